@@ -1,0 +1,23 @@
+//! # paimon-spec: the Paimon format as data
+//!
+//! Types shared by the control plane (`paimon-meta`) and the data plane (`paimon-data`), with
+//! no I/O: data types and their JSON form ([`types`]), table schemas ([`schema`]), typed table
+//! options ([`options`]), Java's binary row layouts ([`binary`]) and the data-file metadata
+//! carried in manifests and splits ([`data_file`], [`stats`]).
+//!
+//! ```
+//! use paimon_spec::types::{DataType, TypeKind};
+//! let t = DataType::from_json_str(r#""DECIMAL(10, 2) NOT NULL""#).unwrap();
+//! assert_eq!(t.kind, TypeKind::Decimal { precision: 10, scale: 2 });
+//! assert!(!t.nullable);
+//! ```
+
+pub mod binary;
+pub mod data_file;
+pub mod error;
+pub mod options;
+pub mod schema;
+pub mod stats;
+pub mod types;
+
+pub use error::{Error, Result};

@@ -1,0 +1,313 @@
+//! Typed table options (Java `CoreOptions`), parsed once from the schema's option map.
+//!
+//! Unknown keys are kept in [`CoreOptions::raw`] and otherwise ignored; a malformed value of a
+//! known key is an [`Error::InvalidOption`] naming the key.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::{Error, Result};
+
+/// `merge-engine` (Java `CoreOptions.MergeEngine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeEngine {
+    /// Last record per key wins.
+    Deduplicate,
+    /// Non-null fields overwrite earlier ones.
+    PartialUpdate,
+    /// Per-field aggregate functions.
+    Aggregation,
+    /// First record per key wins.
+    FirstRow,
+}
+
+/// `changelog-producer` (Java `CoreOptions.ChangelogProducer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangelogProducer {
+    /// No changelog files.
+    None,
+    /// Input records double as the changelog.
+    Input,
+    /// Changelog produced by full compaction.
+    FullCompaction,
+    /// Changelog produced by lookup.
+    Lookup,
+}
+
+/// Options a reader and planner need, with Java's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoreOptions {
+    /// `bucket`: >0 fixed, -1 dynamic/unaware, -2 postpone. Default -1.
+    pub bucket: i32,
+    /// `bucket-key`, empty when unset.
+    pub bucket_key: Vec<String>,
+    /// `file.format`, default `parquet`.
+    pub file_format: String,
+    /// `manifest.format`, default `avro`.
+    pub manifest_format: String,
+    /// `merge-engine`, default deduplicate.
+    pub merge_engine: MergeEngine,
+    /// `ignore-delete` (also the legacy per-engine keys).
+    pub ignore_delete: bool,
+    /// `partial-update.remove-record-on-delete`.
+    pub partial_update_remove_record_on_delete: bool,
+    /// `partial-update.remove-record-on-sequence-group`.
+    pub partial_update_remove_record_on_sequence_group: bool,
+    /// `sequence.field`: user sequence fields, in order.
+    pub sequence_fields: Vec<String>,
+    /// `sequence.field.sort-order` is `descending`.
+    pub sequence_field_descending: bool,
+    /// `deletion-vectors.enabled`.
+    pub deletion_vectors_enabled: bool,
+    /// `deletion-vectors.bitmap64`.
+    pub deletion_vectors_bitmap64: bool,
+    /// `deletion-vectors.merge-on-read`.
+    pub deletion_vectors_merge_on_read: bool,
+    /// `changelog-producer`, default none.
+    pub changelog_producer: ChangelogProducer,
+    /// `data-evolution.enabled`.
+    pub data_evolution_enabled: bool,
+    /// `row-tracking.enabled`.
+    pub row_tracking_enabled: bool,
+    /// `partition.default-name`, default `__DEFAULT_PARTITION__`.
+    pub partition_default_name: String,
+    /// `partition.legacy-name`, default true.
+    pub partition_legacy_name: bool,
+    /// `source.split.target-size` in bytes, default 128 MiB.
+    pub split_target_size: u64,
+    /// `source.split.open-file-cost` in bytes, default 4 MiB.
+    pub split_open_file_cost: u64,
+    /// `fields.default-aggregate-function`.
+    pub default_aggregate_function: Option<String>,
+    /// `data-file.external-paths`, empty when unset.
+    pub data_file_external_paths: Vec<String>,
+    /// `data-file.path-directory`.
+    pub data_file_path_directory: Option<String>,
+    /// `index-file-in-data-file-dir`.
+    pub index_file_in_data_file_dir: bool,
+    /// `scan.fallback-branch`.
+    pub scan_fallback_branch: Option<String>,
+    /// Every option as written.
+    pub raw: BTreeMap<String, String>,
+}
+
+impl CoreOptions {
+    /// Parses the options Java would read from `raw`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] when a known key has a malformed value.
+    pub fn try_new(raw: &BTreeMap<String, String>) -> Result<Self> {
+        let r = Reader(raw);
+        let merge_engine = match r.get("merge-engine").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("deduplicate") => MergeEngine::Deduplicate,
+            Some("partial-update") => MergeEngine::PartialUpdate,
+            Some("aggregation") => MergeEngine::Aggregation,
+            Some("first-row") => MergeEngine::FirstRow,
+            Some(_) => return Err(r.invalid("merge-engine", "expected deduplicate, partial-update, aggregation or first-row")),
+        };
+        let changelog_producer =
+            match r.get("changelog-producer").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("none") => ChangelogProducer::None,
+                Some("input") => ChangelogProducer::Input,
+                Some("full-compaction") => ChangelogProducer::FullCompaction,
+                Some("lookup") => ChangelogProducer::Lookup,
+                Some(_) => return Err(r.invalid("changelog-producer", "expected none, input, full-compaction or lookup")),
+            };
+        let ignore_delete = r.bool("ignore-delete", false)?
+            || r.bool("first-row.ignore-delete", false)?
+            || r.bool("partial-update.ignore-delete", false)?
+            || r.bool("deduplicate.ignore-delete", false)?;
+        let sort_order = r.get("sequence.field.sort-order").map(str::to_ascii_lowercase);
+        let sequence_field_descending = match sort_order.as_deref() {
+            None | Some("ascending") => false,
+            Some("descending") => true,
+            Some(_) => return Err(r.invalid("sequence.field.sort-order", "expected ascending or descending")),
+        };
+        Ok(CoreOptions {
+            bucket: r.int("bucket", -1)?,
+            bucket_key: r.list("bucket-key"),
+            file_format: r.get("file.format").unwrap_or("parquet").to_ascii_lowercase(),
+            manifest_format: r.get("manifest.format").unwrap_or("avro").to_ascii_lowercase(),
+            merge_engine,
+            ignore_delete,
+            partial_update_remove_record_on_delete: r
+                .bool("partial-update.remove-record-on-delete", false)?,
+            partial_update_remove_record_on_sequence_group: r
+                .bool("partial-update.remove-record-on-sequence-group", false)?,
+            sequence_fields: r.list("sequence.field"),
+            sequence_field_descending,
+            deletion_vectors_enabled: r.bool("deletion-vectors.enabled", false)?,
+            deletion_vectors_bitmap64: r.bool("deletion-vectors.bitmap64", false)?,
+            deletion_vectors_merge_on_read: r.bool("deletion-vectors.merge-on-read", false)?,
+            changelog_producer,
+            data_evolution_enabled: r.bool("data-evolution.enabled", false)?,
+            row_tracking_enabled: r.bool("row-tracking.enabled", false)?,
+            partition_default_name: r
+                .get("partition.default-name")
+                .unwrap_or("__DEFAULT_PARTITION__")
+                .to_string(),
+            partition_legacy_name: r.bool("partition.legacy-name", true)?,
+            split_target_size: r.memory("source.split.target-size", 128 << 20)?,
+            split_open_file_cost: r.memory("source.split.open-file-cost", 4 << 20)?,
+            default_aggregate_function: r.get("fields.default-aggregate-function").map(str::to_string),
+            data_file_external_paths: r.list("data-file.external-paths"),
+            data_file_path_directory: r.get("data-file.path-directory").map(str::to_string),
+            index_file_in_data_file_dir: r.bool("index-file-in-data-file-dir", false)?,
+            scan_fallback_branch: r.get("scan.fallback-branch").map(str::to_string),
+            raw: raw.clone(),
+        })
+    }
+
+    /// The per-field option `fields.<field>.<suffix>`.
+    pub fn field_option(&self, field: &str, suffix: &str) -> Option<&str> {
+        self.raw.get(&format!("fields.{field}.{suffix}")).map(String::as_str)
+    }
+
+    /// `fields.<f>.aggregate-function` for every field that sets one.
+    pub fn aggregate_functions(&self) -> HashMap<String, String> {
+        self.per_field("aggregate-function")
+    }
+
+    /// Sequence groups: `fields.<a,b>.sequence-group = c,d` as (sequence fields, group fields).
+    pub fn sequence_groups(&self) -> Vec<(Vec<String>, Vec<String>)> {
+        self.per_field("sequence-group")
+            .into_iter()
+            .map(|(seq, group)| {
+                (
+                    seq.split(',').map(|s| s.trim().to_string()).collect(),
+                    group.split(',').map(|s| s.trim().to_string()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Whether the scan keeps level-0 files out of batch reads (Java `batchScanSkipLevel0`).
+    pub fn batch_scan_skip_level0(&self) -> bool {
+        (self.deletion_vectors_enabled && !self.deletion_vectors_merge_on_read)
+            || self.merge_engine == MergeEngine::FirstRow
+    }
+
+    fn per_field(&self, suffix: &str) -> HashMap<String, String> {
+        let tail = format!(".{suffix}");
+        self.raw
+            .iter()
+            .filter_map(|(k, v)| {
+                let name = k.strip_prefix("fields.")?.strip_suffix(tail.as_str())?;
+                Some((name.to_string(), v.clone()))
+            })
+            .collect()
+    }
+}
+
+struct Reader<'a>(&'a BTreeMap<String, String>);
+
+impl Reader<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(|s| s.trim())
+    }
+
+    fn invalid(&self, key: &str, reason: &str) -> Error {
+        Error::InvalidOption {
+            key: key.to_string(),
+            value: self.0.get(key).cloned().unwrap_or_default(),
+            reason: reason.to_string(),
+        }
+    }
+
+    fn bool(&self, key: &str, default: bool) -> Result<bool> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+            Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+            Some(_) => Err(self.invalid(key, "expected true or false")),
+        }
+    }
+
+    fn int(&self, key: &str, default: i32) -> Result<i32> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| self.invalid(key, "expected an integer")),
+        }
+    }
+
+    fn list(&self, key: &str) -> Vec<String> {
+        self.get(key)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn memory(&self, key: &str, default: u64) -> Result<u64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => parse_memory_size(v).ok_or_else(|| self.invalid(key, "expected a memory size such as '128 mb'")),
+        }
+    }
+}
+
+/// Parses Java `MemorySize` text: a number and an optional unit (b, k/kb, m/mb, g/gb, t/tb).
+pub fn parse_memory_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let number: u64 = t[..split].parse().ok()?;
+    let unit = t[split..].trim().to_ascii_lowercase();
+    let mult: u64 = match unit.as_str() {
+        "" | "b" | "bytes" => 1,
+        "k" | "kb" | "kibibytes" => 1 << 10,
+        "m" | "mb" | "mebibytes" => 1 << 20,
+        "g" | "gb" | "gibibytes" => 1 << 30,
+        "t" | "tb" | "tebibytes" => 1 << 40,
+        _ => return None,
+    };
+    number.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(pairs: &[(&str, &str)]) -> Result<CoreOptions> {
+        CoreOptions::try_new(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    #[test]
+    fn defaults() {
+        let o = opts(&[]).unwrap();
+        assert_eq!(o.bucket, -1);
+        assert_eq!(o.merge_engine, MergeEngine::Deduplicate);
+        assert_eq!(o.split_target_size, 128 * 1024 * 1024);
+        assert_eq!(o.split_open_file_cost, 4 * 1024 * 1024);
+        assert_eq!(o.partition_default_name, "__DEFAULT_PARTITION__");
+    }
+
+    #[test]
+    fn malformed_known_option_names_the_key() {
+        let e = opts(&[("bucket", "four")]).unwrap_err();
+        assert!(e.to_string().contains("'bucket'"), "{e}");
+        assert!(opts(&[("deletion-vectors.enabled", "yes")]).is_err());
+        assert!(opts(&[("some.unknown", "x")]).is_ok());
+    }
+
+    #[test]
+    fn memory_sizes() {
+        assert_eq!(parse_memory_size("128 mb"), Some(128 << 20));
+        assert_eq!(parse_memory_size("4MB"), Some(4 << 20));
+        assert_eq!(parse_memory_size("100"), Some(100));
+        assert_eq!(parse_memory_size("1 zb"), None);
+    }
+
+    #[test]
+    fn sequence_groups_and_aggregates() {
+        let o = opts(&[
+            ("fields.g1.sequence-group", "a,b"),
+            ("fields.x.aggregate-function", "sum"),
+        ])
+        .unwrap();
+        assert_eq!(o.sequence_groups(), vec![(vec!["g1".to_string()], vec!["a".to_string(), "b".to_string()])]);
+        assert_eq!(o.aggregate_functions().get("x").map(String::as_str), Some("sum"));
+    }
+}
