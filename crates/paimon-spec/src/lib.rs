@@ -16,6 +16,7 @@ pub mod binary;
 pub mod data_file;
 pub mod error;
 pub mod options;
+pub mod predicate;
 pub mod schema;
 pub mod stats;
 pub mod types;
