@@ -1,0 +1,117 @@
+package org.paimonrs.oracle;
+
+import org.apache.paimon.append.AppendCompactCoordinator;
+import org.apache.paimon.append.AppendCompactTask;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.operation.BaseAppendFileStoreWrite;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaManager;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
+
+import java.io.PrintStream;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * {@code commit-loop TABLE_PATH --seconds S [--retain N] [--seed N] [--rows N]}: keeps
+ * committing appends, every 4th round a full compaction and every 3rd an expiration down to
+ * {@code --retain} snapshots (default 3), until S seconds have passed. A missing table is created
+ * as {@code (id BIGINT NOT NULL PK, v STRING, n INT)} with 2 buckets. Prints one JSON line per
+ * action: {"action":"append"|"compact"|"expire","snapshot":N,...}.
+ */
+final class CommitLoop {
+
+    private CommitLoop() {}
+
+    static void run(Args a, PrintStream out) throws Exception {
+        String path = a.positional(0);
+        long seconds = a.getLong("--seconds", 10);
+        int retain = (int) a.getLong("--retain", 3);
+        int rowsPerCommit = (int) a.getLong("--rows", 20);
+        Random rnd = new Random(a.getLong("--seed", 7));
+        String abs = Paths.get(path).toAbsolutePath().normalize().toString();
+        SchemaManager sm = new SchemaManager(LocalFileIO.create(), new Path(abs));
+        if (!sm.latest().isPresent()) {
+            sm.createTable(Schema.newBuilder()
+                    .column("id", DataTypes.BIGINT().notNull())
+                    .column("v", DataTypes.STRING())
+                    .column("n", DataTypes.INT())
+                    .primaryKey("id")
+                    .option("bucket", "2")
+                    .build());
+        }
+        FileStoreTable table = Commands.open(path);
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        long round = 0;
+        long nextId = 0;
+        while (System.nanoTime() < deadline) {
+            round++;
+            table = Commands.open(path);
+            RowType rt = table.rowType();
+            List<GenericRow> rows = new ArrayList<>();
+            for (int i = 0; i < rowsPerCommit; i++) {
+                long seq = table.primaryKeys().isEmpty() ? nextId++ : rnd.nextInt(1000);
+                rows.add(Generated.row(rt, seq, rnd));
+            }
+            Fx.commit(table, rows);
+            emit(out, "append", table);
+            if (round % 4 == 0) {
+                compact(table);
+                emit(out, "compact", table);
+            }
+            if (round % 3 == 0) {
+                int n = Fx.expire(table, retain);
+                out.println("{\"action\":\"expire\",\"expired\":" + n + ",\"snapshot\":"
+                        + latest(table) + "}");
+                out.flush();
+            }
+        }
+    }
+
+    private static void compact(FileStoreTable table) throws Exception {
+        boolean unawareAppend = table.primaryKeys().isEmpty()
+                && table.coreOptions().bucket() == -1;
+        if (!unawareAppend) {
+            Fx.fullCompact(table);
+            return;
+        }
+        AppendCompactCoordinator coordinator = new AppendCompactCoordinator(table, false);
+        List<AppendCompactTask> tasks = coordinator.run();
+        if (tasks.isEmpty()) {
+            return;
+        }
+        BatchWriteBuilder wb = table.newBatchWriteBuilder();
+        try (BatchTableWrite w = wb.newWrite();
+                BatchTableCommit c = wb.newCommit()) {
+            BaseAppendFileStoreWrite write =
+                    (BaseAppendFileStoreWrite) ((TableWriteImpl<?>) w).getWrite();
+            List<CommitMessage> msgs = new ArrayList<>();
+            for (AppendCompactTask task : tasks) {
+                msgs.add(task.doCompact(table, write));
+            }
+            c.commit(msgs);
+        }
+    }
+
+    private static long latest(FileStoreTable t) {
+        return t.snapshotManager().latestSnapshotId() == null
+                ? 0
+                : t.snapshotManager().latestSnapshotId();
+    }
+
+    private static void emit(PrintStream out, String action, FileStoreTable t) {
+        out.println("{\"action\":\"" + action + "\",\"snapshot\":" + latest(t) + "}");
+        out.flush();
+    }
+}

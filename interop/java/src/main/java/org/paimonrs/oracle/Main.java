@@ -1,0 +1,88 @@
+package org.paimonrs.oracle;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/** Entry point: {@code java -jar paimon-oracle.jar CMD ...}. See README.md. */
+public final class Main {
+
+    private static final String USAGE =
+            String.join(
+                    "\n",
+                    "usage: paimon-oracle CMD ...",
+                    "  write-fixtures OUT_WAREHOUSE",
+                    "  dump TABLE_PATH [SCAN] [--select c1,c2] [--filter EXPR] [--with-kind] [--sort]",
+                    "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
+                    "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
+                    "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
+                    "  write-planning-table OUT_TABLE --files N --commits C [--format F]",
+                    "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
+                    "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
+                    "SCAN: [--snapshot N | --tag T | --incremental FROM,TO] [--branch B] [--option k=v]...");
+
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out =
+                new PrintStream(
+                        new java.io.BufferedOutputStream(
+                                new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 16),
+                        false,
+                        StandardCharsets.UTF_8);
+        if (args.length == 0) {
+            System.err.println(USAGE);
+            System.exit(2);
+        }
+        String cmd = args[0];
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        int rc = 0;
+        try {
+            switch (cmd) {
+                case "write-fixtures":
+                    Fixtures.writeAll(Args.parse(rest).positional(0));
+                    break;
+                case "dump":
+                    Commands.dump(Args.parse(rest), out);
+                    break;
+                case "plan":
+                    Commands.plan(Args.parse(rest), out);
+                    break;
+                case "read-split":
+                    Commands.readSplit(Args.parse(rest), out);
+                    break;
+                case "commit-loop":
+                    CommitLoop.run(Args.parse(rest), out);
+                    break;
+                case "write-expected":
+                    Expected.write(Args.parse(rest), System.err);
+                    break;
+                case "dump-tables":
+                    Expected.dumpTables(Args.parse(rest), out);
+                    break;
+                case "write-planning-table":
+                    PlanningTable.write(Args.parse(rest), out);
+                    break;
+                case "-h":
+                case "--help":
+                case "help":
+                    out.println(USAGE);
+                    break;
+                default:
+                    System.err.println("unknown command: " + cmd);
+                    System.err.println(USAGE);
+                    rc = 2;
+            }
+        } catch (IllegalArgumentException e) {
+            out.flush();
+            System.err.println("error: " + e.getMessage());
+            rc = 2;
+        } catch (Throwable t) {
+            out.flush();
+            t.printStackTrace();
+            rc = 1;
+        }
+        out.flush();
+        System.exit(rc);
+    }
+}
