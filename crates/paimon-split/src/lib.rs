@@ -1,1 +1,194 @@
-//! paimon-split
+//! # paimon-split: the protocol between the control and data planes
+//!
+//! A [`DataSplit`] is the unit of read work a planner hands a worker. Its bytes are Java
+//! Paimon's own `DataSplit.serialize` format, so splits planned by Java (Flink, Spark), C++,
+//! Python or Rust can be read by any of them. Three envelopes are understood:
+//!
+//! * raw `DataSplit.serialize` bytes, versions 1..=9 ([`codec`]);
+//! * the cross-language `SPLIT_V1` frame ([`frame`]), which also carries incremental, indexed,
+//!   chain, query-auth and fallback splits;
+//! * Java object-serialization images ([`java_stream`]), as Spark and Flink ship them.
+//!
+//! ```
+//! use paimon_split::{decode_split, encode_split, SplitEnvelope};
+//! # let split = paimon_split::DataSplit {
+//! #     snapshot_id: 1, partition: vec![0; 12], bucket: 0, bucket_path: "/t/bucket-0".into(),
+//! #     total_buckets: Some(1), before_files: vec![], before_deletion_files: None,
+//! #     data_files: vec![], data_deletion_files: None, is_streaming: false, raw_convertible: true,
+//! # };
+//! let bytes = encode_split(&split, 9, SplitEnvelope::Raw).unwrap();
+//! assert_eq!(decode_split(&bytes).unwrap(), split);
+//! ```
+//!
+//! Decoding never panics and never allocates from an unchecked length: malformed input gives
+//! [`Error::Corrupt`] with the byte offset where decoding stopped.
+
+pub mod codec;
+pub mod error;
+pub mod frame;
+pub mod java_stream;
+mod split;
+pub mod wire;
+
+pub use codec::{CURRENT_VERSION, DATA_SPLIT_MAGIC};
+pub use error::{Error, Result};
+pub use frame::Split;
+pub use split::{DataSplit, DataSplitRef};
+
+use wire::{WireReader, WireWriter};
+
+/// How split bytes are wrapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitEnvelope {
+    /// Plain `DataSplit.serialize` bytes.
+    Raw,
+    /// `DataSplit.serialize` bytes followed by an `isFallback` boolean (Java
+    /// `FallbackDataSplit.serialize` outside a frame, as tables with a fallback branch write).
+    RawFallback,
+    /// The `SPLIT_V1` cross-language frame.
+    SplitV1,
+    /// A Java object-serialization image.
+    JavaObject,
+}
+
+/// A decoded split with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedSplit {
+    /// The split.
+    pub split: Split,
+    /// The envelope the bytes used.
+    pub envelope: SplitEnvelope,
+    /// The DataSplit version of the (outermost) data split, when there is one.
+    pub version: Option<i32>,
+}
+
+/// Detects the envelope of `bytes`.
+pub fn detect_envelope(bytes: &[u8]) -> SplitEnvelope {
+    if java_stream::is_java_stream(bytes) {
+        SplitEnvelope::JavaObject
+    } else if bytes.starts_with(&frame::FRAME_MAGIC.to_be_bytes()) {
+        SplitEnvelope::SplitV1
+    } else {
+        SplitEnvelope::Raw
+    }
+}
+
+/// Decodes split bytes in any envelope into any split kind.
+///
+/// # Errors
+/// [`Error::Corrupt`] on malformed bytes or trailing garbage; [`Error::VersionMismatch`] and
+/// [`Error::Unsupported`] on versions or kinds that are not understood.
+pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
+    let envelope = detect_envelope(bytes);
+    let unwrapped;
+    let body: &[u8] = match envelope {
+        SplitEnvelope::JavaObject => {
+            unwrapped = java_stream::unwrap_java_stream(bytes)?;
+            &unwrapped
+        }
+        _ => bytes,
+    };
+    let mut r = WireReader::new(body);
+    let (split, version) = match envelope {
+        SplitEnvelope::SplitV1 => {
+            let s = frame::read_frame(&mut r)?;
+            let v = s.data_split().map(|_| data_version_of_frame(body));
+            (s, v.flatten())
+        }
+        _ => {
+            let (s, v) = codec::read_data_split(&mut r)?;
+            if envelope == SplitEnvelope::Raw && r.remaining() == 1 {
+                let is_fallback = r.bool("isFallback")?;
+                return Ok(DecodedSplit {
+                    split: Split::FallbackData { split: s, is_fallback },
+                    envelope: SplitEnvelope::RawFallback,
+                    version: Some(v),
+                });
+            }
+            (Split::Data(s), Some(v))
+        }
+    };
+    if r.remaining() != 0 {
+        return Err(r.corrupt(format!("{} trailing bytes after the split", r.remaining())));
+    }
+    Ok(DecodedSplit {
+        split,
+        envelope,
+        version,
+    })
+}
+
+/// The DataSplit version inside a SPLIT_V1 data frame (bytes 12..16 are the type).
+fn data_version_of_frame(body: &[u8]) -> Option<i32> {
+    let b = body.get(24..28)?;
+    let has_magic = body.get(16..24)? == DATA_SPLIT_MAGIC.to_be_bytes();
+    has_magic.then(|| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Decodes split bytes in any envelope that hold one data split.
+///
+/// # Errors
+/// As [`decode_any`], plus [`Error::Unsupported`] when the frame holds a kind without a single
+/// DataSplit (incremental, chain).
+pub fn decode_split(bytes: &[u8]) -> Result<DataSplit> {
+    let d = decode_any(bytes)?;
+    match d.split {
+        Split::Data(s) => Ok(s),
+        other => other.data_split().cloned().ok_or_else(|| Error::Unsupported {
+            feature: format!("reading a {} split as a data split", other.kind_name()),
+        }),
+    }
+}
+
+/// Encodes a data split at `version` in `envelope`.
+///
+/// # Errors
+/// [`Error::VersionMismatch`] on an unknown version; [`Error::Encode`] when the split cannot be
+/// carried at that version.
+pub fn encode_split(split: &DataSplit, version: i32, envelope: SplitEnvelope) -> Result<Vec<u8>> {
+    let mut w = WireWriter::default();
+    match envelope {
+        SplitEnvelope::SplitV1 => frame::write_frame(&mut w, &Split::Data(split.clone()), version)?,
+        SplitEnvelope::Raw | SplitEnvelope::JavaObject => {
+            codec::write_data_split(&mut w, split, version)?
+        }
+        SplitEnvelope::RawFallback => {
+            codec::write_data_split(&mut w, split, version)?;
+            w.bool(false);
+        }
+    }
+    Ok(match envelope {
+        SplitEnvelope::JavaObject => java_stream::wrap_java_stream(&w.buf),
+        _ => w.buf,
+    })
+}
+
+/// Encodes a decoded split back into its own envelope (data splits at `version`).
+///
+/// # Errors
+/// As [`encode_split`]; [`Error::Unsupported`] when the envelope cannot carry that kind.
+pub fn encode_decoded(split: &Split, envelope: SplitEnvelope, version: i32) -> Result<Vec<u8>> {
+    match (split, envelope) {
+        (_, SplitEnvelope::SplitV1) => encode_frame(split, version),
+        (Split::Data(s), env) => encode_split(s, version, env),
+        (Split::FallbackData { split, is_fallback }, SplitEnvelope::RawFallback) => {
+            let mut w = WireWriter::default();
+            codec::write_data_split(&mut w, split, version)?;
+            w.bool(*is_fallback);
+            Ok(w.buf)
+        }
+        (other, env) => Err(Error::Unsupported {
+            feature: format!("a {} split in the {env:?} envelope", other.kind_name()),
+        }),
+    }
+}
+
+/// Encodes any split kind in a `SPLIT_V1` frame, data splits at `version`.
+///
+/// # Errors
+/// As [`encode_split`].
+pub fn encode_frame(split: &Split, version: i32) -> Result<Vec<u8>> {
+    let mut w = WireWriter::default();
+    frame::write_frame(&mut w, split, version)?;
+    Ok(w.buf)
+}

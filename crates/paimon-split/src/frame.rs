@@ -1,0 +1,482 @@
+//! The cross-language `SPLIT_V1` frame (Java `SplitSerializer`) and the split kinds it carries.
+//!
+//! ```text
+//! [MAGIC i64 "SPLIT_V1"][VERSION i32 = 1][type i32][body]
+//! ```
+
+use std::collections::BTreeMap;
+
+use paimon_spec::data_file::{DataFileMeta, DeletionFile};
+
+use crate::codec::{
+    read_data_split, read_deletion_files, read_files, read_serialized_row, write_data_split,
+    write_deletion_files, write_files, write_serialized_row, CURRENT_VERSION,
+};
+use crate::error::{Error, Result};
+use crate::split::DataSplit;
+use crate::wire::{WireReader, WireWriter};
+
+/// `SplitSerializer.MAGIC`: the ASCII bytes `SPLIT_V1`.
+pub const FRAME_MAGIC: i64 = 0x5350_4C49_545F_5631;
+/// The frame version.
+pub const FRAME_VERSION: i32 = 1;
+/// `IndexedSplit.MAGIC`.
+pub const INDEXED_SPLIT_MAGIC: i64 = -938472394838495695;
+
+const DATA_SPLIT: i32 = 1;
+const INCREMENTAL_SPLIT: i32 = 2;
+const INDEXED_SPLIT: i32 = 3;
+const CHAIN_SPLIT: i32 = 4;
+const QUERY_AUTH_SPLIT: i32 = 5;
+const FALLBACK_DATA_SPLIT: i32 = 6;
+const FALLBACK_SPLIT: i32 = 7;
+
+/// DataFileMeta arity of the current serializer, used inside non-data frames.
+const CURRENT_FILE_ARITY_VERSION: i32 = CURRENT_VERSION;
+
+/// Any split the `SPLIT_V1` frame can carry.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Split {
+    /// Type 1: a plain DataSplit.
+    Data(DataSplit),
+    /// Type 2: before/after files of an incremental read (Java `IncrementalSplit`).
+    Incremental(IncrementalSplit),
+    /// Type 3: a DataSplit restricted to row ranges (Java `IndexedSplit`).
+    Indexed(IndexedSplit),
+    /// Type 4: files drawn from several branches (Java `ChainSplit`).
+    Chain(ChainSplit),
+    /// Type 5: a split with row filters and column masks (Java `QueryAuthSplit`).
+    QueryAuth {
+        /// The wrapped split.
+        split: Box<Split>,
+        /// The authorization result, if any.
+        auth: Option<QueryAuth>,
+    },
+    /// Type 6: a DataSplit that may come from the fallback branch.
+    FallbackData {
+        /// The data split.
+        split: DataSplit,
+        /// Whether it was read from the fallback branch.
+        is_fallback: bool,
+    },
+    /// Type 7: any split that may come from the fallback branch.
+    Fallback {
+        /// Whether it was read from the fallback branch.
+        is_fallback: bool,
+        /// The wrapped split.
+        split: Box<Split>,
+    },
+}
+
+/// Java `IncrementalSplit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncrementalSplit {
+    /// Body version written before the fields.
+    pub version: i32,
+    /// Snapshot id.
+    pub snapshot_id: i64,
+    /// Serialized partition row.
+    pub partition: Vec<u8>,
+    /// Bucket.
+    pub bucket: i32,
+    /// Total buckets.
+    pub total_buckets: i32,
+    /// Files before the change.
+    pub before_files: Vec<DataFileMeta>,
+    /// Their deletion files.
+    pub before_deletion_files: Option<Vec<Option<DeletionFile>>>,
+    /// Files after the change.
+    pub after_files: Vec<DataFileMeta>,
+    /// Their deletion files.
+    pub after_deletion_files: Option<Vec<Option<DeletionFile>>>,
+    /// Streaming flag.
+    pub is_streaming: bool,
+}
+
+/// Java `IndexedSplit`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexedSplit {
+    /// The data split.
+    pub split: DataSplit,
+    /// Inclusive row-id ranges `(from, to)`.
+    pub row_ranges: Vec<(i64, i64)>,
+    /// Optional per-row scores.
+    pub scores: Option<Vec<f32>>,
+}
+
+/// Java `ChainSplit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainSplit {
+    /// Body version written before the fields.
+    pub version: i32,
+    /// Serialized logical partition row.
+    pub logical_partition: Vec<u8>,
+    /// Files.
+    pub data_files: Vec<DataFileMeta>,
+    /// File name to bucket path, in stored order.
+    pub file_bucket_path_mapping: Vec<(String, String)>,
+    /// File name to branch, in stored order.
+    pub file_branch_mapping: Vec<(String, String)>,
+    /// Deletion files.
+    pub deletion_files: Option<Vec<Option<DeletionFile>>>,
+}
+
+/// Java `TableQueryAuthResult`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryAuth {
+    /// Row filters as JSON strings.
+    pub filter: Option<Vec<String>>,
+    /// Column masks (column to JSON).
+    pub column_masking: Option<BTreeMap<String, String>>,
+}
+
+impl Split {
+    /// The DataSplit inside, for kinds that hold exactly one.
+    pub fn data_split(&self) -> Option<&DataSplit> {
+        match self {
+            Split::Data(s) | Split::FallbackData { split: s, .. } => Some(s),
+            Split::Indexed(i) => Some(&i.split),
+            Split::QueryAuth { split, .. } | Split::Fallback { split, .. } => split.data_split(),
+            _ => None,
+        }
+    }
+
+    /// A short name of the kind.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Split::Data(_) => "data",
+            Split::Incremental(_) => "incremental",
+            Split::Indexed(_) => "indexed",
+            Split::Chain(_) => "chain",
+            Split::QueryAuth { .. } => "query-auth",
+            Split::FallbackData { .. } => "fallback-data",
+            Split::Fallback { .. } => "fallback",
+        }
+    }
+}
+
+/// Decodes one `SPLIT_V1` frame at the reader's position.
+///
+/// # Errors
+/// [`Error::Corrupt`] on malformed bytes, [`Error::Unsupported`] on an unknown type.
+pub fn read_frame(r: &mut WireReader<'_>) -> Result<Split> {
+    read_frame_depth(r, 0)
+}
+
+fn read_frame_depth(r: &mut WireReader<'_>, depth: usize) -> Result<Split> {
+    if depth > 8 {
+        return Err(r.corrupt("split frames nested more than 8 deep"));
+    }
+    let magic = r.i64("frame magic")?;
+    if magic != FRAME_MAGIC {
+        return Err(r.corrupt(format!("wrong SPLIT_V1 magic {magic:#x}")));
+    }
+    let version = r.i32("frame version")?;
+    if version != FRAME_VERSION {
+        return Err(Error::VersionMismatch {
+            found: version,
+            supported: "SPLIT_V1 frame version 1".into(),
+        });
+    }
+    let ty = r.i32("split type")?;
+    Ok(match ty {
+        DATA_SPLIT => Split::Data(read_data_split(r)?.0),
+        INCREMENTAL_SPLIT => Split::Incremental(read_incremental(r)?),
+        INDEXED_SPLIT => Split::Indexed(read_indexed(r)?),
+        CHAIN_SPLIT => Split::Chain(read_chain(r)?),
+        QUERY_AUTH_SPLIT => {
+            let split = Box::new(read_frame_depth(r, depth + 1)?);
+            let auth = if r.bool("auth flag")? {
+                Some(QueryAuth {
+                    filter: read_string_list(r)?,
+                    column_masking: read_string_map(r)?,
+                })
+            } else {
+                None
+            };
+            Split::QueryAuth { split, auth }
+        }
+        FALLBACK_DATA_SPLIT => {
+            let split = read_data_split(r)?.0;
+            let is_fallback = r.bool("isFallback")?;
+            Split::FallbackData { split, is_fallback }
+        }
+        FALLBACK_SPLIT => {
+            let is_fallback = r.bool("isFallback")?;
+            let split = Box::new(read_frame_depth(r, depth + 1)?);
+            Split::Fallback { is_fallback, split }
+        }
+        other => {
+            return Err(Error::Unsupported {
+                feature: format!("SPLIT_V1 split type {other}"),
+            })
+        }
+    })
+}
+
+/// Encodes `split` as a `SPLIT_V1` frame; DataSplits inside are written at `data_version`.
+///
+/// # Errors
+/// [`Error::Encode`] when a value cannot be carried.
+pub fn write_frame(w: &mut WireWriter, split: &Split, data_version: i32) -> Result<()> {
+    w.i64(FRAME_MAGIC);
+    w.i32(FRAME_VERSION);
+    match split {
+        Split::Data(s) => {
+            w.i32(DATA_SPLIT);
+            write_data_split(w, s, data_version)?;
+        }
+        Split::Incremental(s) => {
+            w.i32(INCREMENTAL_SPLIT);
+            w.i32(s.version);
+            w.i64(s.snapshot_id);
+            write_serialized_row(w, &s.partition)?;
+            w.i32(s.bucket);
+            w.i32(s.total_buckets);
+            let arity = file_arity()?;
+            write_files(w, &s.before_files, arity)?;
+            write_deletion_files(w, s.before_deletion_files.as_deref(), CURRENT_VERSION)?;
+            write_files(w, &s.after_files, arity)?;
+            write_deletion_files(w, s.after_deletion_files.as_deref(), CURRENT_VERSION)?;
+            w.bool(s.is_streaming);
+        }
+        Split::Indexed(s) => {
+            w.i32(INDEXED_SPLIT);
+            w.i64(INDEXED_SPLIT_MAGIC);
+            w.i32(1);
+            write_data_split(w, &s.split, data_version)?;
+            w.len(s.row_ranges.len())?;
+            for (from, to) in &s.row_ranges {
+                w.i64(*from);
+                w.i64(*to);
+            }
+            match &s.scores {
+                None => w.bool(false),
+                Some(scores) => {
+                    w.bool(true);
+                    w.len(scores.len())?;
+                    for sc in scores {
+                        w.f32(*sc);
+                    }
+                }
+            }
+        }
+        Split::Chain(s) => {
+            w.i32(CHAIN_SPLIT);
+            w.i32(s.version);
+            write_serialized_row(w, &s.logical_partition)?;
+            write_files(w, &s.data_files, file_arity()?)?;
+            write_utf_map(w, &s.file_bucket_path_mapping)?;
+            write_utf_map(w, &s.file_branch_mapping)?;
+            write_deletion_files(w, s.deletion_files.as_deref(), CURRENT_VERSION)?;
+        }
+        Split::QueryAuth { split, auth } => {
+            w.i32(QUERY_AUTH_SPLIT);
+            write_frame(w, split, data_version)?;
+            match auth {
+                None => w.bool(false),
+                Some(a) => {
+                    w.bool(true);
+                    write_string_list(w, a.filter.as_deref())?;
+                    write_string_map(w, a.column_masking.as_ref())?;
+                }
+            }
+        }
+        Split::FallbackData { split, is_fallback } => {
+            w.i32(FALLBACK_DATA_SPLIT);
+            write_data_split(w, split, data_version)?;
+            w.bool(*is_fallback);
+        }
+        Split::Fallback { is_fallback, split } => {
+            w.i32(FALLBACK_SPLIT);
+            w.bool(*is_fallback);
+            write_frame(w, split, data_version)?;
+        }
+    }
+    Ok(())
+}
+
+fn file_arity() -> Result<usize> {
+    crate::codec::file_meta_arity(CURRENT_FILE_ARITY_VERSION).ok_or_else(|| Error::Encode {
+        reason: "no DataFileMeta arity for the current version".into(),
+    })
+}
+
+fn read_incremental(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
+    let version = r.i32("incremental split version")?;
+    if version != 2 {
+        return Err(Error::VersionMismatch {
+            found: version,
+            supported: "IncrementalSplit version 2".into(),
+        });
+    }
+    Ok(IncrementalSplit {
+        version,
+        snapshot_id: r.i64("snapshot id")?,
+        partition: read_serialized_row(r, "partition")?,
+        bucket: r.i32("bucket")?,
+        total_buckets: r.i32("total buckets")?,
+        before_files: read_files(r, CURRENT_FILE_ARITY_VERSION, "before file count")?,
+        before_deletion_files: read_deletion_files(r, CURRENT_VERSION)?,
+        after_files: read_files(r, CURRENT_FILE_ARITY_VERSION, "after file count")?,
+        after_deletion_files: read_deletion_files(r, CURRENT_VERSION)?,
+        is_streaming: r.bool("isStreaming")?,
+    })
+}
+
+fn read_indexed(r: &mut WireReader<'_>) -> Result<IndexedSplit> {
+    let magic = r.i64("IndexedSplit magic")?;
+    if magic != INDEXED_SPLIT_MAGIC {
+        return Err(r.corrupt(format!("wrong IndexedSplit magic {magic}")));
+    }
+    let version = r.i32("IndexedSplit version")?;
+    if version != 1 {
+        return Err(Error::VersionMismatch {
+            found: version,
+            supported: "IndexedSplit version 1".into(),
+        });
+    }
+    let split = read_data_split(r)?.0;
+    let n = r.count("row range count", 16)?;
+    let mut row_ranges = Vec::with_capacity(n);
+    for _ in 0..n {
+        row_ranges.push((r.i64("range from")?, r.i64("range to")?));
+    }
+    let scores = if r.bool("scores flag")? {
+        let n = r.count("score count", 4)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(r.f32("score")?);
+        }
+        Some(v)
+    } else {
+        None
+    };
+    Ok(IndexedSplit {
+        split,
+        row_ranges,
+        scores,
+    })
+}
+
+fn read_chain(r: &mut WireReader<'_>) -> Result<ChainSplit> {
+    let version = r.i32("chain split version")?;
+    if !(1..=3).contains(&version) {
+        return Err(Error::VersionMismatch {
+            found: version,
+            supported: "ChainSplit versions 1..=3".into(),
+        });
+    }
+    let logical_partition = read_serialized_row(r, "logical partition")?;
+    let data_files = read_files(r, CURRENT_FILE_ARITY_VERSION, "chain file count")?;
+    let file_bucket_path_mapping = read_utf_map(r)?;
+    let file_branch_mapping = read_utf_map(r)?;
+    let deletion_files = if r.remaining() > 0 {
+        read_deletion_files(r, CURRENT_VERSION)?
+    } else {
+        None
+    };
+    Ok(ChainSplit {
+        version,
+        logical_partition,
+        data_files,
+        file_bucket_path_mapping,
+        file_branch_mapping,
+        deletion_files,
+    })
+}
+
+fn read_utf_map(r: &mut WireReader<'_>) -> Result<Vec<(String, String)>> {
+    let n = r.count("map size", 4)?;
+    let mut m = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = r.utf("map key")?;
+        let v = r.utf("map value")?;
+        m.push((k, v));
+    }
+    Ok(m)
+}
+
+fn write_utf_map(w: &mut WireWriter, m: &[(String, String)]) -> Result<()> {
+    w.len(m.len())?;
+    for (k, v) in m {
+        w.utf(k)?;
+        w.utf(v)?;
+    }
+    Ok(())
+}
+
+fn read_string(r: &mut WireReader<'_>) -> Result<Option<String>> {
+    let at = r.position();
+    let len = r.i32("string length")?;
+    if len < 0 {
+        return Ok(None);
+    }
+    let bytes = r.take(len as usize, "string")?;
+    String::from_utf8(bytes.to_vec())
+        .map(Some)
+        .map_err(|_| Error::Corrupt {
+            offset: at,
+            reason: "string is not UTF-8".into(),
+        })
+}
+
+fn write_string(w: &mut WireWriter, s: &str) -> Result<()> {
+    w.len(s.len())?;
+    w.bytes(s.as_bytes());
+    Ok(())
+}
+
+fn read_string_list(r: &mut WireReader<'_>) -> Result<Option<Vec<String>>> {
+    if !r.bool("list flag")? {
+        return Ok(None);
+    }
+    let n = r.count("list size", 4)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(read_string(r)?.unwrap_or_default());
+    }
+    Ok(Some(v))
+}
+
+fn write_string_list(w: &mut WireWriter, v: Option<&[String]>) -> Result<()> {
+    let Some(v) = v else {
+        w.bool(false);
+        return Ok(());
+    };
+    w.bool(true);
+    w.len(v.len())?;
+    for s in v {
+        write_string(w, s)?;
+    }
+    Ok(())
+}
+
+fn read_string_map(r: &mut WireReader<'_>) -> Result<Option<BTreeMap<String, String>>> {
+    if !r.bool("map flag")? {
+        return Ok(None);
+    }
+    let n = r.count("map size", 8)?;
+    let mut m = BTreeMap::new();
+    for _ in 0..n {
+        let k = read_string(r)?.unwrap_or_default();
+        let v = read_string(r)?.unwrap_or_default();
+        m.insert(k, v);
+    }
+    Ok(Some(m))
+}
+
+fn write_string_map(w: &mut WireWriter, m: Option<&BTreeMap<String, String>>) -> Result<()> {
+    let Some(m) = m else {
+        w.bool(false);
+        return Ok(());
+    };
+    w.bool(true);
+    w.len(m.len())?;
+    for (k, v) in m {
+        write_string(w, k)?;
+        write_string(w, v)?;
+    }
+    Ok(())
+}
