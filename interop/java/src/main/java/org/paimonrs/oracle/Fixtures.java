@@ -30,10 +30,15 @@ final class Fixtures {
         try (Fx fx = new Fx(warehouse)) {
             List<Object[]> all = new ArrayList<>();
             FixturesAppend.register(all);
+            FixturesDv.register(all);
             FixturesPk.register(all);
             FixturesEvolution.register(all);
+            String only = System.getenv("ORACLE_ONLY");
             for (Object[] e : all) {
                 String name = (String) e[0];
+                if (only != null && !name.matches(only)) {
+                    continue;
+                }
                 TableWriter w = (TableWriter) e[1];
                 long t0 = System.nanoTime();
                 try {

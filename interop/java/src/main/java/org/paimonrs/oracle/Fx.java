@@ -264,7 +264,7 @@ final class Fx implements AutoCloseable {
                 .config(
                         ExpireConfig.builder()
                                 .snapshotRetainMax(retain)
-                                .snapshotRetainMin(Math.min(retain, 1))
+                                .snapshotRetainMin(retain)
                                 .snapshotTimeRetain(Duration.ZERO)
                                 .build())
                 .expire();

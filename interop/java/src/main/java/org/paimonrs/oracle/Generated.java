@@ -54,6 +54,34 @@ final class Generated {
                 return "s" + rnd.nextInt(100000);
             case DATE:
                 return java.time.LocalDate.ofEpochDay(19000 + rnd.nextInt(1000)).toString();
+            case ARRAY:
+                {
+                    java.util.List<Object> l = new java.util.ArrayList<>();
+                    int n = rnd.nextInt(3);
+                    for (int i = 0; i < n; i++) {
+                        l.add(value(((org.apache.paimon.types.ArrayType) t).getElementType(), rnd));
+                    }
+                    return l;
+                }
+            case MAP:
+                {
+                    org.apache.paimon.types.MapType mt = (org.apache.paimon.types.MapType) t;
+                    java.util.Map<Object, Object> m = new java.util.LinkedHashMap<>();
+                    int n = rnd.nextInt(3);
+                    for (int i = 0; i < n; i++) {
+                        Object k = value(mt.getKeyType().copy(false), rnd);
+                        m.put(k, value(mt.getValueType(), rnd));
+                    }
+                    return m;
+                }
+            case ROW:
+                {
+                    java.util.List<Object> l = new java.util.ArrayList<>();
+                    for (DataType ft : ((RowType) t).getFieldTypes()) {
+                        l.add(value(ft, rnd));
+                    }
+                    return l;
+                }
             default:
                 return TypeValues.sourceValue(t, null, rnd.nextInt(3));
         }
