@@ -1,0 +1,3 @@
+//! Integration tests of the format model against real tables written by Java Paimon.
+
+mod schemas;
