@@ -69,8 +69,10 @@ pub struct DataFileMeta {
 impl DataFileMeta {
     /// Field types of the DataFileMeta row at `arity` (15..=21).
     pub fn row_types(arity: usize) -> Vec<DataType> {
-        let string_list =
-            |nullable| DataType { nullable, kind: TypeKind::Array(Box::new(DataType::string().with_nullable(false))) };
+        let string_list = |nullable| DataType {
+            nullable,
+            kind: TypeKind::Array(Box::new(DataType::string().with_nullable(false))),
+        };
         let nn = |k| DataType::not_null(k);
         let all = vec![
             DataType::string().with_nullable(false),
@@ -105,7 +107,10 @@ impl DataFileMeta {
     pub fn from_row(row: &BinaryRow<'_>) -> Result<Self> {
         let arity = row.arity();
         if !(MIN_ARITY..=MAX_ARITY).contains(&arity) {
-            return Err(Error::corrupt("DataFileMeta", format!("unknown arity {arity}")));
+            return Err(Error::corrupt(
+                "DataFileMeta",
+                format!("unknown arity {arity}"),
+            ));
         }
         let d = row.to_datums(&Self::row_types(arity))?;
         Self::from_datums(d)
@@ -119,7 +124,12 @@ impl DataFileMeta {
         let n = d.len();
         let mut it = d.into_iter();
         let mut next = || it.next().unwrap_or(Datum::Null);
-        let bad = |field: &str| Error::corrupt("DataFileMeta", format!("field {field} is missing or ill-typed"));
+        let bad = |field: &str| {
+            Error::corrupt(
+                "DataFileMeta",
+                format!("field {field} is missing or ill-typed"),
+            )
+        };
         let string = |d: Datum, f: &str| match d {
             Datum::String(s) => Ok(s),
             _ => Err(bad(f)),
@@ -142,7 +152,10 @@ impl DataFileMeta {
             _ => Err(bad(f)),
         };
         if n < MIN_ARITY {
-            return Err(Error::corrupt("DataFileMeta", format!("{n} fields, expected at least {MIN_ARITY}")));
+            return Err(Error::corrupt(
+                "DataFileMeta",
+                format!("{n} fields, expected at least {MIN_ARITY}"),
+            ));
         }
         Ok(DataFileMeta {
             file_name: string(next(), "_FILE_NAME")?,
@@ -159,7 +172,9 @@ impl DataFileMeta {
             extra_files: opt_strings(next(), "_EXTRA_FILES")?.unwrap_or_default(),
             creation_time: match next() {
                 Datum::Null => None,
-                Datum::Timestamp { millis, .. } | Datum::LocalZonedTimestamp { millis, .. } => Some(millis),
+                Datum::Timestamp { millis, .. } | Datum::LocalZonedTimestamp { millis, .. } => {
+                    Some(millis)
+                }
                 Datum::BigInt(v) => Some(v),
                 _ => return Err(bad("_CREATION_TIME")),
             },
@@ -171,7 +186,10 @@ impl DataFileMeta {
             },
             file_source: match next() {
                 Datum::Null => None,
-                d => Some(i8::try_from(d.as_i64().ok_or_else(|| bad("_FILE_SOURCE"))?).map_err(|_| bad("_FILE_SOURCE"))?),
+                d => Some(
+                    i8::try_from(d.as_i64().ok_or_else(|| bad("_FILE_SOURCE"))?)
+                        .map_err(|_| bad("_FILE_SOURCE"))?,
+                ),
             },
             value_stats_cols: opt_strings(next(), "_VALUE_STATS_COLS")?,
             external_path: match next() {
@@ -195,7 +213,8 @@ impl DataFileMeta {
 
     /// The field values, truncated to `arity` (15..=21).
     pub fn to_datums(&self, arity: usize) -> Vec<Datum> {
-        let strings = |v: &[String]| Datum::Array(v.iter().map(|s| Datum::String(s.clone())).collect());
+        let strings =
+            |v: &[String]| Datum::Array(v.iter().map(|s| Datum::String(s.clone())).collect());
         let opt = |v: Option<Datum>| v.unwrap_or(Datum::Null);
         let all = vec![
             Datum::String(self.file_name.clone()),
@@ -210,7 +229,9 @@ impl DataFileMeta {
             Datum::BigInt(self.schema_id),
             Datum::Int(self.level),
             strings(&self.extra_files),
-            opt(self.creation_time.map(|millis| Datum::Timestamp { millis, nanos: 0 })),
+            opt(self
+                .creation_time
+                .map(|millis| Datum::Timestamp { millis, nanos: 0 })),
             opt(self.delete_row_count.map(Datum::BigInt)),
             opt(self.embedded_index.clone().map(Datum::Binary)),
             opt(self.file_source.map(Datum::TinyInt)),
@@ -231,7 +252,11 @@ impl DataFileMeta {
     /// # Errors
     /// [`Error::Encode`] should not happen for well-formed values.
     pub fn to_row_bytes(&self, arity: usize) -> Result<Vec<u8>> {
-        encode_row(RowKind::Insert, &self.to_datums(arity), &Self::row_types(arity))
+        encode_row(
+            RowKind::Insert,
+            &self.to_datums(arity),
+            &Self::row_types(arity),
+        )
     }
 
     /// Row count minus deletes where known (Java `DataFileMeta.getDeleteRowCount`).

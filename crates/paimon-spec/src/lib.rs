@@ -12,6 +12,8 @@
 //! assert!(!t.nullable);
 //! ```
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 pub mod binary;
 pub mod data_file;
 pub mod error;

@@ -97,36 +97,66 @@ impl CoreOptions {
     /// [`Error::InvalidOption`] when a known key has a malformed value.
     pub fn try_new(raw: &BTreeMap<String, String>) -> Result<Self> {
         let r = Reader(raw);
-        let merge_engine = match r.get("merge-engine").map(str::to_ascii_lowercase).as_deref() {
+        let merge_engine = match r
+            .get("merge-engine")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             None | Some("deduplicate") => MergeEngine::Deduplicate,
             Some("partial-update") => MergeEngine::PartialUpdate,
             Some("aggregation") => MergeEngine::Aggregation,
             Some("first-row") => MergeEngine::FirstRow,
-            Some(_) => return Err(r.invalid("merge-engine", "expected deduplicate, partial-update, aggregation or first-row")),
+            Some(_) => {
+                return Err(r.invalid(
+                    "merge-engine",
+                    "expected deduplicate, partial-update, aggregation or first-row",
+                ))
+            }
         };
-        let changelog_producer =
-            match r.get("changelog-producer").map(str::to_ascii_lowercase).as_deref() {
-                None | Some("none") => ChangelogProducer::None,
-                Some("input") => ChangelogProducer::Input,
-                Some("full-compaction") => ChangelogProducer::FullCompaction,
-                Some("lookup") => ChangelogProducer::Lookup,
-                Some(_) => return Err(r.invalid("changelog-producer", "expected none, input, full-compaction or lookup")),
-            };
+        let changelog_producer = match r
+            .get("changelog-producer")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("none") => ChangelogProducer::None,
+            Some("input") => ChangelogProducer::Input,
+            Some("full-compaction") => ChangelogProducer::FullCompaction,
+            Some("lookup") => ChangelogProducer::Lookup,
+            Some(_) => {
+                return Err(r.invalid(
+                    "changelog-producer",
+                    "expected none, input, full-compaction or lookup",
+                ))
+            }
+        };
         let ignore_delete = r.bool("ignore-delete", false)?
             || r.bool("first-row.ignore-delete", false)?
             || r.bool("partial-update.ignore-delete", false)?
             || r.bool("deduplicate.ignore-delete", false)?;
-        let sort_order = r.get("sequence.field.sort-order").map(str::to_ascii_lowercase);
+        let sort_order = r
+            .get("sequence.field.sort-order")
+            .map(str::to_ascii_lowercase);
         let sequence_field_descending = match sort_order.as_deref() {
             None | Some("ascending") => false,
             Some("descending") => true,
-            Some(_) => return Err(r.invalid("sequence.field.sort-order", "expected ascending or descending")),
+            Some(_) => {
+                return Err(r.invalid(
+                    "sequence.field.sort-order",
+                    "expected ascending or descending",
+                ))
+            }
         };
         Ok(CoreOptions {
             bucket: r.int("bucket", -1)?,
             bucket_key: r.list("bucket-key"),
-            file_format: r.get("file.format").unwrap_or("parquet").to_ascii_lowercase(),
-            manifest_format: r.get("manifest.format").unwrap_or("avro").to_ascii_lowercase(),
+            file_format: r
+                .get("file.format")
+                .unwrap_or("parquet")
+                .to_ascii_lowercase(),
+            manifest_format: r
+                .get("manifest.format")
+                .unwrap_or("avro")
+                .to_ascii_lowercase(),
             merge_engine,
             ignore_delete,
             partial_update_remove_record_on_delete: r
@@ -148,7 +178,9 @@ impl CoreOptions {
             partition_legacy_name: r.bool("partition.legacy-name", true)?,
             split_target_size: r.memory("source.split.target-size", 128 << 20)?,
             split_open_file_cost: r.memory("source.split.open-file-cost", 4 << 20)?,
-            default_aggregate_function: r.get("fields.default-aggregate-function").map(str::to_string),
+            default_aggregate_function: r
+                .get("fields.default-aggregate-function")
+                .map(str::to_string),
             data_file_external_paths: r.list("data-file.external-paths"),
             data_file_path_directory: r.get("data-file.path-directory").map(str::to_string),
             index_file_in_data_file_dir: r.bool("index-file-in-data-file-dir", false)?,
@@ -159,7 +191,9 @@ impl CoreOptions {
 
     /// The per-field option `fields.<field>.<suffix>`.
     pub fn field_option(&self, field: &str, suffix: &str) -> Option<&str> {
-        self.raw.get(&format!("fields.{field}.{suffix}")).map(String::as_str)
+        self.raw
+            .get(&format!("fields.{field}.{suffix}"))
+            .map(String::as_str)
     }
 
     /// `fields.<f>.aggregate-function` for every field that sets one.
@@ -225,7 +259,9 @@ impl Reader<'_> {
     fn int(&self, key: &str, default: i32) -> Result<i32> {
         match self.get(key) {
             None => Ok(default),
-            Some(v) => v.parse().map_err(|_| self.invalid(key, "expected an integer")),
+            Some(v) => v
+                .parse()
+                .map_err(|_| self.invalid(key, "expected an integer")),
         }
     }
 
@@ -244,7 +280,8 @@ impl Reader<'_> {
     fn memory(&self, key: &str, default: u64) -> Result<u64> {
         match self.get(key) {
             None => Ok(default),
-            Some(v) => parse_memory_size(v).ok_or_else(|| self.invalid(key, "expected a memory size such as '128 mb'")),
+            Some(v) => parse_memory_size(v)
+                .ok_or_else(|| self.invalid(key, "expected a memory size such as '128 mb'")),
         }
     }
 }
@@ -271,7 +308,12 @@ mod tests {
     use super::*;
 
     fn opts(pairs: &[(&str, &str)]) -> Result<CoreOptions> {
-        CoreOptions::try_new(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        CoreOptions::try_new(
+            &pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -307,7 +349,16 @@ mod tests {
             ("fields.x.aggregate-function", "sum"),
         ])
         .unwrap();
-        assert_eq!(o.sequence_groups(), vec![(vec!["g1".to_string()], vec!["a".to_string(), "b".to_string()])]);
-        assert_eq!(o.aggregate_functions().get("x").map(String::as_str), Some("sum"));
+        assert_eq!(
+            o.sequence_groups(),
+            vec![(
+                vec!["g1".to_string()],
+                vec!["a".to_string(), "b".to_string()]
+            )]
+        );
+        assert_eq!(
+            o.aggregate_functions().get("x").map(String::as_str),
+            Some("sum")
+        );
     }
 }

@@ -138,10 +138,25 @@ pub fn compare_datums(a: &Datum, b: &Datum) -> Option<std::cmp::Ordering> {
         }
         (String(x), String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Binary(x), Binary(y)) => Some(x.cmp(y)),
-        (Timestamp { millis: m1, nanos: n1 }, Timestamp { millis: m2, nanos: n2 })
+        (
+            Timestamp {
+                millis: m1,
+                nanos: n1,
+            },
+            Timestamp {
+                millis: m2,
+                nanos: n2,
+            },
+        )
         | (
-            LocalZonedTimestamp { millis: m1, nanos: n1 },
-            LocalZonedTimestamp { millis: m2, nanos: n2 },
+            LocalZonedTimestamp {
+                millis: m1,
+                nanos: n1,
+            },
+            LocalZonedTimestamp {
+                millis: m2,
+                nanos: n2,
+            },
         ) => Some((m1, n1).cmp(&(m2, n2))),
         _ => match (a.as_i64(), b.as_i64()) {
             (Some(x), Some(y)) => Some(x.cmp(&y)),
@@ -170,8 +185,16 @@ mod tests {
 
     #[test]
     fn compares_decimals_across_scales() {
-        let a = Datum::Decimal { unscaled: 150, precision: 5, scale: 2 };
-        let b = Datum::Decimal { unscaled: 15, precision: 5, scale: 1 };
+        let a = Datum::Decimal {
+            unscaled: 150,
+            precision: 5,
+            scale: 2,
+        };
+        let b = Datum::Decimal {
+            unscaled: 15,
+            precision: 5,
+            scale: 1,
+        };
         assert_eq!(compare_datums(&a, &b), Some(Ordering::Equal));
     }
 

@@ -89,17 +89,22 @@ impl TableSchema {
                 Some(Value::Array(a)) => a
                     .iter()
                     .map(|s| {
-                        s.as_str()
-                            .map(str::to_string)
-                            .ok_or_else(|| Error::corrupt("schema JSON", format!("non-string in \"{key}\"")))
+                        s.as_str().map(str::to_string).ok_or_else(|| {
+                            Error::corrupt("schema JSON", format!("non-string in \"{key}\""))
+                        })
                     })
                     .collect(),
-                Some(_) => Err(Error::corrupt("schema JSON", format!("\"{key}\" is not an array"))),
+                Some(_) => Err(Error::corrupt(
+                    "schema JSON",
+                    format!("\"{key}\" is not an array"),
+                )),
             }
         };
         let mut options = BTreeMap::new();
         if let Some(o) = obj.get("options") {
-            let o = o.as_object().ok_or_else(|| bad("\"options\" is not an object"))?;
+            let o = o
+                .as_object()
+                .ok_or_else(|| bad("\"options\" is not an object"))?;
             for (k, v) in o {
                 let s = match v {
                     Value::String(s) => s.clone(),
@@ -122,7 +127,10 @@ impl TableSchema {
             partition_keys: names("partitionKeys")?,
             primary_keys: names("primaryKeys")?,
             options,
-            comment: obj.get("comment").and_then(Value::as_str).map(str::to_string),
+            comment: obj
+                .get("comment")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             time_millis: obj.get("timeMillis").and_then(Value::as_i64).unwrap_or(0),
         };
         schema.validate()?;
@@ -212,7 +220,10 @@ impl TableSchema {
     /// This schema projected onto `names` (for data-evolution `_WRITE_COLS`), in the given order.
     /// Unknown names are skipped.
     pub fn project(&self, names: &[String]) -> Vec<DataField> {
-        names.iter().filter_map(|n| self.field(n).cloned()).collect()
+        names
+            .iter()
+            .filter_map(|n| self.field(n).cloned())
+            .collect()
     }
 }
 
@@ -228,7 +239,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.version, 1);
         assert_eq!(s.options.get("bucket").map(String::as_str), Some("1"));
-        assert_eq!(s.options.get("file.format").map(String::as_str), Some("orc"));
+        assert_eq!(
+            s.options.get("file.format").map(String::as_str),
+            Some("orc")
+        );
         assert_eq!(s.highest_field_id, 0);
     }
 

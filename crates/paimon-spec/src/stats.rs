@@ -52,7 +52,9 @@ impl SimpleStats {
             DataField::new(
                 2,
                 "_NULL_COUNTS",
-                DataType::nullable(TypeKind::Array(Box::new(DataType::nullable(TypeKind::BigInt)))),
+                DataType::nullable(TypeKind::Array(Box::new(DataType::nullable(
+                    TypeKind::BigInt,
+                )))),
             ),
         ]))
     }
@@ -108,7 +110,10 @@ pub fn serialize_row(arity: usize, row_bytes: &[u8]) -> Vec<u8> {
 /// # Errors
 /// [`crate::Error::Encode`] when a value does not match its type.
 pub fn serialize_datums(values: &[Datum], types: &[DataType]) -> Result<Vec<u8>> {
-    Ok(serialize_row(types.len(), &encode_row(RowKind::Insert, values, types)?))
+    Ok(serialize_row(
+        types.len(),
+        &encode_row(RowKind::Insert, values, types)?,
+    ))
 }
 
 /// The serialized empty row: `00000000` and 8 zero bytes.
@@ -121,6 +126,9 @@ pub fn empty_serialized_row() -> Vec<u8> {
 /// # Errors
 /// Never in practice; kept fallible for symmetry.
 pub fn encode_long_array(values: &[Option<i64>]) -> Result<Vec<u8>> {
-    let d: Vec<Datum> = values.iter().map(|v| v.map(Datum::BigInt).unwrap_or(Datum::Null)).collect();
+    let d: Vec<Datum> = values
+        .iter()
+        .map(|v| v.map(Datum::BigInt).unwrap_or(Datum::Null))
+        .collect();
     encode_array(&d, &DataType::nullable(TypeKind::BigInt))
 }

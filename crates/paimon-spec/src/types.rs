@@ -174,7 +174,9 @@ impl DataType {
             (TypeKind::Row(a), TypeKind::Row(b)) => {
                 a.len() == b.len()
                     && a.iter().zip(b).all(|(x, y)| {
-                        x.id == y.id && x.name == y.name && x.data_type.eq_ignore_nullable(&y.data_type)
+                        x.id == y.id
+                            && x.name == y.name
+                            && x.data_type.eq_ignore_nullable(&y.data_type)
                     })
             }
             (
@@ -342,10 +344,9 @@ impl DataField {
             .and_then(Value::as_str)
             .ok_or_else(|| Error::corrupt("data field JSON", "missing \"name\""))?
             .to_string();
-        let data_type = DataType::from_json(
-            obj.get("type")
-                .ok_or_else(|| Error::corrupt("data field JSON", format!("field '{name}' has no \"type\"")))?,
-        )?;
+        let data_type = DataType::from_json(obj.get("type").ok_or_else(|| {
+            Error::corrupt("data field JSON", format!("field '{name}' has no \"type\""))
+        })?)?;
         let opt_str = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
         Ok(DataField {
             id,
@@ -555,9 +556,18 @@ mod tests {
     fn aliases_and_defaults() {
         let p = |s: &str| DataType::from_json(&Value::String(s.into())).unwrap();
         assert_eq!(p("INTEGER").kind, TypeKind::Int);
-        assert_eq!(p("DECIMAL").kind, TypeKind::Decimal { precision: 10, scale: 0 });
+        assert_eq!(
+            p("DECIMAL").kind,
+            TypeKind::Decimal {
+                precision: 10,
+                scale: 0
+            }
+        );
         assert_eq!(p("TIMESTAMP").kind, TypeKind::Timestamp { precision: 6 });
-        assert_eq!(p("TIMESTAMP_LTZ(3)").kind, TypeKind::LocalZonedTimestamp { precision: 3 });
+        assert_eq!(
+            p("TIMESTAMP_LTZ(3)").kind,
+            TypeKind::LocalZonedTimestamp { precision: 3 }
+        );
         assert_eq!(p("VARCHAR").kind, TypeKind::VarChar { length: 1 });
         assert!(DataType::from_json(&Value::String("WAT".into())).is_err());
         assert!(DataType::from_json(&Value::String("DECIMAL(50, 2)".into())).is_err());

@@ -119,7 +119,11 @@ pub(crate) fn write_serialized_row(w: &mut WireWriter, serialized: &[u8]) -> Res
 }
 
 /// Reads a file list: i32 count, then `[size: i32][DataFileMeta row]` per file.
-pub(crate) fn read_files(r: &mut WireReader<'_>, version: i32, what: &str) -> Result<Vec<DataFileMeta>> {
+pub(crate) fn read_files(
+    r: &mut WireReader<'_>,
+    version: i32,
+    what: &str,
+) -> Result<Vec<DataFileMeta>> {
     let arity = file_meta_arity(version).ok_or_else(|| Error::VersionMismatch {
         found: version,
         supported: format!("{OLDEST_VERSION}..={CURRENT_VERSION}"),

@@ -44,7 +44,10 @@ impl<'a> Cursor<'a> {
 
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if self.b.len() - self.pos < n {
-            return Err(self.err(format!("needs {n} more bytes, {} remain", self.b.len() - self.pos)));
+            return Err(self.err(format!(
+                "needs {n} more bytes, {} remain",
+                self.b.len() - self.pos
+            )));
         }
         let s = &self.b[self.pos..self.pos + n];
         self.pos += n;
@@ -132,7 +135,8 @@ pub fn unwrap_java_stream(bytes: &[u8]) -> Result<Vec<u8>> {
             TC_BLOCKDATALONG => {
                 let s = c.take(4)?;
                 let n = i32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-                let n = usize::try_from(n).map_err(|_| c.err(format!("negative block length {n}")))?;
+                let n =
+                    usize::try_from(n).map_err(|_| c.err(format!("negative block length {n}")))?;
                 payload.extend_from_slice(c.take(n)?);
             }
             TC_ENDBLOCKDATA => break,
@@ -152,8 +156,8 @@ pub fn wrap_java_stream(payload: &[u8]) -> Vec<u8> {
     put_utf(&mut out, CLASS_NAME);
     out.extend_from_slice(&DATA_SPLIT_UID.to_be_bytes());
     out.push(0x03); // SC_SERIALIZABLE | SC_WRITE_METHOD
-    // The declared fields, primitives first then objects, each group sorted by name, as
-    // ObjectStreamClass orders them. Handles: 0x7e0000 is the class descriptor; strings follow.
+                    // The declared fields, primitives first then objects, each group sorted by name, as
+                    // ObjectStreamClass orders them. Handles: 0x7e0000 is the class descriptor; strings follow.
     let fields: [(u8, &str, Option<&str>); 9] = [
         (b'I', "bucket", None),
         (b'Z', "isStreaming", None),
@@ -162,7 +166,11 @@ pub fn wrap_java_stream(payload: &[u8]) -> Vec<u8> {
         (b'L', "bucketPath", Some("Ljava/lang/String;")),
         (b'L', "dataDeletionFiles", Some("Ljava/util/List;")),
         (b'L', "dataFiles", Some("Ljava/util/List;")),
-        (b'L', "partition", Some("Lorg/apache/paimon/data/BinaryRow;")),
+        (
+            b'L',
+            "partition",
+            Some("Lorg/apache/paimon/data/BinaryRow;"),
+        ),
         (b'L', "totalBuckets", Some("Ljava/lang/Integer;")),
     ];
     out.extend_from_slice(&(fields.len() as u16).to_be_bytes());

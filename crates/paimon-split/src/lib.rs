@@ -23,6 +23,8 @@
 //! Decoding never panics and never allocates from an unchecked length: malformed input gives
 //! [`Error::Corrupt`] with the byte offset where decoding stopped.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 pub mod codec;
 pub mod error;
 pub mod frame;
@@ -100,7 +102,10 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
             if envelope == SplitEnvelope::Raw && r.remaining() == 1 {
                 let is_fallback = r.bool("isFallback")?;
                 return Ok(DecodedSplit {
-                    split: Split::FallbackData { split: s, is_fallback },
+                    split: Split::FallbackData {
+                        split: s,
+                        is_fallback,
+                    },
                     envelope: SplitEnvelope::RawFallback,
                     version: Some(v),
                 });
@@ -134,9 +139,12 @@ pub fn decode_split(bytes: &[u8]) -> Result<DataSplit> {
     let d = decode_any(bytes)?;
     match d.split {
         Split::Data(s) => Ok(s),
-        other => other.data_split().cloned().ok_or_else(|| Error::Unsupported {
-            feature: format!("reading a {} split as a data split", other.kind_name()),
-        }),
+        other => other
+            .data_split()
+            .cloned()
+            .ok_or_else(|| Error::Unsupported {
+                feature: format!("reading a {} split as a data split", other.kind_name()),
+            }),
     }
 }
 

@@ -111,7 +111,10 @@ impl<'a> WireReader<'a> {
         if n.saturating_mul(min_item_bytes.max(1)) > self.remaining() {
             return Err(Error::Corrupt {
                 offset: at,
-                reason: format!("{what} {n} exceeds the {} remaining bytes", self.remaining()),
+                reason: format!(
+                    "{what} {n} exceeds the {} remaining bytes",
+                    self.remaining()
+                ),
             });
         }
         Ok(n)

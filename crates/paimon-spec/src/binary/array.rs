@@ -48,7 +48,10 @@ impl<'a> BinaryArray<'a> {
         let n = i32::from_le_bytes(head);
         let len = usize::try_from(n).map_err(|_| corrupt(format!("negative element count {n}")))?;
         if header_size(len) > bytes.len() {
-            return Err(corrupt(format!("{len} elements do not fit in {} bytes", bytes.len())));
+            return Err(corrupt(format!(
+                "{len} elements do not fit in {} bytes",
+                bytes.len()
+            )));
         }
         Ok(BinaryArray { bytes, len })
     }
@@ -158,7 +161,11 @@ impl<'a> BinaryMap<'a> {
         let keys = BinaryArray::new(&bytes[4..4 + ksize])?;
         let values = BinaryArray::new(&bytes[4 + ksize..])?;
         if keys.len() != values.len() {
-            return Err(bad(format!("{} keys but {} values", keys.len(), values.len())));
+            return Err(bad(format!(
+                "{} keys but {} values",
+                keys.len(),
+                values.len()
+            )));
         }
         Ok(BinaryMap { keys, values })
     }

@@ -11,6 +11,7 @@
 mod array;
 mod datum;
 mod hash;
+pub mod json;
 mod row;
 mod writer;
 

@@ -28,7 +28,11 @@ impl<'a> BinaryRow<'a> {
     /// [`Error::Corrupt`] when the bytes are shorter than the fixed part.
     pub fn new(bytes: &'a [u8], arity: usize) -> Result<Self> {
         let fixed = null_bits_width(arity)
-            .checked_add(arity.checked_mul(8).ok_or_else(|| corrupt("arity overflow".into()))?)
+            .checked_add(
+                arity
+                    .checked_mul(8)
+                    .ok_or_else(|| corrupt("arity overflow".into()))?,
+            )
             .ok_or_else(|| corrupt("arity overflow".into()))?;
         if bytes.len() < fixed {
             return Err(corrupt(format!(
@@ -48,9 +52,15 @@ impl<'a> BinaryRow<'a> {
         let head: [u8; 4] = bytes
             .get(..4)
             .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| corrupt(format!("serialized row of {} bytes has no arity", bytes.len())))?;
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "serialized row of {} bytes has no arity",
+                    bytes.len()
+                ))
+            })?;
         let arity = i32::from_be_bytes(head);
-        let arity = usize::try_from(arity).map_err(|_| corrupt(format!("negative arity {arity}")))?;
+        let arity =
+            usize::try_from(arity).map_err(|_| corrupt(format!("negative arity {arity}")))?;
         Self::new(&bytes[4..], arity)
     }
 
@@ -76,7 +86,10 @@ impl<'a> BinaryRow<'a> {
 
     fn check(&self, pos: usize) -> Result<()> {
         if pos >= self.arity {
-            return Err(corrupt(format!("field {pos} out of range for arity {}", self.arity)));
+            return Err(corrupt(format!(
+                "field {pos} out of range for arity {}",
+                self.arity
+            )));
         }
         Ok(())
     }
@@ -125,7 +138,12 @@ impl<'a> BinaryRow<'a> {
     /// # Errors
     /// [`Error::Corrupt`] when the offset or length points outside the row.
     pub fn get_binary(&self, pos: usize) -> Result<&'a [u8]> {
-        read_var_bytes(self.bytes, self.slot(pos)?, self.slot_offset(pos), "BinaryRow")
+        read_var_bytes(
+            self.bytes,
+            self.slot(pos)?,
+            self.slot_offset(pos),
+            "BinaryRow",
+        )
     }
 
     /// A string field.
@@ -191,7 +209,11 @@ impl<'a> BinaryRow<'a> {
                 types.len()
             )));
         }
-        types.iter().enumerate().map(|(i, t)| self.get(i, t)).collect()
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| self.get(i, t))
+            .collect()
     }
 }
 
@@ -205,7 +227,10 @@ pub(crate) fn section_of<'a>(base: &'a [u8], v: u64, what: &str) -> Result<&'a [
         .ok_or_else(|| {
             Error::corrupt(
                 what,
-                format!("section at offset {offset} of {size} bytes exceeds {} bytes", base.len()),
+                format!(
+                    "section at offset {offset} of {size} bytes exceeds {} bytes",
+                    base.len()
+                ),
             )
         })
 }
@@ -220,7 +245,10 @@ pub(crate) fn read_var_bytes<'a>(
     if slot[7] & 0x80 != 0 {
         let len = (slot[7] & 0x7f) as usize;
         if len > 7 {
-            return Err(Error::corrupt(what, format!("inline length {len} exceeds 7")));
+            return Err(Error::corrupt(
+                what,
+                format!("inline length {len} exceeds 7"),
+            ));
         }
         Ok(&base[slot_offset..slot_offset + len])
     } else {
@@ -287,13 +315,18 @@ pub(crate) fn decode_value(
                 let b = offset
                     .checked_add(8)
                     .and_then(|e| base.get(offset..e))
-                    .ok_or_else(|| Error::corrupt(what, format!("timestamp offset {offset} out of range")))?;
+                    .ok_or_else(|| {
+                        Error::corrupt(what, format!("timestamp offset {offset} out of range"))
+                    })?;
                 let mut m = [0u8; 8];
                 m.copy_from_slice(b);
                 (i64::from_le_bytes(m), nanos)
             };
             if !(0..1_000_000).contains(&nanos) {
-                return Err(Error::corrupt(what, format!("timestamp nano-of-milli {nanos} out of range")));
+                return Err(Error::corrupt(
+                    what,
+                    format!("timestamp nano-of-milli {nanos} out of range"),
+                ));
             }
             if matches!(ty.kind, TypeKind::Timestamp { .. }) {
                 Datum::Timestamp { millis, nanos }
@@ -328,7 +361,9 @@ pub(crate) fn decode_value(
             let vlen = usize::try_from(vlen)
                 .ok()
                 .filter(|l| 4 + l <= b.len())
-                .ok_or_else(|| Error::corrupt(what, format!("variant value length {vlen} out of range")))?;
+                .ok_or_else(|| {
+                    Error::corrupt(what, format!("variant value length {vlen} out of range"))
+                })?;
             Datum::Variant {
                 value: b[4..4 + vlen].to_vec(),
                 metadata: b[4 + vlen..].to_vec(),

@@ -114,10 +114,7 @@ impl Buf {
                 | TypeKind::Spatial { .. },
                 Datum::Binary(b),
             ) => self.write_var_bytes(slot, b),
-            (
-                TypeKind::Timestamp { precision },
-                Datum::Timestamp { millis, nanos },
-            )
+            (TypeKind::Timestamp { precision }, Datum::Timestamp { millis, nanos })
             | (
                 TypeKind::LocalZonedTimestamp { precision },
                 Datum::LocalZonedTimestamp { millis, nanos },
@@ -243,7 +240,9 @@ pub fn encode_array(values: &[Datum], elem: &DataType) -> Result<Vec<u8>> {
             buf.write_value(header + i * size, elem, d)?;
         } else {
             // Narrow elements: write into a scratch slot, then copy the element's bytes.
-            let mut scratch = Buf { bytes: vec![0u8; 8] };
+            let mut scratch = Buf {
+                bytes: vec![0u8; 8],
+            };
             scratch.write_value(0, elem, d)?;
             let off = header + i * size;
             buf.bytes[off..off + size].copy_from_slice(&scratch.bytes[..size]);
@@ -291,8 +290,16 @@ mod tests {
     #[test]
     fn golden_partition_row() {
         // From docs §4.8: one STRING "aaaaa".
-        let row = encode_row(RowKind::Insert, &[Datum::String("aaaaa".into())], &[DataType::string()]).unwrap();
-        assert_eq!(row, [0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x61, 0x61, 0x61, 0x61, 0, 0, 0x85]);
+        let row = encode_row(
+            RowKind::Insert,
+            &[Datum::String("aaaaa".into())],
+            &[DataType::string()],
+        )
+        .unwrap();
+        assert_eq!(
+            row,
+            [0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x61, 0x61, 0x61, 0x61, 0, 0, 0x85]
+        );
     }
 
     #[test]
@@ -306,7 +313,10 @@ mod tests {
 
     #[test]
     fn empty_array_is_eight_bytes() {
-        assert_eq!(encode_array(&[], &DataType::string()).unwrap(), vec![0u8; 8]);
+        assert_eq!(
+            encode_array(&[], &DataType::string()).unwrap(),
+            vec![0u8; 8]
+        );
     }
 
     #[test]
@@ -314,16 +324,31 @@ mod tests {
         let types = vec![
             DataType::nullable(TypeKind::Int),
             DataType::string(),
-            DataType::nullable(TypeKind::Decimal { precision: 30, scale: 2 }),
+            DataType::nullable(TypeKind::Decimal {
+                precision: 30,
+                scale: 2,
+            }),
             DataType::nullable(TypeKind::Timestamp { precision: 9 }),
-            DataType::nullable(TypeKind::Array(Box::new(DataType::nullable(TypeKind::SmallInt)))),
-            DataType::nullable(TypeKind::Decimal { precision: 30, scale: 2 }),
+            DataType::nullable(TypeKind::Array(Box::new(DataType::nullable(
+                TypeKind::SmallInt,
+            )))),
+            DataType::nullable(TypeKind::Decimal {
+                precision: 30,
+                scale: 2,
+            }),
         ];
         let values = vec![
             Datum::Int(-5),
             Datum::String("a longer string value".into()),
-            Datum::Decimal { unscaled: -123456789012345678901234567, precision: 30, scale: 2 },
-            Datum::Timestamp { millis: 1_700_000_000_123, nanos: 456_789 },
+            Datum::Decimal {
+                unscaled: -123456789012345678901234567,
+                precision: 30,
+                scale: 2,
+            },
+            Datum::Timestamp {
+                millis: 1_700_000_000_123,
+                nanos: 456_789,
+            },
             Datum::Array(vec![Datum::SmallInt(1), Datum::Null, Datum::SmallInt(-3)]),
             Datum::Null,
         ];

@@ -8,7 +8,11 @@ use paimon_spec::schema::TableSchema;
 
 fn testdata() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/paimon-cpp");
-    assert!(p.exists(), "missing {}: tests need ../shared/testdata", p.display());
+    assert!(
+        p.exists(),
+        "missing {}: tests need ../shared/testdata",
+        p.display()
+    );
     p
 }
 
@@ -17,8 +21,13 @@ fn schema_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             schema_files(&p, out);
-        } else if p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "schema")
-            && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("schema-"))
+        } else if p
+            .parent()
+            .and_then(|d| d.file_name())
+            .is_some_and(|n| n == "schema")
+            && p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("schema-"))
         {
             out.push(p);
         }
@@ -29,16 +38,36 @@ fn schema_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_schema_file_parses_and_prints_back() {
     let mut files = Vec::new();
     schema_files(&testdata(), &mut files);
-    assert!(files.len() >= 160, "only {} schema files found", files.len());
+    assert!(
+        files.len() >= 160,
+        "only {} schema files found",
+        files.len()
+    );
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        let schema = TableSchema::from_json_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let schema =
+            TableSchema::from_json_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let original: serde_json::Value = serde_json::from_str(&text).unwrap();
         let printed = schema.to_json();
         assert_eq!(printed["fields"], original["fields"], "{}", f.display());
-        assert_eq!(printed["partitionKeys"], original["partitionKeys"], "{}", f.display());
-        assert_eq!(printed["primaryKeys"], original["primaryKeys"], "{}", f.display());
-        assert_eq!(printed["highestFieldId"], original["highestFieldId"], "{}", f.display());
+        assert_eq!(
+            printed["partitionKeys"],
+            original["partitionKeys"],
+            "{}",
+            f.display()
+        );
+        assert_eq!(
+            printed["primaryKeys"],
+            original["primaryKeys"],
+            "{}",
+            f.display()
+        );
+        assert_eq!(
+            printed["highestFieldId"],
+            original["highestFieldId"],
+            "{}",
+            f.display()
+        );
         CoreOptions::try_new(&schema.options).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
 }
@@ -50,7 +79,10 @@ fn known_schema_values() {
     assert_eq!(s.fields.len(), 8);
     assert_eq!(s.fields[3].name, "ts_nano");
     assert_eq!(s.fields[3].data_type.to_string(), "TIMESTAMP(9)");
-    assert_eq!(s.fields[7].data_type.to_string(), "TIMESTAMP(9) WITH LOCAL TIME ZONE");
+    assert_eq!(
+        s.fields[7].data_type.to_string(),
+        "TIMESTAMP(9) WITH LOCAL TIME ZONE"
+    );
     let o = CoreOptions::try_new(&s.options).unwrap();
     assert_eq!(o.file_format, "orc");
     assert_eq!(o.manifest_format, "orc");

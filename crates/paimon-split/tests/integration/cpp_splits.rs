@@ -8,7 +8,9 @@ use paimon_split::{decode_any, encode_decoded};
 use crate::common::testdata;
 
 fn split_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -37,14 +37,16 @@ fn check_file(f: &DataFileMeta, version: i32) {
     assert_eq!(f.delete_row_count, Some(11));
     assert_eq!(f.embedded_index.as_deref(), Some(&[1u8, 2, 4][..]));
     assert_eq!(f.file_source, (version >= 2).then_some(1));
-    let stats_cols = (version >= 3).then(|| vec!["field1".to_string(), "field2".into(), "field3".into()]);
+    let stats_cols =
+        (version >= 3).then(|| vec!["field1".to_string(), "field2".into(), "field3".into()]);
     assert_eq!(f.value_stats_cols, stats_cols);
     assert_eq!(
         f.external_path.as_deref(),
         (version >= 5).then_some("hdfs:///path/to/warehouse")
     );
     assert_eq!(f.first_row_id, (version >= 7).then_some(12));
-    let write_cols = (version >= 8).then(|| vec!["a".to_string(), "b".into(), "c".into(), "f".into()]);
+    let write_cols =
+        (version >= 8).then(|| vec!["a".to_string(), "b".into(), "c".into(), "f".into()]);
     assert_eq!(f.write_cols, write_cols);
 }
 
@@ -104,7 +106,9 @@ fn split_v1_data_frame() {
     let d = decode_any(&bytes).unwrap();
     assert_eq!(d.envelope, SplitEnvelope::SplitV1);
     assert_eq!(d.version, Some(9));
-    let Split::Data(s) = &d.split else { panic!("expected a data split") };
+    let Split::Data(s) = &d.split else {
+        panic!("expected a data split")
+    };
     assert_eq!(s.snapshot_id, 42);
     let part = BinaryRow::from_serialized(&s.partition).unwrap();
     assert_eq!(part.arity(), 2);
@@ -118,7 +122,14 @@ fn split_v1_data_frame() {
 
 #[test]
 fn split_v1_other_frames_decode_and_reencode() {
-    for name in ["incremental", "indexed", "chain", "query-auth", "fallback", "fallback-data"] {
+    for name in [
+        "incremental",
+        "indexed",
+        "chain",
+        "query-auth",
+        "fallback",
+        "fallback-data",
+    ] {
         let bytes = read(&format!("java-compat/split-v1-{name}"));
         let d = decode_any(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(d.split.kind_name(), name);
@@ -129,19 +140,35 @@ fn split_v1_other_frames_decode_and_reencode() {
 #[test]
 fn split_v1_indexed_and_query_auth_values() {
     let d = decode_any(&read("java-compat/split-v1-indexed")).unwrap();
-    let Split::Indexed(ix) = d.split else { panic!() };
+    let Split::Indexed(ix) = d.split else {
+        panic!()
+    };
     assert!(!ix.row_ranges.is_empty());
     assert_eq!(ix.row_ranges, vec![(1, 4), (11, 13)]);
     assert_eq!(ix.scores, Some(vec![0.5, 0.25, 0.125]));
     let d = decode_any(&read("java-compat/split-v1-query-auth")).unwrap();
-    let Split::QueryAuth { auth: Some(auth), .. } = d.split else { panic!() };
+    let Split::QueryAuth {
+        auth: Some(auth), ..
+    } = d.split
+    else {
+        panic!()
+    };
     assert_eq!(
         auth.filter,
-        Some(vec!["filter-json-1".to_string(), "filter-json-2".to_string()])
+        Some(vec![
+            "filter-json-1".to_string(),
+            "filter-json-2".to_string()
+        ])
     );
     let masks = auth.column_masking.unwrap();
-    assert_eq!(masks.get("name").map(String::as_str), Some("mask-name-json"));
-    assert_eq!(masks.get("phone").map(String::as_str), Some("mask-phone-json"));
+    assert_eq!(
+        masks.get("name").map(String::as_str),
+        Some("mask-name-json")
+    );
+    assert_eq!(
+        masks.get("phone").map(String::as_str),
+        Some("mask-phone-json")
+    );
 }
 
 #[test]

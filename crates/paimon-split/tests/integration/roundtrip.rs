@@ -30,7 +30,10 @@ fn arb_stats() -> impl Strategy<Value = SimpleStats> {
     (
         arb_row(),
         arb_row(),
-        proptest::option::of(proptest::collection::vec(proptest::option::of(any::<i64>()), 0..4)),
+        proptest::option::of(proptest::collection::vec(
+            proptest::option::of(any::<i64>()),
+            0..4,
+        )),
     )
         .prop_map(|(min_values, max_values, null_counts)| SimpleStats {
             min_values,
@@ -71,14 +74,18 @@ prop_compose! {
 
 fn arb_deletion_file() -> impl Strategy<Value = Option<DeletionFile>> {
     proptest::option::of(
-        (arb_string(), any::<i64>(), any::<i64>(), proptest::option::of(0i64..i64::MAX)).prop_map(
-            |(path, offset, length, cardinality)| DeletionFile {
+        (
+            arb_string(),
+            any::<i64>(),
+            any::<i64>(),
+            proptest::option::of(0i64..i64::MAX),
+        )
+            .prop_map(|(path, offset, length, cardinality)| DeletionFile {
                 path,
                 offset,
                 length,
                 cardinality,
-            },
-        ),
+            }),
     )
 }
 

@@ -1,0 +1,225 @@
+//! The JSON row encoding shared by the Java oracle and `paimon read --format jsonl`.
+//!
+//! Integers and booleans as JSON; FLOAT/DOUBLE as numbers with `"NaN"`, `"Infinity"`,
+//! `"-Infinity"` as strings; DECIMAL as a string with exactly `scale` fraction digits; strings as
+//! strings; binary as lowercase hex; DATE `YYYY-MM-DD`; TIME `HH:MM:SS[.fff]`; TIMESTAMP(p)
+//! `YYYY-MM-DDTHH:MM:SS[.f…]` with p fraction digits; LTZ the same in UTC with `Z`; ARRAY a list;
+//! MAP a list of `[key, value]` pairs; ROW an object.
+
+use serde_json::{json, Map, Value};
+
+use super::datum::Datum;
+use crate::types::{DataType, TypeKind};
+
+/// Encodes one datum of type `ty`.
+pub fn datum_to_json(d: &Datum, ty: &DataType) -> Value {
+    match (d, &ty.kind) {
+        (Datum::Null, _) => Value::Null,
+        (Datum::Boolean(b), _) => json!(b),
+        (Datum::TinyInt(v), _) => json!(v),
+        (Datum::SmallInt(v), _) => json!(v),
+        (Datum::Int(v), TypeKind::Date) | (Datum::Date(v), _) => json!(format_date(*v)),
+        (Datum::Int(v), TypeKind::Time { .. }) | (Datum::Time(v), _) => json!(format_time(*v)),
+        (Datum::Int(v), _) => json!(v),
+        (Datum::BigInt(v), _) => json!(v),
+        (Datum::Float(v), _) => float_json(f64::from(*v), v.to_string()),
+        (Datum::Double(v), _) => float_json(*v, v.to_string()),
+        (
+            Datum::Decimal {
+                unscaled, scale, ..
+            },
+            _,
+        ) => json!(format_decimal(*unscaled, *scale)),
+        (Datum::String(s), _) => json!(s),
+        (Datum::Binary(b), _) => json!(to_hex(b)),
+        (Datum::Timestamp { millis, nanos }, TypeKind::Timestamp { precision })
+        | (Datum::Timestamp { millis, nanos }, TypeKind::LocalZonedTimestamp { precision }) => {
+            json!(format_timestamp(*millis, *nanos, *precision, false))
+        }
+        (
+            Datum::LocalZonedTimestamp { millis, nanos },
+            TypeKind::LocalZonedTimestamp { precision },
+        )
+        | (Datum::LocalZonedTimestamp { millis, nanos }, TypeKind::Timestamp { precision }) => {
+            json!(format_timestamp(*millis, *nanos, *precision, true))
+        }
+        (Datum::Timestamp { millis, nanos }, _) => {
+            json!(format_timestamp(*millis, *nanos, 9, false))
+        }
+        (Datum::LocalZonedTimestamp { millis, nanos }, _) => {
+            json!(format_timestamp(*millis, *nanos, 9, true))
+        }
+        (Datum::Array(items), TypeKind::Array(e) | TypeKind::Vector { element: e, .. }) => {
+            Value::Array(items.iter().map(|i| datum_to_json(i, e)).collect())
+        }
+        (Datum::Map(pairs), TypeKind::Map { key, value }) => Value::Array(
+            pairs
+                .iter()
+                .map(|(k, v)| json!([datum_to_json(k, key), datum_to_json(v, value)]))
+                .collect(),
+        ),
+        (Datum::Map(pairs), TypeKind::Multiset(e)) => Value::Array(
+            pairs
+                .iter()
+                .map(|(k, v)| {
+                    json!([
+                        datum_to_json(k, e),
+                        datum_to_json(v, &DataType::nullable(TypeKind::Int))
+                    ])
+                })
+                .collect(),
+        ),
+        (Datum::Row(values), TypeKind::Row(fields)) => {
+            let mut m = Map::new();
+            for (f, v) in fields.iter().zip(values) {
+                m.insert(f.name.clone(), datum_to_json(v, &f.data_type));
+            }
+            Value::Object(m)
+        }
+        (Datum::Variant { value, metadata }, _) => {
+            json!({"value": to_hex(value), "metadata": to_hex(metadata)})
+        }
+        // A datum whose shape does not match its type: print it untyped rather than lose it.
+        (Datum::Array(items), _) => {
+            Value::Array(items.iter().map(|i| datum_to_json(i, ty)).collect())
+        }
+        (Datum::Map(_), _) | (Datum::Row(_), _) => json!(format!("{d:?}")),
+    }
+}
+
+fn float_json(v: f64, text: String) -> Value {
+    if v.is_nan() {
+        json!("NaN")
+    } else if v.is_infinite() {
+        json!(if v > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        // Keep the shortest text that round-trips in the value's own width.
+        text.parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// Lowercase hex of `b`.
+pub fn to_hex(b: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        s.push(DIGITS[(x >> 4) as usize] as char);
+        s.push(DIGITS[(x & 15) as usize] as char);
+    }
+    s
+}
+
+/// `unscaled / 10^scale` with exactly `scale` fraction digits.
+pub fn format_decimal(unscaled: i128, scale: u32) -> String {
+    let neg = unscaled < 0;
+    let digits = unscaled.unsigned_abs().to_string();
+    let scale = scale as usize;
+    let body = if scale == 0 {
+        digits
+    } else if digits.len() > scale {
+        format!(
+            "{}.{}",
+            &digits[..digits.len() - scale],
+            &digits[digits.len() - scale..]
+        )
+    } else {
+        format!("0.{}{}", "0".repeat(scale - digits.len()), digits)
+    };
+    if neg {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+/// Days since epoch as `YYYY-MM-DD` (proleptic Gregorian).
+pub fn format_date(days: i32) -> String {
+    let (y, m, d) = civil_from_days(i64::from(days));
+    if (0..=9999).contains(&y) {
+        format!("{y:04}-{m:02}-{d:02}")
+    } else {
+        format!("{y:+05}-{m:02}-{d:02}")
+    }
+}
+
+/// Millis of day as `HH:MM:SS[.fff]`.
+pub fn format_time(millis: i32) -> String {
+    let ms = millis.rem_euclid(86_400_000);
+    let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    if f == 0 {
+        format!("{h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{h:02}:{m:02}:{s:02}.{f:03}")
+    }
+}
+
+/// A timestamp with exactly `precision` fraction digits; `utc` appends `Z`.
+pub fn format_timestamp(millis: i64, nanos: i32, precision: u32, utc: bool) -> String {
+    let days = millis.div_euclid(86_400_000);
+    let ms_of_day = millis.rem_euclid(86_400_000);
+    let (y, mo, d) = civil_from_days(days);
+    let secs = ms_of_day / 1000;
+    let (h, mi, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let nano_of_sec = (ms_of_day % 1000) * 1_000_000 + i64::from(nanos);
+    let mut out = if (0..=9999).contains(&y) {
+        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}")
+    } else {
+        format!("{y:+05}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}")
+    };
+    if precision > 0 {
+        let frac = format!("{nano_of_sec:09}");
+        out.push('.');
+        out.push_str(&frac[..(precision.min(9) as usize)]);
+    }
+    if utc {
+        out.push('Z');
+    }
+    out
+}
+
+/// (year, month, day) of a day count since 1970-01-01 (H. Hinnant's civil-from-days).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_decimal(-5, 2), "-0.05");
+        assert_eq!(format_decimal(12345, 2), "123.45");
+        assert_eq!(format_decimal(7, 0), "7");
+        assert_eq!(format_date(0), "1970-01-01");
+        assert_eq!(format_date(19723), "2024-01-01");
+        assert_eq!(format_date(-1), "1969-12-31");
+        assert_eq!(format_time(3_723_004), "01:02:03.004");
+        assert_eq!(
+            format_timestamp(1_646_252_412_000, 0, 0, false),
+            "2022-03-02T20:20:12"
+        );
+        assert_eq!(
+            format_timestamp(-1, 999_999, 9, true),
+            "1969-12-31T23:59:59.999999999Z"
+        );
+        assert_eq!(
+            format_timestamp(1, 500, 6, false),
+            "1970-01-01T00:00:00.001000"
+        );
+        assert_eq!(to_hex(&[0, 171]), "00ab");
+    }
+}
