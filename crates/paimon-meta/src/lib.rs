@@ -1,1 +1,41 @@
-//! paimon-meta
+//! # paimon-meta: the control plane of paimon-rs
+//!
+//! Reads a table's metadata and plans scans into [`paimon_split::DataSplit`]s exactly as Java
+//! Paimon does; it never reads data files.
+//!
+//! ```text
+//! Catalog -> Table -> Snapshot -> ScanBuilder -> Plan { DataSplit* }
+//! ```
+//!
+//! * [`table`]: [`Table`] (schema, options, branches) and the filesystem [`Catalog`].
+//! * [`snapshot`], [`schema_manager`]: snapshot discovery with hint fallbacks, time travel,
+//!   schemas and tags.
+//! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
+//!   ([`avro`], our own container reader) or ORC ([`orc`]).
+//! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use paimon_meta::Table;
+//! let io = Arc::new(paimon_io::LocalFileIO::new());
+//! let table = Table::open(io, "/warehouse/db.db/t")?;
+//! let plan = table.scan().with_snapshot(3).plan()?;
+//! println!("{} splits from snapshot {:?}", plan.splits.len(), plan.snapshot_id);
+//! # Ok::<(), paimon_meta::Error>(())
+//! ```
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod avro;
+pub mod error;
+pub mod manifest;
+pub mod orc;
+pub mod scan;
+pub mod schema_manager;
+pub mod snapshot;
+pub mod table;
+pub mod value;
+
+pub use error::{Error, Result};
+pub use scan::{LiveFile, Plan, ScanBuilder, SnapshotSelection};
+pub use snapshot::{Snapshot, SnapshotManager};
+pub use table::{Catalog, Table};

@@ -1,0 +1,277 @@
+//! A minimal Avro object-container reader (Java writes manifests with `DataFileWriter`).
+//!
+//! ```text
+//! "Obj\x01" | metadata map {avro.schema, avro.codec} | 16-byte sync
+//! { count: long | size: long | block bytes (codec-compressed) | sync }*
+//! ```
+//!
+//! Supports the codecs Paimon writes: `null`, `deflate` (raw deflate), `snappy` (with a
+//! 4-byte big-endian CRC32 of the uncompressed block) and `zstandard`. Decoding is pure: bytes
+//! in, [`Value`] records out; every length is checked and bad bytes give a reason, never a panic.
+
+mod decode;
+mod schema;
+
+use std::io::Read;
+
+pub use decode::Cursor;
+pub use schema::{RecordSchema, Schema};
+
+use crate::value::Value;
+
+/// The container magic.
+pub const MAGIC: &[u8; 4] = b"Obj\x01";
+
+/// Largest decompressed block accepted, to bound memory on corrupt input.
+const MAX_BLOCK_SIZE: usize = 1 << 30;
+
+/// A parsed container header.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// The writer schema.
+    pub schema: Schema,
+    /// The codec name (`null` when absent).
+    pub codec: String,
+    /// The 16-byte sync marker.
+    pub sync: [u8; 16],
+}
+
+/// Decodes every record of an Avro object-container file.
+///
+/// # Errors
+/// A reason string when the bytes are not a valid container; callers add the file path.
+pub fn read_container(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    let mut out = Vec::new();
+    for_each_record(bytes, |v| {
+        out.push(v);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Decodes the records of a container one at a time.
+///
+/// # Errors
+/// A reason string when the bytes are not a valid container, or the callback's error.
+pub fn for_each_record(
+    bytes: &[u8],
+    mut f: impl FnMut(Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut c = Cursor::new(bytes);
+    let header = read_header(&mut c)?;
+    while c.remaining() > 0 {
+        let count = c.read_long()?;
+        let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
+        let data = c.read_bytes()?;
+        let sync = c.take(16)?;
+        if sync != header.sync {
+            return Err(format!("sync marker mismatch before offset {}", c.pos()));
+        }
+        let block = decompress(&header.codec, data)?;
+        let mut bc = Cursor::new(&block);
+        if !header.schema.can_be_empty() && count > block.len() {
+            return Err(format!(
+                "block claims {count} records in {} bytes",
+                block.len()
+            ));
+        }
+        for _ in 0..count {
+            f(bc.read_value(&header.schema)?)?;
+        }
+        if bc.remaining() != 0 {
+            return Err(format!("{} trailing bytes in a block", bc.remaining()));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the header: magic, metadata and sync marker.
+///
+/// # Errors
+/// A reason when the header is malformed.
+pub fn read_header(c: &mut Cursor<'_>) -> Result<Header, String> {
+    if c.take(4)
+        .map_err(|_| "file shorter than the Avro magic".to_string())?
+        != MAGIC
+    {
+        return Err("not an Avro object container (bad magic)".into());
+    }
+    let mut schema_json = None;
+    let mut codec = "null".to_string();
+    loop {
+        let n = c.read_long()?;
+        if n == 0 {
+            break;
+        }
+        if n < 0 {
+            let _size = c.read_long()?;
+        }
+        let n = n.unsigned_abs();
+        if n > c.remaining() as u64 {
+            return Err(format!("metadata block of {n} entries exceeds the file"));
+        }
+        for _ in 0..n {
+            let k = c.read_string()?;
+            let v = c.read_bytes()?;
+            match k.as_str() {
+                "avro.schema" => {
+                    schema_json = Some(
+                        std::str::from_utf8(v)
+                            .map_err(|e| format!("avro.schema is not UTF-8: {e}"))?
+                            .to_string(),
+                    )
+                }
+                "avro.codec" => {
+                    codec = std::str::from_utf8(v)
+                        .map_err(|e| format!("avro.codec is not UTF-8: {e}"))?
+                        .to_string()
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut sync = [0u8; 16];
+    sync.copy_from_slice(c.take(16)?);
+    let schema = Schema::parse(&schema_json.ok_or("header has no avro.schema")?)?;
+    Ok(Header {
+        schema,
+        codec,
+        sync,
+    })
+}
+
+fn read_limited(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    r.take(MAX_BLOCK_SIZE as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("{what} block: {e}"))?;
+    if out.len() > MAX_BLOCK_SIZE {
+        return Err(format!(
+            "{what} block decompresses beyond {MAX_BLOCK_SIZE} bytes"
+        ));
+    }
+    Ok(out)
+}
+
+fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, String> {
+    use std::borrow::Cow;
+    match codec {
+        "null" | "" => Ok(Cow::Borrowed(data)),
+        "deflate" => Ok(Cow::Owned(read_limited(
+            flate2::read::DeflateDecoder::new(data),
+            "deflate",
+        )?)),
+        "zstandard" | "zstd" => {
+            let dec = zstd::stream::read::Decoder::new(data).map_err(|e| format!("zstd: {e}"))?;
+            Ok(Cow::Owned(read_limited(dec, "zstandard")?))
+        }
+        "snappy" => {
+            if data.len() < 4 {
+                return Err("snappy block shorter than its CRC".into());
+            }
+            let (body, crc) = data.split_at(data.len() - 4);
+            let len = snap::raw::decompress_len(body).map_err(|e| format!("snappy: {e}"))?;
+            if len > MAX_BLOCK_SIZE {
+                return Err(format!("snappy block claims {len} bytes"));
+            }
+            let out = snap::raw::Decoder::new()
+                .decompress_vec(body)
+                .map_err(|e| format!("snappy: {e}"))?;
+            let expected = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
+            if crc32fast::hash(&out) != expected {
+                return Err("snappy block CRC mismatch".into());
+            }
+            Ok(Cow::Owned(out))
+        }
+        other => Err(format!("unsupported Avro codec '{other}'")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zz(v: i64) -> Vec<u8> {
+        let mut u = ((v << 1) ^ (v >> 63)) as u64;
+        let mut out = Vec::new();
+        while u >= 0x80 {
+            out.push((u as u8) | 0x80);
+            u >>= 7;
+        }
+        out.push(u as u8);
+        out
+    }
+
+    fn container(codec: &str, block: &[u8], count: i64) -> Vec<u8> {
+        let schema = r#"{"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"s","type":["null","string"]}]}"#;
+        let mut f = MAGIC.to_vec();
+        f.extend(zz(2));
+        for (k, v) in [
+            ("avro.schema", schema.as_bytes()),
+            ("avro.codec", codec.as_bytes()),
+        ] {
+            f.extend(zz(k.len() as i64));
+            f.extend(k.as_bytes());
+            f.extend(zz(v.len() as i64));
+            f.extend(v);
+        }
+        f.extend(zz(0));
+        f.extend([7u8; 16]);
+        f.extend(zz(count));
+        f.extend(zz(block.len() as i64));
+        f.extend(block);
+        f.extend([7u8; 16]);
+        f
+    }
+
+    fn raw_block() -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend(zz(5));
+        b.extend(zz(1));
+        b.extend(zz(2));
+        b.extend(b"hi");
+        b.extend(zz(-3));
+        b.extend(zz(0));
+        b
+    }
+
+    fn check(values: Vec<Value>) {
+        assert_eq!(values.len(), 2);
+        let r = values[0].as_record().unwrap();
+        assert_eq!(r.get("a"), &Value::Int(5));
+        assert_eq!(r.get("s"), &Value::String("hi".into()));
+        assert_eq!(r.get("missing"), &Value::Null);
+        assert_eq!(values[1].as_record().unwrap().get("s"), &Value::Null);
+    }
+
+    #[test]
+    fn reads_every_codec() {
+        let raw = raw_block();
+        check(read_container(&container("null", &raw, 2)).unwrap());
+        let mut snappy = snap::raw::Encoder::new().compress_vec(&raw).unwrap();
+        snappy.extend(crc32fast::hash(&raw).to_be_bytes());
+        check(read_container(&container("snappy", &snappy, 2)).unwrap());
+        let z = zstd::encode_all(&raw[..], 1).unwrap();
+        check(read_container(&container("zstandard", &z, 2)).unwrap());
+        let mut enc =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut enc, &raw).unwrap();
+        check(read_container(&container("deflate", &enc.finish().unwrap(), 2)).unwrap());
+    }
+
+    #[test]
+    fn bad_bytes_are_errors_not_panics() {
+        let good = container("null", &raw_block(), 2);
+        for cut in 0..good.len() {
+            let _ = read_container(&good[..cut]);
+        }
+        for i in 0..good.len() {
+            let mut b = good.clone();
+            b[i] ^= 0xff;
+            let _ = read_container(&b);
+        }
+        assert!(read_container(&container("null", &raw_block(), 3)).is_err());
+        assert!(read_container(&container("lz5", &raw_block(), 2)).is_err());
+        assert!(read_container(b"ORC").is_err());
+    }
+}

@@ -1,0 +1,107 @@
+//! Errors of the control plane.
+
+/// Errors raised while reading table metadata and planning scans.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or table that does not exist.
+    #[error("not found: {path}")]
+    NotFound {
+        /// The missing path.
+        path: String,
+    },
+    /// A metadata file whose bytes or JSON do not follow the format.
+    #[error("corrupt file {path}: {reason}")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A table feature this planner does not handle.
+    #[error("unsupported: {feature}")]
+    Unsupported {
+        /// The feature.
+        feature: String,
+    },
+    /// A snapshot that existed but has been expired.
+    #[error("snapshot {id} has expired (earliest is {earliest})")]
+    SnapshotExpired {
+        /// The requested snapshot.
+        id: i64,
+        /// The earliest snapshot still present.
+        earliest: i64,
+    },
+    /// A snapshot that does not exist (or a table with no snapshot at all).
+    #[error("snapshot {id} not found in {path}")]
+    SnapshotNotFound {
+        /// The requested snapshot id (-1 when looking for latest/earliest).
+        id: i64,
+        /// The snapshot directory.
+        path: String,
+    },
+    /// A tag that does not exist.
+    #[error("tag '{name}' not found in {path}")]
+    TagNotFound {
+        /// Tag name.
+        name: String,
+        /// The tag directory.
+        path: String,
+    },
+    /// A storage failure.
+    #[error(transparent)]
+    Io(#[from] paimon_io::Error),
+    /// A format-model failure (schema, options, binary rows), with the file it came from.
+    #[error("in {path}: {source}")]
+    Spec {
+        /// The file being decoded.
+        path: String,
+        /// The format error.
+        #[source]
+        source: paimon_spec::Error,
+    },
+    /// A bug in paimon-rs.
+    #[error("internal error (a bug in paimon-rs): {0}")]
+    Internal(String),
+}
+
+/// Result with [`Error`] as default error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Builds [`Error::Corrupt`].
+    pub fn corrupt(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Builds [`Error::Unsupported`].
+    pub fn unsupported(feature: impl Into<String>) -> Self {
+        Error::Unsupported {
+            feature: feature.into(),
+        }
+    }
+
+    /// Wraps a format error with the file it came from.
+    pub fn spec(path: impl Into<String>, source: paimon_spec::Error) -> Self {
+        Error::Spec {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Maps a storage error, turning `NotFound` into [`Error::NotFound`].
+    pub fn io(e: paimon_io::Error) -> Self {
+        match e {
+            paimon_io::Error::NotFound { path } => Error::NotFound { path },
+            e => Error::Io(e),
+        }
+    }
+
+    /// Whether this is [`Error::NotFound`].
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+}

@@ -1,0 +1,190 @@
+//! Data manifest entries (Java `ManifestEntry`, `DataFileMeta`).
+
+use paimon_spec::binary::Datum;
+use paimon_spec::data_file::DataFileMeta;
+
+use super::{decode_records, Fields};
+use crate::error::{Error, Result};
+use crate::value::{Record, Value};
+
+/// Whether an entry adds or deletes a file (Java `FileKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// 0: the file becomes live.
+    Add,
+    /// 1: the file is removed.
+    Delete,
+}
+
+impl FileKind {
+    /// From the stored byte.
+    pub fn from_i64(v: i64) -> Option<Self> {
+        match v {
+            0 => Some(FileKind::Add),
+            1 => Some(FileKind::Delete),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of a data manifest (Java `ManifestEntry`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestEntry {
+    /// ADD or DELETE.
+    pub kind: FileKind,
+    /// Partition row, serialized with its arity prefix.
+    pub partition: Vec<u8>,
+    /// Bucket (-2 = postpone).
+    pub bucket: i32,
+    /// The table's bucket count when written.
+    pub total_buckets: i32,
+    /// The data file.
+    pub file: DataFileMeta,
+}
+
+/// `_VERSION` of manifest entries (Java `ManifestEntrySerializer`).
+const FORMAT_IDENTIFIER: i64 = 2;
+
+/// DataFileMeta field names in Java's order (`DataFileMeta.SCHEMA`).
+const FILE_FIELDS: [&str; 21] = [
+    "_FILE_NAME",
+    "_FILE_SIZE",
+    "_ROW_COUNT",
+    "_MIN_KEY",
+    "_MAX_KEY",
+    "_KEY_STATS",
+    "_VALUE_STATS",
+    "_MIN_SEQUENCE_NUMBER",
+    "_MAX_SEQUENCE_NUMBER",
+    "_SCHEMA_ID",
+    "_LEVEL",
+    "_EXTRA_FILES",
+    "_CREATION_TIME",
+    "_DELETE_ROW_COUNT",
+    "_EMBEDDED_FILE_INDEX",
+    "_FILE_SOURCE",
+    "_VALUE_STATS_COLS",
+    "_EXTERNAL_PATH",
+    "_FIRST_ROW_ID",
+    "_WRITE_COLS",
+    "_WRITE_COLS_SEQUENCES",
+];
+
+impl ManifestEntry {
+    /// Decodes a data manifest file.
+    ///
+    /// # Errors
+    /// `Corrupt` naming `path` on malformed bytes or fields.
+    pub fn decode_manifest(path: &str, bytes: bytes::Bytes) -> Result<Vec<ManifestEntry>> {
+        let f = Fields {
+            path,
+            what: "manifest entry",
+        };
+        decode_records(path, bytes)?
+            .into_iter()
+            .map(|r| Self::from_record(&f, r))
+            .collect()
+    }
+
+    fn from_record(f: &Fields<'_>, mut r: Record) -> Result<ManifestEntry> {
+        f.check_version(&r, FORMAT_IDENTIFIER)?;
+        let kind = FileKind::from_i64(f.long(&r, "_KIND")?)
+            .ok_or_else(|| f.err("_KIND", "not 0 (ADD) or 1 (DELETE)"))?;
+        let partition = f.bytes(&r, "_PARTITION")?;
+        let bucket = f.int(&r, "_BUCKET")?;
+        let total_buckets = f.opt_int(&r, "_TOTAL_BUCKETS")?.unwrap_or(-1);
+        let file = match r.take("_FILE") {
+            Value::Record(fr) => data_file_from_record(f, fr)?,
+            _ => return Err(f.err("_FILE", "missing or not a record")),
+        };
+        Ok(ManifestEntry {
+            kind,
+            partition,
+            bucket,
+            total_buckets,
+            file,
+        })
+    }
+
+    /// The identifier Java merges entries by (`FileEntry.Identifier`).
+    pub fn identifier(&self) -> FileIdentifier<'_> {
+        FileIdentifier {
+            partition: &self.partition,
+            bucket: self.bucket,
+            level: self.file.level,
+            file_name: &self.file.file_name,
+            extra_files: &self.file.extra_files,
+            embedded_index: self.file.embedded_index.as_deref(),
+            external_path: self.file.external_path.as_deref(),
+        }
+    }
+}
+
+/// The key of §3.8 reconciliation (Java `FileEntry.Identifier`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileIdentifier<'a> {
+    /// Serialized partition.
+    pub partition: &'a [u8],
+    /// Bucket.
+    pub bucket: i32,
+    /// Level.
+    pub level: i32,
+    /// File name.
+    pub file_name: &'a str,
+    /// Extra files.
+    pub extra_files: &'a [String],
+    /// Embedded index bytes.
+    pub embedded_index: Option<&'a [u8]>,
+    /// External path.
+    pub external_path: Option<&'a str>,
+}
+
+/// Maps a `_FILE` record onto [`DataFileMeta`] by field name.
+fn data_file_from_record(f: &Fields<'_>, mut r: Record) -> Result<DataFileMeta> {
+    let mut datums = Vec::with_capacity(FILE_FIELDS.len());
+    for name in FILE_FIELDS {
+        let v = r.take(name);
+        datums.push(to_datum(f, name, v)?);
+    }
+    DataFileMeta::from_datums(datums)
+        .map_err(|e| Error::corrupt(f.path, format!("DataFileMeta: {e}")))
+}
+
+fn to_datum(f: &Fields<'_>, name: &str, v: Value) -> Result<Datum> {
+    Ok(match (name, v) {
+        (_, Value::Null) => Datum::Null,
+        ("_KEY_STATS" | "_VALUE_STATS", Value::Record(s)) => f.stats_record(&s, name)?.to_datum(),
+        ("_CREATION_TIME", v) => Datum::Timestamp {
+            millis: v.as_i64().ok_or_else(|| f.err(name, "not a timestamp"))?,
+            nanos: 0,
+        },
+        ("_LEVEL", v) => Datum::Int(f_int(f, name, &v)?),
+        ("_FILE_SOURCE", v) => Datum::TinyInt(
+            i8::try_from(v.as_i64().ok_or_else(|| f.err(name, "not an integer"))?)
+                .map_err(|_| f.err(name, "out of TINYINT range"))?,
+        ),
+        (_, Value::Int(i)) => Datum::BigInt(i64::from(i)),
+        (_, Value::Long(l)) => Datum::BigInt(l),
+        (_, Value::String(s)) => Datum::String(s),
+        (_, Value::Bytes(b)) => Datum::Binary(b),
+        (_, Value::Array(a)) => Datum::Array(
+            a.into_iter()
+                .map(|x| match x {
+                    Value::String(s) => Ok(Datum::String(s)),
+                    Value::Null => Ok(Datum::Null),
+                    x => x
+                        .as_i64()
+                        .map(Datum::BigInt)
+                        .ok_or_else(|| f.err(name, "unexpected array element")),
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        (_, other) => return Err(f.err(name, &format!("unexpected value {other:?}"))),
+    })
+}
+
+fn f_int(f: &Fields<'_>, name: &str, v: &Value) -> Result<i32> {
+    v.as_i64()
+        .and_then(|x| i32::try_from(x).ok())
+        .ok_or_else(|| f.err(name, "not an int"))
+}

@@ -1,0 +1,127 @@
+//! Index manifest entries (Java `IndexManifestEntry`, `IndexFileMeta`).
+
+use super::{decode_records, Fields, FileKind};
+use crate::error::Result;
+use crate::value::{Record, Value};
+
+/// `_INDEX_TYPE` of deletion-vector index files (Java `DeletionVectorsIndexFile`).
+pub const DELETION_VECTORS_INDEX: &str = "DELETION_VECTORS";
+
+/// One entry of an index manifest (Java `IndexManifestEntry`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexManifestEntry {
+    /// ADD or DELETE (index manifests normally hold only ADDs).
+    pub kind: FileKind,
+    /// Partition row, serialized with its arity prefix.
+    pub partition: Vec<u8>,
+    /// Bucket.
+    pub bucket: i32,
+    /// The index file.
+    pub index_file: IndexFileMeta,
+}
+
+/// An index file (Java `IndexFileMeta`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexFileMeta {
+    /// `DELETION_VECTORS`, `HASH` or a global index type.
+    pub index_type: String,
+    /// File name in `index/` (or the bucket directory).
+    pub file_name: String,
+    /// Size in bytes.
+    pub file_size: i64,
+    /// Number of entries (DVs for a DV file).
+    pub row_count: i64,
+    /// Deletion vectors in the file, in file order.
+    pub dv_ranges: Option<Vec<DeletionVectorMeta>>,
+    /// Absolute path when stored outside the table.
+    pub external_path: Option<String>,
+}
+
+/// One deletion vector inside an index file (Java `DeletionVectorMeta`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletionVectorMeta {
+    /// The data file it applies to.
+    pub data_file_name: String,
+    /// Offset of its length prefix.
+    pub offset: i64,
+    /// Its length (see paimon-format.md §6).
+    pub length: i64,
+    /// Deleted rows, when known (1.0+).
+    pub cardinality: Option<i64>,
+}
+
+/// `_VERSION` of index manifests (Java `IndexManifestEntrySerializer`).
+const FORMAT_IDENTIFIER: i64 = 1;
+
+impl IndexManifestEntry {
+    /// Decodes an index manifest file.
+    ///
+    /// # Errors
+    /// `Corrupt` naming `path` on malformed bytes or fields.
+    pub fn decode_index_manifest(
+        path: &str,
+        bytes: bytes::Bytes,
+    ) -> Result<Vec<IndexManifestEntry>> {
+        let f = Fields {
+            path,
+            what: "index manifest entry",
+        };
+        decode_records(path, bytes)?
+            .iter()
+            .map(|r| {
+                f.check_version(r, FORMAT_IDENTIFIER)?;
+                Ok(IndexManifestEntry {
+                    kind: FileKind::from_i64(f.long(r, "_KIND")?)
+                        .ok_or_else(|| f.err("_KIND", "not 0 or 1"))?,
+                    partition: f.bytes(r, "_PARTITION")?,
+                    bucket: f.int(r, "_BUCKET")?,
+                    index_file: IndexFileMeta {
+                        index_type: f.string(r, "_INDEX_TYPE")?,
+                        file_name: f.string(r, "_FILE_NAME")?,
+                        file_size: f.long(r, "_FILE_SIZE")?,
+                        row_count: f.long(r, "_ROW_COUNT")?,
+                        dv_ranges: dv_ranges(&f, r)?,
+                        external_path: f.opt_string(r, "_EXTERNAL_PATH")?,
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+fn dv_ranges(f: &Fields<'_>, r: &Record) -> Result<Option<Vec<DeletionVectorMeta>>> {
+    const FIELD: &str = "_DELETIONS_VECTORS_RANGES";
+    let one = |e: &Record, name: Option<&str>| -> Result<DeletionVectorMeta> {
+        Ok(DeletionVectorMeta {
+            data_file_name: match name {
+                Some(n) => n.to_string(),
+                None => f.string(e, "f0")?,
+            },
+            offset: f.long(e, if name.is_some() { "f0" } else { "f1" })?,
+            length: f.long(e, if name.is_some() { "f1" } else { "f2" })?,
+            cardinality: f.opt_long(e, "_CARDINALITY")?,
+        })
+    };
+    match r.get(FIELD) {
+        Value::Null => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|v| match v {
+                Value::Null => None,
+                Value::Record(e) => Some(one(e, None)),
+                _ => Some(Err(f.err(FIELD, "element is not a record"))),
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        // Older layout: a map from data file name to (offset, length).
+        Value::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| match v {
+                Value::Record(e) => one(e, Some(k)),
+                _ => Err(f.err(FIELD, "map value is not a record")),
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        _ => Err(f.err(FIELD, "not an array")),
+    }
+}

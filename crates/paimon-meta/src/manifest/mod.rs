@@ -1,0 +1,139 @@
+//! Manifest files: manifest lists, data manifests and index manifests.
+//!
+//! Each reader is a pure function from file bytes to typed entries. The container format is
+//! detected from the magic (Avro `Obj\x01` or ORC `ORC`), not from table options, and fields are
+//! mapped by name so that every layout Java has written (0.8 .. 2.x) decodes.
+
+mod entry;
+mod index;
+mod list;
+
+pub use entry::{FileKind, ManifestEntry};
+pub use index::{DeletionVectorMeta, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};
+pub use list::ManifestFileMeta;
+
+use paimon_spec::stats::SimpleStats;
+
+use crate::error::{Error, Result};
+use crate::value::{Record, Value};
+
+/// Decodes the records of a manifest-family file, Avro or ORC by magic.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming `path` when the bytes are neither a valid Avro nor ORC file.
+pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
+    let values = if bytes.starts_with(crate::avro::MAGIC) {
+        crate::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
+    } else if bytes.starts_with(crate::orc::MAGIC) {
+        crate::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
+    } else {
+        return Err(Error::corrupt(
+            path,
+            "neither an Avro container nor an ORC file (unknown magic)",
+        ));
+    };
+    values
+        .into_iter()
+        .map(|v| match v {
+            Value::Record(r) => Ok(r),
+            other => Err(Error::corrupt(
+                path,
+                format!("top-level value is not a record: {other:?}"),
+            )),
+        })
+        .collect()
+}
+
+/// Field access helpers that produce `Corrupt` errors naming the file and field.
+pub(crate) struct Fields<'a> {
+    pub path: &'a str,
+    pub what: &'static str,
+}
+
+impl Fields<'_> {
+    pub fn err(&self, field: &str, why: &str) -> Error {
+        Error::corrupt(self.path, format!("{} field {field}: {why}", self.what))
+    }
+
+    pub fn long(&self, r: &Record, f: &str) -> Result<i64> {
+        r.get(f)
+            .as_i64()
+            .ok_or_else(|| self.err(f, "missing or not an integer"))
+    }
+
+    pub fn int(&self, r: &Record, f: &str) -> Result<i32> {
+        i32::try_from(self.long(r, f)?).map_err(|_| self.err(f, "out of int range"))
+    }
+
+    pub fn opt_long(&self, r: &Record, f: &str) -> Result<Option<i64>> {
+        match r.get(f) {
+            Value::Null => Ok(None),
+            v => v
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| self.err(f, "not an integer")),
+        }
+    }
+
+    pub fn opt_int(&self, r: &Record, f: &str) -> Result<Option<i32>> {
+        self.opt_long(r, f)?
+            .map(|v| i32::try_from(v).map_err(|_| self.err(f, "out of int range")))
+            .transpose()
+    }
+
+    pub fn string(&self, r: &Record, f: &str) -> Result<String> {
+        r.get(f)
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.err(f, "missing or not a string"))
+    }
+
+    pub fn opt_string(&self, r: &Record, f: &str) -> Result<Option<String>> {
+        match r.get(f) {
+            Value::Null => Ok(None),
+            Value::String(s) => Ok(Some(s.clone())),
+            _ => Err(self.err(f, "not a string")),
+        }
+    }
+
+    pub fn bytes(&self, r: &Record, f: &str) -> Result<Vec<u8>> {
+        match r.get(f) {
+            Value::Bytes(b) => Ok(b.clone()),
+            _ => Err(self.err(f, "missing or not bytes")),
+        }
+    }
+
+    pub fn stats(&self, r: &Record, f: &str) -> Result<SimpleStats> {
+        let s = r
+            .get(f)
+            .as_record()
+            .ok_or_else(|| self.err(f, "missing or not a record"))?;
+        self.stats_record(s, f)
+    }
+
+    pub fn stats_record(&self, s: &Record, f: &str) -> Result<SimpleStats> {
+        Ok(SimpleStats {
+            min_values: self.bytes(s, "_MIN_VALUES")?,
+            max_values: self.bytes(s, "_MAX_VALUES")?,
+            null_counts: match s.get("_NULL_COUNTS") {
+                Value::Null => None,
+                Value::Array(a) => Some(a.iter().map(Value::as_i64).collect()),
+                _ => return Err(self.err(f, "_NULL_COUNTS is not an array")),
+            },
+        })
+    }
+
+    pub fn check_version(&self, r: &Record, expected: i64) -> Result<()> {
+        if !r.has("_VERSION") {
+            return Ok(());
+        }
+        let v = self.long(r, "_VERSION")?;
+        if v != expected {
+            return Err(Error::unsupported(format!(
+                "{} format identifier {v} in {} (expected {expected}; please recreate the table)",
+                self.what, self.path
+            )));
+        }
+        Ok(())
+    }
+}

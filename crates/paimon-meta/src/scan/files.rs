@@ -1,0 +1,353 @@
+//! Reading manifests in parallel and reconciling their entries (Java `FileStoreScan`,
+//! `FileEntry.mergeEntries`, `IndexFileHandler`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use paimon_spec::binary::{BinaryRow, Datum};
+use paimon_spec::data_file::DeletionFile;
+use paimon_spec::predicate::Predicate;
+use paimon_spec::types::{DataField, DataType};
+use rayon::prelude::*;
+
+use super::partition_path::partition_path;
+use super::prune::{may_match, ColumnStats};
+use super::BucketFiles;
+use crate::error::{Error, Result};
+use crate::manifest::{
+    FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, DELETION_VECTORS_INDEX,
+};
+use crate::snapshot::Snapshot;
+use crate::table::Table;
+
+/// Deletion files keyed by (serialized partition, bucket, data file name).
+pub type DeletionIndex = HashMap<(Vec<u8>, i32, String), DeletionFile>;
+
+/// Decodes serialized partition rows with the table's partition types.
+#[derive(Debug, Clone)]
+pub struct PartitionDecoder {
+    fields: Vec<DataField>,
+    types: Vec<DataType>,
+}
+
+impl PartitionDecoder {
+    /// A decoder for `fields` (the partition columns in key order).
+    pub fn new(fields: Vec<DataField>) -> Self {
+        let types = fields
+            .iter()
+            .map(|f| f.data_type.with_nullable(true))
+            .collect();
+        PartitionDecoder { fields, types }
+    }
+
+    /// The partition columns.
+    pub fn fields(&self) -> &[DataField] {
+        &self.fields
+    }
+
+    /// Decodes `[arity][row]` bytes into typed values.
+    ///
+    /// # Errors
+    /// A format error when the row is malformed or has another arity.
+    pub fn decode(&self, bytes: &[u8]) -> paimon_spec::Result<Vec<Datum>> {
+        let row = BinaryRow::from_serialized(bytes)?;
+        row.to_datums(&self.types)
+    }
+
+    /// Whether a partition may match `pred` (columns other than partition keys are unknown).
+    pub fn may_match(&self, pred: &Predicate, values: &[Datum]) -> bool {
+        let lookup = |c: &str| {
+            self.fields
+                .iter()
+                .position(|f| f.name == c)
+                .and_then(|i| values.get(i))
+                .map(ColumnStats::exact)
+        };
+        may_match(pred, 1, &lookup)
+    }
+}
+
+/// Reads the manifests of one table with the scan's filters.
+#[derive(Debug)]
+pub(crate) struct ManifestReader {
+    table: Table,
+    manifest_dir: String,
+    partitions: PartitionDecoder,
+    filter: Option<Predicate>,
+    skip_level0: bool,
+}
+
+impl ManifestReader {
+    pub fn new(table: &Table, filter: Option<Predicate>) -> Result<Self> {
+        Ok(ManifestReader {
+            manifest_dir: paimon_io::join(table.path(), "manifest"),
+            partitions: PartitionDecoder::new(table.schema().partition_fields()),
+            skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
+            table: table.clone(),
+            filter,
+        })
+    }
+
+    fn read(&self, name: &str) -> Result<(String, bytes::Bytes)> {
+        let path = paimon_io::join(&self.manifest_dir, name);
+        let bytes = self.table.file_io().read(&path).map_err(Error::io)?;
+        Ok((path, bytes))
+    }
+
+    /// Reads every entry of the manifests in list `name`, in list order. In batch mode, entries
+    /// of postpone buckets (< 0) and, where Java skips them, level-0 files are dropped.
+    pub fn read_list_entries(&self, name: &str, batch: bool) -> Result<Vec<ManifestEntry>> {
+        let (path, bytes) = self.read(name)?;
+        let metas = ManifestFileMeta::decode_list(&path, bytes)?;
+        let metas: Vec<ManifestFileMeta> = metas
+            .into_iter()
+            .filter(|m| self.manifest_may_match(m, batch))
+            .collect();
+        let per_manifest: Vec<Vec<ManifestEntry>> = metas
+            .par_iter()
+            .map(|m| {
+                let (path, bytes) = self.read(&m.file_name)?;
+                let entries = ManifestEntry::decode_manifest(&path, bytes)?;
+                let mut cache: HashMap<Vec<u8>, bool> = HashMap::new();
+                let mut out = Vec::with_capacity(entries.len());
+                for e in entries {
+                    if batch && (e.bucket < 0 || (self.skip_level0 && e.file.level == 0)) {
+                        continue;
+                    }
+                    if let Some(filter) = &self.filter {
+                        let keep = match cache.get(&e.partition) {
+                            Some(k) => *k,
+                            None => {
+                                let values = self
+                                    .partitions
+                                    .decode(&e.partition)
+                                    .map_err(|err| Error::spec(&path, err))?;
+                                let k = self.partitions.may_match(filter, &values);
+                                cache.insert(e.partition.clone(), k);
+                                k
+                            }
+                        };
+                        if !keep {
+                            continue;
+                        }
+                    }
+                    out.push(e);
+                }
+                Ok(out)
+            })
+            .collect::<Result<_>>()?;
+        Ok(per_manifest.into_iter().flatten().collect())
+    }
+
+    fn manifest_may_match(&self, m: &ManifestFileMeta, batch: bool) -> bool {
+        if batch && m.max_bucket.is_some_and(|b| b < 0) {
+            return false;
+        }
+        if batch && self.skip_level0 && m.max_level == Some(0) {
+            return false;
+        }
+        let Some(filter) = &self.filter else {
+            return true;
+        };
+        let n = self.partitions.fields().len();
+        let (Ok(min), Ok(max)) = (m.partition_stats.min_row(), m.partition_stats.max_row()) else {
+            return true;
+        };
+        if n == 0 || min.arity() != n || max.arity() != n {
+            return true;
+        }
+        let rows = m.num_added_files + m.num_deleted_files;
+        let lookup = |c: &str| -> Option<ColumnStats> {
+            let i = self.partitions.fields().iter().position(|f| f.name == c)?;
+            let ty = self.partitions.types[i].clone();
+            let get = |r: &BinaryRow<'_>| r.get(i, &ty).ok().filter(|d| !d.is_null());
+            Some(ColumnStats {
+                min: get(&min),
+                max: get(&max),
+                null_count: m
+                    .partition_stats
+                    .null_counts
+                    .as_ref()
+                    .and_then(|v| v.get(i).copied().flatten()),
+            })
+        };
+        may_match(filter, rows, &lookup)
+    }
+
+    /// Deletion files from the snapshot's index manifest, keyed by
+    /// (partition, bucket, data file name).
+    pub fn deletion_files(&self, snapshot: &Snapshot) -> Result<DeletionIndex> {
+        let mut out = HashMap::new();
+        let Some(name) = &snapshot.index_manifest else {
+            return Ok(out);
+        };
+        let (path, bytes) = self.read(name)?;
+        let opts = self.table.options();
+        for e in IndexManifestEntry::decode_index_manifest(&path, bytes)? {
+            if e.kind != FileKind::Add || e.index_file.index_type != DELETION_VECTORS_INDEX {
+                continue;
+            }
+            let index_path = match &e.index_file.external_path {
+                Some(p) => p.clone(),
+                None if opts.index_file_in_data_file_dir => {
+                    let values = self
+                        .partitions
+                        .decode(&e.partition)
+                        .map_err(|err| Error::spec(&path, err))?;
+                    paimon_io::join(
+                        &self.bucket_path(&values, e.bucket, &path)?,
+                        &e.index_file.file_name,
+                    )
+                }
+                None => paimon_io::join(
+                    &paimon_io::join(self.table.path(), "index"),
+                    &e.index_file.file_name,
+                ),
+            };
+            for dv in e.index_file.dv_ranges.iter().flatten() {
+                out.insert(
+                    (e.partition.clone(), e.bucket, dv.data_file_name.clone()),
+                    DeletionFile {
+                        path: index_path.clone(),
+                        offset: dv.offset,
+                        length: dv.length,
+                        cardinality: dv.cardinality,
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Java `FileStorePathFactory.bucketPath`.
+    pub fn bucket_path(&self, partition: &[Datum], bucket: i32, context: &str) -> Result<String> {
+        let opts = self.table.options();
+        let part = partition_path(
+            self.partitions.fields(),
+            partition,
+            &opts.partition_default_name,
+            opts.partition_legacy_name,
+        )
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "partition directory name for values {partition:?} (in {context})"
+            ))
+        })?;
+        let mut p = self.table.path().to_string();
+        if let Some(d) = &opts.data_file_path_directory {
+            p = paimon_io::join(&p, d);
+        }
+        let bucket_dir = if bucket == -2 {
+            "bucket-postpone".to_string()
+        } else {
+            format!("bucket-{bucket}")
+        };
+        Ok(paimon_io::join(&p, &format!("{part}{bucket_dir}")))
+    }
+
+    /// Groups live entries by partition then bucket, in first-appearance order, attaching
+    /// deletion files when `dvs` is given.
+    pub fn group(
+        &self,
+        entries: Vec<ManifestEntry>,
+        dvs: Option<&DeletionIndex>,
+    ) -> Result<Vec<BucketFiles>> {
+        let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
+        let mut partitions: HashMap<Vec<u8>, Arc<Vec<Datum>>> = HashMap::new();
+        let mut part_order: Vec<Vec<u8>> = Vec::new();
+        let mut by_part: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        let mut out: Vec<BucketFiles> = Vec::new();
+        for e in entries {
+            let key = (e.partition.clone(), e.bucket);
+            let i = match index.get(&key) {
+                Some(i) => *i,
+                None => {
+                    let values = match partitions.get(&e.partition) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let v = Arc::new(
+                                self.partitions
+                                    .decode(&e.partition)
+                                    .map_err(|err| Error::spec(&self.manifest_dir, err))?,
+                            );
+                            partitions.insert(e.partition.clone(), v.clone());
+                            part_order.push(e.partition.clone());
+                            v
+                        }
+                    };
+                    let bucket_path = self.bucket_path(&values, e.bucket, &self.manifest_dir)?;
+                    out.push(BucketFiles {
+                        partition: e.partition.clone(),
+                        partition_values: (*values).clone(),
+                        bucket: e.bucket,
+                        total_buckets: e.total_buckets,
+                        bucket_path,
+                        files: Vec::new(),
+                        deletion_files: dvs.map(|_| Vec::new()),
+                    });
+                    let i = out.len() - 1;
+                    index.insert(key, i);
+                    by_part.entry(e.partition.clone()).or_default().push(i);
+                    i
+                }
+            };
+            let b = &mut out[i];
+            if let (Some(dvs), Some(list)) = (dvs, b.deletion_files.as_mut()) {
+                list.push(
+                    dvs.get(&(e.partition.clone(), e.bucket, e.file.file_name.clone()))
+                        .cloned(),
+                );
+            }
+            b.files.push(e.file);
+        }
+        // Java groups by partition first, then bucket (LinkedHashMaps in insertion order).
+        let mut slots: Vec<Option<BucketFiles>> = out.into_iter().map(Some).collect();
+        let mut ordered = Vec::with_capacity(slots.len());
+        for p in part_order {
+            for i in by_part.remove(&p).unwrap_or_default() {
+                if let Some(b) = slots.get_mut(i).and_then(Option::take) {
+                    ordered.push(b);
+                }
+            }
+        }
+        Ok(ordered)
+    }
+}
+
+/// Java `FileEntry.mergeEntries`: applies ADD/DELETE entries in order and returns the live
+/// ADD entries in the order Java's `LinkedHashMap` would hold them.
+///
+/// # Errors
+/// [`Error::Corrupt`] when a file is added twice without a delete in between.
+pub fn merge_entries(entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+    let mut live: Vec<usize> = {
+        let mut map: HashMap<_, usize> = HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let id = e.identifier();
+            match e.kind {
+                FileKind::Add => {
+                    if map.insert(id, i).is_some() {
+                        return Err(Error::corrupt(
+                            e.file.file_name.clone(),
+                            "manifest entries add the same file twice",
+                        ));
+                    }
+                }
+                FileKind::Delete => {
+                    if map.remove(&id).is_none() {
+                        map.insert(id, i);
+                    }
+                }
+            }
+        }
+        map.into_values()
+            .filter(|i| entries[*i].kind == FileKind::Add)
+            .collect()
+    };
+    live.sort_unstable();
+    let mut slots: Vec<Option<ManifestEntry>> = entries.into_iter().map(Some).collect();
+    Ok(live
+        .into_iter()
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+        .collect())
+}

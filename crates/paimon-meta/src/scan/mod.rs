@@ -1,0 +1,367 @@
+//! Scan planning: snapshot -> manifests -> live files -> splits (Java `SnapshotReaderImpl`,
+//! `FileStoreScan`).
+//!
+//! ```text
+//! snapshot ─┬─ base list ──┐
+//!           └─ delta list ─┴─> manifests (parallel) ─> ADD/DELETE merge ─> prune
+//!   index manifest ─> DV ranges ──────────────────────────────┐
+//!                     group by (partition, bucket) ─> SplitGenerator ─> DataSplit*
+//! ```
+
+mod files;
+pub mod partition_path;
+pub mod prune;
+pub mod split_gen;
+mod stats;
+
+use std::collections::HashMap;
+
+use paimon_spec::binary::Datum;
+use paimon_spec::data_file::{DataFileMeta, DeletionFile};
+use paimon_spec::options::MergeEngine;
+use paimon_spec::predicate::Predicate;
+use paimon_split::DataSplit;
+
+use crate::error::{Error, Result};
+use crate::snapshot::Snapshot;
+use crate::table::Table;
+pub use files::{merge_entries, PartitionDecoder};
+use split_gen::{KeyedFile, SplitGroup, SplitSizes};
+
+/// Which snapshot a scan reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotSelection {
+    /// The latest snapshot.
+    Latest,
+    /// A snapshot by id.
+    Id(i64),
+    /// The snapshot a tag points at.
+    Tag(String),
+    /// The latest snapshot committed at or before this time (epoch millis).
+    TimestampMs(i64),
+    /// The earliest snapshot whose watermark is at least this value.
+    Watermark(i64),
+}
+
+/// The result of planning: the snapshot read and the splits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The snapshot planned (None for a table without snapshots).
+    pub snapshot_id: Option<i64>,
+    /// The splits, grouped by partition and bucket.
+    pub splits: Vec<DataSplit>,
+}
+
+/// One live data file with where it lives (for `paimon files`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveFile {
+    /// Partition values, typed by the table's partition columns.
+    pub partition: Vec<Datum>,
+    /// Bucket.
+    pub bucket: i32,
+    /// Total buckets recorded with the file.
+    pub total_buckets: i32,
+    /// The bucket directory.
+    pub bucket_path: String,
+    /// The file's metadata.
+    pub file: DataFileMeta,
+    /// Its deletion vector, if any.
+    pub deletion_file: Option<DeletionFile>,
+}
+
+/// Builds a scan of a [`Table`]: `table.scan().with_snapshot(3).with_filter(p).plan()`.
+#[derive(Debug, Clone)]
+pub struct ScanBuilder {
+    table: Table,
+    selection: SnapshotSelection,
+    filter: Option<Predicate>,
+    incremental: Option<(i64, i64)>,
+}
+
+/// Files of one (partition, bucket), ready for split generation.
+#[derive(Debug)]
+struct BucketFiles {
+    partition: Vec<u8>,
+    partition_values: Vec<Datum>,
+    bucket: i32,
+    total_buckets: i32,
+    bucket_path: String,
+    files: Vec<DataFileMeta>,
+    deletion_files: Option<Vec<Option<DeletionFile>>>,
+}
+
+impl ScanBuilder {
+    /// A scan of the latest snapshot without filter.
+    pub fn new(table: Table) -> Self {
+        ScanBuilder {
+            table,
+            selection: SnapshotSelection::Latest,
+            filter: None,
+            incremental: None,
+        }
+    }
+
+    /// Reads snapshot `id`.
+    pub fn with_snapshot(mut self, id: i64) -> Self {
+        self.selection = SnapshotSelection::Id(id);
+        self
+    }
+
+    /// Reads the snapshot of tag `name`.
+    pub fn with_tag(mut self, name: impl Into<String>) -> Self {
+        self.selection = SnapshotSelection::Tag(name.into());
+        self
+    }
+
+    /// Reads the latest snapshot at or before `millis`.
+    pub fn with_timestamp_ms(mut self, millis: i64) -> Self {
+        self.selection = SnapshotSelection::TimestampMs(millis);
+        self
+    }
+
+    /// Reads the first snapshot whose watermark reaches `watermark`.
+    pub fn with_watermark(mut self, watermark: i64) -> Self {
+        self.selection = SnapshotSelection::Watermark(watermark);
+        self
+    }
+
+    /// Sets the snapshot selection.
+    pub fn with_selection(mut self, selection: SnapshotSelection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// Prunes with `filter`: partitions always, file value stats for append tables.
+    pub fn with_filter(mut self, filter: Predicate) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Plans the changes of snapshots in `(start, end]` (delta files) instead of a snapshot.
+    pub fn with_incremental(mut self, start: i64, end: i64) -> Self {
+        self.incremental = Some((start, end));
+        self
+    }
+
+    /// Resolves the selected snapshot.
+    ///
+    /// # Errors
+    /// `SnapshotNotFound` / `SnapshotExpired` / `TagNotFound` when the selection has no match.
+    pub fn snapshot(&self) -> Result<Option<Snapshot>> {
+        let sm = self.table.snapshot_manager();
+        match &self.selection {
+            SnapshotSelection::Latest => sm.latest(),
+            SnapshotSelection::Id(id) => sm.snapshot(*id).map(Some),
+            SnapshotSelection::Tag(name) => self.table.tag_manager().tag(name).map(Some),
+            SnapshotSelection::TimestampMs(t) => sm.earlier_or_equal_time_millis(*t),
+            SnapshotSelection::Watermark(w) => sm.later_or_equal_watermark(*w),
+        }
+    }
+
+    /// Plans the splits.
+    ///
+    /// # Errors
+    /// Storage, decoding, and `Unsupported` errors, each naming the file or feature.
+    pub fn plan(&self) -> Result<Plan> {
+        let Some((snapshot, buckets, streaming)) = self.collect()? else {
+            return Ok(Plan {
+                snapshot_id: None,
+                splits: Vec::new(),
+            });
+        };
+        let table = &self.table;
+        let opts = table.options();
+        let schema = table.schema();
+        let sizes = SplitSizes {
+            target: i64::try_from(opts.split_target_size).unwrap_or(i64::MAX),
+            open_file_cost: i64::try_from(opts.split_open_file_cost).unwrap_or(i64::MAX),
+        };
+        let pk = table.is_primary_key_table();
+        let key_types: Vec<_> = schema
+            .trimmed_primary_key_fields()
+            .into_iter()
+            .map(|f| f.data_type)
+            .collect();
+        let always_raw =
+            opts.deletion_vectors_enabled || opts.merge_engine == MergeEngine::FirstRow;
+        let count_blob_size = match opts.raw.get("blob.split-by-file-size") {
+            Some(v) => v.eq_ignore_ascii_case("true"),
+            None => !opts
+                .raw
+                .get("blob-as-descriptor")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true")),
+        };
+        let mut splits = Vec::new();
+        for b in buckets {
+            let groups: Vec<SplitGroup> = if streaming {
+                if !pk && opts.bucket == -1 && !opts.data_evolution_enabled {
+                    split_gen::append_batch(b.files.clone(), sizes)
+                } else if opts.data_evolution_enabled {
+                    split_gen::data_evolution_batch(b.files.clone(), sizes, count_blob_size)
+                } else {
+                    vec![SplitGroup {
+                        files: b.files.clone(),
+                        raw_convertible: true,
+                    }]
+                }
+            } else if opts.data_evolution_enabled {
+                split_gen::data_evolution_batch(b.files.clone(), sizes, count_blob_size)
+            } else if pk {
+                let keyed = b
+                    .files
+                    .iter()
+                    .map(|f| keyed_file(f, &key_types, &b.bucket_path))
+                    .collect::<Result<Vec<_>>>()?;
+                split_gen::merge_tree_batch(keyed, sizes, always_raw)
+            } else {
+                split_gen::append_batch(b.files.clone(), sizes)
+            };
+            let dv_of: HashMap<&str, &Option<DeletionFile>> = match &b.deletion_files {
+                Some(d) => b
+                    .files
+                    .iter()
+                    .map(|f| f.file_name.as_str())
+                    .zip(d.iter())
+                    .collect(),
+                None => HashMap::new(),
+            };
+            for g in groups {
+                let deletion_files = b.deletion_files.as_ref().map(|_| {
+                    g.files
+                        .iter()
+                        .map(|f| dv_of.get(f.file_name.as_str()).and_then(|d| (*d).clone()))
+                        .collect()
+                });
+                splits.push(DataSplit {
+                    snapshot_id: snapshot.id,
+                    partition: b.partition.clone(),
+                    bucket: b.bucket,
+                    bucket_path: b.bucket_path.clone(),
+                    total_buckets: Some(b.total_buckets),
+                    before_files: Vec::new(),
+                    before_deletion_files: None,
+                    data_files: g.files,
+                    data_deletion_files: deletion_files,
+                    is_streaming: streaming,
+                    raw_convertible: g.raw_convertible,
+                });
+            }
+        }
+        Ok(Plan {
+            snapshot_id: Some(snapshot.id),
+            splits,
+        })
+    }
+
+    /// The live files the plan would read, with partition, bucket and deletion file.
+    ///
+    /// # Errors
+    /// As [`ScanBuilder::plan`].
+    pub fn live_files(&self) -> Result<Vec<LiveFile>> {
+        let Some((_, buckets, _)) = self.collect()? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for b in buckets {
+            for (i, f) in b.files.into_iter().enumerate() {
+                out.push(LiveFile {
+                    partition: b.partition_values.clone(),
+                    bucket: b.bucket,
+                    total_buckets: b.total_buckets,
+                    bucket_path: b.bucket_path.clone(),
+                    deletion_file: b
+                        .deletion_files
+                        .as_ref()
+                        .and_then(|d| d.get(i).cloned().flatten()),
+                    file: f,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolves the snapshot and the live (or delta) files grouped by partition and bucket.
+    fn collect(&self) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
+        let table = &self.table;
+        let reader = files::ManifestReader::new(table, self.filter.clone())?;
+        let (snapshot, entries, streaming) = match self.incremental {
+            Some((start, end)) => {
+                if start > end {
+                    return Err(Error::unsupported(format!(
+                        "incremental scan with start {start} after end {end}"
+                    )));
+                }
+                let sm = table.snapshot_manager();
+                let end_snapshot = sm.snapshot(end)?;
+                let mut entries = Vec::new();
+                for id in (start + 1)..=end {
+                    let s = if id == end {
+                        end_snapshot.clone()
+                    } else {
+                        sm.snapshot(id)?
+                    };
+                    entries.extend(reader.read_list_entries(&s.delta_manifest_list, false)?);
+                }
+                (end_snapshot, merge_entries(entries)?, true)
+            }
+            None => {
+                let Some(snapshot) = self.snapshot()? else {
+                    return Ok(None);
+                };
+                let mut entries = reader.read_list_entries(&snapshot.base_manifest_list, true)?;
+                entries.extend(reader.read_list_entries(&snapshot.delta_manifest_list, true)?);
+                (snapshot, merge_entries(entries)?, false)
+            }
+        };
+        let mut entries = entries;
+        if let (Some(filter), false) = (&self.filter, table.is_primary_key_table()) {
+            if !table.options().data_evolution_enabled {
+                let current = table.schema();
+                let mut kept = Vec::with_capacity(entries.len());
+                for e in entries {
+                    let file_schema = table.schema_manager().schema(e.file.schema_id)?;
+                    if stats::file_may_match(filter, &e.file, current, &file_schema) {
+                        kept.push(e);
+                    }
+                }
+                entries = kept;
+            }
+        }
+        let dvs = if !streaming && table.options().deletion_vectors_enabled {
+            Some(reader.deletion_files(&snapshot)?)
+        } else {
+            None
+        };
+        let buckets = reader.group(entries, dvs.as_ref())?;
+        Ok(Some((snapshot, buckets, streaming)))
+    }
+}
+
+fn keyed_file(
+    f: &DataFileMeta,
+    key_types: &[paimon_spec::types::DataType],
+    where_: &str,
+) -> Result<KeyedFile> {
+    let decode = |bytes: &[u8]| -> Result<Vec<Datum>> {
+        let row = paimon_spec::binary::BinaryRow::from_serialized(bytes)
+            .map_err(|e| Error::spec(format!("{where_}/{}", f.file_name), e))?;
+        if row.arity() != key_types.len() {
+            return Err(Error::corrupt(
+                format!("{where_}/{}", f.file_name),
+                format!(
+                    "key row has arity {} but the table has {} key fields",
+                    row.arity(),
+                    key_types.len()
+                ),
+            ));
+        }
+        let types: Vec<_> = key_types.iter().map(|t| t.with_nullable(true)).collect();
+        row.to_datums(&types)
+            .map_err(|e| Error::spec(format!("{where_}/{}", f.file_name), e))
+    };
+    Ok(KeyedFile {
+        min_key: decode(&f.min_key)?,
+        max_key: decode(&f.max_key)?,
+        file: f.clone(),
+    })
+}

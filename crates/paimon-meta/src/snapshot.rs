@@ -1,0 +1,357 @@
+//! Snapshots (Java `Snapshot`) and their discovery (Java `SnapshotManager`, `HintFileUtils`).
+
+use std::collections::BTreeMap;
+
+use paimon_io::FileIORef;
+use serde_json::Value as Json;
+
+use crate::error::{Error, Result};
+
+/// Prefix of snapshot files.
+pub const SNAPSHOT_PREFIX: &str = "snapshot-";
+/// Hint file holding the latest snapshot id.
+pub const LATEST: &str = "LATEST";
+/// Hint file holding the earliest snapshot id.
+pub const EARLIEST: &str = "EARLIEST";
+
+/// One `snapshot/snapshot-N` file (Java `Snapshot`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// JSON layout version (1 when absent).
+    pub version: i32,
+    /// Snapshot id.
+    pub id: i64,
+    /// Schema id.
+    pub schema_id: i64,
+    /// Manifest list of earlier changes.
+    pub base_manifest_list: String,
+    /// Manifest list of this snapshot's changes.
+    pub delta_manifest_list: String,
+    /// Manifest list of the changelog, when produced.
+    pub changelog_manifest_list: Option<String>,
+    /// Index manifest: the complete live index-file set.
+    pub index_manifest: Option<String>,
+    /// Committing user.
+    pub commit_user: String,
+    /// Commit identifier.
+    pub commit_identifier: i64,
+    /// `APPEND`, `COMPACT`, `OVERWRITE` or `ANALYZE`.
+    pub commit_kind: String,
+    /// Commit time, epoch millis.
+    pub time_millis: i64,
+    /// Unmerged record count of live files.
+    pub total_record_count: Option<i64>,
+    /// Net record change of this snapshot.
+    pub delta_record_count: Option<i64>,
+    /// Changelog record count.
+    pub changelog_record_count: Option<i64>,
+    /// Watermark (`Long.MIN_VALUE` = none).
+    pub watermark: Option<i64>,
+    /// Statistics file name.
+    pub statistics: Option<String>,
+    /// Free-form properties.
+    pub properties: Option<BTreeMap<String, String>>,
+    /// Next row id (row tracking).
+    pub next_row_id: Option<i64>,
+}
+
+impl Snapshot {
+    /// Parses snapshot JSON (also tag files, which add fields that are ignored).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming `path` on malformed JSON or missing keys.
+    pub fn from_json_str(path: &str, text: &str) -> Result<Self> {
+        let v: Json =
+            serde_json::from_str(text).map_err(|e| Error::corrupt(path, e.to_string()))?;
+        let o = v
+            .as_object()
+            .ok_or_else(|| Error::corrupt(path, "snapshot JSON is not an object"))?;
+        let long = |k: &str| -> Result<i64> {
+            o.get(k).and_then(Json::as_i64).ok_or_else(|| {
+                Error::corrupt(
+                    path,
+                    format!("snapshot key \"{k}\" missing or not a number"),
+                )
+            })
+        };
+        let opt_long = |k: &str| o.get(k).and_then(Json::as_i64);
+        let string = |k: &str| -> Result<String> {
+            o.get(k)
+                .and_then(Json::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        path,
+                        format!("snapshot key \"{k}\" missing or not a string"),
+                    )
+                })
+        };
+        let opt_string = |k: &str| o.get(k).and_then(Json::as_str).map(str::to_string);
+        Ok(Snapshot {
+            version: opt_long("version")
+                .and_then(|v| i32::try_from(v).ok())
+                .unwrap_or(1),
+            id: long("id")?,
+            schema_id: long("schemaId")?,
+            base_manifest_list: string("baseManifestList")?,
+            delta_manifest_list: string("deltaManifestList")?,
+            changelog_manifest_list: opt_string("changelogManifestList"),
+            index_manifest: opt_string("indexManifest"),
+            commit_user: opt_string("commitUser").unwrap_or_default(),
+            commit_identifier: match o.get("commitIdentifier") {
+                Some(Json::String(s)) => s.parse().unwrap_or(0),
+                Some(v) => v.as_i64().unwrap_or(0),
+                None => 0,
+            },
+            commit_kind: opt_string("commitKind").unwrap_or_default(),
+            time_millis: long("timeMillis")?,
+            total_record_count: opt_long("totalRecordCount"),
+            delta_record_count: opt_long("deltaRecordCount"),
+            changelog_record_count: opt_long("changelogRecordCount"),
+            watermark: opt_long("watermark"),
+            statistics: opt_string("statistics"),
+            properties: o.get("properties").and_then(Json::as_object).map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
+                    })
+                    .collect()
+            }),
+            next_row_id: opt_long("nextRowId"),
+        })
+    }
+}
+
+/// Finds and reads the snapshots of one branch (Java `SnapshotManager`).
+#[derive(Debug, Clone)]
+pub struct SnapshotManager {
+    file_io: FileIORef,
+    dir: String,
+}
+
+impl SnapshotManager {
+    /// Snapshots under `branch_root/snapshot`.
+    pub fn new(file_io: FileIORef, branch_root: &str) -> Self {
+        SnapshotManager {
+            file_io,
+            dir: paimon_io::join(branch_root, "snapshot"),
+        }
+    }
+
+    /// The snapshot directory.
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// Path of `snapshot-<id>`.
+    pub fn snapshot_path(&self, id: i64) -> String {
+        paimon_io::join(&self.dir, &format!("{SNAPSHOT_PREFIX}{id}"))
+    }
+
+    /// Reads snapshot `id`.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotExpired`] when `id` is older than the earliest snapshot,
+    /// [`Error::SnapshotNotFound`] when it does not exist otherwise.
+    pub fn snapshot(&self, id: i64) -> Result<Snapshot> {
+        let path = self.snapshot_path(id);
+        match self.file_io.read(&path) {
+            Ok(b) => {
+                let text =
+                    std::str::from_utf8(&b).map_err(|e| Error::corrupt(&path, e.to_string()))?;
+                Snapshot::from_json_str(&path, text)
+            }
+            Err(e) if e.is_not_found() => match self.earliest_id()? {
+                Some(earliest) if id < earliest => Err(Error::SnapshotExpired { id, earliest }),
+                _ => Err(Error::SnapshotNotFound {
+                    id,
+                    path: self.dir.clone(),
+                }),
+            },
+            Err(e) => Err(Error::io(e)),
+        }
+    }
+
+    /// Every snapshot id present, ascending.
+    ///
+    /// # Errors
+    /// Storage errors; a missing directory gives an empty list.
+    pub fn snapshot_ids(&self) -> Result<Vec<i64>> {
+        let entries = match self.file_io.list(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.is_not_found() => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io(e)),
+        };
+        let mut ids: Vec<i64> = entries
+            .iter()
+            .filter(|e| !e.is_dir)
+            .filter_map(|e| e.name().strip_prefix(SNAPSHOT_PREFIX)?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    fn read_hint(&self, name: &str) -> Result<Option<i64>> {
+        match self.file_io.read(&paimon_io::join(&self.dir, name)) {
+            Ok(b) => Ok(std::str::from_utf8(&b)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(Error::io(e)),
+        }
+    }
+
+    fn exists(&self, id: i64) -> Result<bool> {
+        self.file_io
+            .exists(&self.snapshot_path(id))
+            .map_err(Error::io)
+    }
+
+    /// The latest snapshot id: the `LATEST` hint if `snapshot-(n+1)` does not exist, else the
+    /// largest listed id (Java `HintFileUtils.findLatest`).
+    ///
+    /// # Errors
+    /// Storage errors.
+    pub fn latest_id(&self) -> Result<Option<i64>> {
+        if let Some(n) = self.read_hint(LATEST)? {
+            if n > 0 && self.exists(n)? && !self.exists(n + 1)? {
+                return Ok(Some(n));
+            }
+        }
+        Ok(self.snapshot_ids()?.last().copied())
+    }
+
+    /// The earliest snapshot id: the `EARLIEST` hint if that snapshot exists, else the smallest
+    /// listed id (Java `HintFileUtils.findEarliest`).
+    ///
+    /// # Errors
+    /// Storage errors.
+    pub fn earliest_id(&self) -> Result<Option<i64>> {
+        if let Some(n) = self.read_hint(EARLIEST)? {
+            if self.exists(n)? {
+                return Ok(Some(n));
+            }
+        }
+        Ok(self.snapshot_ids()?.first().copied())
+    }
+
+    /// The latest snapshot, if any.
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn latest(&self) -> Result<Option<Snapshot>> {
+        self.latest_id()?.map(|id| self.snapshot(id)).transpose()
+    }
+
+    /// The earliest snapshot, if any.
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn earliest(&self) -> Result<Option<Snapshot>> {
+        self.earliest_id()?.map(|id| self.snapshot(id)).transpose()
+    }
+
+    /// Every snapshot, ascending by id.
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn snapshots(&self) -> Result<Vec<Snapshot>> {
+        self.snapshot_ids()?
+            .into_iter()
+            .map(|id| self.snapshot(id))
+            .collect()
+    }
+
+    /// The latest snapshot committed at or before `time_millis` (Java
+    /// `SnapshotManager.earlierOrEqualTimeMills`), by binary search over contiguous ids.
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn earlier_or_equal_time_millis(&self, time_millis: i64) -> Result<Option<Snapshot>> {
+        let (Some(mut lo), Some(mut hi)) = (self.earliest_id()?, self.latest_id()?) else {
+            return Ok(None);
+        };
+        let earliest = self.snapshot(lo)?;
+        if earliest.time_millis > time_millis {
+            return Ok(None);
+        }
+        let mut best = earliest;
+        lo += 1;
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            let s = self.snapshot(mid)?;
+            if s.time_millis <= time_millis {
+                lo = mid + 1;
+                best = s;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Ok(Some(best))
+    }
+
+    /// The latest snapshot whose watermark is at least `watermark`'s predecessor: the first
+    /// snapshot with `watermark >= value` (Java `laterOrEqualWatermark`).
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn later_or_equal_watermark(&self, watermark: i64) -> Result<Option<Snapshot>> {
+        for id in self.snapshot_ids()? {
+            let s = self.snapshot(id)?;
+            if s.watermark.is_some_and(|w| w != i64::MIN && w >= watermark) {
+                return Ok(Some(s));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn snap_json(id: i64, t: i64) -> String {
+        format!(
+            r#"{{"version":3,"id":{id},"schemaId":0,"baseManifestList":"b","deltaManifestList":"d","commitUser":"u","commitIdentifier":1,"commitKind":"APPEND","timeMillis":{t},"logOffsets":{{}},"totalRecordCount":1,"deltaRecordCount":1,"watermark":-9223372036854775808}}"#
+        )
+    }
+
+    #[test]
+    fn hints_with_fallbacks_and_time_travel() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let sdir = dir.path().join("snapshot");
+        std::fs::create_dir(&sdir).unwrap();
+        for id in 2..=5 {
+            std::fs::write(sdir.join(format!("snapshot-{id}")), snap_json(id, id * 100)).unwrap();
+        }
+        // Stale hints: LATEST=3 but snapshot-4 exists; EARLIEST=1 but it was expired.
+        std::fs::write(sdir.join("LATEST"), "3").unwrap();
+        std::fs::write(sdir.join("EARLIEST"), "1").unwrap();
+        let m = SnapshotManager::new(Arc::new(paimon_io::LocalFileIO::new()), root);
+        assert_eq!(m.latest_id().unwrap(), Some(5));
+        assert_eq!(m.earliest_id().unwrap(), Some(2));
+        assert!(matches!(
+            m.snapshot(1),
+            Err(Error::SnapshotExpired { id: 1, earliest: 2 })
+        ));
+        assert!(matches!(
+            m.snapshot(9),
+            Err(Error::SnapshotNotFound { id: 9, .. })
+        ));
+        assert_eq!(m.earlier_or_equal_time_millis(350).unwrap().unwrap().id, 3);
+        assert_eq!(m.earlier_or_equal_time_millis(500).unwrap().unwrap().id, 5);
+        assert!(m.earlier_or_equal_time_millis(10).unwrap().is_none());
+        std::fs::write(sdir.join("LATEST"), "5").unwrap();
+        assert_eq!(m.latest_id().unwrap(), Some(5));
+        let s = m.snapshot(4).unwrap();
+        assert_eq!(s.watermark, Some(i64::MIN));
+        assert_eq!(s.index_manifest, None);
+    }
+}

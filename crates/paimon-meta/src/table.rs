@@ -1,0 +1,236 @@
+//! Tables (Java `FileStoreTable`) and the filesystem catalog (Java `FileSystemCatalog`).
+
+use std::sync::Arc;
+
+use paimon_io::FileIORef;
+use paimon_spec::options::CoreOptions;
+use paimon_spec::schema::TableSchemaRef;
+
+use crate::error::{Error, Result};
+use crate::scan::{LiveFile, ScanBuilder};
+use crate::schema_manager::{SchemaManager, TagManager};
+use crate::snapshot::{Snapshot, SnapshotManager};
+
+/// The default branch.
+pub const MAIN_BRANCH: &str = "main";
+/// Suffix of database directories.
+pub const DB_SUFFIX: &str = ".db";
+
+/// One Paimon table at one branch: its storage, latest schema and options.
+#[derive(Debug, Clone)]
+pub struct Table {
+    inner: Arc<TableInner>,
+}
+
+#[derive(Debug)]
+struct TableInner {
+    file_io: FileIORef,
+    path: String,
+    branch: String,
+    schema: TableSchemaRef,
+    options: CoreOptions,
+    schemas: SchemaManager,
+    snapshots: SnapshotManager,
+    tags: TagManager,
+}
+
+/// Directory holding a branch's snapshot, schema and tag directories.
+pub fn branch_root(table_path: &str, branch: &str) -> String {
+    if branch == MAIN_BRANCH || branch.is_empty() {
+        table_path.to_string()
+    } else {
+        paimon_io::join(table_path, &format!("branch/branch-{branch}"))
+    }
+}
+
+impl Table {
+    /// Opens the table at `path` (main branch).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the directory has no schema; decoding errors otherwise.
+    pub fn open(file_io: FileIORef, path: &str) -> Result<Table> {
+        Self::open_branch(file_io, path, MAIN_BRANCH)
+    }
+
+    /// Opens `branch` of the table at `path`. Data, manifest and index directories are shared
+    /// at the table root; snapshots, schemas and tags are per branch.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the branch has no schema.
+    pub fn open_branch(file_io: FileIORef, path: &str, branch: &str) -> Result<Table> {
+        let path = path.trim_end_matches('/').to_string();
+        let root = branch_root(&path, branch);
+        let schemas = SchemaManager::new(file_io.clone(), &root);
+        let schema = schemas.latest()?.ok_or_else(|| Error::NotFound {
+            path: paimon_io::join(&root, "schema"),
+        })?;
+        let options = CoreOptions::try_new(&schema.options)
+            .map_err(|e| Error::spec(paimon_io::join(&root, "schema"), e))?;
+        Ok(Table {
+            inner: Arc::new(TableInner {
+                snapshots: SnapshotManager::new(file_io.clone(), &root),
+                tags: TagManager::new(file_io.clone(), &root),
+                file_io,
+                path,
+                branch: branch.to_string(),
+                schema,
+                options,
+                schemas,
+            }),
+        })
+    }
+
+    /// The same table at another branch.
+    ///
+    /// # Errors
+    /// As [`Table::open_branch`].
+    pub fn with_branch(&self, branch: &str) -> Result<Table> {
+        Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)
+    }
+
+    /// Table root directory (data, manifests and indexes live here for every branch).
+    pub fn path(&self) -> &str {
+        &self.inner.path
+    }
+
+    /// Branch name.
+    pub fn branch(&self) -> &str {
+        &self.inner.branch
+    }
+
+    /// Storage.
+    pub fn file_io(&self) -> &FileIORef {
+        &self.inner.file_io
+    }
+
+    /// The latest schema.
+    pub fn schema(&self) -> &TableSchemaRef {
+        &self.inner.schema
+    }
+
+    /// Options of the latest schema.
+    pub fn options(&self) -> &CoreOptions {
+        &self.inner.options
+    }
+
+    /// Schema files of this branch.
+    pub fn schema_manager(&self) -> &SchemaManager {
+        &self.inner.schemas
+    }
+
+    /// Snapshot files of this branch.
+    pub fn snapshot_manager(&self) -> &SnapshotManager {
+        &self.inner.snapshots
+    }
+
+    /// Tag files of this branch.
+    pub fn tag_manager(&self) -> &TagManager {
+        &self.inner.tags
+    }
+
+    /// Every snapshot, ascending.
+    ///
+    /// # Errors
+    /// Storage or decoding errors.
+    pub fn snapshots(&self) -> Result<Vec<Snapshot>> {
+        self.inner.snapshots.snapshots()
+    }
+
+    /// Whether this is a primary-key table.
+    pub fn is_primary_key_table(&self) -> bool {
+        !self.inner.schema.primary_keys.is_empty()
+    }
+
+    /// A scan builder over this table.
+    pub fn scan(&self) -> ScanBuilder {
+        ScanBuilder::new(self.clone())
+    }
+
+    /// The live data files of the latest snapshot (or the snapshot `scan` selects), with
+    /// their partition and bucket; for the `files` command.
+    ///
+    /// # Errors
+    /// As [`ScanBuilder::plan`].
+    pub fn live_files(&self, scan: Option<ScanBuilder>) -> Result<Vec<LiveFile>> {
+        scan.unwrap_or_else(|| self.scan()).live_files()
+    }
+}
+
+/// A catalog over a warehouse directory: `<warehouse>/<db>.db/<table>` (Java
+/// `FileSystemCatalog`).
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    file_io: FileIORef,
+    warehouse: String,
+}
+
+impl Catalog {
+    /// A catalog over `warehouse`.
+    pub fn new(file_io: FileIORef, warehouse: &str) -> Self {
+        Catalog {
+            file_io,
+            warehouse: warehouse.trim_end_matches('/').to_string(),
+        }
+    }
+
+    /// Database names (directories ending in `.db`), sorted.
+    ///
+    /// # Errors
+    /// Storage errors.
+    pub fn list_databases(&self) -> Result<Vec<String>> {
+        Ok(self
+            .file_io
+            .list(&self.warehouse)
+            .map_err(Error::io)?
+            .iter()
+            .filter(|e| e.is_dir)
+            .filter_map(|e| e.name().strip_suffix(DB_SUFFIX).map(str::to_string))
+            .collect())
+    }
+
+    /// Table names of a database: subdirectories holding a `schema` directory.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the database does not exist.
+    pub fn list_tables(&self, database: &str) -> Result<Vec<String>> {
+        let db = self.database_path(database);
+        let mut out = Vec::new();
+        for e in self.file_io.list(&db).map_err(Error::io)? {
+            if e.is_dir
+                && self
+                    .file_io
+                    .exists(&paimon_io::join(&e.path, "schema"))
+                    .map_err(Error::io)?
+            {
+                out.push(e.name().to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Path of a database directory.
+    pub fn database_path(&self, database: &str) -> String {
+        paimon_io::join(&self.warehouse, &format!("{database}{DB_SUFFIX}"))
+    }
+
+    /// Path of a table directory.
+    pub fn table_path(&self, database: &str, table: &str) -> String {
+        paimon_io::join(&self.database_path(database), table)
+    }
+
+    /// Loads `database.table`; `table$branch_<name>` selects a branch as Java does.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the table does not exist.
+    pub fn get_table(&self, database: &str, table: &str) -> Result<Table> {
+        let (name, branch) = match table.split_once("$branch_") {
+            Some((n, b)) => (n, b),
+            None => (table, MAIN_BRANCH),
+        };
+        Table::open_branch(
+            self.file_io.clone(),
+            &self.table_path(database, name),
+            branch,
+        )
+    }
+}

@@ -1,0 +1,42 @@
+//! Every shared table plans its latest snapshot, or fails with a listed `Unsupported`.
+
+use std::sync::Arc;
+
+use paimon_meta::{Error, Table};
+
+use crate::common;
+
+/// Tables we cannot plan yet, each with the reason (a typed `Unsupported` is expected).
+pub const SKIP: &[(&str, &str)] = &[];
+
+#[test]
+fn every_table_plans_its_latest_snapshot() {
+    let tables = common::all_tables();
+    assert!(
+        tables.len() > 100,
+        "expected the full paimon-cpp table set, found {}",
+        tables.len()
+    );
+    let mut failures = Vec::new();
+    let mut planned = 0;
+    for t in &tables {
+        let rel = common::rel(t);
+        let result = Table::open(Arc::new(paimon_io::LocalFileIO::new()), t.to_str().unwrap())
+            .and_then(|table| table.scan().plan());
+        let skipped = SKIP.iter().find(|(name, _)| *name == rel);
+        match (result, skipped) {
+            (Ok(_), None) => planned += 1,
+            (Ok(_), Some(_)) => failures.push(format!("{rel}: planned but is in the skip list")),
+            (Err(Error::Unsupported { .. }), Some(_)) => {}
+            (Err(e), _) => failures.push(format!("{rel}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} tables failed:\n{}",
+        failures.len(),
+        tables.len(),
+        failures.join("\n")
+    );
+    assert_eq!(planned + SKIP.len(), tables.len());
+}

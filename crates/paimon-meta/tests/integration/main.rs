@@ -1,0 +1,5 @@
+//! Integration tests of paimon-meta against the real tables in `../shared/testdata/paimon-cpp`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
+
+mod all_tables;
+mod common;
