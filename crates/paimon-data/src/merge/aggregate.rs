@@ -121,10 +121,15 @@ impl AggFunction {
             "listagg" => AggFunction::ListAgg,
             "collect" => AggFunction::Collect,
             "merge_map" => AggFunction::MergeMap,
-            "merge_map_with_keytime" | "nested_update" | "nested_partial_update"
-            | "hll_sketch" | "theta_sketch" | "rbm32" | "rbm64" | "count" | "avg" => {
-                return Err(unsupported(format!("aggregate function '{name}'")))
-            }
+            "merge_map_with_keytime"
+            | "nested_update"
+            | "nested_partial_update"
+            | "hll_sketch"
+            | "theta_sketch"
+            | "rbm32"
+            | "rbm64"
+            | "count"
+            | "avg" => return Err(unsupported(format!("aggregate function '{name}'"))),
             other => {
                 return Err(invalid_option(format!(
                     "unsupported aggregation '{other}' or misspelled aggregate function"
@@ -197,7 +202,11 @@ impl AggSpec {
             AggFunction::PrimaryKey => Box::new(PrimaryKeyAgg),
             AggFunction::Sum | AggFunction::Product => {
                 if !num::is_numeric(data_type) {
-                    return bad_type(if self.function == AggFunction::Sum { "sum" } else { "product" });
+                    return bad_type(if self.function == AggFunction::Sum {
+                        "sum"
+                    } else {
+                        "product"
+                    });
                 }
                 if self.function == AggFunction::Sum {
                     Box::new(num::SumAgg)
@@ -215,13 +224,22 @@ impl AggSpec {
                 if data_type != &DataType::Boolean {
                     return bad_type("bool_and/bool_or");
                 }
-                Box::new(BoolAgg { and: self.function == AggFunction::BoolAnd })
+                Box::new(BoolAgg {
+                    and: self.function == AggFunction::BoolAnd,
+                })
             }
             AggFunction::ListAgg => {
-                if !matches!(data_type, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+                if !matches!(
+                    data_type,
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                ) {
                     return bad_type("listagg");
                 }
-                Box::new(coll::ListAggAgg::new(self.delimiter.clone(), self.distinct, data_type.clone()))
+                Box::new(coll::ListAggAgg::new(
+                    self.delimiter.clone(),
+                    self.distinct,
+                    data_type.clone(),
+                ))
             }
             AggFunction::Collect => {
                 if !matches!(data_type, DataType::List(_) | DataType::LargeList(_)) {
@@ -279,10 +297,18 @@ struct LastNonNullValueAgg;
 
 impl FieldAgg for LastNonNullValueAgg {
     fn agg(&mut self, _acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
-        Ok(if input.is_none() { AggOut::KeepAcc } else { AggOut::TakeInput })
+        Ok(if input.is_none() {
+            AggOut::KeepAcc
+        } else {
+            AggOut::TakeInput
+        })
     }
     fn retract(&mut self, _acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
-        Ok(if input.is_some() { AggOut::Null } else { AggOut::KeepAcc })
+        Ok(if input.is_some() {
+            AggOut::Null
+        } else {
+            AggOut::KeepAcc
+        })
     }
     fn name(&self) -> &'static str {
         "last_non_null_value"
@@ -341,11 +367,19 @@ struct MaxMinAgg {
 impl FieldAgg for MaxMinAgg {
     fn agg(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(i)) = (acc, input) else {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         };
         let less = compare_cells(a, i)?.is_lt();
         // Java: max keeps the accumulator unless it is smaller; min keeps it only if smaller.
-        Ok(if less == self.max { AggOut::TakeInput } else { AggOut::KeepAcc })
+        Ok(if less == self.max {
+            AggOut::TakeInput
+        } else {
+            AggOut::KeepAcc
+        })
     }
     fn name(&self) -> &'static str {
         if self.max {
@@ -372,10 +406,18 @@ fn bool_at(c: Cell<'_>) -> Result<bool> {
 impl FieldAgg for BoolAgg {
     fn agg(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(_)) = (acc, input) else {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         };
         // a AND b is a when a is false, else b; a OR b is a when a is true, else b.
-        Ok(if bool_at(a)? != self.and { AggOut::KeepAcc } else { AggOut::TakeInput })
+        Ok(if bool_at(a)? != self.and {
+            AggOut::KeepAcc
+        } else {
+            AggOut::TakeInput
+        })
     }
     fn name(&self) -> &'static str {
         if self.and {

@@ -51,7 +51,11 @@ pub(crate) struct ListAggAgg {
 
 impl ListAggAgg {
     pub(crate) fn new(delimiter: String, distinct: bool, data_type: DataType) -> Self {
-        ListAggAgg { delimiter, distinct, data_type }
+        ListAggAgg {
+            delimiter,
+            distinct,
+            data_type,
+        }
     }
 
     fn tokens<'s>(&self, s: &'s str) -> Vec<&'s str> {
@@ -82,7 +86,8 @@ impl FieldAgg for ListAggAgg {
         let mut out = String::with_capacity(acc_str.len() + self.delimiter.len() + input_str.len());
         out.push_str(acc_str);
         if self.distinct {
-            let mut seen: std::collections::HashSet<&str> = self.tokens(acc_str).into_iter().collect();
+            let mut seen: std::collections::HashSet<&str> =
+                self.tokens(acc_str).into_iter().collect();
             let mut added = false;
             for token in self.tokens(input_str) {
                 if is_blank(token) || !seen.insert(token) {
@@ -154,7 +159,10 @@ pub(crate) struct CollectAgg {
 
 impl CollectAgg {
     pub(crate) fn new(distinct: bool, data_type: DataType) -> Self {
-        CollectAgg { distinct, data_type }
+        CollectAgg {
+            distinct,
+            data_type,
+        }
     }
 
     fn build(&self, sources: &[&dyn Array], picks: &[(usize, usize)]) -> Result<AggOut> {
@@ -191,7 +199,11 @@ impl FieldAgg for CollectAgg {
             return Ok(AggOut::Null);
         }
         if (acc.is_none() || input.is_none()) && !self.distinct {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         }
         let parts: Vec<ArrayRef> = [acc, input]
             .into_iter()
@@ -296,7 +308,11 @@ fn map_entries(c: Cell<'_>) -> Result<StructArray> {
 impl FieldAgg for MergeMapAgg {
     fn agg(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(i)) = (acc, input) else {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         };
         let entries = [map_entries(a)?, map_entries(i)?];
         let keys: Vec<&dyn Array> = entries.iter().map(|e| e.column(0).as_ref()).collect();

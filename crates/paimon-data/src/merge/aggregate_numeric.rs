@@ -69,13 +69,19 @@ fn to_array(n: Option<Num>, data_type: &DataType) -> Result<AggOut> {
         Num::I64(v) => Arc::new(Int64Array::from(vec![v])),
         Num::F32(v) => Arc::new(Float32Array::from(vec![v])),
         Num::F64(v) => Arc::new(Float64Array::from(vec![v])),
-        Num::Dec(v, p, s) => Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(p, s)?),
+        Num::Dec(v, p, s) => {
+            Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(p, s)?)
+        }
     };
     debug_assert_eq!(a.data_type(), data_type);
     Ok(AggOut::Value(a))
 }
 
-fn overflow(op: &str, a: impl std::fmt::Display, b: impl std::fmt::Display) -> super::error::MergeError {
+fn overflow(
+    op: &str,
+    a: impl std::fmt::Display,
+    b: impl std::fmt::Display,
+) -> super::error::MergeError {
     merge_failed(format!("overflow: {a} {op} {b}"))
 }
 
@@ -101,7 +107,9 @@ fn div_round_half_up(v: i128, d: i128) -> Option<i128> {
 
 macro_rules! int_op {
     ($a:expr, $b:expr, $op:ident, $sym:expr, $var:ident) => {
-        $a.$op($b).map(Num::$var).ok_or_else(|| overflow($sym, $a, $b))?
+        $a.$op($b)
+            .map(Num::$var)
+            .ok_or_else(|| overflow($sym, $a, $b))?
     };
 }
 
@@ -119,7 +127,11 @@ fn add(a: Num, b: Num, negate: bool) -> Result<Option<Num>> {
         (Num::F32(x), Num::F32(y)) => Num::F32(if negate { x - y } else { x + y }),
         (Num::F64(x), Num::F64(y)) => Num::F64(if negate { x - y } else { x + y }),
         (Num::Dec(x, p, s), Num::Dec(y, _, _)) => {
-            let v = if negate { x.checked_sub(y) } else { x.checked_add(y) };
+            let v = if negate {
+                x.checked_sub(y)
+            } else {
+                x.checked_add(y)
+            };
             return Ok(v.and_then(|v| fit(v, p, s)));
         }
         _ => return Err(merge_failed("sum over mismatched types")),
@@ -149,7 +161,10 @@ fn mul(a: Num, b: Num) -> Result<Option<Num>> {
         (Num::Dec(x, p, s), Num::Dec(y, _, _)) => {
             // x*y carries scale 2s; round back to s.
             let scale = 10i128.checked_pow(s.max(0) as u32);
-            let v = x.checked_mul(y).zip(scale).and_then(|(v, d)| div_round_half_up(v, d));
+            let v = x
+                .checked_mul(y)
+                .zip(scale)
+                .and_then(|(v, d)| div_round_half_up(v, d));
             return Ok(v.and_then(|v| fit(v, p, s)));
         }
         _ => return Err(merge_failed("product over mismatched types")),
@@ -187,13 +202,21 @@ pub(crate) struct SumAgg;
 impl FieldAgg for SumAgg {
     fn agg(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(i)) = (acc, input) else {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         };
         to_array(add(read(a)?, read(i)?, false)?, a.array.data_type())
     }
     fn retract(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         match (acc, input) {
-            (_, None) => Ok(if acc.is_none() { AggOut::Null } else { AggOut::KeepAcc }),
+            (_, None) => Ok(if acc.is_none() {
+                AggOut::Null
+            } else {
+                AggOut::KeepAcc
+            }),
             (None, Some(i)) => to_array(negative(read(i)?)?, i.array.data_type()),
             (Some(a), Some(i)) => to_array(add(read(a)?, read(i)?, true)?, a.array.data_type()),
         }
@@ -211,7 +234,11 @@ pub(crate) struct ProductAgg;
 impl FieldAgg for ProductAgg {
     fn agg(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(i)) = (acc, input) else {
-            return Ok(if acc.is_none() { AggOut::TakeInput } else { AggOut::KeepAcc });
+            return Ok(if acc.is_none() {
+                AggOut::TakeInput
+            } else {
+                AggOut::KeepAcc
+            });
         };
         to_array(mul(read(a)?, read(i)?)?, a.array.data_type())
     }

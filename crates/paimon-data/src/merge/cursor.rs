@@ -262,7 +262,12 @@ fn load_batch(
     let seq = col(layout.sequence_index)?;
     let seqs = seq
         .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| invalid_input(format!("_SEQUENCE_NUMBER is {}, not Int64", seq.data_type())))?
+        .ok_or_else(|| {
+            invalid_input(format!(
+                "_SEQUENCE_NUMBER is {}, not Int64",
+                seq.data_type()
+            ))
+        })?
         .values()
         .clone();
     let kind = col(layout.value_kind_index)?;
@@ -272,7 +277,9 @@ fn load_batch(
         .values()
         .clone();
     if let Some(bad) = kinds.iter().find(|k| !(0..=3).contains(*k)) {
-        return Err(invalid_input(format!("_VALUE_KIND {bad} is not a row kind (0..=3)")));
+        return Err(invalid_input(format!(
+            "_VALUE_KIND {bad} is not a row kind (0..=3)"
+        )));
     }
     let values = layout
         .value_indices

@@ -279,7 +279,12 @@ impl AggregateMerge {
 }
 
 /// Java `initRow`: the whole row becomes `e`'s values; a null in a NOT NULL column fails.
-pub(crate) fn init_row(row: &mut [Acc], e: &Entry, nullable: &[bool], store: &BatchStore) -> Result<()> {
+pub(crate) fn init_row(
+    row: &mut [Acc],
+    e: &Entry,
+    nullable: &[bool],
+    store: &BatchStore,
+) -> Result<()> {
     for (c, acc) in row.iter_mut().enumerate() {
         *acc = e.cell();
         if !nullable[c] && store.column(e.slot, c).is_null(e.row as usize) {

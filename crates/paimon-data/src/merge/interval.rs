@@ -28,7 +28,10 @@ use super::error::{invalid_input, Result};
 /// # Errors
 /// [`super::MergeError::InvalidInput`] when a file's `min_key` / `max_key` does not decode with
 /// `key_types`.
-pub fn interval_partition(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec<Vec<Vec<usize>>>> {
+pub fn interval_partition(
+    files: &[DataFileMeta],
+    key_types: &[DataType],
+) -> Result<Vec<Vec<Vec<usize>>>> {
     let decode = |bytes: &[u8], file: &str| -> Result<Vec<Datum>> {
         BinaryRow::from_serialized(bytes)
             .and_then(|r| r.to_datums(key_types))
@@ -36,11 +39,15 @@ pub fn interval_partition(files: &[DataFileMeta], key_types: &[DataType]) -> Res
     };
     let mut ranges = Vec::with_capacity(files.len());
     for f in files {
-        ranges.push((decode(&f.min_key, &f.file_name)?, decode(&f.max_key, &f.file_name)?));
+        ranges.push((
+            decode(&f.min_key, &f.file_name)?,
+            decode(&f.max_key, &f.file_name)?,
+        ));
     }
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| {
-        compare_keys(&ranges[a].0, &ranges[b].0).then_with(|| compare_keys(&ranges[a].1, &ranges[b].1))
+        compare_keys(&ranges[a].0, &ranges[b].0)
+            .then_with(|| compare_keys(&ranges[a].1, &ranges[b].1))
     });
 
     let mut sections = Vec::new();
@@ -48,7 +55,8 @@ pub fn interval_partition(files: &[DataFileMeta], key_types: &[DataType]) -> Res
     let mut bound: Option<usize> = None;
     for &i in &order {
         if let Some(b) = bound {
-            if !section.is_empty() && compare_keys(&ranges[i].0, &ranges[b].1) == Ordering::Greater {
+            if !section.is_empty() && compare_keys(&ranges[i].0, &ranges[b].1) == Ordering::Greater
+            {
                 sections.push(runs_of(&section, &ranges));
                 section.clear();
                 bound = None;

@@ -134,7 +134,8 @@ impl RunLayout {
     ) -> Result<Self> {
         let find = |name: &str| schema.fields().iter().position(|f| f.name() == name);
         let require = |name: &str| {
-            find(name).ok_or_else(|| error::invalid_input(format!("the batches have no column {name}")))
+            find(name)
+                .ok_or_else(|| error::invalid_input(format!("the batches have no column {name}")))
         };
         let sequence_index = require(SEQUENCE_NUMBER)?;
         let value_kind_index = require(VALUE_KIND)?;
@@ -180,7 +181,10 @@ impl RunLayout {
 
 fn field_at(schema: &Schema, i: usize) -> Result<&Field> {
     schema.fields().get(i).map(|f| f.as_ref()).ok_or_else(|| {
-        error::invalid_input(format!("column {i} is out of range for {} columns", schema.fields().len()))
+        error::invalid_input(format!(
+            "column {i} is out of range for {} columns",
+            schema.fields().len()
+        ))
     })
 }
 
@@ -260,7 +264,9 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let types = |idx: &[usize]| -> Result<Vec<DataType>> {
-        idx.iter().map(|&i| field_at(schema, i).map(|f| f.data_type().clone())).collect()
+        idx.iter()
+            .map(|&i| field_at(schema, i).map(|f| f.data_type().clone()))
+            .collect()
     };
     let codec = RowCodec::try_new(
         &types(&layout.key_indices)?,
@@ -273,7 +279,9 @@ where
     match options.row_kind {
         None => {}
         Some(RowKindColumn::Int8) => out_fields.push(Field::new(ROW_KIND, DataType::Int8, false)),
-        Some(RowKindColumn::ShortString) => out_fields.push(Field::new(ROW_KIND, DataType::Utf8, false)),
+        Some(RowKindColumn::ShortString) => {
+            out_fields.push(Field::new(ROW_KIND, DataType::Utf8, false))
+        }
     }
     let out_schema = Arc::new(Schema::new(out_fields));
     let runs: Vec<BoxedRun> = runs
@@ -303,7 +311,6 @@ enum State {
     Running,
     Done,
 }
-
 
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::{new_null_array, Array, ArrayRef, Int8Array, RecordBatch, StringArray, UInt32Array};
+use arrow_array::{
+    new_null_array, Array, ArrayRef, Int8Array, RecordBatch, StringArray, UInt32Array,
+};
 use arrow_schema::SchemaRef;
 use arrow_select::concat::concat;
 use arrow_select::interleave::interleave;
@@ -95,7 +97,8 @@ impl OutputSink {
                 columns.push(Arc::new(Int8Array::from(std::mem::take(&mut self.kinds))));
             }
             Some(RowKindColumn::ShortString) => {
-                let strings: StringArray = self.kinds.iter().map(|k| Some(kind_string(*k))).collect();
+                let strings: StringArray =
+                    self.kinds.iter().map(|k| Some(kind_string(*k))).collect();
                 columns.push(Arc::new(strings));
             }
         }
@@ -117,7 +120,11 @@ impl OutputSink {
                 _ => None,
             })
             .collect();
-        let owned = if owned.is_empty() { None } else { Some(concat(&owned)?) };
+        let owned = if owned.is_empty() {
+            None
+        } else {
+            Some(concat(&owned)?)
+        };
         let mut sources: Vec<&dyn Array> = Vec::with_capacity(store.len() + 2);
         sources.push(null.as_ref());
         for slot in 0..store.len() {
@@ -148,11 +155,15 @@ impl OutputSink {
 }
 
 /// Columns made only of whole input rows.
-fn whole_columns(store: &BatchStore, num_values: usize, rows: &[(u32, u32)]) -> Result<Vec<ArrayRef>> {
+fn whole_columns(
+    store: &BatchStore,
+    num_values: usize,
+    rows: &[(u32, u32)],
+) -> Result<Vec<ArrayRef>> {
     let Some(&(first_slot, first_row)) = rows.first() else {
-        return Ok((0..num_values)
+        return (0..num_values)
             .map(|c| store_column_or_empty(store, c))
-            .collect::<Result<Vec<_>>>()?);
+            .collect();
     };
     if rows.iter().all(|&(s, _)| s == first_slot) {
         let contiguous = rows
@@ -161,7 +172,11 @@ fn whole_columns(store: &BatchStore, num_values: usize, rows: &[(u32, u32)]) -> 
             .all(|(i, &(_, r))| r as usize == first_row as usize + i);
         if contiguous {
             return Ok((0..num_values)
-                .map(|c| store.column(first_slot, c).slice(first_row as usize, rows.len()))
+                .map(|c| {
+                    store
+                        .column(first_slot, c)
+                        .slice(first_row as usize, rows.len())
+                })
                 .collect());
         }
         let idx = UInt32Array::from_iter_values(rows.iter().map(|&(_, r)| r));
@@ -169,7 +184,10 @@ fn whole_columns(store: &BatchStore, num_values: usize, rows: &[(u32, u32)]) -> 
             .map(|c| Ok(take(store.column(first_slot, c).as_ref(), &idx, None)?))
             .collect();
     }
-    let indices: Vec<(usize, usize)> = rows.iter().map(|&(s, r)| (s as usize, r as usize)).collect();
+    let indices: Vec<(usize, usize)> = rows
+        .iter()
+        .map(|&(s, r)| (s as usize, r as usize))
+        .collect();
     (0..num_values)
         .map(|c| {
             let sources: Vec<&dyn Array> = (0..store.len())
@@ -185,7 +203,9 @@ fn store_column_or_empty(store: &BatchStore, c: usize) -> Result<ArrayRef> {
     if store.len() > 0 {
         Ok(store.column(0, c).slice(0, 0))
     } else {
-        Err(super::error::invalid_input("no batch to take an empty column from"))
+        Err(super::error::invalid_input(
+            "no batch to take an empty column from",
+        ))
     }
 }
 

@@ -13,7 +13,9 @@ use paimon_spec::options::CoreOptions;
 use super::aggregate::{AggFunction, AggSpec, FieldAgg};
 use super::cell::{compare_nullable, Acc};
 use super::cursor::{is_add, BatchStore};
-use super::engine::{apply, index_of, init_row, Entry, GroupMerge, PartialUpdateSpec, SequenceGroup, DELETE, INSERT};
+use super::engine::{
+    apply, index_of, init_row, Entry, GroupMerge, PartialUpdateSpec, SequenceGroup, DELETE, INSERT,
+};
 use super::error::{invalid_option, merge_failed, Result};
 use super::output::OutputSink;
 
@@ -76,7 +78,10 @@ pub(crate) fn spec_from_options(
         } else if is_pk(name) {
             Some(AggFunction::PrimaryKey)
         } else {
-            match per_field.get(name).or(options.default_aggregate_function.as_ref()) {
+            match per_field
+                .get(name)
+                .or(options.default_aggregate_function.as_ref())
+            {
                 None => None,
                 Some(n) => {
                     let function = AggFunction::parse(n.trim())?;
@@ -123,7 +128,9 @@ pub(crate) fn spec_from_options(
         for name in names.split(',').map(str::trim) {
             let idx = value_fields.iter().position(|f| f.name() == name);
             match idx {
-                Some(i) if all_sequence_fields.contains(&i) => remove_record_on_sequence_group.push(i),
+                Some(i) if all_sequence_fields.contains(&i) => {
+                    remove_record_on_sequence_group.push(i)
+                }
                 _ => {
                     return Err(invalid_option(format!(
                         "field '{name}' of partial-update.remove-record-on-sequence-group must be \
@@ -178,7 +185,9 @@ impl PartialUpdateMerge {
         for (g, group) in spec.sequence_groups.iter().enumerate() {
             for &f in group.fields.iter().chain(&group.sequence_fields) {
                 if f >= n {
-                    return Err(invalid_option(format!("sequence group column {f} out of range")));
+                    return Err(invalid_option(format!(
+                        "sequence group column {f} out of range"
+                    )));
                 }
                 comparator[f] = Some(g);
             }
@@ -188,7 +197,11 @@ impl PartialUpdateMerge {
             .aggregates
             .iter()
             .zip(value_fields.iter())
-            .map(|(s, f)| s.as_ref().map(|s| s.create(f.name(), f.data_type())).transpose())
+            .map(|(s, f)| {
+                s.as_ref()
+                    .map(|s| s.create(f.name(), f.data_type()))
+                    .transpose()
+            })
             .collect::<Result<Vec<_>>>()?;
         let mut partial_delete = vec![false; n];
         for &f in &spec.remove_record_on_sequence_group {
@@ -261,7 +274,10 @@ impl PartialUpdateMerge {
     /// alone (and marks its sequence fields processed).
     fn is_empty_group(&mut self, e: &Entry, g: usize, store: &BatchStore) -> bool {
         let seq = &self.group_sequence[g];
-        if seq.iter().any(|&f| store.column(e.slot, f).is_valid(e.row as usize)) {
+        if seq
+            .iter()
+            .any(|&f| store.column(e.slot, f).is_valid(e.row as usize))
+        {
             return false;
         }
         for &f in seq {
