@@ -163,6 +163,36 @@ impl ScanBuilder {
     /// # Errors
     /// Storage, decoding, and `Unsupported` errors, each naming the file or feature.
     pub fn plan(&self) -> Result<Plan> {
+        let mut plan = self.plan_branch()?;
+        // Java `FallbackReadFileStoreTable`: partitions absent from this branch are read from
+        // `scan.fallback-branch` (batch scans of the latest snapshot only).
+        if let (Some(fallback), None, SnapshotSelection::Latest) = (
+            &self.table.options().scan_fallback_branch,
+            self.incremental,
+            &self.selection,
+        ) {
+            if fallback != self.table.branch() {
+                let other = self.table.with_branch(fallback)?;
+                let mut scan = ScanBuilder::new(other);
+                scan.filter = self.filter.clone();
+                let extra = scan.plan_branch()?;
+                let own: std::collections::HashSet<Vec<u8>> =
+                    plan.splits.iter().map(|s| s.partition.clone()).collect();
+                plan.splits.extend(
+                    extra
+                        .splits
+                        .into_iter()
+                        .filter(|s| !own.contains(&s.partition)),
+                );
+                if plan.snapshot_id.is_none() {
+                    plan.snapshot_id = extra.snapshot_id;
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    fn plan_branch(&self) -> Result<Plan> {
         let Some((snapshot, buckets, streaming)) = self.collect()? else {
             return Ok(Plan {
                 snapshot_id: None,

@@ -3,3 +3,4 @@
 
 mod all_tables;
 mod common;
+mod java_splits;
