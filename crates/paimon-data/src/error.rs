@@ -1,0 +1,141 @@
+//! Errors of the data plane.
+//!
+//! Every variant that can be tied to a file names it: a reader that fails on one file of a
+//! split says which one.
+
+/// Errors raised while reading a split.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file the split or the table needs does not exist.
+    #[error("not found: {path}")]
+    NotFound {
+        /// The missing path.
+        path: String,
+    },
+    /// Bytes that do not follow the format.
+    #[error("corrupt file {path}: {reason}")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A feature this reader does not handle yet; `feature` names it and the file.
+    #[error("unsupported: {feature}")]
+    Unsupported {
+        /// The feature, with the file or split it was met in.
+        feature: String,
+    },
+    /// A value that Java's cast rejects (Java throws, e.g. `CAST('x' AS INT)`).
+    #[error("cannot cast a value read from {path}: {reason}")]
+    Cast {
+        /// The data file the value came from.
+        path: String,
+        /// The value and the target type.
+        reason: String,
+    },
+    /// A storage error.
+    #[error("I/O error reading {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The storage error.
+        #[source]
+        source: paimon_io::Error,
+    },
+    /// An Arrow error while decoding or assembling batches.
+    #[error("Arrow error reading {path}: {source}")]
+    Arrow {
+        /// The file.
+        path: String,
+        /// The Arrow error.
+        #[source]
+        source: arrow_schema::ArrowError,
+    },
+    /// A Parquet decoding error.
+    #[error("Parquet error reading {path}: {source}")]
+    Parquet {
+        /// The file.
+        path: String,
+        /// The Parquet error.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+    /// An ORC decoding error.
+    #[error("ORC error reading {path}: {source}")]
+    Orc {
+        /// The file.
+        path: String,
+        /// The ORC error.
+        #[source]
+        source: orc_rust::error::OrcError,
+    },
+    /// A format-model error (schema JSON, binary rows).
+    #[error("error in {path}: {source}")]
+    Spec {
+        /// The file (schema file, split, data file) being interpreted.
+        path: String,
+        /// The model error.
+        #[source]
+        source: paimon_spec::Error,
+    },
+    /// Merge-on-read failed for the split of bucket directory `bucket`.
+    #[error("merge-on-read error in {bucket}: {source}")]
+    Merge {
+        /// The split's bucket directory.
+        bucket: String,
+        /// The merge error.
+        #[source]
+        source: crate::merge::MergeError,
+    },
+    /// A bug in paimon-rs: an invariant the reader relies on does not hold.
+    #[error("internal error (a bug in paimon-rs): {0}")]
+    Internal(String),
+}
+
+/// Result with [`Error`] as default error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A [`Error::Corrupt`] for `path`.
+    pub fn corrupt(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A [`Error::Unsupported`].
+    pub fn unsupported(feature: impl Into<String>) -> Self {
+        Error::Unsupported {
+            feature: feature.into(),
+        }
+    }
+
+    /// Maps a storage error on `path`, keeping "not found" distinct.
+    pub fn io(path: impl Into<String>, source: paimon_io::Error) -> Self {
+        let path = path.into();
+        if source.is_not_found() {
+            Error::NotFound { path }
+        } else {
+            Error::Io { path, source }
+        }
+    }
+
+    /// Wraps an Arrow error raised while handling `path`.
+    pub fn arrow(path: impl Into<String>, source: arrow_schema::ArrowError) -> Self {
+        Error::Arrow {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Wraps a model error raised while interpreting `path`.
+    pub fn spec(path: impl Into<String>, source: paimon_spec::Error) -> Self {
+        Error::Spec {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! File-format decoders: bytes in, Arrow batches out, no I/O.
+//!
+//! Each decoder reads the named top-level columns of one data file (names as the *file's*
+//! schema spells them; absent names are simply not returned) and honours a [`RowRanges`]
+//! selection of row positions to keep. Parquet and ORC apply the selection while decoding
+//! (deleted rows are never materialized); Avro filters after decoding.
+
+mod avro;
+mod orc;
+mod parquet;
+
+use std::ops::Range;
+
+use arrow_array::{BooleanArray, RecordBatch};
+use bytes::Bytes;
+
+use crate::error::{Error, Result};
+
+/// Compression extensions Java may put after the format extension (`HadoopCompressionType`).
+const COMPRESSION_EXTENSIONS: [&str; 6] = ["gz", "bz2", "deflate", "snappy", "lz4", "zst"];
+
+/// A data-file format (Java `FileFormat` identifiers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Apache Parquet.
+    Parquet,
+    /// Apache ORC.
+    Orc,
+    /// Apache Avro object container files.
+    Avro,
+    /// Paimon `.blob` files (data evolution).
+    Blob,
+}
+
+impl FileFormat {
+    /// The format of a data file, from its name (Java `DataFilePathFactory.formatIdentifier`):
+    /// the last extension, or the second-to-last when the last is a compression extension.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for an unknown extension.
+    pub fn from_file_name(name: &str) -> Result<Self> {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let mut parts = base.rsplit('.');
+        let last = parts.next().unwrap_or("");
+        let ext = if COMPRESSION_EXTENSIONS.contains(&last.to_ascii_lowercase().as_str()) {
+            parts.next().unwrap_or("")
+        } else {
+            last
+        };
+        match ext.to_ascii_lowercase().as_str() {
+            "parquet" => Ok(FileFormat::Parquet),
+            "orc" => Ok(FileFormat::Orc),
+            "avro" => Ok(FileFormat::Avro),
+            "blob" => Ok(FileFormat::Blob),
+            other => Err(Error::unsupported(format!(
+                "data file format '{other}' of {name}"
+            ))),
+        }
+    }
+}
+
+/// Row positions of a file to keep, as sorted, disjoint, non-empty ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowRanges {
+    ranges: Vec<Range<u64>>,
+    total: u64,
+}
+
+impl RowRanges {
+    /// Every row of a file of `total` rows.
+    pub fn all(total: u64) -> Self {
+        let ranges = if total == 0 {
+            Vec::new()
+        } else {
+            vec![0..total]
+        };
+        RowRanges { ranges, total }
+    }
+
+    /// The rows of `0..total` not in `deleted` (ascending positions; duplicates allowed).
+    pub fn excluding(total: u64, deleted: impl IntoIterator<Item = u64>) -> Self {
+        let mut ranges = Vec::new();
+        let mut start = 0u64;
+        for d in deleted {
+            if d >= total {
+                break;
+            }
+            if d > start {
+                ranges.push(start..d);
+            }
+            start = start.max(d + 1);
+        }
+        if start < total {
+            ranges.push(start..total);
+        }
+        RowRanges { ranges, total }
+    }
+
+    /// Rows of the file.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The kept ranges.
+    pub fn ranges(&self) -> &[Range<u64>] {
+        &self.ranges
+    }
+
+    /// Number of kept rows.
+    pub fn selected(&self) -> u64 {
+        self.ranges.iter().map(|r| r.end - r.start).sum()
+    }
+
+    /// Whether every row is kept.
+    pub fn is_all(&self) -> bool {
+        self.selected() == self.total
+    }
+
+    /// Kept positions, ascending.
+    pub fn positions(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ranges.iter().flat_map(|r| r.clone())
+    }
+
+    /// Alternating (skip, select) run lengths covering the whole file.
+    pub(crate) fn runs(&self) -> Vec<(bool, usize)> {
+        let mut out = Vec::new();
+        let mut pos = 0u64;
+        for r in &self.ranges {
+            if r.start > pos {
+                out.push((false, to_usize(r.start - pos)));
+            }
+            out.push((true, to_usize(r.end - r.start)));
+            pos = r.end;
+        }
+        if pos < self.total {
+            out.push((false, to_usize(self.total - pos)));
+        }
+        out
+    }
+}
+
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// What to decode from one file.
+#[derive(Debug, Clone)]
+pub struct DecodeRequest {
+    /// Top-level column names to read, in the file's spelling.
+    pub columns: Vec<String>,
+    /// Rows to keep; `None` = all.
+    pub rows: Option<RowRanges>,
+    /// Target rows per batch.
+    pub batch_size: usize,
+}
+
+/// A stream of decoded batches.
+pub type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
+
+/// Decodes a whole data file held in memory.
+///
+/// # Errors
+/// Format errors name `path`; [`Error::Unsupported`] for blob files.
+pub fn decode(
+    format: FileFormat,
+    path: &str,
+    data: Bytes,
+    req: &DecodeRequest,
+) -> Result<BatchIter> {
+    match format {
+        FileFormat::Parquet => parquet::decode(path, data, req),
+        FileFormat::Orc => orc::decode(path, data, req),
+        FileFormat::Avro => avro::decode(path, data, req),
+        FileFormat::Blob => Err(Error::unsupported(format!("reading blob file {path}"))),
+    }
+}
+
+/// Filters decoded batches down to the kept rows (for formats that cannot skip while decoding).
+pub(crate) struct SelectAfterDecode {
+    inner: BatchIter,
+    runs: std::vec::IntoIter<(bool, usize)>,
+    current: Option<(bool, usize)>,
+    path: String,
+}
+
+impl SelectAfterDecode {
+    pub(crate) fn new(inner: BatchIter, rows: &RowRanges, path: &str) -> Self {
+        let mut runs = rows.runs().into_iter();
+        let current = runs.next();
+        SelectAfterDecode {
+            inner,
+            runs,
+            current,
+            path: path.to_string(),
+        }
+    }
+
+    fn mask(&mut self, len: usize) -> BooleanArray {
+        let mut bits = Vec::with_capacity(len);
+        let mut remaining = len;
+        while remaining > 0 {
+            let Some((keep, n)) = self.current else {
+                bits.resize(len, false);
+                break;
+            };
+            let take = n.min(remaining);
+            bits.extend(std::iter::repeat_n(keep, take));
+            remaining -= take;
+            self.current = if take == n {
+                self.runs.next()
+            } else {
+                Some((keep, n - take))
+            };
+        }
+        BooleanArray::from(bits)
+    }
+}
+
+impl Iterator for SelectAfterDecode {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let batch = match self.inner.next()? {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
+            let mask = self.mask(batch.num_rows());
+            let out = arrow_select::filter::filter_record_batch(&batch, &mask)
+                .map_err(|e| Error::arrow(&self.path, e));
+            match out {
+                Ok(b) if b.num_rows() == 0 => continue,
+                other => return Some(other),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_from_name() {
+        assert_eq!(
+            FileFormat::from_file_name("data-1-0.parquet").unwrap(),
+            FileFormat::Parquet
+        );
+        assert_eq!(
+            FileFormat::from_file_name("data-1-0.zst.parquet").unwrap(),
+            FileFormat::Parquet
+        );
+        assert_eq!(
+            FileFormat::from_file_name("/a/b/data-1-0.orc").unwrap(),
+            FileFormat::Orc
+        );
+        assert_eq!(
+            FileFormat::from_file_name("data-1-0.avro.zst").unwrap(),
+            FileFormat::Avro
+        );
+        assert_eq!(
+            FileFormat::from_file_name("data-1-0.blob").unwrap(),
+            FileFormat::Blob
+        );
+        assert!(FileFormat::from_file_name("data-1-0.csv").is_err());
+    }
+
+    #[test]
+    fn row_ranges() {
+        let r = RowRanges::excluding(6, [1, 2, 2, 5, 9]);
+        assert_eq!(r.ranges(), &[0..1, 3..5]);
+        assert_eq!(r.selected(), 3);
+        assert_eq!(r.runs(), vec![(true, 1), (false, 2), (true, 2), (false, 1)]);
+        assert_eq!(r.positions().collect::<Vec<_>>(), vec![0, 3, 4]);
+        assert!(RowRanges::all(3).is_all());
+        assert_eq!(
+            RowRanges::excluding(2, [0, 1]).ranges(),
+            &[] as &[Range<u64>]
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! Data-evolution splits (Java `DataEvolutionSplitRead`): the files covering one row-id range
+//! each hold some columns; they are read in step and zipped column by column.
+//!
+//! ```text
+//!  rows 0..3   file A (seq 1): id, name, age     file B (seq 2): age      → id, name, age
+//!              1  x  10                           11                        1  x  11
+//!              2  y  20                           21                        2  y  21
+//! ```
+//! Each field comes from the newest file (highest `max_sequence_number`) whose columns contain
+//! its id. The group's deletion vector belongs to its *anchor* file, the oldest normal file by
+//! `(max_sequence_number, file_name)`, and is applied to every file shifted by that file's
+//! offset inside the anchor's row range, so all readers drop the same rows.
+
+use std::sync::Arc;
+
+use arrow_array::{new_null_array, ArrayRef, RecordBatch};
+use paimon_spec::types::DataField;
+
+use super::file::{read_file, ROW_ID_FIELD_ID, SEQUENCE_NUMBER_FIELD_ID};
+use super::{SplitContext, Task};
+use crate::arrow_schema::to_arrow_schema;
+use crate::error::{Error, Result};
+use crate::format::{BatchIter, FileFormat, RowRanges};
+
+pub(super) fn tasks(ctx: &Arc<SplitContext>, read: &[DataField]) -> Result<Vec<Task>> {
+    let files = &ctx.split.data_files;
+    let range = |i: usize| -> Result<(i64, i64)> {
+        let f = &files[i];
+        let first = f.first_row_id.ok_or_else(|| {
+            Error::corrupt(&f.file_name, "data-evolution file without _FIRST_ROW_ID")
+        })?;
+        Ok((first, first + f.row_count - 1))
+    };
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    let mut keyed = Vec::with_capacity(order.len());
+    for &i in &order {
+        keyed.push((range(i)?, i));
+    }
+    keyed.sort();
+    order = keyed.iter().map(|(_, i)| *i).collect();
+    // Merge overlapping ranges into groups.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_end = i64::MIN;
+    for (r, i) in keyed {
+        match groups.last_mut() {
+            Some(g) if r.0 <= group_end => {
+                g.push(i);
+                group_end = group_end.max(r.1);
+            }
+            _ => {
+                groups.push(vec![i]);
+                group_end = r.1;
+            }
+        }
+    }
+    let _ = order;
+    Ok(groups
+        .into_iter()
+        .map(|group| {
+            let ctx = ctx.clone();
+            let read = read.to_vec();
+            Box::new(move || read_group(&ctx, &group, &read)) as Task
+        })
+        .collect())
+}
+
+fn is_blob(name: &str) -> bool {
+    matches!(FileFormat::from_file_name(name), Ok(FileFormat::Blob)) || name.contains(".vector.")
+}
+
+fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result<BatchIter> {
+    let files = &ctx.split.data_files;
+    if group.len() == 1 {
+        let task = ctx.file_task(group[0])?;
+        return read_file(ctx.io.as_ref(), &task, &ctx.file_output(read, false));
+    }
+    // Newest first; blob and vector files after the normal ones.
+    let mut sorted = group.to_vec();
+    sorted.sort_by(|&a, &b| {
+        let (fa, fb) = (&files[a], &files[b]);
+        is_blob(&fa.file_name)
+            .cmp(&is_blob(&fb.file_name))
+            .then(fb.max_sequence_number.cmp(&fa.max_sequence_number))
+    });
+    let anchor = group
+        .iter()
+        .copied()
+        .filter(|&i| !is_blob(&files[i].file_name))
+        .min_by(|&a, &b| {
+            (files[a].max_sequence_number, &files[a].file_name)
+                .cmp(&(files[b].max_sequence_number, &files[b].file_name))
+        })
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "data-evolution group without a normal file in {}",
+                ctx.bucket_dir
+            ))
+        })?;
+    let anchor_first = files[anchor].first_row_id.unwrap_or(0);
+    let anchor_rows = u64::try_from(files[anchor].row_count).unwrap_or(0);
+    let dv = ctx.deletion_vector(anchor)?;
+    // Assign each field to the first file whose columns contain it.
+    let mut tasks = Vec::with_capacity(sorted.len());
+    for &i in &sorted {
+        tasks.push(ctx.file_task(i)?);
+    }
+    let mut assigned: Vec<Vec<DataField>> = vec![Vec::new(); sorted.len()];
+    let mut source_of: Vec<Option<usize>> = Vec::with_capacity(read.len());
+    for f in read {
+        let system = f.id == ROW_ID_FIELD_ID || f.id == SEQUENCE_NUMBER_FIELD_ID;
+        let constant = ctx.constants.iter().any(|(id, _)| *id == f.id);
+        let pos = if system || constant {
+            Some(0)
+        } else {
+            tasks
+                .iter()
+                .position(|t| t.file_fields.iter().any(|ff| ff.id == f.id))
+        };
+        if let Some(p) = pos {
+            if is_blob(&tasks[p].meta.file_name) {
+                return Err(Error::unsupported(format!(
+                    "blob column {} of {}",
+                    f.name, tasks[p].path
+                )));
+            }
+            assigned[p].push(f.clone());
+        }
+        source_of.push(pos);
+    }
+    // Read every file that has fields, with the anchor's deletion vector shifted onto it.
+    let mut columns: Vec<Option<RecordBatch>> = vec![None; sorted.len()];
+    let mut rows = None;
+    for (k, task) in tasks.iter_mut().enumerate() {
+        if assigned[k].is_empty() && k != 0 {
+            continue;
+        }
+        let offset = task.meta.first_row_id.unwrap_or(anchor_first) - anchor_first;
+        let total = u64::try_from(task.meta.row_count).unwrap_or(0);
+        task.rows = dv.as_ref().map(|dv| {
+            let shift = u64::try_from(offset).unwrap_or(0);
+            RowRanges::excluding(total, dv.iter().filter(|p| *p >= shift).map(|p| p - shift))
+        });
+        let out = ctx.file_output(&assigned[k], false);
+        let schema = out.schema();
+        let batches = read_file(ctx.io.as_ref(), task, &out)?.collect::<Result<Vec<_>>>()?;
+        let batch = arrow_select::concat::concat_batches(&schema, &batches)
+            .map_err(|e| Error::arrow(&task.path, e))?;
+        match rows {
+            None => rows = Some(batch.num_rows()),
+            Some(n) if n != batch.num_rows() => {
+                return Err(Error::corrupt(
+                    &task.path,
+                    format!(
+                        "has {} rows after deletions but its row-range group has {n}",
+                        batch.num_rows()
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        columns[k] = Some(batch);
+    }
+    let n = rows.unwrap_or(0);
+    let _ = anchor_rows;
+    let schema = Arc::new(to_arrow_schema(read));
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(read.len());
+    for (f, src) in read.iter().zip(&source_of) {
+        let col = src
+            .and_then(|k| columns[k].as_ref())
+            .and_then(|b| b.column_by_name(&f.name).cloned());
+        cols.push(match col {
+            Some(c) => c,
+            None => new_null_array(schema.field(cols.len()).data_type(), n),
+        });
+    }
+    let whole = RecordBatch::try_new(schema, cols).map_err(|e| Error::arrow(&ctx.bucket_dir, e))?;
+    let size = ctx.batch_size;
+    let chunks: Vec<Result<RecordBatch>> = (0..n)
+        .step_by(size)
+        .map(|start| Ok(whole.slice(start, size.min(n - start))))
+        .collect();
+    Ok(Box::new(chunks.into_iter()))
+}

@@ -1,0 +1,218 @@
+//! Reading one data file as output rows (Java `DataFileRecordReader` with `FormatReaderMapping`).
+//!
+//! Order of application, as in Java: decode the file's own columns (deleted rows skipped) →
+//! partition values → id mapping and casts ([`SchemaMapper`]) → row-tracking columns.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_schema::{Field, Schema, SchemaRef};
+use paimon_io::FileIO;
+use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::types::DataField;
+
+use crate::arrow_schema::to_arrow_field;
+use crate::datum::repeat;
+use crate::error::{Error, Result};
+use crate::format::{decode, BatchIter, DecodeRequest, FileFormat, RowRanges};
+use crate::schema_mapper::SchemaMapper;
+
+/// Field id of the `_ROW_ID` system column (Java `SpecialFields.ROW_ID`).
+pub const ROW_ID_FIELD_ID: i32 = i32::MAX - 5;
+/// Field id of `_SEQUENCE_NUMBER` (Java `SpecialFields.SEQUENCE_NUMBER`).
+pub const SEQUENCE_NUMBER_FIELD_ID: i32 = i32::MAX - 1;
+/// Field id of `_VALUE_KIND` (Java `SpecialFields.VALUE_KIND`).
+pub const VALUE_KIND_FIELD_ID: i32 = i32::MAX - 2;
+/// Name of the row-id system column.
+pub const ROW_ID: &str = "_ROW_ID";
+/// Name of the sequence-number system column.
+pub const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
+/// Name of the value-kind column of primary-key files.
+pub const VALUE_KIND: &str = "_VALUE_KIND";
+
+/// One data file to read.
+#[derive(Debug, Clone)]
+pub(crate) struct FileTask {
+    /// Resolved location.
+    pub path: String,
+    /// Its metadata from the split.
+    pub meta: DataFileMeta,
+    /// The file's fields (its schema, projected by `_WRITE_COLS`).
+    pub file_fields: Vec<DataField>,
+    /// Rows to keep (deletion vector applied); `None` = all.
+    pub rows: Option<RowRanges>,
+}
+
+/// What every file of a split is read as.
+#[derive(Debug, Clone)]
+pub(crate) struct FileOutput {
+    /// Output fields (table fields and system fields).
+    pub fields: Vec<DataField>,
+    /// Constant columns by field id (the partition values, one-element arrays).
+    pub constants: Vec<(i32, ArrayRef)>,
+    /// The file is a primary-key file whose `_SEQUENCE_NUMBER` is physical.
+    pub kv_file: bool,
+    /// Also emit `_VALUE_KIND` (Int8) last, for merge-on-read.
+    pub with_value_kind: bool,
+    /// Rows per batch.
+    pub batch_size: usize,
+}
+
+impl FileOutput {
+    /// The Arrow schema of batches produced by [`read_file`].
+    pub(crate) fn schema(&self) -> SchemaRef {
+        let mut fields: Vec<Field> = self.fields.iter().map(to_arrow_field).collect();
+        if self.with_value_kind {
+            fields.push(Field::new(VALUE_KIND, arrow_schema::DataType::Int8, false));
+        }
+        Arc::new(Schema::new(fields))
+    }
+}
+
+/// Reads `task` as batches of `out.schema()`.
+///
+/// # Errors
+/// I/O and format errors naming the file.
+pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> Result<BatchIter> {
+    let format = FileFormat::from_file_name(&task.meta.file_name)?;
+    let mapped_fields: Vec<DataField> = out
+        .fields
+        .iter()
+        .filter(|f| {
+            f.id != ROW_ID_FIELD_ID
+                && f.id != SEQUENCE_NUMBER_FIELD_ID
+                && !out.constants.iter().any(|(id, _)| *id == f.id)
+        })
+        .cloned()
+        .collect();
+    let mapper = SchemaMapper::new(&mapped_fields, &task.file_fields);
+    let mut columns = mapper.file_columns();
+    let wants_seq = out.fields.iter().any(|f| f.id == SEQUENCE_NUMBER_FIELD_ID);
+    if out.kv_file && wants_seq {
+        columns.push(SEQUENCE_NUMBER.to_string());
+    }
+    if out.with_value_kind {
+        columns.push(VALUE_KIND.to_string());
+    }
+    let total = u64::try_from(task.meta.row_count).unwrap_or(0);
+    let rows = task.rows.clone().unwrap_or_else(|| RowRanges::all(total));
+    if rows.selected() == 0 {
+        return Ok(Box::new(std::iter::empty()));
+    }
+    let data = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
+    let req = DecodeRequest {
+        columns,
+        rows: (!rows.is_all()).then(|| rows.clone()),
+        batch_size: out.batch_size,
+    };
+    let batches = decode(format, &task.path, data, &req)?;
+    let schema = out.schema();
+    let state = FileState {
+        mapper,
+        schema,
+        out: out.clone(),
+        path: task.path.clone(),
+        meta: task.meta.clone(),
+        positions: rows,
+        range_idx: 0,
+        range_off: 0,
+    };
+    Ok(Box::new(MappedBatches {
+        inner: batches,
+        state,
+    }))
+}
+
+struct FileState {
+    mapper: SchemaMapper,
+    schema: SchemaRef,
+    out: FileOutput,
+    path: String,
+    meta: DataFileMeta,
+    positions: RowRanges,
+    range_idx: usize,
+    range_off: u64,
+}
+
+impl FileState {
+    /// The file positions of the next `n` kept rows.
+    fn next_positions(&mut self, n: usize) -> Vec<i64> {
+        let mut out = Vec::with_capacity(n);
+        let ranges = self.positions.ranges();
+        while out.len() < n && self.range_idx < ranges.len() {
+            let r = &ranges[self.range_idx];
+            let pos = r.start + self.range_off;
+            if pos >= r.end {
+                self.range_idx += 1;
+                self.range_off = 0;
+                continue;
+            }
+            out.push(i64::try_from(pos).unwrap_or(i64::MAX));
+            self.range_off += 1;
+        }
+        out
+    }
+
+    fn map(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let n = batch.num_rows();
+        let mapped = self.mapper.map_columns(batch, &self.path)?;
+        let need_positions = self.out.fields.iter().any(|f| f.id == ROW_ID_FIELD_ID);
+        let positions = if need_positions {
+            self.next_positions(n)
+        } else {
+            Vec::new()
+        };
+        let mut cols = Vec::with_capacity(self.schema.fields().len());
+        let mut mapped = mapped.into_iter();
+        for f in &self.out.fields {
+            let col = if let Some((_, c)) = self.out.constants.iter().find(|(id, _)| *id == f.id) {
+                repeat(c, n)?
+            } else if f.id == ROW_ID_FIELD_ID {
+                let first = self.meta.first_row_id;
+                Arc::new(
+                    positions
+                        .iter()
+                        .map(|p| first.map(|fr| fr + p))
+                        .collect::<Int64Array>(),
+                ) as ArrayRef
+            } else if f.id == SEQUENCE_NUMBER_FIELD_ID {
+                match batch.column_by_name(SEQUENCE_NUMBER) {
+                    Some(c) if self.out.kv_file => c.clone(),
+                    _ => Arc::new(Int64Array::from(vec![self.meta.max_sequence_number; n]))
+                        as ArrayRef,
+                }
+            } else {
+                mapped
+                    .next()
+                    .ok_or_else(|| Error::Internal("mapper column count".into()))?
+            };
+            cols.push(col);
+        }
+        if self.out.with_value_kind {
+            let kind = batch.column_by_name(VALUE_KIND).ok_or_else(|| {
+                Error::corrupt(&self.path, "primary-key file without _VALUE_KIND")
+            })?;
+            let kind = arrow_cast::cast(kind, &arrow_schema::DataType::Int8)
+                .map_err(|e| Error::arrow(&self.path, e))?;
+            cols.push(kind);
+        }
+        RecordBatch::try_new(self.schema.clone(), cols).map_err(|e| Error::arrow(&self.path, e))
+    }
+}
+
+struct MappedBatches {
+    inner: BatchIter,
+    state: FileState,
+}
+
+impl Iterator for MappedBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.inner.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.state.map(&batch))
+    }
+}

@@ -1,0 +1,104 @@
+//! Merge-on-read of primary-key splits that are not raw-convertible (Java
+//! `MergeFileSplitRead.createMergeReader`): files are grouped into key-disjoint sections of
+//! sorted runs, each file is read as `value columns + _SEQUENCE_NUMBER + _VALUE_KIND` (mapped
+//! to the current schema), and [`crate::merge`] merges each section.
+//!
+//! Key columns are not read: a record's key equals its primary-key value columns, which the
+//! merge finds by name (the thin-mode layout), so key and value copies are read once.
+
+use std::sync::Arc;
+
+use paimon_spec::options::CoreOptions;
+use paimon_spec::types::{DataField, DataType, TypeKind};
+
+use super::file::{read_file, SEQUENCE_NUMBER, SEQUENCE_NUMBER_FIELD_ID};
+use super::{SplitContext, Task};
+use crate::error::{Error, Result};
+use crate::format::BatchIter;
+use crate::merge::{
+    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeOptions, RunLayout, SortedRun,
+};
+
+pub(super) fn tasks(
+    ctx: &Arc<SplitContext>,
+    _read: &[DataField],
+    core: &CoreOptions,
+) -> Result<Vec<Task>> {
+    let merr = |e| Error::Merge {
+        bucket: ctx.bucket_dir.clone(),
+        source: e,
+    };
+    let pk = ctx.table.trimmed_primary_keys();
+    let key_types: Vec<DataType> = ctx
+        .table
+        .trimmed_primary_key_fields()
+        .iter()
+        .map(|f| f.data_type.clone())
+        .collect();
+    let sections = interval_partition(&ctx.split.data_files, &key_types).map_err(merr)?;
+    let mut fields = ctx.table.fields.clone();
+    fields.push(DataField::new(
+        SEQUENCE_NUMBER_FIELD_ID,
+        SEQUENCE_NUMBER,
+        DataType::not_null(TypeKind::BigInt),
+    ));
+    let out = ctx.file_output(&fields, true);
+    let schema = out.schema();
+    let layout = RunLayout::from_schema(
+        &schema,
+        &pk,
+        &core.sequence_fields,
+        core.sequence_field_descending,
+    )
+    .map_err(merr)?;
+    let value_fields = layout.value_fields(&schema).map_err(merr)?;
+    let engine = MergeEngineSpec::try_new(core, &pk, &value_fields).map_err(merr)?;
+    Ok(sections
+        .into_iter()
+        .map(|runs| {
+            let ctx = ctx.clone();
+            let out = out.clone();
+            let schema = schema.clone();
+            let layout = layout.clone();
+            let engine = engine.clone();
+            Box::new(move || {
+                let sorted: Vec<SortedRun<Error>> = runs
+                    .into_iter()
+                    .map(|files| chain_files(ctx.clone(), files, out.clone()))
+                    .collect();
+                let options = MergeOptions::default().with_batch_size(ctx.batch_size);
+                let bucket = ctx.bucket_dir.clone();
+                let reader =
+                    merge_sorted_runs(sorted, &schema, layout, &engine, options).map_err(|e| {
+                        Error::Merge {
+                            bucket: bucket.clone(),
+                            source: e,
+                        }
+                    })?;
+                Ok(Box::new(reader.map(move |r| {
+                    r.map_err(|e| Error::Merge {
+                        bucket: bucket.clone(),
+                        source: e,
+                    })
+                })) as BatchIter)
+            }) as Task
+        })
+        .collect())
+}
+
+/// The batches of `files` (indices into the split), opened one after another.
+fn chain_files(
+    ctx: Arc<SplitContext>,
+    files: Vec<usize>,
+    out: super::file::FileOutput,
+) -> BatchIter {
+    Box::new(files.into_iter().flat_map(move |i| {
+        let opened = ctx
+            .file_task(i)
+            .and_then(|task| read_file(ctx.io.as_ref(), &task, &out));
+        match opened {
+            Ok(it) => it,
+            Err(e) => Box::new(std::iter::once(Err(e))) as BatchIter,
+        }
+    }))
+}

@@ -1,0 +1,40 @@
+//! Read options of a [`super::SplitReader`] (the tunables of one read).
+
+use paimon_spec::predicate::Predicate;
+
+/// Default rows per batch: Arrow kernels amortize well from a few thousand rows; Java's
+/// `read.batch-size` default is 1024 but larger batches are cheaper in Arrow.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// Options of one read. Every field has a default that reads the split exactly as Java does.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Target rows per output batch. Default [`DEFAULT_BATCH_SIZE`]. Batches may be smaller
+    /// (file ends, filtered rows) but never larger.
+    pub batch_size: usize,
+    /// Output columns by name, in this order; `None` (default) = every column of the table
+    /// schema. The system columns `_ROW_ID` and `_SEQUENCE_NUMBER` (BIGINT) may be named too.
+    pub projection: Option<Vec<String>>,
+    /// Rows must satisfy this predicate (applied exactly, after pruning). Default none.
+    pub predicate: Option<Predicate>,
+    /// Stop after this many output rows. Default none.
+    pub limit: Option<usize>,
+    /// Read as this schema id instead of the table's latest schema. Default none (latest).
+    pub schema_id: Option<i64>,
+    /// Branch whose schema files describe the table (`<table>/branch/branch-<name>/schema`);
+    /// default none = main.
+    pub branch: Option<String>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            batch_size: DEFAULT_BATCH_SIZE,
+            projection: None,
+            predicate: None,
+            limit: None,
+            schema_id: None,
+            branch: None,
+        }
+    }
+}

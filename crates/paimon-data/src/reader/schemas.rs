@@ -1,0 +1,67 @@
+//! Table schema files (`<table>/schema/schema-N`), read once per id (Java `SchemaManager`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use paimon_io::{join, FileIO};
+use paimon_spec::schema::{TableSchema, TableSchemaRef};
+
+use crate::error::{Error, Result};
+
+/// Caches parsed schema files by (schema directory, id).
+#[derive(Debug, Default)]
+pub(crate) struct SchemaCache {
+    schemas: Mutex<HashMap<(String, i64), TableSchemaRef>>,
+}
+
+impl SchemaCache {
+    /// `<table>/schema` or the branch's schema directory.
+    pub(crate) fn schema_dir(table_path: &str, branch: Option<&str>) -> String {
+        match branch {
+            Some(b) if b != "main" => join(
+                &join(&join(table_path, "branch"), &format!("branch-{b}")),
+                "schema",
+            ),
+            _ => join(table_path, "schema"),
+        }
+    }
+
+    /// The schema with `id`.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the file is absent, [`Error::Spec`] when it does not parse.
+    pub(crate) fn get(&self, io: &dyn FileIO, dir: &str, id: i64) -> Result<TableSchemaRef> {
+        let key = (dir.to_string(), id);
+        if let Some(s) = self.schemas.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(s);
+        }
+        let path = join(dir, &format!("schema-{id}"));
+        let bytes = io.read(&path).map_err(|e| Error::io(&path, e))?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| Error::corrupt(&path, e.to_string()))?;
+        let schema = Arc::new(TableSchema::from_json_str(text).map_err(|e| Error::spec(&path, e))?);
+        if let Ok(mut m) = self.schemas.lock() {
+            m.insert(key, schema.clone());
+        }
+        Ok(schema)
+    }
+
+    /// The schema with the highest id in `dir`.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the directory holds no schema file.
+    pub(crate) fn latest(&self, io: &dyn FileIO, dir: &str) -> Result<TableSchemaRef> {
+        let entries = io.list(dir).map_err(|e| Error::io(dir, e))?;
+        let id = entries
+            .iter()
+            .filter_map(|e| {
+                e.name()
+                    .strip_prefix("schema-")
+                    .and_then(|n| n.parse::<i64>().ok())
+            })
+            .max()
+            .ok_or_else(|| Error::NotFound {
+                path: join(dir, "schema-*"),
+            })?;
+        self.get(io, dir, id)
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of paimon-data: Java-written tables and splits from
+//! `../shared/testdata/paimon-cpp`, read in place.
+
+mod common;
+mod splits;
