@@ -8,6 +8,7 @@
 //!                     group by (partition, bucket) ─> SplitGenerator ─> DataSplit*
 //! ```
 
+pub mod bucket;
 mod files;
 pub mod partition_path;
 pub mod prune;

@@ -2,5 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 mod all_tables;
+mod bucket;
 mod common;
 mod java_splits;
+mod readme;
