@@ -40,3 +40,26 @@ fn every_table_plans_its_latest_snapshot() {
     );
     assert_eq!(planned + SKIP.len(), tables.len());
 }
+
+/// Every snapshot of every table plans too (time travel through all layouts).
+#[test]
+fn every_snapshot_of_every_table_plans() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for t in common::all_tables() {
+        let rel = common::rel(&t);
+        if SKIP.iter().any(|(name, _)| *name == rel) {
+            continue;
+        }
+        let table =
+            Table::open(Arc::new(paimon_io::LocalFileIO::new()), t.to_str().unwrap()).unwrap();
+        for s in table.snapshots().unwrap() {
+            count += 1;
+            if let Err(e) = table.scan().with_snapshot(s.id).plan() {
+                failures.push(format!("{rel} snapshot {}: {e}", s.id));
+            }
+        }
+    }
+    assert!(count > 200, "only {count} snapshots");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -5,4 +5,5 @@ mod all_tables;
 mod bucket;
 mod common;
 mod java_splits;
+mod pruning;
 mod readme;
