@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Checks the crate boundaries that make up the architecture (docs/architecture.md):
+#   paimon-spec   depends on no paimon crate
+#   paimon-split  depends on paimon-spec only
+#   paimon-io     depends on no paimon crate
+#   paimon-meta   never depends on paimon-data
+#   paimon-data   never depends on paimon-meta
+# Prints one line per crate and exits 1 on any violation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail=0
+deps_of() {
+    # Every paimon-* crate reachable from $1 through normal dependencies (dev-deps excluded).
+    cargo tree -p "$1" -e normal --prefix none --format '{p}' 2>/dev/null \
+        | awk '{print $1}' | { grep '^paimon-' || true; } | { grep -v "^$1\$" || true; } | sort -u | tr '\n' ' '
+}
+check() {
+    local crate=$1; shift
+    local deps; deps=$(deps_of "$crate")
+    for forbidden in "$@"; do
+        if [[ " $deps " == *" $forbidden "* ]]; then
+            echo "FAIL $crate depends on $forbidden (deps: $deps)"
+            fail=1
+            return
+        fi
+    done
+    echo "ok   $crate -> ${deps:-(none)}"
+}
+check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
+check paimon-split paimon-io paimon-meta paimon-data paimon-cli
+check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli
+check paimon-meta paimon-data paimon-cli
+check paimon-data paimon-meta paimon-cli
+exit $fail
