@@ -23,7 +23,10 @@
 //! Decoding never panics and never allocates from an unchecked length: malformed input gives
 //! [`Error::Corrupt`] with the byte offset where decoding stopped.
 
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod codec;
 pub mod error;
