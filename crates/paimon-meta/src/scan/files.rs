@@ -10,6 +10,7 @@ use paimon_spec::predicate::Predicate;
 use paimon_spec::types::{DataField, DataType};
 use rayon::prelude::*;
 
+use super::bucket::BucketSelector;
 use super::partition_path::partition_path;
 use super::prune::{may_match, ColumnStats};
 use super::BucketFiles;
@@ -75,11 +76,30 @@ pub(crate) struct ManifestReader {
     partitions: PartitionDecoder,
     filter: Option<Predicate>,
     skip_level0: bool,
+    buckets: Option<BucketSelector>,
 }
 
 impl ManifestReader {
     pub fn new(table: &Table, filter: Option<Predicate>) -> Result<Self> {
+        let schema = table.schema();
+        let opts = table.options();
+        let default_function = opts
+            .raw
+            .get("bucket-function.type")
+            .is_none_or(|f| f.eq_ignore_ascii_case("default"));
+        let buckets = match (&filter, opts.bucket > 0 && default_function) {
+            (Some(f), true) => {
+                let keys = schema.bucket_keys();
+                let types: Option<Vec<DataType>> = keys
+                    .iter()
+                    .map(|k| schema.field(k).map(|f| f.data_type.clone()))
+                    .collect();
+                types.and_then(|t| BucketSelector::try_new(f, &keys, &t))
+            }
+            _ => None,
+        };
         Ok(ManifestReader {
+            buckets,
             manifest_dir: paimon_io::join(table.path(), "manifest"),
             partitions: PartitionDecoder::new(table.schema().partition_fields()),
             skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
@@ -113,6 +133,11 @@ impl ManifestReader {
                 for e in entries {
                     if batch && (e.bucket < 0 || (self.skip_level0 && e.file.level == 0)) {
                         continue;
+                    }
+                    if let Some(sel) = &self.buckets {
+                        if !sel.may_contain(e.bucket, e.total_buckets) {
+                            continue;
+                        }
                     }
                     if let Some(filter) = &self.filter {
                         let keep = match cache.get(&e.partition) {

@@ -168,3 +168,29 @@ fn catalog_lists_databases_and_tables() {
         .unwrap_err()
         .is_not_found());
 }
+
+#[test]
+fn bucket_filter_selects_the_bucket_java_wrote_to() {
+    // pk_09 README: Tony (f2 = 0) lives in bucket 1, Alice and Lily (f2 = 1) in bucket 0.
+    let t = common::open("orc/pk_09.db/pk_09");
+    let buckets = |v: i32| -> Vec<i32> {
+        let f = Predicate::leaf("f2", LeafOp::Eq, vec![Datum::Int(v)]);
+        let mut b: Vec<i32> = t
+            .scan()
+            .with_filter(f)
+            .plan()
+            .unwrap()
+            .splits
+            .iter()
+            .map(|s| s.bucket)
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    assert_eq!(buckets(0), vec![1]);
+    assert_eq!(buckets(1), vec![0]);
+    let both = Predicate::leaf("f2", LeafOp::In, vec![Datum::Int(0), Datum::Int(1)]);
+    let n = t.scan().with_filter(both).plan().unwrap().splits.len();
+    assert_eq!(n, t.scan().plan().unwrap().splits.len());
+}
