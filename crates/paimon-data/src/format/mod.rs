@@ -69,11 +69,10 @@ pub struct RowRanges {
 impl RowRanges {
     /// Every row of a file of `total` rows.
     pub fn all(total: u64) -> Self {
-        let ranges = if total == 0 {
-            Vec::new()
-        } else {
-            vec![0..total]
-        };
+        let mut ranges = Vec::new();
+        if total > 0 {
+            ranges.push(0..total);
+        }
         RowRanges { ranges, total }
     }
 

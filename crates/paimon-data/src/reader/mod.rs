@@ -89,6 +89,12 @@ impl SplitReaderBuilder {
         self
     }
 
+    /// Adds a path prefix rewrite ([`ReadOptions::path_rewrites`]).
+    pub fn with_path_rewrite(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
+        self.options.path_rewrites.push((from.into(), to.into()));
+        self
+    }
+
     /// Replaces all options.
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
@@ -272,6 +278,7 @@ pub(crate) struct SplitContext {
     pub bucket_dir: String,
     pub batch_size: usize,
     pub constants: Vec<(i32, ArrayRef)>,
+    options: Arc<ReadOptions>,
     schemas: Arc<SchemaCache>,
     schema_dir: String,
     index_files: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
@@ -322,6 +329,7 @@ impl SplitContext {
             bucket_dir,
             batch_size: reader.options.batch_size.max(1),
             constants,
+            options: reader.options.clone(),
             schemas: reader.schemas.clone(),
             schema_dir: SchemaCache::schema_dir(table_path, reader.options.branch.as_deref()),
             index_files: std::sync::Mutex::new(HashMap::new()),
@@ -345,11 +353,15 @@ impl SplitContext {
             .get(i)
             .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?
             .clone();
+        let external = meta
+            .external_path
+            .as_deref()
+            .map(|p| self.options.rewrite_path(p));
         let path = paths::data_file(
             self.io.as_ref(),
             &self.bucket_dir,
             &meta.file_name,
-            meta.external_path.as_deref(),
+            external.as_deref(),
         )?;
         let schema = self.file_schema(meta.schema_id)?;
         let file_fields = match &meta.write_cols {
@@ -380,7 +392,7 @@ impl SplitContext {
             self.io.as_ref(),
             &self.table_path,
             &self.bucket_dir,
-            &df.path,
+            &self.options.rewrite_path(&df.path),
         )?;
         let cached = self
             .index_files

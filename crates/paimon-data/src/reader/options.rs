@@ -24,6 +24,10 @@ pub struct ReadOptions {
     /// Branch whose schema files describe the table (`<table>/branch/branch-<name>/schema`);
     /// default none = main.
     pub branch: Option<String>,
+    /// Prefix rewrites applied to the absolute paths a split carries (external data paths,
+    /// deletion-vector files), first match wins: `(from, to)` turns `from/x` into `to/x`.
+    /// For workers that see external storage under another root. Default none.
+    pub path_rewrites: Vec<(String, String)>,
 }
 
 impl Default for ReadOptions {
@@ -35,6 +39,19 @@ impl Default for ReadOptions {
             limit: None,
             schema_id: None,
             branch: None,
+            path_rewrites: Vec::new(),
         }
+    }
+}
+
+impl ReadOptions {
+    /// `path` with the first matching [`ReadOptions::path_rewrites`] prefix replaced.
+    pub fn rewrite_path(&self, path: &str) -> String {
+        for (from, to) in &self.path_rewrites {
+            if let Some(rest) = path.strip_prefix(from.as_str()) {
+                return format!("{}{}", to, rest);
+            }
+        }
+        path.to_string()
     }
 }

@@ -461,7 +461,7 @@ fn ts_nanos(array: &ArrayRef, path: &str) -> Result<Vec<Option<i128>>> {
 }
 
 fn timestamps_from_nanos(nanos: Vec<Option<i128>>, precision: u32, ltz: bool) -> ArrayRef {
-    let tz = ltz.then(|| LTZ_TIMEZONE);
+    let tz = ltz.then_some(LTZ_TIMEZONE);
     let conv = |div: i128| {
         nanos
             .iter()
