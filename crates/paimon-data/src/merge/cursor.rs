@@ -298,59 +298,80 @@ fn load_batch(
 }
 
 /// A binary min-heap of run cursors under [`RunCursor::cmp`].
+///
+/// The heap holds indices so that sifting moves integers, not cursors.
 #[derive(Debug, Default)]
 pub(crate) struct CursorHeap {
-    pub(crate) cursors: Vec<RunCursor>,
+    cursors: Vec<RunCursor>,
+    heap: Vec<usize>,
 }
 
 impl CursorHeap {
     pub(crate) fn new(cursors: Vec<RunCursor>) -> Self {
-        let mut heap = CursorHeap { cursors };
-        let n = heap.cursors.len();
+        let heap = (0..cursors.len()).collect();
+        let mut h = CursorHeap { cursors, heap };
+        let n = h.heap.len();
         for i in (0..n / 2).rev() {
-            heap.sift_down(i);
+            h.sift_down(i);
         }
-        heap
+        h
     }
 
     #[inline]
     pub(crate) fn top(&self) -> Option<&RunCursor> {
-        self.cursors.first()
+        self.heap.first().map(|&c| &self.cursors[c])
     }
 
     #[inline]
     pub(crate) fn top_mut(&mut self) -> Option<&mut RunCursor> {
-        self.cursors.first_mut()
+        let c = *self.heap.first()?;
+        self.cursors.get_mut(c)
+    }
+
+    /// Cursors that still have records.
+    pub(crate) fn live_mut(&mut self) -> impl Iterator<Item = &mut RunCursor> {
+        let live: Vec<bool> = {
+            let mut v = vec![false; self.cursors.len()];
+            self.heap.iter().for_each(|&c| v[c] = true);
+            v
+        };
+        self.cursors
+            .iter_mut()
+            .zip(live)
+            .filter_map(|(c, l)| l.then_some(c))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.heap.len()
     }
 
     /// Removes the (exhausted) top cursor.
     pub(crate) fn pop_top(&mut self) {
-        if self.cursors.is_empty() {
+        if self.heap.is_empty() {
             return;
         }
-        let last = self.cursors.len() - 1;
-        self.cursors.swap(0, last);
-        self.cursors.pop();
+        self.heap.swap_remove(0);
         self.sift_down(0);
+    }
+
+    #[inline]
+    fn less(&self, a: usize, b: usize) -> bool {
+        self.cursors[self.heap[a]].cmp(&self.cursors[self.heap[b]]) == Ordering::Less
     }
 
     /// Restores heap order after the top cursor moved forward.
     #[inline]
     pub(crate) fn sift_down(&mut self, mut i: usize) {
-        let n = self.cursors.len();
+        let n = self.heap.len();
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 return;
             }
             let r = l + 1;
-            let child = if r < n && self.cursors[r].cmp(&self.cursors[l]) == Ordering::Less {
-                r
-            } else {
-                l
-            };
-            if self.cursors[child].cmp(&self.cursors[i]) == Ordering::Less {
-                self.cursors.swap(child, i);
+            let child = if r < n && self.less(r, l) { r } else { l };
+            if self.less(child, i) {
+                self.heap.swap(child, i);
                 i = child;
             } else {
                 return;

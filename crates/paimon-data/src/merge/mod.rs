@@ -389,9 +389,9 @@ impl MergeReader {
 
     /// Drops stored batches no pending output refers to.
     fn compact(&mut self) {
-        let live: Vec<u32> = self.heap.cursors.iter().map(|c| c.slot).collect();
+        let live: Vec<u32> = self.heap.live_mut().map(|c| c.slot).collect();
         let renumbered = self.store.compact(&live);
-        for (c, slot) in self.heap.cursors.iter_mut().zip(renumbered) {
+        for (c, slot) in self.heap.live_mut().zip(renumbered) {
             c.slot = slot;
         }
     }
@@ -406,7 +406,7 @@ impl MergeReader {
             if !self.merge_next_key()? {
                 break;
             }
-            if self.sink.len() == 0 && self.store.len() > 2 * self.heap.cursors.len() + 8 {
+            if self.sink.len() == 0 && self.store.len() > 2 * self.heap.len() + 8 {
                 self.compact();
             }
         }
