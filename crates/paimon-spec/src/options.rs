@@ -50,8 +50,9 @@ pub struct CoreOptions {
     pub ignore_delete: bool,
     /// `partial-update.remove-record-on-delete`.
     pub partial_update_remove_record_on_delete: bool,
-    /// `partial-update.remove-record-on-sequence-group`.
-    pub partial_update_remove_record_on_sequence_group: bool,
+    /// `partial-update.remove-record-on-sequence-group`: the sequence fields whose retraction
+    /// removes the whole record (a comma list in Java).
+    pub partial_update_remove_record_on_sequence_group: Vec<String>,
     /// `sequence.field`: user sequence fields, in order.
     pub sequence_fields: Vec<String>,
     /// `sequence.field.sort-order` is `descending`.
@@ -162,7 +163,7 @@ impl CoreOptions {
             partial_update_remove_record_on_delete: r
                 .bool("partial-update.remove-record-on-delete", false)?,
             partial_update_remove_record_on_sequence_group: r
-                .bool("partial-update.remove-record-on-sequence-group", false)?,
+                .list("partial-update.remove-record-on-sequence-group"),
             sequence_fields: r.list("sequence.field"),
             sequence_field_descending,
             deletion_vectors_enabled: r.bool("deletion-vectors.enabled", false)?,

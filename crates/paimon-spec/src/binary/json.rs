@@ -19,11 +19,14 @@ pub fn datum_to_json(d: &Datum, ty: &DataType) -> Value {
         (Datum::TinyInt(v), _) => json!(v),
         (Datum::SmallInt(v), _) => json!(v),
         (Datum::Int(v), TypeKind::Date) | (Datum::Date(v), _) => json!(format_date(*v)),
-        (Datum::Int(v), TypeKind::Time { .. }) | (Datum::Time(v), _) => json!(format_time(*v)),
+        (Datum::Int(v), TypeKind::Time { precision }) | (Datum::Time(v), TypeKind::Time { precision }) => {
+            json!(format_time(*v, *precision))
+        }
+        (Datum::Time(v), _) => json!(format_time(*v, 3)),
         (Datum::Int(v), _) => json!(v),
         (Datum::BigInt(v), _) => json!(v),
-        (Datum::Float(v), _) => float_json(f64::from(*v), v.to_string()),
-        (Datum::Double(v), _) => float_json(*v, v.to_string()),
+        (Datum::Float(v), _) => float_json(f64::from(*v), java_float_string(*v)),
+        (Datum::Double(v), _) => float_json(*v, java_double_string(*v)),
         (
             Datum::Decimal {
                 unscaled, scale, ..
@@ -93,12 +96,49 @@ fn float_json(v: f64, text: String) -> Value {
     } else if v.is_infinite() {
         json!(if v > 0.0 { "Infinity" } else { "-Infinity" })
     } else {
-        // Keep the shortest text that round-trips in the value's own width.
-        text.parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
+        // Java's text is valid JSON number syntax; keep it verbatim.
+        serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
+    }
+}
+
+/// `Float.toString` layout over the shortest round-tripping digits.
+pub fn java_float_string(v: f32) -> String {
+    java_layout(&format!("{v:e}"), v == 0.0, v.is_sign_negative(), f64::from(v).abs())
+}
+
+/// `Double.toString` layout over the shortest round-tripping digits.
+pub fn java_double_string(v: f64) -> String {
+    java_layout(&format!("{v:e}"), v == 0.0, v.is_sign_negative(), v.abs())
+}
+
+/// Lays out Rust's `d.ddde±x` text as Java does: plain in [1e-3, 1e7), else `d.dddE±x`, and
+/// always at least one fraction digit.
+fn java_layout(sci: &str, zero: bool, negative: bool, abs: f64) -> String {
+    if sci.contains("NaN") || sci.contains("inf") {
+        return sci.to_string();
+    }
+    let sign = if negative { "-" } else { "" };
+    if zero {
+        return format!("{sign}0.0");
+    }
+    let body = sci.trim_start_matches('-');
+    let (mantissa, exp) = body.split_once('e').unwrap_or((body, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if (1e-3..1e7).contains(&abs) {
+        let point = exp + 1; // digits before the decimal point
+        let (int, frac) = if point <= 0 {
+            ("0".to_string(), format!("{}{}", "0".repeat((-point) as usize), digits))
+        } else if (point as usize) >= digits.len() {
+            (format!("{}{}", digits, "0".repeat(point as usize - digits.len())), String::new())
+        } else {
+            (digits[..point as usize].to_string(), digits[point as usize..].to_string())
+        };
+        let frac = if frac.is_empty() { "0".to_string() } else { frac };
+        format!("{sign}{int}.{frac}")
+    } else {
+        let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
+        format!("{sign}{}.{frac}E{exp}", &digits[..1])
     }
 }
 
@@ -146,14 +186,15 @@ pub fn format_date(days: i32) -> String {
     }
 }
 
-/// Millis of day as `HH:MM:SS[.fff]`.
-pub fn format_time(millis: i32) -> String {
+/// Millis of day as `HH:MM:SS` plus `.` and min(p, 3) digits when p > 0.
+pub fn format_time(millis: i32, precision: u32) -> String {
     let ms = millis.rem_euclid(86_400_000);
     let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
-    if f == 0 {
+    let digits = precision.min(3) as usize;
+    if digits == 0 {
         format!("{h:02}:{m:02}:{s:02}")
     } else {
-        format!("{h:02}:{m:02}:{s:02}.{f:03}")
+        format!("{h:02}:{m:02}:{s:02}.{}", &format!("{f:03}")[..digits])
     }
 }
 
@@ -207,7 +248,18 @@ mod tests {
         assert_eq!(format_date(0), "1970-01-01");
         assert_eq!(format_date(19723), "2024-01-01");
         assert_eq!(format_date(-1), "1969-12-31");
-        assert_eq!(format_time(3_723_004), "01:02:03.004");
+        assert_eq!(format_time(3_723_004, 3), "01:02:03.004");
+        assert_eq!(format_time(3_723_004, 0), "01:02:03");
+        assert_eq!(java_float_string(3.402_823_5e38), "3.4028235E38");
+        assert_eq!(java_double_string(f64::MAX), "1.7976931348623157E308");
+        assert_eq!(java_double_string(13.125), "13.125");
+        assert_eq!(java_double_string(1.0), "1.0");
+        assert_eq!(java_double_string(-0.0), "-0.0");
+        assert_eq!(java_double_string(1e-4), "1.0E-4");
+        assert_eq!(java_double_string(1e7), "1.0E7");
+        assert_eq!(java_double_string(0.001), "0.001");
+        assert_eq!(java_double_string(1234567.0), "1234567.0");
+        assert_eq!(java_float_string(0.1), "0.1");
         assert_eq!(
             format_timestamp(1_646_252_412_000, 0, 0, false),
             "2022-03-02T20:20:12"

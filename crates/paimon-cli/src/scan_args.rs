@@ -1,0 +1,149 @@
+//! Scan options shared by `plan`, `files` and `read`.
+
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use paimon_io::{file_io_for, FileIORef};
+use paimon_meta::{ScanBuilder, Table};
+use paimon_spec::predicate::Predicate;
+use paimon_spec::schema::TableSchemaRef;
+
+use crate::filter::parse_filter;
+
+/// Which snapshot to read and how to narrow it.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ScanArgs {
+    /// Read this snapshot id.
+    #[arg(long, conflicts_with_all = ["tag", "timestamp_ms", "incremental"])]
+    pub snapshot: Option<i64>,
+    /// Read the snapshot of this tag.
+    #[arg(long, conflicts_with_all = ["timestamp_ms", "incremental"])]
+    pub tag: Option<String>,
+    /// Read the latest snapshot committed at or before this time (epoch millis).
+    #[arg(long = "timestamp-ms", conflicts_with = "incremental")]
+    pub timestamp_ms: Option<i64>,
+    /// Read what changed in snapshots (A, B]: `A,B`.
+    #[arg(long)]
+    pub incremental: Option<String>,
+    /// Read this branch.
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Only these columns, in this order: `c1,c2`.
+    #[arg(long)]
+    pub select: Option<String>,
+    /// SQL predicate, e.g. `"a > 5 AND dt = DATE '2024-01-01'"`.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Add a leading `_ROW_KIND` column (`+I`, `-U`, `+U`, `-D`).
+    #[arg(long = "with-kind")]
+    pub with_kind: bool,
+}
+
+/// A table opened with its scan, the schema rows are read with, and the filter.
+#[derive(Debug)]
+pub struct OpenedScan {
+    /// The table (on the chosen branch).
+    pub table: Table,
+    /// The scan builder, with snapshot selection and filter applied.
+    pub scan: ScanBuilder,
+    /// Schema of the snapshot read (Java switches to it for time travel).
+    pub schema: TableSchemaRef,
+    /// The parsed filter.
+    pub filter: Option<Predicate>,
+    /// Projected column names.
+    pub select: Option<Vec<String>>,
+    /// The storage.
+    pub io: FileIORef,
+    /// The table location.
+    pub path: String,
+}
+
+/// Strips a trailing slash so paths compare and join predictably.
+pub fn table_location(table: &str) -> String {
+    let t = table.trim_end_matches('/');
+    if t.is_empty() {
+        "/".into()
+    } else {
+        t.to_string()
+    }
+}
+
+impl ScanArgs {
+    /// Opens `table` and builds the scan.
+    ///
+    /// # Errors
+    /// When the table cannot be opened, the selection is malformed or the filter does not parse.
+    pub fn open(&self, table: &str) -> Result<OpenedScan> {
+        if self.with_kind {
+            bail!("--with-kind: reading the row kind (_ROW_KIND) is not supported yet");
+        }
+        let path = table_location(table);
+        let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
+        let mut t = Table::open(Arc::clone(&io), &path).map_err(|e| anyhow!("{e}"))?;
+        if let Some(b) = &self.branch {
+            t = t.with_branch(b).map_err(|e| anyhow!("{e}"))?;
+        }
+        let mut scan = t.scan();
+        if let Some(id) = self.snapshot {
+            scan = scan.with_snapshot(id);
+        }
+        if let Some(tag) = &self.tag {
+            scan = scan.with_tag(tag.clone());
+        }
+        if let Some(ms) = self.timestamp_ms {
+            scan = scan.with_timestamp_ms(ms);
+        }
+        if let Some(inc) = &self.incremental {
+            let (a, b) = inc
+                .split_once(',')
+                .and_then(|(a, b)| {
+                    Some((a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?))
+                })
+                .ok_or_else(|| {
+                    anyhow!("--incremental takes two snapshot ids: A,B (got '{inc}')")
+                })?;
+            if a >= b {
+                bail!("--incremental {a},{b}: the start must be before the end");
+            }
+            scan = scan.with_incremental(a, b);
+        }
+        // The schema of the snapshot read: time travel reads with the snapshot's own schema.
+        let schema = match scan.snapshot().map_err(|e| anyhow!("{e}"))? {
+            Some(s) => t
+                .schema_manager()
+                .schema(s.schema_id)
+                .map_err(|e| anyhow!("{e}"))?,
+            None => Arc::clone(t.schema()),
+        };
+        let filter = match &self.filter {
+            Some(f) => Some(parse_filter(f, &schema)?),
+            None => None,
+        };
+        if let Some(p) = &filter {
+            scan = scan.with_filter(p.clone());
+        }
+        let select = self.select.as_ref().map(|s| {
+            s.split(',')
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+        });
+        if let Some(cols) = &select {
+            for c in cols {
+                if schema.field(c).is_none() && c != "_ROW_ID" && c != "_SEQUENCE_NUMBER" {
+                    bail!("--select: unknown column '{c}' in {path}");
+                }
+            }
+        }
+        Ok(OpenedScan {
+            table: t,
+            scan,
+            schema,
+            filter,
+            select,
+            io,
+            path,
+        })
+    }
+}

@@ -1,0 +1,249 @@
+//! `paimon snapshots|schema|files|plan`: the control plane's commands.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use paimon_spec::binary::json::{datum_to_json, format_timestamp};
+use paimon_split::{encode_split, SplitEnvelope};
+use serde_json::{json, Value};
+
+use crate::scan_args::{table_location, ScanArgs};
+
+/// `paimon snapshots TABLE`.
+#[derive(Debug, Args)]
+pub struct SnapshotsArgs {
+    /// Table directory.
+    pub table: String,
+    /// Print JSON lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `paimon schema TABLE`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Table directory.
+    pub table: String,
+    /// Schema id (default: latest).
+    #[arg(long = "schema-id")]
+    pub schema_id: Option<i64>,
+    /// Print the schema JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `paimon files TABLE`.
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// Table directory.
+    pub table: String,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// Print JSON lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `paimon plan TABLE`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Table directory.
+    pub table: String,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// DataSplit version of the written split files (default 9; 8 for Java 1.3-2.0).
+    #[arg(long = "split-version", default_value_t = paimon_split::CURRENT_VERSION)]
+    pub split_version: i32,
+    /// Write one split file per split here (`split-0000.bin`, ...), raw DataSplit bytes.
+    #[arg(long = "out-dir")]
+    pub out_dir: Option<PathBuf>,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn snapshots(a: SnapshotsArgs) -> Result<()> {
+    let opened = ScanArgs::default().open(&a.table)?;
+    for s in opened.table.snapshots().map_err(|e| anyhow!("{e}"))? {
+        let v = json!({
+            "id": s.id,
+            "schemaId": s.schema_id,
+            "commitKind": s.commit_kind,
+            "timeMillis": s.time_millis,
+            "time": format_timestamp(s.time_millis, 0, 3, true),
+            "totalRecordCount": s.total_record_count,
+            "deltaRecordCount": s.delta_record_count,
+            "watermark": s.watermark,
+            "commitUser": s.commit_user,
+        });
+        if a.json {
+            println!("{v}");
+        } else {
+            println!(
+                "{:>6}  {:<8} schema {:<3} {}  records {}",
+                s.id,
+                s.commit_kind,
+                s.schema_id,
+                format_timestamp(s.time_millis, 0, 3, true),
+                s.total_record_count.map_or("?".into(), |c| c.to_string())
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn schema(a: SchemaArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    let opened = ScanArgs::default().open(&path)?;
+    let schema = match a.schema_id {
+        Some(id) => opened
+            .table
+            .schema_manager()
+            .schema(id)
+            .map_err(|e| anyhow!("{e}"))?,
+        None => opened.schema.clone(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&schema.to_json())?);
+        return Ok(());
+    }
+    println!("schema {} of {path}", schema.id);
+    for f in &schema.fields {
+        let mut tags = Vec::new();
+        if schema.primary_keys.contains(&f.name) {
+            tags.push("primary key");
+        }
+        if schema.partition_keys.contains(&f.name) {
+            tags.push("partition");
+        }
+        println!(
+            "  {:>3} {:<24} {}{}",
+            f.id,
+            f.name,
+            f.data_type,
+            if tags.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", tags.join(", "))
+            }
+        );
+    }
+    for (k, v) in &schema.options {
+        println!("  option {k} = {v}");
+    }
+    Ok(())
+}
+
+pub fn files(a: FilesArgs) -> Result<()> {
+    let opened = a.scan.open(&a.table)?;
+    let files = opened.scan.live_files().map_err(|e| anyhow!("{e}"))?;
+    let part_fields = opened.schema.partition_fields();
+    for f in files {
+        let partition: serde_json::Map<String, Value> = part_fields
+            .iter()
+            .zip(&f.partition)
+            .map(|(field, d)| (field.name.clone(), datum_to_json(d, &field.data_type)))
+            .collect();
+        let v = json!({
+            "partition": partition,
+            "bucket": f.bucket,
+            "fileName": f.file.file_name,
+            "level": f.file.level,
+            "rowCount": f.file.row_count,
+            "fileSize": f.file.file_size,
+            "schemaId": f.file.schema_id,
+            "minSequenceNumber": f.file.min_sequence_number,
+            "maxSequenceNumber": f.file.max_sequence_number,
+            "deleteRowCount": f.file.delete_row_count,
+            "firstRowId": f.file.first_row_id,
+            "path": f.file.external_path.clone().unwrap_or_else(|| format!("{}/{}", f.bucket_path, f.file.file_name)),
+            "deletionFile": f.deletion_file.as_ref().map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
+        });
+        if a.json {
+            println!("{v}");
+        } else {
+            println!(
+                "{}  bucket {}  level {}  rows {}  {}",
+                Value::Object(v["partition"].as_object().cloned().unwrap_or_default()),
+                f.bucket,
+                f.file.level,
+                f.file.row_count,
+                v["path"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn plan(a: PlanArgs) -> Result<()> {
+    let opened = a.scan.open(&a.table)?;
+    let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
+    if let Some(dir) = &a.out_dir {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
+        for (i, s) in plan.splits.iter().enumerate() {
+            let bytes = encode_split(s, a.split_version, SplitEnvelope::Raw)
+                .map_err(|e| anyhow!("split {i}: {e}"))?;
+            let p = dir.join(format!("split-{i:04}.bin"));
+            std::fs::write(&p, bytes).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+        }
+    }
+    let part_fields = opened.schema.partition_fields();
+    let part_types: Vec<_> = part_fields.iter().map(|f| f.data_type.clone()).collect();
+    let splits: Vec<Value> = plan
+        .splits
+        .iter()
+        .map(|s| {
+            let partition = s
+                .partition_row()
+                .and_then(|r| r.to_datums(&part_types))
+                .map(|values| {
+                    Value::Object(
+                        part_fields
+                            .iter()
+                            .zip(&values)
+                            .map(|(f, d)| (f.name.clone(), datum_to_json(d, &f.data_type)))
+                            .collect(),
+                    )
+                })
+                .unwrap_or(Value::Null);
+            json!({
+                "partition": partition,
+                "bucket": s.bucket,
+                "rawConvertible": s.raw_convertible,
+                "rowCount": s.row_count(),
+                "files": s.data_files.iter().enumerate().map(|(i, f)| json!({
+                    "name": f.file_name,
+                    "level": f.level,
+                    "rowCount": f.row_count,
+                    "deletionFile": s.deletion_file(i).map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({"snapshotId": plan.snapshot_id, "splits": splits})
+            )?
+        );
+    } else {
+        println!(
+            "snapshot {:?}: {} splits",
+            plan.snapshot_id,
+            plan.splits.len()
+        );
+        for (i, s) in splits.iter().enumerate() {
+            println!(
+                "  split {i}: partition {} bucket {} rows {} raw {} files {}",
+                s["partition"],
+                s["bucket"],
+                s["rowCount"],
+                s["rawConvertible"],
+                s["files"].as_array().map_or(0, Vec::len)
+            );
+        }
+    }
+    Ok(())
+}
