@@ -8,3 +8,25 @@ pub mod rows;
 pub mod scan_args;
 pub mod split_cmd;
 pub mod table_cmd;
+
+/// Writes one line to stdout; a closed pipe (`paimon ... | head`) ends the process quietly
+/// instead of panicking.
+pub fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{args}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// `println!` that survives a closed pipe; see [`emit`].
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::emit(format_args!($($t)*))
+    };
+}

@@ -260,7 +260,7 @@ fn write_output(
 ) -> Result<()> {
     if o.format == Format::Null {
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        println!("{rows}");
+        crate::outln!("{rows}");
         return Ok(());
     }
     let mut buf: Vec<u8> = Vec::new();
@@ -314,7 +314,11 @@ fn write_output(
             if matches!(o.format, Format::Parquet | Format::Arrow) {
                 return Err(anyhow!("--format {:?} needs --out FILE", o.format));
             }
-            std::io::stdout().lock().write_all(&buf)?;
+            if let Err(e) = std::io::stdout().lock().write_all(&buf) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(anyhow!("cannot write to stdout: {e}"));
+                }
+            }
         }
     }
     Ok(())

@@ -108,13 +108,16 @@ impl ScanArgs {
             }
             scan = scan.with_incremental(a, b);
         }
-        // The schema of the snapshot read: time travel reads with the snapshot's own schema.
+        // Java reads the latest snapshot with the table's latest schema (an ALTER may have come
+        // after the last commit), and time travel with the snapshot's own schema.
+        let time_travel =
+            self.snapshot.is_some() || self.tag.is_some() || self.timestamp_ms.is_some();
         let schema = match scan.snapshot().map_err(|e| anyhow!("{e}"))? {
-            Some(s) => t
+            Some(s) if time_travel => t
                 .schema_manager()
                 .schema(s.schema_id)
                 .map_err(|e| anyhow!("{e}"))?,
-            None => Arc::clone(t.schema()),
+            _ => Arc::clone(t.schema()),
         };
         let filter = match &self.filter {
             Some(f) => Some(parse_filter(f, &schema)?),

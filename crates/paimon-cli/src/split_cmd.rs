@@ -282,7 +282,7 @@ fn inspect(file: &Path, as_json: bool, table: Option<&Path>) -> Result<()> {
         "split": body,
     });
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_text(&out, 0);
     }
@@ -296,20 +296,20 @@ fn print_text(v: &Value, indent: usize) {
             for (k, v) in m {
                 match v {
                     Value::Object(_) => {
-                        println!("{pad}{k}:");
+                        crate::outln!("{pad}{k}:");
                         print_text(v, indent + 1);
                     }
                     Value::Array(a) if a.iter().any(|x| x.is_object()) => {
-                        println!("{pad}{k}: ({} entries)", a.len());
+                        crate::outln!("{pad}{k}: ({} entries)", a.len());
                         for (i, x) in a.iter().enumerate() {
-                            println!("{pad}  [{i}]");
+                            crate::outln!("{pad}  [{i}]");
                             print_text(x, indent + 2);
                         }
                     }
-                    other => println!("{pad}{k}: {other}"),
+                    other => crate::outln!("{pad}{k}: {other}"),
                 }
             }
         }
-        other => println!("{pad}{other}"),
+        other => crate::outln!("{pad}{other}"),
     }
 }

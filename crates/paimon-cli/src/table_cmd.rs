@@ -78,9 +78,9 @@ pub fn snapshots(a: SnapshotsArgs) -> Result<()> {
             "commitUser": s.commit_user,
         });
         if a.json {
-            println!("{v}");
+            crate::outln!("{v}");
         } else {
-            println!(
+            crate::outln!(
                 "{:>6}  {:<8} schema {:<3} {}  records {}",
                 s.id,
                 s.commit_kind,
@@ -105,10 +105,10 @@ pub fn schema(a: SchemaArgs) -> Result<()> {
         None => opened.schema.clone(),
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&schema.to_json())?);
+        crate::outln!("{}", serde_json::to_string_pretty(&schema.to_json())?);
         return Ok(());
     }
-    println!("schema {} of {path}", schema.id);
+    crate::outln!("schema {} of {path}", schema.id);
     for f in &schema.fields {
         let mut tags = Vec::new();
         if schema.primary_keys.contains(&f.name) {
@@ -117,7 +117,7 @@ pub fn schema(a: SchemaArgs) -> Result<()> {
         if schema.partition_keys.contains(&f.name) {
             tags.push("partition");
         }
-        println!(
+        crate::outln!(
             "  {:>3} {:<24} {}{}",
             f.id,
             f.name,
@@ -130,7 +130,7 @@ pub fn schema(a: SchemaArgs) -> Result<()> {
         );
     }
     for (k, v) in &schema.options {
-        println!("  option {k} = {v}");
+        crate::outln!("  option {k} = {v}");
     }
     Ok(())
 }
@@ -161,9 +161,9 @@ pub fn files(a: FilesArgs) -> Result<()> {
             "deletionFile": f.deletion_file.as_ref().map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
         });
         if a.json {
-            println!("{v}");
+            crate::outln!("{v}");
         } else {
-            println!(
+            crate::outln!(
                 "{}  bucket {}  level {}  rows {}  {}",
                 Value::Object(v["partition"].as_object().cloned().unwrap_or_default()),
                 f.bucket,
@@ -222,20 +222,20 @@ pub fn plan(a: PlanArgs) -> Result<()> {
         })
         .collect();
     if a.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(
                 &json!({"snapshotId": plan.snapshot_id, "splits": splits})
             )?
         );
     } else {
-        println!(
+        crate::outln!(
             "snapshot {:?}: {} splits",
             plan.snapshot_id,
             plan.splits.len()
         );
         for (i, s) in splits.iter().enumerate() {
-            println!(
+            crate::outln!(
                 "  split {i}: partition {} bucket {} rows {} raw {} files {}",
                 s["partition"],
                 s["bucket"],
