@@ -1,52 +1,150 @@
 #!/usr/bin/env bash
-# Cross-language interop checks against the Java oracle (issue 3).
+# Cross-language checks against the Java oracle (issue 3). One line per case, then
+# "N passed, M failed"; exits 1 when any case failed.
 #
-# Today: Java's expected rows for every table under ../shared/testdata/paimon-cpp (a directory
-# with both schema/ and snapshot/), computed into the ignored cache
-#   .cache/interop/expected/<path relative to paimon-cpp>/latest.jsonl
-#   (+ snapshot-N.jsonl for primary-key tables, branch-B/latest.jsonl for each branch)
-# One line per case ("ok <table>" / "FAIL <table> <reason>"), then "N passed, M failed".
-# These rows derive from data that is not ours: never commit them.
+#   scripts/interop.sh              dump + round trips
+#   scripts/interop.sh --dump-only  only Java's expected rows for the paimon-cpp tables
+#   scripts/interop.sh --round-trips-only
 #
-# Later: the Rust-side comparisons (Java plans / paimon reads, paimon plans / Java reads,
-# paimon read == Java dump for fixtures and paimon-cpp tables) are added here as more cases.
+# Dump: Java's rows for every table under ../shared/testdata/paimon-cpp (latest, every snapshot,
+#   every branch) into the ignored .cache/interop/expected/<path>/ ; the Rust acceptance suite
+#   (cargo test -p paimon-cli --test acceptance) compares `paimon read` with them. These rows
+#   derive from data that is not ours: never commit them.
+# Round trip 1: Java plans each fixture table, `paimon read-split` reads Java's split files:
+#   rows equal Java's (fixtures/expected/<db>/<table>/latest.jsonl).
+# Round trip 2: `paimon plan --split-version 8` writes split files, Java `read-split` reads them:
+#   rows equal Java's.
+# (Round trip 3, `paimon read` of every fixture and paimon-cpp table, is the acceptance suite.)
 #
-# Env: PAIMON_CPP_DATA (default ../shared/testdata/paimon-cpp), INTEROP_CACHE (default .cache/interop)
+# Env: PAIMON_CPP_DATA (default ../shared/testdata/paimon-cpp), INTEROP_CACHE (default
+#   .cache/interop), PAIMON_BIN (default: target/debug/paimon, built if missing).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${PAIMON_CPP_DATA:-$ROOT/../shared/testdata/paimon-cpp}"
 CACHE="${INTEROP_CACHE:-$ROOT/.cache/interop}"
 ORACLE="$ROOT/scripts/java-oracle.sh"
+MODE="${1:-all}"
 
-if [[ ! -d "$DATA" ]]; then
-  echo "interop: missing $DATA (the shared paimon-cpp test data)" >&2
-  exit 2
-fi
-DATA="$(cd "$DATA" && pwd)"
-mkdir -p "$CACHE"
-LIST="$CACHE/paimon-cpp-tables.tsv"
-: > "$LIST"
-while IFS= read -r schema_dir; do
-  table="$(dirname "$schema_dir")"
-  [[ -d "$table/snapshot" ]] || continue
-  # branch/branch-B/ holds a branch's metadata, not a table: dumped via its table's --branch.
-  [[ "$table" == */branch/branch-* ]] && continue
-  rel="${table#"$DATA"/}"
-  out="$CACHE/expected/$rel"
-  rm -rf "$out"
-  printf '%s\t%s\n' "$table" "$out" >> "$LIST"
-done < <(find "$DATA" -type d -name schema | LC_ALL=C sort)
+# Tables Java itself cannot read: their data lives at absolute paths of the machine that wrote
+# them (external data paths, blob descriptors), which the shared test data does not include.
+JAVA_CANNOT_READ="blob_desc_field pk_dv_index_in_data_with_external pk_dv_index_not_in_data_with_external"
+
+# Known failures, one per line: "<case> <reason>" (the same reader gaps as the acceptance suite's
+# skips.rs). A listed case that fails is reported as skipped with its reason; a listed case that
+# passes fails the run, so the list stays honest.
+KNOWN="$ROOT/scripts/interop-known-failures.txt"
+known_reason() { [[ -f "$KNOWN" ]] && awk -v c="$1" '$1 == c { $1 = ""; sub(/^ /, ""); print; exit }' "$KNOWN"; }
 
 passed=0
 failed=0
-while IFS= read -r line; do
-  case "$line" in
-    ok\ *)   passed=$((passed + 1)); echo "ok   java-dump ${line#ok "$DATA"/}" ;;
-    FAIL\ *) failed=$((failed + 1)); rest="${line#FAIL "$DATA"/}"; echo "FAIL java-dump $rest" ;;
-    *)       echo "$line" ;;
-  esac
-done < <("$ORACLE" dump-tables "$LIST")
+skipped=0
+ok() {
+  local case="${1:-}" why
+  why="$(known_reason "$case")"
+  if [[ -n "$why" ]]; then failed=$((failed + 1)); echo "FAIL $case passes now: remove it from $KNOWN"; return; fi
+  passed=$((passed + 1)); echo "ok   $*"
+}
+fail() {
+  local case="${1:-}" why
+  why="$(known_reason "$case")"
+  if [[ -n "$why" ]]; then skipped=$((skipped + 1)); echo "skip $case (known: $why)"; return; fi
+  failed=$((failed + 1)); echo "FAIL $*"
+}
 
-echo "$passed passed, $failed failed"
+dump_cpp() {
+  if [[ ! -d "$DATA" ]]; then
+    fail "java-dump: missing $DATA (the shared paimon-cpp test data)"
+    return
+  fi
+  local data; data="$(cd "$DATA" && pwd)"
+  mkdir -p "$CACHE"
+  local list="$CACHE/paimon-cpp-tables.tsv"
+  : > "$list"
+  while IFS= read -r schema_dir; do
+    local table; table="$(dirname "$schema_dir")"
+    [[ -d "$table/snapshot" ]] || continue
+    # branch/branch-B/ holds a branch's metadata, not a table: dumped via its table's --branch.
+    [[ "$table" == */branch/branch-* ]] && continue
+    local rel="${table#"$data"/}"
+    local out="$CACHE/expected/$rel"
+    rm -rf "$out"
+    printf '%s\t%s\n' "$table" "$out" >> "$list"
+  done < <(find "$data" -type d -name schema | LC_ALL=C sort)
+  while IFS= read -r line; do
+    case "$line" in
+      ok\ *) ok "java-dump:${line#ok "$data"/}" ;;
+      FAIL\ *)
+        local rest="${line#FAIL "$data"/}" name
+        name="$(basename "${rest%% *}")"
+        if [[ " $JAVA_CANNOT_READ " == *" $name "* ]]; then
+          skipped=$((skipped + 1)); echo "skip java-dump $rest (Java cannot read it either: files outside the test data)"
+        else
+          fail "java-dump:$rest"
+        fi ;;
+      *) echo "$line" ;;
+    esac
+  done < <("$ORACLE" dump-tables "$list")
+}
+
+round_trips() {
+  local bin="${PAIMON_BIN:-$ROOT/target/debug/paimon}"
+  if [[ ! -x "$bin" ]]; then
+    (cd "$ROOT" && cargo build -q -p paimon-cli) || { fail "build paimon"; return; }
+  fi
+  local work="$CACHE/roundtrip"
+  rm -rf "$work"; mkdir -p "$work"
+  for expected in "$ROOT"/fixtures/expected/*/*/latest.jsonl; do
+    local rel="${expected#"$ROOT"/fixtures/expected/}"
+    local db="${rel%%/*}" rest="${rel#*/}"
+    local tname="${rest%%/*}"
+    local table="$ROOT/fixtures/warehouse/$db.db/$tname"
+    local case="$db/$tname"
+    local d="$work/$db/$tname"
+    mkdir -p "$d/java-splits" "$d/rust-splits"
+
+    # 1. Java plans, paimon reads Java's split files.
+    if "$ORACLE" plan "$table" --out-dir "$d/java-splits" > "$d/java-plan.json" 2> "$d/java-plan.err"; then
+      shopt -s nullglob; local jsplits=("$d"/java-splits/*.bin); shopt -u nullglob
+      if [[ ${#jsplits[@]} -eq 0 ]]; then
+        : > "$d/rust-read.jsonl"
+      elif ! "$bin" read-split "$table" "${jsplits[@]}" --format jsonl > "$d/rust-read.jsonl" 2> "$d/rust-read.err"; then
+        fail "java-plan/paimon-read:$case" "$(head -c 300 "$d/rust-read.err")"; continue
+      fi
+      if "$bin" compare-rows "$table" "$expected" "$d/rust-read.jsonl" 2> "$d/cmp1.err"; then
+        ok "java-plan/paimon-read:$case" "(${#jsplits[@]} splits)"
+      else
+        fail "java-plan/paimon-read:$case" "$(head -c 300 "$d/cmp1.err")"
+      fi
+    else
+      fail "java-plan/paimon-read:$case" "Java plan failed: $(head -c 300 "$d/java-plan.err")"
+    fi
+
+    # 2. paimon plans (v8, what Java 1.4 reads), Java reads our split files.
+    if "$bin" plan "$table" --split-version 8 --out-dir "$d/rust-splits" > /dev/null 2> "$d/rust-plan.err"; then
+      shopt -s nullglob; local rsplits=("$d"/rust-splits/*.bin); shopt -u nullglob
+      if [[ ${#rsplits[@]} -eq 0 ]]; then
+        : > "$d/java-read.jsonl"
+      elif ! "$ORACLE" read-split "$table" --sort "${rsplits[@]}" > "$d/java-read.jsonl" 2> "$d/java-read.err"; then
+        fail "paimon-plan/java-read:$case" "$(head -c 300 "$d/java-read.err")"; continue
+      fi
+      if "$bin" compare-rows "$table" "$expected" "$d/java-read.jsonl" 2> "$d/cmp2.err"; then
+        ok "paimon-plan/java-read:$case" "(${#rsplits[@]} splits)"
+      else
+        fail "paimon-plan/java-read:$case" "$(head -c 300 "$d/cmp2.err")"
+      fi
+    else
+      fail "paimon-plan/java-read:$case" "paimon plan failed: $(head -c 300 "$d/rust-plan.err")"
+    fi
+  done
+}
+
+case "$MODE" in
+  --dump-only) dump_cpp ;;
+  --round-trips-only) round_trips ;;
+  all) dump_cpp; round_trips ;;
+  *) echo "usage: scripts/interop.sh [--dump-only|--round-trips-only]" >&2; exit 2 ;;
+esac
+
+echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

@@ -33,6 +33,8 @@ enum Command {
     Read(read_cmd::ReadArgs),
     /// Read split files (the worker command).
     ReadSplit(read_cmd::ReadSplitArgs),
+    /// Compare two JSON-lines row files as multisets, typed by a table's schema (for scripts).
+    CompareRows(read_cmd::CompareRowsArgs),
 }
 
 fn main() {
@@ -45,6 +47,7 @@ fn main() {
         Command::Plan(a) => table_cmd::plan(a),
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),
+        Command::CompareRows(a) => read_cmd::compare_rows(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
