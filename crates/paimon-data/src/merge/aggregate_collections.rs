@@ -2,8 +2,10 @@
 //! `FieldMergeMapAgg`).
 //!
 //! Java builds `collect(distinct)` and `merge_map` results through a `HashSet` / `HashMap`, so
-//! their element order is Java's hash order; here it is first-occurrence order (a map key that
-//! reappears keeps its place and takes the newer value). Compare such results as sets.
+//! their element order is Java's hash iteration order, which [`super::java_hash`] reproduces
+//! (a map key that reappears keeps its place and takes the newer value, as in a `HashMap`).
+//! Where Java's order is not reproducible (BINARY or nested elements, hashed by identity or
+//! compared with an equaliser list), elements keep their first-occurrence order.
 
 use std::sync::Arc;
 
@@ -18,6 +20,7 @@ use arrow_select::interleave::interleave;
 use super::aggregate::{AggOut, FieldAgg};
 use super::cell::Cell;
 use super::error::{merge_failed, Result};
+use super::java_hash::{hash_codes, iteration_order};
 
 /// Java `Character.isWhitespace`.
 fn java_whitespace(c: char) -> bool {
@@ -125,6 +128,24 @@ fn list_values(c: Cell<'_>) -> Result<ArrayRef> {
     }
 }
 
+/// Reorders `picks` (distinct elements `sources[s][j]`, in insertion order) into the order a
+/// Java `HashSet` / `HashMap` filled in that order iterates them; unchanged when the element
+/// type has no reproducible Java hash.
+fn java_hash_order(sources: &[&dyn Array], picks: &mut Vec<(usize, usize)>) {
+    let Some(codes) = sources
+        .iter()
+        .map(|a| hash_codes(*a))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let hashes: Vec<i32> = picks.iter().map(|&(s, j)| codes[s][j]).collect();
+    *picks = iteration_order(&hashes)
+        .into_iter()
+        .map(|i| picks[i])
+        .collect();
+}
+
 /// Equality of elements drawn from two arrays (`sources[i][j]`), nulls equal to nulls.
 struct ElementEq {
     cmps: Vec<Vec<DynComparator>>,
@@ -221,6 +242,7 @@ impl FieldAgg for CollectAgg {
                     }
                 }
             }
+            java_hash_order(&sources, &mut picks);
         } else {
             for (s, part) in parts.iter().enumerate() {
                 picks.extend((0..part.len()).map(|j| (s, j)));
@@ -326,6 +348,7 @@ impl FieldAgg for MergeMapAgg {
                 }
             }
         }
+        java_hash_order(&keys, &mut picks);
         self.build(&entries, &picks)
     }
     fn retract(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
@@ -352,6 +375,7 @@ impl FieldAgg for MergeMapAgg {
                 }
             }
         }
+        java_hash_order(&keys, &mut picks);
         self.build(&entries, &picks)
     }
     fn name(&self) -> &'static str {

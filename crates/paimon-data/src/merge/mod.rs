@@ -72,6 +72,7 @@ mod cursor;
 mod engine;
 mod error;
 mod interval;
+mod java_hash;
 mod output;
 mod partial_update;
 #[cfg(test)]
