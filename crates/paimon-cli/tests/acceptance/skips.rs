@@ -3,7 +3,6 @@
 
 /// (case, reason)
 pub const SKIPS: &[(&str, &str)] = &[
-    ("cpp:avro/append_with_multiple_map.db/append_with_multiple_map/latest.jsonl", "Avro reader: nested MAP decoding fails"),
     ("cpp:orc/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch/latest.jsonl", "scan.fallback-branch: one row differs from Java"),
     ("cpp:orc/append_table_with_multi_blob.db/append_table_with_multi_blob/latest.jsonl", "blob (.blob) files not read yet"),
     ("cpp:orc/blob_append_table_alter_table_with_cast_with_data_evolution.db/blob_append_table_alter_table_with_cast_with_data_evolution/latest.jsonl", "blob (.blob) files not read yet"),
@@ -15,9 +14,6 @@ pub const SKIPS: &[(&str, &str)] = &[
     ("cpp:parquet/blob_append_table_alter_table_with_cast_with_data_evolution.db/blob_append_table_alter_table_with_cast_with_data_evolution/latest.jsonl", "blob (.blob) files not read yet"),
     ("cpp:parquet/blob_data_evolution_with_dense_stats.db/blob_data_evolution_with_dense_stats/latest.jsonl", "blob (.blob) files not read yet"),
     ("cpp:parquet/pk_table_with_mor.db/pk_table_with_mor/latest.jsonl", "merge-on-read result differs from Java"),
-    ("append/all_types_avro/latest.jsonl", "Avro reader: MAP column decoding fails (expected a map column)"),
-    ("append/all_types_avro/snapshot-1.jsonl", "Avro reader: MAP column decoding fails (expected a map column)"),
-    ("append/all_types_avro/snapshot-2.jsonl", "Avro reader: MAP column decoding fails (expected a map column)"),
     ("append/all_types_orc/latest.jsonl", "ORC reader: overflow decoding edge values (min/max timestamps) in orc-rust path"),
     ("append/all_types_orc/snapshot-1.jsonl", "ORC reader: overflow decoding edge values (min/max timestamps) in orc-rust path"),
     ("append/all_types_orc/snapshot-2.jsonl", "ORC reader: overflow decoding edge values (min/max timestamps) in orc-rust path"),
@@ -26,8 +22,6 @@ pub const SKIPS: &[(&str, &str)] = &[
     ("append/all_types_parquet/snapshot-2.jsonl", "edge values differ in 2 rows (pre-1582/extreme timestamps or -0.0)"),
     ("append/blob/latest.jsonl", "blob (.blob) files not read yet"),
     ("append/blob/snapshot-1.jsonl", "blob (.blob) files not read yet"),
-    ("evolution/type_matrix/latest.jsonl", "schema-evolution casts differ from Java in 2 rows"),
-    ("evolution/type_matrix/snapshot-2.jsonl", "schema-evolution casts differ from Java in 2 rows"),
     ("append/all_types_parquet/q-nested-ts-filter.jsonl", "edge values differ in 2 rows (pre-1582/extreme timestamps or -0.0)"),
     ("append/data_evolution/q-a-filter.jsonl", "data-evolution read with a filter column outside the projection fails"),
     ("pk/dedup_uncompacted/q-incremental-2-4.jsonl", "_ROW_KIND / keep-deletes reads (incremental with retractions) not implemented"),

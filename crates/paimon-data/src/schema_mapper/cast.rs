@@ -322,12 +322,25 @@ pub fn java_cast(array: &ArrayRef, from: &DataType, to: &DataType, path: &str) -
                 .collect();
             timestamps_from_nanos(nanos, precision, ltz)
         }
-        (Fam::Ts { .. }, Fam::Date) => {
+        (Fam::Ts { ltz, .. }, Fam::Date) => {
             let n = ts_nanos(array, path)?;
-            let per_day = i128::from(text::MILLIS_PER_DAY) * 1_000_000;
+            let per_day = i128::from(text::MILLIS_PER_DAY);
+            // Java `TimestampToDateCastRule`: a TIMESTAMP's epoch millis divided by the millis
+            // of a day with Java's truncating `/`, so an instant just before the epoch
+            // becomes 1970-01-01 (a Java quirk, reproduced); LTZ goes through a calendar
+            // date in the zone (UTC here) and floors.
             arc(n
                 .into_iter()
-                .map(|v| v.map(|v| v.div_euclid(per_day) as i32))
+                .map(|v| {
+                    v.map(|v| {
+                        let millis = v.div_euclid(1_000_000);
+                        if ltz {
+                            millis.div_euclid(per_day) as i32
+                        } else {
+                            (millis / per_day) as i32
+                        }
+                    })
+                })
                 .collect::<Date32Array>())
         }
         (Fam::Ts { .. }, Fam::Ts { ltz, precision }) => {
@@ -540,18 +553,7 @@ fn to_java_strings(array: &ArrayRef, from: &DataType, path: &str) -> Result<Vec<
                             TypeKind::Time { precision } => precision.min(3),
                             _ => 0,
                         };
-                        let base = format!(
-                            "{:02}:{:02}:{:02}",
-                            ms / 3_600_000,
-                            (ms / 60_000) % 60,
-                            (ms / 1000) % 60
-                        );
-                        if p == 0 {
-                            base
-                        } else {
-                            let frac = format!("{:03}", ms % 1000);
-                            format!("{base}.{}", &frac[..p as usize])
-                        }
+                        text::format_time_millis(ms, p)
                     })
                 })
                 .collect()

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{new_null_array, Array, ArrayRef, ListArray, MapArray, StructArray};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_cast::cast::{cast_with_options, CastOptions};
 use arrow_schema::DataType as ArrowType;
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -223,14 +224,9 @@ fn conform_map(
     to: &DataType,
     path: &str,
 ) -> Result<ArrayRef> {
-    let m = array.as_map_opt().ok_or_else(|| {
-        Error::corrupt(
-            path,
-            format!("expected a map column, found {}", array.data_type()),
-        )
-    })?;
-    let keys = conform(m.keys(), from.0, to_kv.0, path)?;
-    let values = conform(m.values(), from.1, to_kv.1, path)?;
+    let (offsets, stored_keys, stored_values, nulls) = map_parts(array, path)?;
+    let keys = conform(&stored_keys, from.0, to_kv.0, path)?;
+    let values = conform(&stored_values, from.1, to_kv.1, path)?;
     let ArrowType::Map(entries_field, sorted) = to_arrow_type(to) else {
         return Err(Error::Internal("MAP not mapped to Map".into()));
     };
@@ -239,15 +235,43 @@ fn conform_map(
     };
     let entries = StructArray::try_new(kv_fields.clone(), vec![keys, values], None)
         .map_err(|e| Error::arrow(path, e))?;
-    MapArray::try_new(
-        entries_field,
-        m.offsets().clone(),
-        entries,
-        m.nulls().cloned(),
-        sorted,
-    )
-    .map(|a| Arc::new(a) as ArrayRef)
-    .map_err(|e| Error::arrow(path, e))
+    MapArray::try_new(entries_field, offsets, entries, nulls, sorted)
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| Error::arrow(path, e))
+}
+
+/// The offsets, keys, values and nulls of a decoded map column.
+///
+/// Besides Arrow maps this accepts a list of `{key, value}` structs: Java's Avro writer
+/// (`AvroSchemaConverter`) stores a MAP whose key is not a string as an array of records.
+fn map_parts(
+    array: &ArrayRef,
+    path: &str,
+) -> Result<(OffsetBuffer<i32>, ArrayRef, ArrayRef, Option<NullBuffer>)> {
+    if let Some(m) = array.as_map_opt() {
+        return Ok((
+            m.offsets().clone(),
+            m.keys().clone(),
+            m.values().clone(),
+            m.nulls().cloned(),
+        ));
+    }
+    if let Some(list) = array.as_list_opt::<i32>() {
+        if let Some(entries) = list.values().as_struct_opt() {
+            if entries.num_columns() == 2 {
+                return Ok((
+                    list.offsets().clone(),
+                    entries.column(0).clone(),
+                    entries.column(1).clone(),
+                    list.nulls().cloned(),
+                ));
+            }
+        }
+    }
+    Err(Error::corrupt(
+        path,
+        format!("expected a map column, found {}", array.data_type()),
+    ))
 }
 
 #[cfg(test)]

@@ -244,6 +244,32 @@ pub(crate) fn format_date(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// Java `DateTimeUtils.formatTimestampMillis` (TIME to STRING): `HH:MM:SS`, then for
+/// `precision > 0` a point and the millisecond digits, stopping after the first digit once the
+/// rest are zeros (`00:00:00.0`, `12:34:56.5`), as Java does to match `Timestamp.toString()`.
+pub(crate) fn format_time_millis(millis_of_day: i32, precision: u32) -> String {
+    let ms_per_day = MILLIS_PER_DAY as i32;
+    let time = millis_of_day.rem_euclid(ms_per_day);
+    let mut out = format!(
+        "{:02}:{:02}:{:02}",
+        time / 3_600_000,
+        (time / 60_000) % 60,
+        (time / 1000) % 60
+    );
+    if precision > 0 {
+        out.push('.');
+        let mut ms = time % 1000;
+        for _ in 0..precision {
+            out.push(char::from(b'0' + (ms / 100) as u8));
+            ms = (ms % 100) * 10;
+            if ms == 0 {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// Java `DateTimeUtils.formatTimestamp(ts, precision)`: `yyyy-MM-dd HH:mm:ss[.fraction]`, the
 /// nine-digit fraction stripped of trailing zeros but not below `precision` digits.
 pub(crate) fn format_timestamp(epoch_nanos: i128, precision: u32) -> String {
@@ -359,6 +385,16 @@ mod tests {
 
     fn dstr(v: f64) -> String {
         java_float_string(&format!("{v:e}"))
+    }
+
+    #[test]
+    fn time_to_string_trims_like_java() {
+        assert_eq!(format_time_millis(0, 3), "00:00:00.0");
+        assert_eq!(format_time_millis(45_296_789, 3), "12:34:56.789");
+        assert_eq!(format_time_millis(45_296_500, 3), "12:34:56.5");
+        assert_eq!(format_time_millis(45_296_120, 3), "12:34:56.12");
+        assert_eq!(format_time_millis(86_399_999, 3), "23:59:59.999");
+        assert_eq!(format_time_millis(45_296_789, 0), "12:34:56");
     }
 
     #[test]
