@@ -12,6 +12,7 @@ mod parquet;
 use std::ops::Range;
 
 use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
@@ -147,6 +148,10 @@ fn to_usize(v: u64) -> usize {
 pub struct DecodeRequest {
     /// Top-level column names to read, in the file's spelling.
     pub columns: Vec<String>,
+    /// The Arrow form of the file's type of each column, where known: decoders whose physical
+    /// type admits several Arrow types (ORC timestamps) decode to it, so the value range of
+    /// the precision's unit applies rather than nanoseconds'.
+    pub types: Vec<(String, ArrowType)>,
     /// Rows to keep; `None` = all.
     pub rows: Option<RowRanges>,
     /// Target rows per batch.

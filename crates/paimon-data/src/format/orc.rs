@@ -1,11 +1,19 @@
 //! ORC decoding with `orc-rust` (Java `OrcReaderFactory`).
 //!
 //! Columns are matched by top-level name; deletion vectors become an ORC `RowSelection`.
+//! Timestamps decode straight to the unit of the column's Paimon precision: `orc-rust`
+//! defaults to nanoseconds, whose range (1677..2262) cannot hold every TIMESTAMP(0..6) value.
 
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema};
 use bytes::Bytes;
 use orc_rust::arrow_reader::ArrowReaderBuilder;
 use orc_rust::projection::ProjectionMask;
 use orc_rust::row_selection::{RowSelection, RowSelector};
+use orc_rust::schema::DataType as OrcType;
 
 use super::{BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
@@ -22,9 +30,30 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .map(|c| c.name())
         .filter(|n| req.columns.iter().any(|c| c == n))
         .collect();
+    let char_columns: Vec<String> = root
+        .children()
+        .iter()
+        .filter(|c| present.contains(&c.name()) && matches!(c.data_type(), OrcType::Char { .. }))
+        .map(|c| c.name().to_string())
+        .collect();
     let mask = ProjectionMask::named_roots(root, &present);
+    let builder = builder.with_projection(mask);
+    let schema = builder.schema();
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|f| match req.types.iter().find(|(n, _)| n == f.name()) {
+            Some((_, want)) => Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(retarget(f.data_type(), want)),
+            ),
+            None => f.clone(),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
     let mut builder = builder
-        .with_projection(mask)
+        .with_schema(schema)
         .with_batch_size(req.batch_size.max(1));
     if let Some(rows) = &req.rows {
         if rows.selected() == 0 {
@@ -47,7 +76,65 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
     }
     let reader = builder.build();
     let path = path.to_string();
-    Ok(Box::new(
-        reader.map(move |r| r.map_err(|e| Error::arrow(&path, e))),
-    ))
+    Ok(Box::new(reader.map(move |r| {
+        r.map_err(|e| Error::arrow(&path, e))
+            .and_then(|b| trim_chars(b, &char_columns, &path))
+    })))
+}
+
+/// `decoded` (what `orc-rust` would produce) with each timestamp leaf switched to the unit of
+/// the same leaf of `want`; anything else is left as `orc-rust` decodes it.
+fn retarget(decoded: &ArrowType, want: &ArrowType) -> ArrowType {
+    match (decoded, want) {
+        (ArrowType::Timestamp(_, tz), ArrowType::Timestamp(unit, _)) => {
+            ArrowType::Timestamp(*unit, tz.clone())
+        }
+        (ArrowType::Struct(d), ArrowType::Struct(w)) => ArrowType::Struct(
+            d.iter()
+                .enumerate()
+                .map(|(i, f)| match w.get(i) {
+                    Some(wf) => retarget_field(f, wf),
+                    None => f.clone(),
+                })
+                .collect::<Fields>(),
+        ),
+        (ArrowType::List(d), ArrowType::List(w)) => ArrowType::List(retarget_field(d, w)),
+        (ArrowType::Map(d, sorted), ArrowType::Map(w, _)) => {
+            ArrowType::Map(retarget_field(d, w), *sorted)
+        }
+        _ => decoded.clone(),
+    }
+}
+
+fn retarget_field(decoded: &FieldRef, want: &Field) -> FieldRef {
+    Arc::new(
+        decoded
+            .as_ref()
+            .clone()
+            .with_data_type(retarget(decoded.data_type(), want.data_type())),
+    )
+}
+
+/// Right-trims the blanks of top-level ORC `char(n)` columns, as Java's ORC reader
+/// (`CharTreeReader`) does: the file holds values padded to n, Java returns them trimmed, so
+/// a CHAR value written with trailing blanks loses them too (Java's behaviour, kept).
+fn trim_chars(batch: RecordBatch, char_columns: &[String], path: &str) -> Result<RecordBatch> {
+    if char_columns.is_empty() {
+        return Ok(batch);
+    }
+    let schema = batch.schema();
+    let columns: Vec<ArrayRef> = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, col)| match col.as_string_opt::<i32>() {
+            Some(s) if char_columns.iter().any(|c| c == f.name()) => Arc::new(
+                s.iter()
+                    .map(|v| v.map(|v| v.trim_end_matches(' ')))
+                    .collect::<StringArray>(),
+            ) as ArrayRef,
+            _ => col.clone(),
+        })
+        .collect();
+    RecordBatch::try_new(schema, columns).map_err(|e| Error::arrow(path, e))
 }

@@ -11,11 +11,11 @@ use paimon_io::FileIO;
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::types::DataField;
 
-use crate::arrow_schema::to_arrow_field;
+use crate::arrow_schema::{to_arrow_field, to_arrow_type};
 use crate::datum::repeat;
 use crate::error::{Error, Result};
 use crate::format::{decode, BatchIter, DecodeRequest, FileFormat, RowRanges};
-use crate::schema_mapper::SchemaMapper;
+use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
 /// Field id of the `_ROW_ID` system column (Java `SpecialFields.ROW_ID`).
 pub const ROW_ID_FIELD_ID: i32 = i32::MAX - 5;
@@ -100,8 +100,19 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         return Ok(Box::new(std::iter::empty()));
     }
     let data = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
+    let types = mapper
+        .sources()
+        .iter()
+        .filter_map(|(_, src)| match src {
+            ColumnSource::File { name, file_type } => {
+                Some((name.clone(), to_arrow_type(file_type)))
+            }
+            ColumnSource::Absent => None,
+        })
+        .collect();
     let req = DecodeRequest {
         columns,
+        types,
         rows: (!rows.is_all()).then(|| rows.clone()),
         batch_size: out.batch_size,
     };
