@@ -21,7 +21,6 @@ pub const SKIPS: &[(&str, &str)] = &[
     ("append/blob/latest.jsonl", "blob (.blob) files not read yet"),
     ("append/blob/snapshot-1.jsonl", "blob (.blob) files not read yet"),
     ("append/all_types_parquet/q-nested-ts-filter.jsonl", "TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 (INT96) do not fit Arrow Timestamp(ns) (1677..2262); the parquet crate wraps them. Every other column matches Java"),
-    ("append/data_evolution/q-a-filter.jsonl", "data-evolution read with a filter column outside the projection fails"),
     ("pk/dedup_uncompacted/q-incremental-2-4.jsonl", "_ROW_KIND / keep-deletes reads (incremental with retractions) not implemented"),
     ("pk/changelog_input/q-incremental-1-3.jsonl", "_ROW_KIND / keep-deletes reads (incremental with retractions) not implemented"),
     ("pk/changelog_lookup/q-incremental-2-4.jsonl", "_ROW_KIND / keep-deletes reads (incremental with retractions) not implemented"),

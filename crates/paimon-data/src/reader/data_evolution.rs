@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{new_null_array, ArrayRef, RecordBatch};
+use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
 use paimon_spec::types::DataField;
 
 use super::file::{read_file, ROW_ID_FIELD_ID, SEQUENCE_NUMBER_FIELD_ID};
@@ -173,7 +173,9 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
             None => new_null_array(schema.field(cols.len()).data_type(), n),
         });
     }
-    let whole = RecordBatch::try_new(schema, cols).map_err(|e| Error::arrow(&ctx.bucket_dir, e))?;
+    let options = RecordBatchOptions::new().with_row_count(Some(n));
+    let whole = RecordBatch::try_new_with_options(schema, cols, &options)
+        .map_err(|e| Error::arrow(&ctx.bucket_dir, e))?;
     let size = ctx.batch_size;
     let chunks: Vec<Result<RecordBatch>> = (0..n)
         .step_by(size)

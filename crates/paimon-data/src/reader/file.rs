@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 use paimon_io::FileIO;
 use paimon_spec::data_file::DataFileMeta;
@@ -207,7 +207,11 @@ impl FileState {
                 .map_err(|e| Error::arrow(&self.path, e))?;
             cols.push(kind);
         }
-        RecordBatch::try_new(self.schema.clone(), cols).map_err(|e| Error::arrow(&self.path, e))
+        // With no column at all (a data-evolution file read only to count its rows) the batch
+        // still carries its row count.
+        let options = RecordBatchOptions::new().with_row_count(Some(n));
+        RecordBatch::try_new_with_options(self.schema.clone(), cols, &options)
+            .map_err(|e| Error::arrow(&self.path, e))
     }
 }
 
