@@ -12,6 +12,8 @@
 #   derive from data that is not ours: never commit them.
 # Round trip 1: Java plans each fixture table, `paimon read-split` reads Java's split files:
 #   rows equal Java's (fixtures/expected/<db>/<table>/latest.jsonl).
+# Plans agree: `paimon plan --json` has the same splits, files, deletion files and raw flags as
+#   Java's plan (scripts/plan_diff.py).
 # Round trip 2: `paimon plan --split-version 8` writes split files, Java `read-split` reads them:
 #   rows equal Java's.
 # (Round trip 3, `paimon read` of every fixture and paimon-cpp table, is the acceptance suite.)
@@ -120,7 +122,15 @@ round_trips() {
       fail "java-plan/paimon-read:$case" "Java plan failed: $(head -c 300 "$d/java-plan.err")"
     fi
 
-    # 2. paimon plans (v8, what Java 1.4 reads), Java reads our split files.
+    # 2a. The plans agree: same splits, files, deletion files and raw-convertible flags.
+    if "$bin" plan "$table" --json > "$d/rust-plan.json" 2> "$d/rust-plan-json.err" \
+        && python3 "$ROOT/scripts/plan_diff.py" "$d/java-plan.json" "$d/rust-plan.json" > "$d/plan-diff.txt"; then
+      ok "plan-equal:$case"
+    else
+      fail "plan-equal:$case" "$(head -c 400 "$d/plan-diff.txt" "$d/rust-plan-json.err" 2>/dev/null)"
+    fi
+
+    # 2b. paimon plans (v8, what Java 1.4 reads), Java reads our split files.
     if "$bin" plan "$table" --split-version 8 --out-dir "$d/rust-splits" > /dev/null 2> "$d/rust-plan.err"; then
       shopt -s nullglob; local rsplits=("$d"/rust-splits/*.bin); shopt -u nullglob
       if [[ ${#rsplits[@]} -eq 0 ]]; then
