@@ -140,7 +140,7 @@ pub fn merge_tree_batch(
 }
 
 /// Java `IntervalPartition.partition`: sections of overlapping key ranges, each a list of
-/// sorted runs in the order Java's priority queue yields them.
+/// sorted runs in the order Java's priority queue iterates them (its heap array order).
 pub fn interval_partition(mut files: Vec<KeyedFile>) -> Vec<Vec<Vec<KeyedFile>>> {
     files.sort_by(|a, b| {
         compare_keys(&a.min_key, &b.min_key).then_with(|| compare_keys(&a.max_key, &b.max_key))
@@ -190,11 +190,8 @@ fn partition_section(section: Vec<KeyedFile>) -> Vec<Vec<KeyedFile>> {
             }
         }
     }
-    let mut runs = Vec::new();
-    while let Some(r) = queue.poll() {
-        runs.push(r);
-    }
-    runs
+    // Java returns `queue.stream()`: the heap's backing array in index order, not poll order.
+    queue.into_items()
 }
 
 /// A binary heap with `java.util.PriorityQueue`'s exact sift rules, so ties come out in the
@@ -223,6 +220,11 @@ impl<T, F: Fn(&T, &T) -> Ordering> JavaPriorityQueue<T, F> {
             self.items.swap(k, parent);
             k = parent;
         }
+    }
+
+    /// The elements in backing-array order, as `PriorityQueue.iterator()` / `stream()` yields them.
+    fn into_items(self) -> Vec<T> {
+        self.items
     }
 
     fn poll(&mut self) -> Option<T> {
