@@ -3,6 +3,7 @@
 #   fixtures/warehouse/<db>.db/<table>/   written by `java-oracle.sh write-fixtures`
 #   fixtures/expected/<db>/<table>/*.jsonl  written by `java-oracle.sh write-expected`
 #     (latest, every snapshot, every tag, every branch, and the queries of fixtures/queries.json)
+#   fixtures/plans/pk/<table>.jsonl         Java's plans, by `scripts/gen-plans.sh`
 # Usage: scripts/gen-fixtures.sh          regenerate and replace fixtures/warehouse + expected
 #        scripts/gen-fixtures.sh --check  regenerate into a temp dir and diff the expected rows
 #                                         against the committed ones (rows must not change)
@@ -34,5 +35,7 @@ rm -rf "$FIX/warehouse" "$FIX/expected"
 mv "$TMP/warehouse" "$FIX/warehouse"
 mv "$TMP/expected" "$FIX/expected"
 grep -E '^(SKIP|REFUSED) ' "$TMP/write.log" > "$FIX/skipped.txt" || true
+# The recorded Java plans name data files, which the new warehouse has renamed.
+"$ROOT/scripts/gen-plans.sh"
 echo "gen-fixtures: $(find "$FIX/warehouse" -mindepth 2 -maxdepth 2 -type d | wc -l) tables," \
   "$(du -sh "$FIX/warehouse" | cut -f1) warehouse, $(du -sh "$FIX/expected" | cut -f1) expected"

@@ -4,6 +4,7 @@
 mod all_tables;
 mod bucket;
 mod common;
+mod java_plans;
 mod java_splits;
 mod pruning;
 mod readme;

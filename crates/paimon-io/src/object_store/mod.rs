@@ -1,0 +1,260 @@
+//! Object stores (S3, OSS, GCS, Azure Blob, HDFS) through OpenDAL.
+//!
+//! OpenDAL is async; [`FileIO`] is sync. Every call is spawned on one small process-wide tokio
+//! runtime and the caller's thread waits for its result on a channel, so the calls work from
+//! plain threads, rayon workers and inside another tokio runtime alike (where OpenDAL's own
+//! blocking wrapper would panic).
+
+mod config;
+pub(crate) mod location;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use futures::TryStreamExt;
+use opendal::{ErrorKind, Operator};
+
+pub use config::S3Options;
+use config::ServiceConfig;
+use location::{Location, Service};
+
+use crate::error::{Error, Result};
+use crate::{FileIO, FileStatus};
+
+/// [`FileIO`] over an object store, one OpenDAL operator per bucket (created on first use).
+///
+/// Paths are full URLs (`s3://bucket/key`); listings return URLs in the same form.
+#[derive(Debug)]
+pub struct ObjectStoreFileIO {
+    config: ServiceConfig,
+    operators: Mutex<HashMap<String, Operator>>,
+}
+
+impl ObjectStoreFileIO {
+    /// The object store for URLs with `scheme`, configured from the environment.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedScheme`] when the scheme's backend is not compiled in.
+    pub fn for_scheme(scheme: &str, path: &str) -> Result<Self> {
+        let unsupported = || Error::UnsupportedScheme {
+            scheme: scheme.to_string(),
+            path: path.to_string(),
+        };
+        let service = Service::for_scheme(scheme).ok_or_else(unsupported)?;
+        let config = match service {
+            #[cfg(feature = "s3")]
+            Service::S3 => ServiceConfig::S3(S3Options::from_env()),
+            #[cfg(feature = "oss")]
+            Service::Oss => ServiceConfig::FromEnv(service),
+            #[cfg(feature = "gcs")]
+            Service::Gcs => ServiceConfig::FromEnv(service),
+            #[cfg(feature = "azblob")]
+            Service::Azblob => ServiceConfig::FromEnv(service),
+            #[cfg(feature = "hdfs-native")]
+            Service::HdfsNative => ServiceConfig::FromEnv(service),
+            #[allow(unreachable_patterns)]
+            _ => return Err(unsupported()),
+        };
+        Ok(Self::with_config(config))
+    }
+
+    /// An S3 store with explicit options instead of the environment.
+    #[cfg(feature = "s3")]
+    pub fn s3(options: S3Options) -> Self {
+        Self::with_config(ServiceConfig::S3(options))
+    }
+
+    fn with_config(config: ServiceConfig) -> Self {
+        ObjectStoreFileIO {
+            config,
+            operators: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The operator for `path`'s bucket and the key inside it.
+    fn locate<'p>(&self, path: &'p str) -> Result<(Operator, Location<'p>)> {
+        let loc = Location::parse(path).ok_or_else(|| Error::Config {
+            path: path.to_string(),
+            reason: "expected scheme://bucket/key".to_string(),
+        })?;
+        let mut ops = self.operators.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(op) = ops.get(loc.authority) {
+            return Ok((op.clone(), loc));
+        }
+        let op = self.config.operator(&loc, path)?;
+        ops.insert(loc.authority.to_string(), op.clone());
+        Ok((op, loc))
+    }
+}
+
+impl FileIO for ObjectStoreFileIO {
+    fn read(&self, path: &str) -> Result<bytes::Bytes> {
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let buf = run(path, async move { op.read(&key).await })?;
+        Ok(buf.to_bytes())
+    }
+
+    fn read_range(&self, path: &str, range: Range<u64>) -> Result<bytes::Bytes> {
+        let invalid = |size| Error::InvalidRange {
+            path: path.to_string(),
+            start: range.start,
+            end: range.end,
+            size,
+        };
+        // An empty or inverted range cannot be sent as an HTTP range; check it against the size.
+        if range.start >= range.end {
+            let size = self.size(path)?;
+            return if range.start == range.end && range.end <= size {
+                Ok(bytes::Bytes::new())
+            } else {
+                Err(invalid(size))
+            };
+        }
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let r = range.clone();
+        let res = run(path, async move { op.read_with(&key).range(r).await });
+        match res {
+            Ok(buf) if buf.len() as u64 == range.end - range.start => Ok(buf.to_bytes()),
+            // A range past the end comes back short (or as 416): report it like LocalFileIO.
+            Ok(_) => Err(invalid(self.size(path)?)),
+            Err(Error::InvalidRange { .. }) => Err(invalid(self.size(path)?)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn size(&self, path: &str) -> Result<u64> {
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let meta = run(path, async move { op.stat(&key).await })?;
+        Ok(meta.content_length())
+    }
+
+    fn exists(&self, path: &str) -> Result<bool> {
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let dir = loc.dir_key();
+        // Object stores have no directories: a "directory" exists when some key lies below it.
+        run(path, async move {
+            if !key.is_empty() {
+                match op.stat(&key).await {
+                    Ok(_) => return Ok(true),
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let mut lister = op.lister(&dir).await?;
+            Ok(lister.try_next().await?.is_some())
+        })
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<FileStatus>> {
+        let (op, loc) = self.locate(dir)?;
+        let prefix = loc.dir_key();
+        let p = prefix.clone();
+        let entries = run(dir, async move { op.list(&p).await })?;
+        let mut marker = false;
+        let mut out = Vec::with_capacity(entries.len());
+        for e in entries {
+            if e.path() == prefix || e.path().is_empty() || e.path() == "/" {
+                marker = true;
+                continue;
+            }
+            let meta = e.metadata();
+            let is_dir = meta.is_dir();
+            out.push(FileStatus {
+                path: crate::join(dir, e.name().trim_end_matches('/')),
+                size: if is_dir { 0 } else { meta.content_length() },
+                is_dir,
+            });
+        }
+        if out.is_empty() && !marker && !prefix.is_empty() {
+            return Err(Error::NotFound {
+                path: dir.to_string(),
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+}
+
+/// The shared runtime that drives OpenDAL's futures.
+fn runtime() -> std::result::Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
+        OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            // reqwest is built without a TLS crypto provider; ring is installed as the process
+            // default unless the application installed one already.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            opendal::install_default();
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("paimon-io")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Runs `fut` on the shared runtime and waits for it, mapping OpenDAL errors on `path`.
+fn run<T, F>(path: &str, fut: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: Future<Output = opendal::Result<T>> + Send + 'static,
+{
+    let internal = |reason: String| Error::Io {
+        path: path.to_string(),
+        source: std::io::Error::other(reason),
+    };
+    let rt = runtime().map_err(|e| internal(format!("cannot start the I/O runtime: {e}")))?;
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    rt.spawn(async move {
+        // The receiver only goes away when the caller is gone; nothing is left to tell.
+        let _ = tx.send(fut.await);
+    });
+    let res = rx
+        .recv()
+        .map_err(|_| internal("the I/O task stopped without a result".to_string()))?;
+    res.map_err(|e| map_error(path, e))
+}
+
+/// Maps an OpenDAL error to [`Error`], naming the full URL.
+fn map_error(path: &str, e: opendal::Error) -> Error {
+    let path = path.to_string();
+    match e.kind() {
+        ErrorKind::NotFound => Error::NotFound { path },
+        ErrorKind::RangeNotSatisfied => Error::InvalidRange {
+            path,
+            start: 0,
+            end: 0,
+            size: 0,
+        },
+        ErrorKind::ConfigInvalid => Error::Config {
+            path,
+            reason: e.to_string(),
+        },
+        kind => {
+            let io_kind = match kind {
+                ErrorKind::PermissionDenied => std::io::ErrorKind::PermissionDenied,
+                ErrorKind::IsADirectory => std::io::ErrorKind::IsADirectory,
+                ErrorKind::NotADirectory => std::io::ErrorKind::NotADirectory,
+                _ => std::io::ErrorKind::Other,
+            };
+            Error::Io {
+                path,
+                source: std::io::Error::new(io_kind, e),
+            }
+        }
+    }
+}
+
+/// `Arc` form for [`crate::file_io_for`].
+pub(crate) fn file_io_for(scheme: &str, path: &str) -> Result<crate::FileIORef> {
+    Ok(Arc::new(ObjectStoreFileIO::for_scheme(scheme, path)?))
+}
