@@ -11,6 +11,7 @@ use anyhow::{anyhow, Context, Result};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use clap::{Args, ValueEnum};
+use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
 use paimon_io::file_io_for;
 use paimon_spec::schema::TableSchema;
@@ -111,6 +112,16 @@ pub fn output_fields(schema: &TableSchema, select: Option<&[String]>) -> Result<
         .collect()
 }
 
+/// `fields` after a leading `_ROW_KIND` STRING field when `with_kind` (`--with-kind`).
+fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
+    if !with_kind {
+        return fields;
+    }
+    // Not a Paimon field: the id only has to differ from the table's.
+    let kind = DataField::new(i32::MIN, ROW_KIND, DataType::string());
+    std::iter::once(kind).chain(fields).collect()
+}
+
 /// Reads `splits` and returns every batch, or the first error.
 pub fn read_all(
     reader: &SplitReader,
@@ -180,8 +191,11 @@ pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
     if let Some(branch) = &scan.branch {
         b = b.with_branch(branch.clone());
     }
-    let reader = b.build();
-    let fields = output_fields(&opened.schema, opened.select.as_deref())?;
+    let reader = b.with_row_kind(scan.with_kind).build();
+    let fields = with_kind_field(
+        output_fields(&opened.schema, opened.select.as_deref())?,
+        scan.with_kind,
+    );
     let (_, batches) = read_all(&reader, &opened.path, &plan.splits, None)?;
     let mut out = Vec::new();
     for b in &batches {
@@ -195,11 +209,6 @@ pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
 }
 
 pub fn read(a: ReadArgs) -> Result<()> {
-    if a.scan.with_kind {
-        return Err(anyhow!(
-            "--with-kind: reading the row kind (_ROW_KIND) is not supported yet"
-        ));
-    }
     let opened = a.scan.open(&a.table)?;
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
@@ -221,11 +230,14 @@ pub fn read(a: ReadArgs) -> Result<()> {
     if let Some(n) = a.output.threads {
         b = b.with_parallelism(n);
     }
-    let reader = b.build();
+    let reader = b.with_row_kind(a.scan.with_kind).build();
     if a.output.format == Format::Null {
         return count_rows(&reader, &opened.path, &plan.splits);
     }
-    let fields = output_fields(&opened.schema, opened.select.as_deref())?;
+    let fields = with_kind_field(
+        output_fields(&opened.schema, opened.select.as_deref())?,
+        a.scan.with_kind,
+    );
     let (schema, batches) = read_all(&reader, &opened.path, &plan.splits, a.output.limit)?;
     write_output(&a.output, &schema, &batches, &fields)
 }

@@ -75,9 +75,6 @@ impl ScanArgs {
     /// # Errors
     /// When the table cannot be opened, the selection is malformed or the filter does not parse.
     pub fn open(&self, table: &str) -> Result<OpenedScan> {
-        if self.with_kind {
-            bail!("--with-kind: reading the row kind (_ROW_KIND) is not supported yet");
-        }
         let path = table_location(table);
         let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
         let mut t = Table::open(Arc::clone(&io), &path).map_err(|e| anyhow!("{e}"))?;

@@ -22,8 +22,10 @@ mod schemas;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use arrow_array::{new_null_array, ArrayRef, RecordBatch};
-use arrow_schema::SchemaRef;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int8Type;
+use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use paimon_io::FileIORef;
 use paimon_spec::options::CoreOptions;
 use paimon_spec::predicate::Predicate;
@@ -44,6 +46,9 @@ use crate::error::{Error, Result};
 use crate::format::{BatchIter, RowRanges};
 use file::{FileOutput, FileTask};
 use schemas::SchemaCache;
+
+/// Name of the leading row-kind column ([`ReadOptions::with_row_kind`]).
+pub const ROW_KIND: &str = "_ROW_KIND";
 
 /// Builds a [`SplitReader`].
 #[derive(Debug)]
@@ -68,6 +73,12 @@ impl SplitReaderBuilder {
     /// Row filter ([`ReadOptions::predicate`]).
     pub fn with_predicate(mut self, predicate: Predicate) -> Self {
         self.options.predicate = Some(predicate);
+        self
+    }
+
+    /// A leading `_ROW_KIND` column ([`ReadOptions::with_row_kind`]).
+    pub fn with_row_kind(mut self, on: bool) -> Self {
+        self.options.with_row_kind = on;
         self
     }
 
@@ -151,10 +162,10 @@ impl SplitReader {
     /// As [`SplitReader::table_schema`]; [`Error::NotFound`] for an unknown projected column.
     pub fn output_schema(&self, table_path: &str) -> Result<SchemaRef> {
         let table = self.table_schema(table_path)?;
-        Ok(Arc::new(to_arrow_schema(&output_fields(
-            &table,
+        Ok(output_schema(
+            &output_fields(&table, &self.options)?,
             &self.options,
-        )?)))
+        ))
     }
 
     /// Reads `split` of the table at `table_path`, as a blocking iterator of batches.
@@ -182,7 +193,8 @@ impl SplitReader {
         } else if !table.primary_keys.is_empty() && !split.raw_convertible && !split.is_streaming {
             merge_read::tasks(&ctx, &read, &core)?
         } else {
-            raw_tasks(&ctx, &read)?
+            let kinds = self.options.with_row_kind && !table.primary_keys.is_empty();
+            raw_tasks(&ctx, &read, kinds)?
         };
         let types: HashMap<String, DataType> = read
             .iter()
@@ -191,7 +203,7 @@ impl SplitReader {
         Ok(SplitBatches {
             tasks: tasks.into(),
             current: None,
-            schema: Arc::new(to_arrow_schema(&out)),
+            schema: output_schema(&out, &self.options),
             out_fields: out,
             predicate: self.options.predicate.clone(),
             types,
@@ -240,6 +252,17 @@ impl SplitReader {
         });
         rx
     }
+}
+
+/// The Arrow schema of the output: `out` after a leading `_ROW_KIND` when asked for.
+fn output_schema(out: &[DataField], options: &ReadOptions) -> SchemaRef {
+    let schema = to_arrow_schema(out);
+    if !options.with_row_kind {
+        return Arc::new(schema);
+    }
+    let mut fields = vec![Arc::new(Field::new(ROW_KIND, ArrowType::Utf8, false))];
+    fields.extend(schema.fields().iter().cloned());
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 /// The output fields: the projection resolved against the table schema, system columns
@@ -369,10 +392,18 @@ impl SplitContext {
             None => schema.fields.clone(),
         };
         let rows = match self.deletion_vector(i)? {
-            Some(dv) => Some(RowRanges::excluding(
-                u64::try_from(meta.row_count).unwrap_or(0),
-                dv.iter(),
-            )),
+            Some(dv) => {
+                let total = u64::try_from(meta.row_count).unwrap_or(0);
+                // A vector deleting a row past the file's row count means the two disagree:
+                // reading either way could return deleted rows.
+                if let Some(last) = dv.iter().last().filter(|p| *p >= total) {
+                    return Err(Error::corrupt(
+                        &path,
+                        format!("deletion vector deletes row {last} but the file has {total} rows"),
+                    ));
+                }
+                Some(RowRanges::excluding(total, dv.iter()))
+            }
             None => None,
         };
         Ok(FileTask {
@@ -424,9 +455,14 @@ impl SplitContext {
     }
 }
 
-/// One task per file, read independently with its deletion vector.
-fn raw_tasks(ctx: &Arc<SplitContext>, read: &[DataField]) -> Result<Vec<Task>> {
-    let out = ctx.file_output(read, false);
+/// One task per file, read independently with its deletion vector; `with_value_kind` keeps
+/// each primary-key row's `_VALUE_KIND`.
+fn raw_tasks(
+    ctx: &Arc<SplitContext>,
+    read: &[DataField],
+    with_value_kind: bool,
+) -> Result<Vec<Task>> {
+    let out = ctx.file_output(read, with_value_kind);
     Ok((0..ctx.split.data_files.len())
         .map(|i| {
             let ctx = ctx.clone();
@@ -472,16 +508,21 @@ impl SplitBatches {
             None => batch.clone(),
         };
         let n = batch.num_rows();
-        let cols = self
-            .out_fields
-            .iter()
-            .zip(self.schema.fields())
-            .map(|(f, af)| match batch.column_by_name(&f.name) {
+        // A schema one field wider than the output fields leads with `_ROW_KIND`.
+        let with_kind = self.schema.fields().len() == self.out_fields.len() + 1;
+        let mut cols = Vec::with_capacity(self.schema.fields().len());
+        if with_kind {
+            cols.push(row_kinds(batch.column_by_name(VALUE_KIND), n)?);
+        }
+        let value_fields = self.schema.fields().iter().skip(usize::from(with_kind));
+        cols.extend(self.out_fields.iter().zip(value_fields).map(|(f, af)| {
+            match batch.column_by_name(&f.name) {
                 Some(c) => c.clone(),
                 None => new_null_array(af.data_type(), n),
-            })
-            .collect::<Vec<_>>();
-        RecordBatch::try_new(self.schema.clone(), cols)
+            }
+        }));
+        let options = RecordBatchOptions::new().with_row_count(Some(n));
+        RecordBatch::try_new_with_options(self.schema.clone(), cols, &options)
             .map_err(|e| Error::arrow("<output batch>", e))
     }
 }
@@ -528,4 +569,29 @@ impl Iterator for SplitBatches {
             }
         }
     }
+}
+
+/// Java `RowKind.shortString` of each row: from the `_VALUE_KIND` byte codes of primary-key
+/// files (`RowKind.toByteValue`: 0 `+I`, 1 `-U`, 2 `+U`, 3 `-D`), `+I` when there is none.
+fn row_kinds(value_kind: Option<&ArrayRef>, n: usize) -> Result<ArrayRef> {
+    let Some(kinds) = value_kind else {
+        return Ok(Arc::new(StringArray::from(vec!["+I"; n])));
+    };
+    let kinds = kinds
+        .as_primitive_opt::<Int8Type>()
+        .ok_or_else(|| Error::Internal(format!("{VALUE_KIND} decoded as {}", kinds.data_type())))?;
+    let out = kinds
+        .iter()
+        .map(|k| match k {
+            Some(0) => Ok("+I"),
+            Some(1) => Ok("-U"),
+            Some(2) => Ok("+U"),
+            Some(3) => Ok("-D"),
+            other => Err(Error::corrupt(
+                "<primary-key file>",
+                format!("{VALUE_KIND} {other:?} is not a row kind"),
+            )),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(StringArray::from(out)))
 }

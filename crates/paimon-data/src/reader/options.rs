@@ -28,6 +28,11 @@ pub struct ReadOptions {
     /// deletion-vector files), first match wins: `(from, to)` turns `from/x` into `to/x`.
     /// For workers that see external storage under another root. Default none.
     pub path_rewrites: Vec<(String, String)>,
+    /// Add a leading `_ROW_KIND` column (Utf8: `+I`, `-U`, `+U`, `-D`, Java `RowKind`
+    /// short strings). Rows of raw-read primary-key files (streaming splits: incremental and
+    /// changelog reads) carry their file's `_VALUE_KIND`, retractions included; merged and
+    /// append rows are `+I`. Default false.
+    pub with_row_kind: bool,
 }
 
 impl Default for ReadOptions {
@@ -40,6 +45,7 @@ impl Default for ReadOptions {
             schema_id: None,
             branch: None,
             path_rewrites: Vec::new(),
+            with_row_kind: false,
         }
     }
 }

@@ -343,10 +343,7 @@ fn timestamp_casts() {
     // Java divides epoch millis by a day's millis with a truncating `/`: -1.5 s is 1970-01-01
     // (evolution/type_matrix has the same case from Java).
     let r = cast(ts.clone(), "TIMESTAMP(3)", "DATE");
-    assert_eq!(
-        r.as_primitive::<Date32Type>().values().to_vec(),
-        vec![0, 1]
-    );
+    assert_eq!(r.as_primitive::<Date32Type>().values().to_vec(), vec![0, 1]);
     let r = cast(ts.clone(), "TIMESTAMP(3)", "STRING");
     assert_eq!(
         strings(&r),

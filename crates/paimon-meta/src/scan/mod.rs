@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
-use paimon_spec::options::MergeEngine;
+use paimon_spec::options::{ChangelogProducer, MergeEngine};
 use paimon_spec::predicate::Predicate;
 use paimon_split::DataSplit;
 
@@ -322,6 +322,11 @@ impl ScanBuilder {
                         "incremental scan with start {start} after end {end}"
                     )));
                 }
+                // Java `IncrementalStartingScanner`: each snapshot of (start, end] on its own,
+                // files concatenated, never merged across snapshots. With a changelog producer
+                // the changelog files of every snapshot but OVERWRITE ones; without, the delta
+                // of APPEND snapshots only (compactions and overwrites add nothing new).
+                let changelog = table.options().changelog_producer != ChangelogProducer::None;
                 let sm = table.snapshot_manager();
                 let end_snapshot = sm.snapshot(end)?;
                 let mut entries = Vec::new();
@@ -331,9 +336,18 @@ impl ScanBuilder {
                     } else {
                         sm.snapshot(id)?
                     };
-                    entries.extend(reader.read_list_entries(&s.delta_manifest_list, false)?);
+                    let list = if changelog {
+                        s.changelog_manifest_list
+                            .as_deref()
+                            .filter(|_| s.commit_kind != "OVERWRITE")
+                    } else {
+                        Some(s.delta_manifest_list.as_str()).filter(|_| s.commit_kind == "APPEND")
+                    };
+                    if let Some(list) = list {
+                        entries.extend(merge_entries(reader.read_list_entries(list, false)?)?);
+                    }
                 }
-                (end_snapshot, merge_entries(entries)?, true)
+                (end_snapshot, entries, true)
             }
             None => {
                 let Some(snapshot) = self.snapshot()? else {
