@@ -17,6 +17,7 @@ public final class Main {
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
                     "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
                     "  write-planning-table OUT_TABLE --files N --commits C [--format F]",
+                    "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO] [--branch B] [--option k=v]...");
@@ -62,6 +63,9 @@ public final class Main {
                     break;
                 case "write-planning-table":
                     PlanningTable.write(Args.parse(rest), out);
+                    break;
+                case "write-bench-tables":
+                    BenchTables.write(Args.parse(rest), out);
                     break;
                 case "-h":
                 case "--help":

@@ -1,0 +1,267 @@
+//! Reading many splits as one ordered stream, decoding several files at once.
+//!
+//! A split's work is a list of independent tasks (one per data file on the raw path, one per
+//! key-disjoint section on the merge path). [`SplitReader::read_splits`] turns the splits of a
+//! plan into one queue of tasks; with [`ReadOptions::parallelism`] `n > 1`, `n` worker threads
+//! run tasks (decode, map, filter, project) while the caller consumes their batches **in plan
+//! order**:
+//!
+//! ```text
+//!  splits ──> tasks t0 t1 t2 t3 ...      dispatched at most `window` ahead of the consumer
+//!                  │  │  │  │
+//!   workers (n)    w0 w1 w0 w1 ...       FIFO: a task is taken before any later one
+//!                  │  │  │  │
+//!   per-task channels (bounded) ──> consumer drains t0, then t1, ...
+//! ```
+//!
+//! Workers take tasks in dispatch order, so the task the consumer waits on is always done or
+//! running; a worker blocked on a full channel of a later task never blocks it. Memory stays
+//! bounded by `window x channel capacity` batches. Dropping the stream stops the workers after
+//! their current batch.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use paimon_split::DataSplit;
+
+use super::{SplitBatches, SplitReader, SplitReaderBuilder};
+use crate::error::{Error, Result};
+
+/// Batches buffered per running task. Output is in task order, so a worker on a later task
+/// blocks once its buffer is full until the consumer reaches that task; 32 batches of the
+/// default 8,192 rows hold a typical 256K-row data file, so workers on consecutive files run
+/// in parallel instead of taking turns. Memory stays bounded by `window x capacity` batches.
+const CHANNEL_CAPACITY: usize = 32;
+
+/// Tasks dispatched ahead of the consumer, per thread: enough that small files (one batch each)
+/// keep every worker fed.
+const WINDOW_PER_THREAD: usize = 4;
+
+impl SplitReaderBuilder {
+    /// Worker threads of [`SplitReader::read_splits`] ([`super::ReadOptions::parallelism`]).
+    pub fn with_parallelism(mut self, threads: usize) -> Self {
+        self.options.parallelism = threads.max(1);
+        self
+    }
+}
+
+impl SplitReader {
+    /// Reads `splits` of the table at `table_path` one after another as one stream of batches,
+    /// in split order, with the reader's projection, predicate and limit (the limit counts
+    /// rows over all splits). With [`super::ReadOptions::parallelism`] above 1, files (or
+    /// merge sections) are decoded on that many threads; the output order is the same.
+    ///
+    /// # Errors
+    /// Per-split setup errors and per-file errors come out of the iterator, in order.
+    pub fn read_splits(&self, table_path: &str, splits: &[DataSplit]) -> Result<PlanBatches> {
+        let schema = self.output_schema(table_path)?;
+        let source = TaskSource {
+            reader: self.clone(),
+            table_path: table_path.to_string(),
+            splits: splits.to_vec().into(),
+            pending: VecDeque::new(),
+        };
+        let threads = self.options.parallelism.max(1);
+        let mode = if threads == 1 {
+            Mode::Sequential {
+                source,
+                current: None,
+            }
+        } else {
+            let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
+            let jobs_rx = Arc::new(Mutex::new(jobs_rx));
+            for i in 0..threads {
+                let rx = jobs_rx.clone();
+                std::thread::Builder::new()
+                    .name(format!("paimon-read-{i}"))
+                    .spawn(move || worker(&rx))
+                    .map_err(|e| Error::Internal(format!("cannot start a read thread: {e}")))?;
+            }
+            Mode::Parallel {
+                source,
+                jobs: Some(jobs_tx),
+                running: VecDeque::new(),
+                window: threads * WINDOW_PER_THREAD,
+            }
+        };
+        Ok(PlanBatches {
+            schema,
+            mode,
+            remaining: self.options.limit,
+        })
+    }
+}
+
+/// The batches of several splits, in order; see [`SplitReader::read_splits`].
+pub struct PlanBatches {
+    schema: SchemaRef,
+    mode: Mode,
+    remaining: Option<usize>,
+}
+
+impl std::fmt::Debug for PlanBatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanBatches")
+            .field("schema", &self.schema)
+            .field("remaining", &self.remaining)
+            .finish()
+    }
+}
+
+impl PlanBatches {
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+enum Mode {
+    Sequential {
+        source: TaskSource,
+        current: Option<SplitBatches>,
+    },
+    Parallel {
+        source: TaskSource,
+        /// Dropped when the source is exhausted, so idle workers exit.
+        jobs: Option<std::sync::mpsc::Sender<Job>>,
+        running: VecDeque<Receiver<Result<RecordBatch>>>,
+        window: usize,
+    },
+}
+
+/// One task of one split, with the split's filter, projection and limit.
+struct Job {
+    unit: SplitBatches,
+    out: SyncSender<Result<RecordBatch>>,
+}
+
+/// Yields the splits' tasks one at a time, opening a split only when its first task is due.
+struct TaskSource {
+    reader: SplitReader,
+    table_path: String,
+    splits: VecDeque<DataSplit>,
+    pending: VecDeque<SplitBatches>,
+}
+
+impl TaskSource {
+    /// The next task as a single-task [`SplitBatches`]; `None` when every split is done.
+    fn next_unit(&mut self) -> Option<Result<SplitBatches>> {
+        loop {
+            if let Some(u) = self.pending.pop_front() {
+                return Some(Ok(u));
+            }
+            let split = self.splits.pop_front()?;
+            let mut batches = match self.reader.read(&self.table_path, &split) {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
+            let tasks = std::mem::take(&mut batches.tasks);
+            for task in tasks {
+                self.pending.push_back(SplitBatches {
+                    tasks: VecDeque::from([task]),
+                    current: None,
+                    schema: batches.schema.clone(),
+                    out_fields: batches.out_fields.clone(),
+                    predicate: batches.predicate.clone(),
+                    types: batches.types.clone(),
+                    remaining: batches.remaining,
+                });
+            }
+        }
+    }
+}
+
+fn worker(jobs: &Mutex<Receiver<Job>>) {
+    loop {
+        let job = match jobs.lock() {
+            Ok(rx) => match rx.recv() {
+                Ok(j) => j,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        for b in job.unit {
+            let failed = b.is_err();
+            if job.out.send(b).is_err() || failed {
+                break;
+            }
+        }
+    }
+}
+
+impl Mode {
+    fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        match self {
+            Mode::Sequential { source, current } => loop {
+                if let Some(c) = current {
+                    match c.next() {
+                        Some(b) => return Some(b),
+                        None => *current = None,
+                    }
+                }
+                match source.next_unit()? {
+                    Ok(u) => *current = Some(u),
+                    Err(e) => return Some(Err(e)),
+                }
+            },
+            Mode::Parallel {
+                source,
+                jobs,
+                running,
+                window,
+            } => loop {
+                while running.len() < *window {
+                    let Some(tx) = jobs.as_ref() else { break };
+                    match source.next_unit() {
+                        None => {
+                            *jobs = None;
+                            break;
+                        }
+                        Some(Err(e)) => return Some(Err(e)),
+                        Some(Ok(unit)) => {
+                            let (out, rx) = sync_channel(CHANNEL_CAPACITY);
+                            if tx.send(Job { unit, out }).is_err() {
+                                return Some(Err(Error::Internal(
+                                    "read threads stopped early".into(),
+                                )));
+                            }
+                            running.push_back(rx);
+                        }
+                    }
+                }
+                let front = running.front()?;
+                match front.recv() {
+                    Ok(b) => return Some(b),
+                    Err(_) => {
+                        running.pop_front();
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl Iterator for PlanBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == Some(0) {
+            return None;
+        }
+        let batch = match self.mode.next_batch()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(match &mut self.remaining {
+            Some(r) => {
+                let take = (*r).min(batch.num_rows());
+                *r -= take;
+                batch.slice(0, take)
+            }
+            None => batch,
+        }))
+    }
+}

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
+#
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc]
+#
+# 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
+#    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
+#    table. Sizes: BENCH_ROWS (append_big, default 20,000,000), BENCH_PK_ROWS (pk_big, default
+#    5,000,000), BENCH_PLANNING_FILES (default 100,000); --quick uses 2M / 1M / 20,000.
+# 2. Builds `paimon` and `paimon-bench` (benches/) in release once.
+# 3. Runs each figure N times (default 3, --quick 1), alternating ours and the baseline, keeps
+#    the best wall and CPU time of each and the peak RSS (/usr/bin/time), and prints a table
+#    figure | ours | baseline | ratio | goal | met?
+# 4. Writes the table with the machine and the commands between the markers of
+#    docs/benchmarks.md (text outside the markers is kept), unless --no-doc.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+QUICK=0
+REPS=""
+DOC=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --reps) REPS="$2"; shift ;;
+    --no-doc) DOC=0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [[ $QUICK == 1 ]]; then
+  ROWS=${BENCH_ROWS:-2000000}; PK_ROWS=${BENCH_PK_ROWS:-1000000}
+  PLAN_FILES=${BENCH_PLANNING_FILES:-20000}; REPS=${REPS:-1}
+else
+  ROWS=${BENCH_ROWS:-20000000}; PK_ROWS=${BENCH_PK_ROWS:-5000000}
+  PLAN_FILES=${BENCH_PLANNING_FILES:-100000}; REPS=${REPS:-3}
+fi
+PLAN_COMMITS=$(( PLAN_FILES / 100 ))
+
+BENCH="$ROOT/.cache/bench"
+TABLES="$BENCH/tables-${ROWS}-${PK_ROWS}"
+PLANNING="$BENCH/planning-${PLAN_FILES}"
+mkdir -p "$BENCH"
+
+TIME=/usr/bin/time
+if [[ ! -x $TIME ]]; then
+  echo "bench: /usr/bin/time is missing (apt-get install -y time)" >&2
+  exit 1
+fi
+
+# ---------------------------------------------------------------- tables (once)
+if [[ ! -f "$TABLES/.done" ]]; then
+  echo "bench: writing tables into $TABLES (rows $ROWS, pk rows $PK_ROWS)" >&2
+  rm -rf "$TABLES"
+  scripts/java-oracle.sh write-bench-tables "$TABLES" --rows "$ROWS" --pk-rows "$PK_ROWS" >&2
+  touch "$TABLES/.done"
+fi
+if [[ ! -f "$PLANNING/.done" ]]; then
+  echo "bench: writing the planning table $PLANNING ($PLAN_FILES files, $PLAN_COMMITS commits)" >&2
+  rm -rf "$PLANNING"
+  scripts/java-oracle.sh write-planning-table "$PLANNING" --files "$PLAN_FILES" \
+    --commits "$PLAN_COMMITS" >&2
+  touch "$PLANNING/.done"
+fi
+
+# ---------------------------------------------------------------- build (once)
+# BENCH_BIN_DIR=DIR: use the `paimon` and `paimon-bench` in DIR instead of building (to compare
+# a saved build against the current one).
+if [[ -n "${BENCH_BIN_DIR:-}" ]]; then
+  TARGET="$(cd "$BENCH_BIN_DIR" && pwd)"
+else
+  echo "bench: building release binaries" >&2
+  cargo build -q --release -p paimon-cli -p paimon-benches >&2
+  TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/release"
+fi
+PAIMON="$TARGET/paimon"
+RAW="$TARGET/paimon-bench"
+
+# ---------------------------------------------------------------- measuring
+# run NAME CMD...: runs CMD once, records the best wall seconds in T[NAME], the best CPU
+# seconds (user + sys) in C[NAME], the peak RSS in M[NAME] (max over runs, MB) and its stdout
+# in O[NAME]. CPU time is what single-threaded figures compare: on a machine shared with other
+# builds, wall time mostly measures the neighbours.
+declare -A T C M O
+run() {
+  local name="$1"; shift
+  local res="$BENCH/.time" out s e secs cpu mb
+  s=$(date +%s%N)
+  out=$("$TIME" -f "%M %U %S" -o "$res" "$@")
+  e=$(date +%s%N)
+  secs=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+  mb=$(awk 'END { printf "%.0f", $1 / 1024 }' "$res")
+  cpu=$(awk 'END { printf "%.3f", $2 + $3 }' "$res")
+  O[$name]="$out"
+  if [[ -z "${T[$name]:-}" ]] || awk -v a="$secs" -v b="${T[$name]}" 'BEGIN { exit !(a < b) }'; then
+    T[$name]=$secs
+  fi
+  if [[ -z "${C[$name]:-}" ]] || awk -v a="$cpu" -v b="${C[$name]}" 'BEGIN { exit !(a < b) }'; then
+    C[$name]=$cpu
+  fi
+  if [[ -z "${M[$name]:-}" ]] || (( mb > ${M[$name]} )); then
+    M[$name]=$mb
+  fi
+}
+
+# pair A CMD_A -- B CMD_B: alternates the two REPS times.
+pair() {
+  local a="$1"; shift
+  local cmd_a=() cmd_b=()
+  while [[ "$1" != "--" ]]; do cmd_a+=("$1"); shift; done
+  shift
+  local b="$1"; shift
+  cmd_b=("$@")
+  for ((i = 0; i < REPS; i++)); do
+    run "$a" "${cmd_a[@]}"
+    run "$b" "${cmd_b[@]}"
+  done
+}
+
+field() { sed -n "s/.*$2=\([^ ]*\).*/\1/p" <<<"$1" | head -1; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b == 0 ? 0 : a / b) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo yes || echo no; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo yes || echo no; }
+
+ROWS_OUT=()
+row() { ROWS_OUT+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
+
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+A="$TABLES/append_big"
+P="$TABLES/pk_big"
+PROJ="id,d1,s1"
+
+# single NUM LABEL OURS RAW GOAL: a 1-thread figure as CPU seconds (wall in brackets), ratio =
+# baseline CPU / ours CPU (throughput), met when >= GOAL.
+single() {
+  local r
+  r=$(div "${C[$4]}" "${C[$3]}")
+  row "$1 $2, 1 thread: CPU s (wall s)" "${C[$3]} (${T[$3]})" "${C[$4]} (${T[$4]})" \
+    "${r}x throughput" ">= ${5}x" "$(ge "$r" "$5")"
+}
+
+# 1. append full scan and projection, 1 thread, against the parquet crate.
+pair ours_full "$PAIMON" read "$A" --format null --threads 1 -- raw_full "$RAW" raw "$A" --threads 1
+single 1a "append_big full scan" ours_full raw_full 0.95
+pair ours_proj "$PAIMON" read "$A" --select "$PROJ" --format null --threads 1 -- \
+  raw_proj "$RAW" raw "$A" --select "$PROJ" --threads 1
+single 1b "append_big 3 columns ($PROJ)" ours_proj raw_proj 0.95
+
+# 2. 1 -> 2 threads (wall time: the only figure where wall is the point).
+pair ours_full2 "$PAIMON" read "$A" --format null --threads 2 -- raw_full2 "$RAW" raw "$A" --threads 2
+S_OURS=$(div "${T[ours_full]}" "${T[ours_full2]}")
+S_RAW=$(div "${T[raw_full]}" "${T[raw_full2]}")
+row "2 append_big full scan, 2 threads: wall s; ratio = speedup over 1 thread" "${T[ours_full2]} (${S_OURS}x)" \
+  "${T[raw_full2]} (${S_RAW}x)" "${S_OURS}x (raw decoder on this machine now: ${S_RAW}x)" ">= 1.8x" \
+  "$(ge "$S_OURS" 1.8)"
+
+# 3. pk_big merge-on-read against decoding the same files.
+pair ours_pk "$PAIMON" read "$P" --format null --threads 1 -- raw_pk "$RAW" raw "$P" --threads 1
+R_PK=$(div "${C[ours_pk]}" "${C[raw_pk]}")
+row "3 pk_big merge-on-read vs plain decode, 1 thread: CPU s (wall s)" \
+  "${C[ours_pk]} (${T[ours_pk]})" "${C[raw_pk]} (${T[raw_pk]})" "${R_PK}x decode time" "< 1.5x" \
+  "$(le "$R_PK" 1.5)"
+
+# 4. planning.
+for ((i = 0; i < REPS; i++)); do run plan "$RAW" plan "$PLANNING"; done
+PLAN_MS=$(field "${O[plan]}" ms)
+PLAN_N=$(field "${O[plan]}" files)
+for ((i = 0; i < REPS; i++)); do run plan_small "$RAW" plan "$A"; done
+row "4a plan $PLAN_N-file table, in-process (ms)" "$PLAN_MS" "-" \
+  "$(awk -v a="$PLAN_MS" -v n="$PLAN_N" 'BEGIN { printf "%.1f us/file", a * 1000 / n }')" \
+  "< 250 ms" "$(le "$PLAN_MS" 250)"
+row "4b plan $PLAN_N-file table, process peak RSS (MB)" "${M[plan]}" "-" "-" "< 100 MB" \
+  "$(le "${M[plan]}" 100)"
+
+# 5. peak memory of read --format null (from the runs above).
+row "5a append_big read --format null peak RSS (MB)" "${M[ours_full]}" "${M[raw_full]}" \
+  "$(div "${M[ours_full]}" "${M[raw_full]}")x" "< 512 MB" "$(le "${M[ours_full]}" 512)"
+row "5b pk_big read --format null peak RSS (MB)" "${M[ours_pk]}" "${M[raw_pk]}" \
+  "$(div "${M[ours_pk]}" "${M[raw_pk]}")x" "< 1024 MB" "$(le "${M[ours_pk]}" 1024)"
+
+# 6. a selective filter on the sorted id column: bytes read and time against the full scan.
+SEL=$(( ROWS / 100 ))
+PD_OUT=$("$RAW" pushdown "$A" --filter "id < $SEL")
+PD_FULL=$(grep 'filter=false' <<<"$PD_OUT")
+PD_SEL=$(grep 'filter=true' <<<"$PD_OUT")
+B_FULL=$(field "$PD_FULL" data_bytes); B_SEL=$(field "$PD_SEL" data_bytes)
+FRAC=$(awk -v a="$B_SEL" -v b="$B_FULL" 'BEGIN { printf "%.2f", 100 * a / b }')
+row "6a append_big 'id < $SEL' (1% of rows): data bytes read" "$B_SEL" "$B_FULL (full scan)" \
+  "${FRAC}%" "small fraction (< 5%)" "$(le "$FRAC" 5)"
+row "6b same filter: time (ms), rows" "$(field "$PD_SEL" ms), $(field "$PD_SEL" rows) rows" \
+  "$(field "$PD_FULL" ms), $(field "$PD_FULL" rows) rows" \
+  "$(div "$(field "$PD_SEL" ms)" "$(field "$PD_FULL" ms)")x" "-" "-"
+
+# 7. ORC and Avro against their own decoders.
+for fmt in orc avro; do
+  pair "ours_$fmt" "$PAIMON" read "$TABLES/append_$fmt" --format null --threads 1 -- \
+    "raw_$fmt" "$RAW" raw "$TABLES/append_$fmt" --threads 1
+  single 7 "append_$fmt full scan" "ours_$fmt" "raw_$fmt" 0.95
+done
+
+# 8. the many-file table read whole.
+pair ours_many "$PAIMON" read "$PLANNING" --format null --threads 1 -- \
+  raw_many "$RAW" raw "$PLANNING" --threads 1
+R=$(div "${C[raw_many]}" "${C[ours_many]}")
+row "8 read the $PLAN_N-file table whole, 1 thread: wall s (CPU s)" \
+  "${T[ours_many]} (${C[ours_many]})" "${T[raw_many]} (${C[raw_many]})" \
+  "${R}x throughput (CPU)" "< 20 s" "$(le "${T[ours_many]}" 20)"
+pair ours_many2 "$PAIMON" read "$PLANNING" --format null --threads 2 -- \
+  raw_many2 "$RAW" raw "$PLANNING" --threads 2
+R=$(div "${T[raw_many2]}" "${T[ours_many2]}")
+row "8b same, 2 threads: wall s (CPU s)" "${T[ours_many2]} (${C[ours_many2]})" \
+  "${T[raw_many2]} (${C[raw_many2]})" "${R}x throughput (wall)" "< 20 s" \
+  "$(le "${T[ours_many2]}" 20)"
+
+# ---------------------------------------------------------------- report
+TABLE=$(
+  echo "| figure | ours | baseline | ratio | goal | met? |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${ROWS_OUT[@]}"
+)
+echo
+echo "$TABLE"
+
+if [[ $DOC == 1 ]]; then
+  DOCF="$ROOT/docs/benchmarks.md"
+  CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+  MEM=$(free -g 2>/dev/null | awk '/^Mem:/ { print $2 " GB" }')
+  GEN=$(
+    echo "<!-- bench:begin (written by scripts/bench.sh; edit outside the markers) -->"
+    echo
+    echo "Last run: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (+ local changes)'),"
+    echo "\`scripts/bench.sh$([[ $QUICK == 1 ]] && echo ' --quick') --reps $REPS\`."
+    echo
+    echo "Machine: ${CPU:-unknown CPU}, $(nproc) cores, ${MEM:-?} RAM, $(uname -sr), $(rustc --version 2>/dev/null)."
+    echo "Load average at the start: $LOAD (other engineers' builds share the machine). Times are the best of"
+    echo "$REPS alternating runs; single-threaded figures compare CPU time (user + sys), which the"
+    echo "neighbours disturb far less than wall time; compare ratios, not seconds."
+    echo
+    echo "Tables: append_big $ROWS rows (80 zstd Parquet files, 4 partitions), pk_big $PK_ROWS rows"
+    echo "(5 overlapping commits, $(( PK_ROWS / 5 * 17 / 5 )) distinct keys, 4 buckets, uncompacted),"
+    echo "append_orc / append_avro $(( ROWS / 4 )) rows, planning table $PLAN_N files ($PLAN_COMMITS commits x 100 partitions)."
+    echo
+    echo "$TABLE"
+    echo
+    echo "Commands (ours vs baseline, each run as its own process, wall time):"
+    echo
+    echo '```'
+    echo "paimon read TABLE [--select $PROJ] --format null --threads N   # ours"
+    echo "paimon-bench raw TABLE [--select $PROJ] --threads N             # parquet / orc-rust / arrow-avro decoders on the planned files"
+    echo "paimon-bench plan PLANNING_TABLE                                # in-process plan time; peak RSS via /usr/bin/time -f %M"
+    echo "paimon-bench pushdown append_big --filter 'id < $SEL'           # CountingFileIO bytes, with and without the filter"
+    echo '```'
+    echo
+    echo "<!-- bench:end -->"
+  )
+  if [[ -f "$DOCF" ]] && grep -q '<!-- bench:begin' "$DOCF"; then
+    awk -v gen="$GEN" '
+      /<!-- bench:begin/ { print gen; skip = 1; next }
+      /<!-- bench:end/ { skip = 0; next }
+      !skip { print }
+    ' "$DOCF" >"$DOCF.tmp" && mv "$DOCF.tmp" "$DOCF"
+  else
+    { echo "# Benchmarks"; echo; echo "$GEN"; } >"$DOCF"
+  fi
+  echo "bench: wrote $DOCF" >&2
+fi
