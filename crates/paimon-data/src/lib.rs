@@ -40,4 +40,4 @@ pub mod reader;
 pub mod schema_mapper;
 
 pub use error::{Error, Result};
-pub use reader::{ReadOptions, SplitBatches, SplitReader, SplitReaderBuilder};
+pub use reader::{PlanBatches, ReadOptions, SplitBatches, SplitReader, SplitReaderBuilder};

@@ -16,6 +16,7 @@ mod data_evolution;
 mod file;
 mod merge_read;
 mod options;
+mod parallel;
 mod paths;
 mod schemas;
 
@@ -38,6 +39,7 @@ pub use file::{
     VALUE_KIND_FIELD_ID,
 };
 pub use options::{ReadOptions, DEFAULT_BATCH_SIZE};
+pub use parallel::PlanBatches;
 
 use crate::arrow_schema::to_arrow_schema;
 use crate::datum::datum_to_array;

@@ -33,6 +33,10 @@ pub struct ReadOptions {
     /// changelog reads) carry their file's `_VALUE_KIND`, retractions included; merged and
     /// append rows are `+I`. Default false.
     pub with_row_kind: bool,
+    /// Threads that decode files (or merge sections) at once in
+    /// [`super::SplitReader::read_splits`]. Default 1: the caller's thread does all the work,
+    /// which suits engines that already run one reader per core.
+    pub parallelism: usize,
 }
 
 impl Default for ReadOptions {
@@ -46,6 +50,7 @@ impl Default for ReadOptions {
             branch: None,
             path_rewrites: Vec::new(),
             with_row_kind: false,
+            parallelism: 1,
         }
     }
 }
