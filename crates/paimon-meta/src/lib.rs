@@ -12,7 +12,8 @@
 //!   schemas and tags.
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
 //!   ([`avro`], our own container reader) or ORC ([`orc`]).
-//! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation.
+//! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation;
+//!   [`file_index`]: the bloom-filter and bitmap file indexes pruning reads.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -27,6 +28,7 @@
 
 pub mod avro;
 pub mod error;
+pub mod file_index;
 pub mod manifest;
 pub mod orc;
 pub mod scan;

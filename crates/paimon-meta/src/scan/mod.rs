@@ -9,6 +9,7 @@
 //! ```
 
 pub mod bucket;
+mod file_prune;
 mod files;
 pub mod partition_path;
 pub mod prune;
@@ -77,6 +78,7 @@ pub struct ScanBuilder {
     selection: SnapshotSelection,
     filter: Option<Predicate>,
     incremental: Option<(i64, i64)>,
+    file_index_sidecars: bool,
 }
 
 /// Files of one (partition, bucket), ready for split generation.
@@ -99,6 +101,7 @@ impl ScanBuilder {
             selection: SnapshotSelection::Latest,
             filter: None,
             incremental: None,
+            file_index_sidecars: true,
         }
     }
 
@@ -132,9 +135,18 @@ impl ScanBuilder {
         self
     }
 
-    /// Prunes with `filter`: partitions always, file value stats for append tables.
+    /// Prunes with `filter`: partitions always; for append tables file value stats and file
+    /// indexes (bloom filter, bitmap); for primary-key tables key stats on key columns only.
     pub fn with_filter(mut self, filter: Predicate) -> Self {
         self.filter = Some(filter);
+        self
+    }
+
+    /// Whether append-table file pruning also reads `<file>.index` sidecar file indexes
+    /// (default true). Java plans with embedded indexes only and applies sidecars when reading,
+    /// so `false` gives Java's filtered plan exactly, at the cost of splits its reader skips.
+    pub fn with_file_index_sidecars(mut self, enabled: bool) -> Self {
+        self.file_index_sidecars = enabled;
         self
     }
 
@@ -377,7 +389,10 @@ impl ScanBuilder {
         } else {
             None
         };
-        let buckets = reader.group(entries, dvs.as_ref())?;
+        let mut buckets = reader.group(entries, dvs.as_ref())?;
+        if let Some(filter) = &self.filter {
+            buckets = file_prune::prune_buckets(table, filter, self.file_index_sidecars, buckets)?;
+        }
         Ok(Some((snapshot, buckets, streaming)))
     }
 }
