@@ -35,6 +35,21 @@ pub enum Error {
         /// The value and the target type.
         reason: String,
     },
+    /// A timestamp the file holds (Java writes years 0001..9999) that Arrow's nanosecond unit,
+    /// which Paimon TIMESTAMP(7..9) maps to, cannot represent (1677-09-21..2262-04-11). It is
+    /// reported rather than returned wrapped.
+    #[error(
+        "timestamp {value} of column {column} is outside the range Arrow nanosecond timestamps \
+         can hold (1677-09-21..2262-04-11), in {path}"
+    )]
+    TimestampOutOfRange {
+        /// The data file.
+        path: String,
+        /// The column (dotted path for nested fields).
+        column: String,
+        /// The value as an ISO local date-time.
+        value: String,
+    },
     /// A storage error.
     #[error("I/O error reading {path}: {source}")]
     Io {

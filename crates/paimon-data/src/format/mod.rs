@@ -8,6 +8,7 @@
 mod avro;
 mod orc;
 mod parquet;
+mod ts_range;
 
 use std::ops::Range;
 

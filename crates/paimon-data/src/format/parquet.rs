@@ -2,11 +2,27 @@
 //!
 //! Columns are matched by top-level name, as Java does; deletion vectors become a
 //! `RowSelection`, so deleted rows are skipped inside the decoder.
+//!
+//! Java writes TIMESTAMP(7..9) as INT96, which the `parquet` crate converts to nanoseconds
+//! with wrapping arithmetic. The columns holding INT96 leaves are therefore decoded a second
+//! time at microsecond unit, in step with the main decode, and a value outside the nanosecond
+//! range fails the read ([`Error::TimestampOutOfRange`]) instead of coming back wrapped.
+//! INT64 nanosecond timestamps need no such check: they are Arrow's range by construction.
 
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType as ArrowType, Field, Schema, TimeUnit};
 use bytes::Bytes;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
 use parquet::arrow::ProjectionMask;
+use parquet::basic::Type as PhysicalType;
+use parquet::errors::ParquetError;
 
+use super::ts_range::find_out_of_range;
 use super::{BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
@@ -15,7 +31,7 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         path: path.to_string(),
         source: e,
     };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(data).map_err(perr)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(data.clone()).map_err(perr)?;
     let roots: Vec<usize> = builder
         .schema()
         .fields()
@@ -24,17 +40,10 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .filter(|(_, f)| req.columns.iter().any(|c| c == f.name()))
         .map(|(i, _)| i)
         .collect();
-    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-    let mut builder = builder
-        .with_projection(mask)
-        .with_batch_size(req.batch_size.max(1));
-    if let Some(rows) = &req.rows {
-        if rows.selected() == 0 {
-            return Ok(Box::new(std::iter::empty()));
-        }
-        if !rows.is_all() {
-            let selectors: Vec<RowSelector> = rows
-                .runs()
+    let selection = match &req.rows {
+        Some(rows) if rows.selected() == 0 => return Ok(Box::new(std::iter::empty())),
+        Some(rows) if !rows.is_all() => Some(RowSelection::from(
+            rows.runs()
                 .into_iter()
                 .map(|(keep, n)| {
                     if keep {
@@ -43,13 +52,250 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
                         RowSelector::skip(n)
                     }
                 })
-                .collect();
-            builder = builder.with_row_selection(RowSelection::from(selectors));
+                .collect::<Vec<_>>(),
+        )),
+        _ => None,
+    };
+    let int96_roots: Vec<usize> = {
+        let descr = builder.parquet_schema();
+        let mut r: Vec<usize> = (0..descr.num_columns())
+            .filter(|&leaf| descr.column(leaf).physical_type() == PhysicalType::INT96)
+            .map(|leaf| descr.get_column_root_idx(leaf))
+            .filter(|root| roots.contains(root))
+            .collect();
+        r.dedup();
+        r
+    };
+    let check = if int96_roots.is_empty() {
+        None
+    } else {
+        let schema = micros_schema(&builder);
+        let options = ArrowReaderOptions::new().with_schema(Arc::new(schema));
+        let meta =
+            ArrowReaderMetadata::try_new(builder.metadata().clone(), options).map_err(perr)?;
+        let check = ParquetRecordBatchReaderBuilder::new_with_metadata(data, meta);
+        let mask = ProjectionMask::roots(check.parquet_schema(), int96_roots);
+        Some(build(check, mask, selection.clone(), req.batch_size).map_err(perr)?)
+    };
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = build(builder, mask, selection, req.batch_size).map_err(perr)?;
+    let path = path.to_string();
+    match check {
+        None => Ok(Box::new(
+            reader.map(move |r| r.map_err(|e| Error::arrow(&path, e))),
+        )),
+        Some(check) => Ok(Box::new(CheckedBatches {
+            reader,
+            check,
+            path,
+        })),
+    }
+}
+
+fn build(
+    builder: ParquetRecordBatchReaderBuilder<Bytes>,
+    mask: ProjectionMask,
+    selection: Option<RowSelection>,
+    batch_size: usize,
+) -> Result<ParquetRecordBatchReader, ParquetError> {
+    let mut builder = builder
+        .with_projection(mask)
+        .with_batch_size(batch_size.max(1));
+    if let Some(selection) = selection {
+        builder = builder.with_row_selection(selection);
+    }
+    builder.build()
+}
+
+/// The file's Arrow schema with every INT96 leaf read as `Timestamp(us)`. Arrow leaves follow
+/// the Parquet leaf columns in depth-first order.
+fn micros_schema(builder: &ParquetRecordBatchReaderBuilder<Bytes>) -> Schema {
+    let descr = builder.parquet_schema();
+    let mut leaves = (0..descr.num_columns()).map(|i| descr.column(i).physical_type());
+    let fields: Vec<Field> = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| retarget_field(f, &mut leaves))
+        .collect();
+    Schema::new_with_metadata(fields, builder.schema().metadata().clone())
+}
+
+fn retarget_field(f: &Field, leaves: &mut impl Iterator<Item = PhysicalType>) -> Field {
+    f.clone().with_data_type(retarget(f.data_type(), leaves))
+}
+
+fn retarget(dt: &ArrowType, leaves: &mut impl Iterator<Item = PhysicalType>) -> ArrowType {
+    let child = |f: &arrow_schema::FieldRef, leaves: &mut _| Arc::new(retarget_field(f, leaves));
+    match dt {
+        ArrowType::Struct(fs) => ArrowType::Struct(fs.iter().map(|f| child(f, leaves)).collect()),
+        ArrowType::List(f) => ArrowType::List(child(f, leaves)),
+        ArrowType::LargeList(f) => ArrowType::LargeList(child(f, leaves)),
+        ArrowType::FixedSizeList(f, n) => ArrowType::FixedSizeList(child(f, leaves), *n),
+        ArrowType::Map(f, sorted) => ArrowType::Map(child(f, leaves), *sorted),
+        ArrowType::Timestamp(TimeUnit::Nanosecond, tz) => match leaves.next() {
+            Some(PhysicalType::INT96) => ArrowType::Timestamp(TimeUnit::Microsecond, tz.clone()),
+            _ => dt.clone(),
+        },
+        other => {
+            leaves.next();
+            other.clone()
         }
     }
-    let reader = builder.build().map_err(perr)?;
-    let path = path.to_string();
-    Ok(Box::new(
-        reader.map(move |r| r.map_err(|e| Error::arrow(&path, e))),
-    ))
+}
+
+/// The main decode, each batch checked against the same rows decoded at microsecond unit.
+struct CheckedBatches {
+    reader: ParquetRecordBatchReader,
+    check: ParquetRecordBatchReader,
+    path: String,
+}
+
+impl CheckedBatches {
+    fn verify(&mut self, batch: RecordBatch) -> Result<RecordBatch> {
+        let micros = match self.check.next() {
+            Some(Ok(m)) => m,
+            Some(Err(e)) => return Err(Error::arrow(&self.path, e)),
+            None => {
+                return Err(Error::Internal(format!(
+                    "the microsecond check of {} ended before its decode",
+                    self.path
+                )))
+            }
+        };
+        if micros.num_rows() != batch.num_rows() {
+            return Err(Error::Internal(format!(
+                "the microsecond check of {} is not in step with its decode",
+                self.path
+            )));
+        }
+        let schema = micros.schema();
+        for (f, col) in schema.fields().iter().zip(micros.columns()) {
+            if let Some(hit) = find_out_of_range(col, f.name()) {
+                return Err(Error::TimestampOutOfRange {
+                    path: self.path.clone(),
+                    column: hit.column,
+                    value: hit.value,
+                });
+            }
+        }
+        Ok(batch)
+    }
+}
+
+impl Iterator for CheckedBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.reader.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(Error::arrow(&self.path, e))),
+        };
+        Some(self.verify(batch))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::TimestampNanosecondType;
+    use parquet::data_type::{Int96, Int96Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    use super::*;
+
+    const JULIAN_EPOCH: u32 = 2_440_588;
+
+    fn int96(julian_day: u32, nanos_of_day: u64) -> Int96 {
+        let mut v = Int96::new();
+        v.set_data(nanos_of_day as u32, (nanos_of_day >> 32) as u32, julian_day);
+        v
+    }
+
+    /// A file with one optional INT96 column `c_ts9` holding `values`.
+    fn int96_file(values: &[Int96]) -> Bytes {
+        let schema = Arc::new(parse_message_type("message m { optional int96 c_ts9; }").unwrap());
+        let mut out = Vec::new();
+        let mut writer =
+            SerializedFileWriter::new(&mut out, schema, Arc::new(WriterProperties::new())).unwrap();
+        let mut rg = writer.next_row_group().unwrap();
+        let mut col = rg.next_column().unwrap().unwrap();
+        let defs = vec![1i16; values.len()];
+        col.typed::<Int96Type>()
+            .write_batch(values, Some(&defs), None)
+            .unwrap();
+        col.close().unwrap();
+        rg.close().unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    fn request() -> DecodeRequest {
+        DecodeRequest {
+            columns: vec!["c_ts9".into()],
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+        }
+    }
+
+    #[test]
+    fn int96_in_range_reads_unchanged() {
+        // 1970-01-02T00:00:00.000000123 and 2262-04-11T00:00:00.
+        let data = int96_file(&[
+            int96(JULIAN_EPOCH + 1, 123),
+            int96(JULIAN_EPOCH + 106_751, 0),
+        ]);
+        let batches: Vec<_> = decode("f.parquet", data, &request())
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        let ts = batches[0]
+            .column(0)
+            .as_primitive::<TimestampNanosecondType>();
+        assert_eq!(ts.value(0), 86_400_000_000_123);
+        assert_eq!(ts.value(1), 106_751 * 86_400_000_000_000);
+    }
+
+    #[test]
+    fn int96_out_of_range_is_an_error_not_a_wrapped_value() {
+        // 0001-01-01T00:00:00 is Julian day 1721426.
+        let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
+        let err = decode("f.parquet", data, &request())
+            .unwrap()
+            .collect::<Result<Vec<_>>>()
+            .unwrap_err();
+        match &err {
+            Error::TimestampOutOfRange {
+                path,
+                column,
+                value,
+            } => {
+                assert_eq!(
+                    (path.as_str(), column.as_str(), value.as_str()),
+                    ("f.parquet", "c_ts9", "0001-01-01T00:00:00")
+                );
+            }
+            other => panic!("unexpected {other}"),
+        }
+        assert!(err.to_string().contains(
+            "timestamp 0001-01-01T00:00:00 of column c_ts9 is outside the range Arrow nanosecond"
+        ));
+    }
+
+    #[test]
+    fn deleted_out_of_range_rows_do_not_fail() {
+        let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
+        let mut req = request();
+        req.rows = Some(super::super::RowRanges::excluding(2, [1]));
+        let batches: Vec<_> = decode("f.parquet", data, &req)
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    }
 }

@@ -1,0 +1,161 @@
+//! Detecting timestamps that Arrow's nanosecond unit cannot hold.
+//!
+//! Paimon TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9) map to Arrow `Timestamp(ns)`, an `i64` of
+//! nanoseconds since the epoch: 1677-09-21T00:12:43.145224192 ..= 2262-04-11T23:47:16.854775807.
+//! Java's `Timestamp` reaches from year 0001 to 9999, and decoders of Parquet INT96 wrap silently
+//! when converting such a value to nanoseconds (0001-01-01 reads back as 1754-08-30).
+//!
+//! The check decodes the same column a second time at microsecond unit, which holds every year
+//! Java can write, and looks at the minimum and maximum of each leaf: in the common case two
+//! vectorized reductions per batch. Only when one of them lies outside the nanosecond range is
+//! the offending value searched for, to be named in the error.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::TimestampMicrosecondType;
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::{DataType as ArrowType, TimeUnit};
+
+/// A timestamp outside Arrow's nanosecond range, found at microsecond unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OutOfRange {
+    /// Dotted path of the leaf column (`c_row.c_ts9`).
+    pub column: String,
+    /// The value, formatted as an ISO local date-time.
+    pub value: String,
+}
+
+/// The first value of a microsecond timestamp leaf inside `array` (searched through structs,
+/// lists and maps) that does not fit `Timestamp(ns)`; `column` is the array's name.
+pub(crate) fn find_out_of_range(array: &ArrayRef, column: &str) -> Option<OutOfRange> {
+    match array.data_type() {
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            let ts = array.as_primitive::<TimestampMicrosecondType>();
+            let min = arrow::compute::min(ts)?;
+            let max = arrow::compute::max(ts)?;
+            if fits_nanos(min) && fits_nanos(max) {
+                return None;
+            }
+            let bad = ts.iter().flatten().find(|v| !fits_nanos(*v))?;
+            Some(OutOfRange {
+                column: column.to_string(),
+                value: format_micros(bad),
+            })
+        }
+        ArrowType::Struct(fields) => {
+            let s = array.as_struct();
+            fields
+                .iter()
+                .zip(s.columns())
+                .find_map(|(f, c)| find_out_of_range(c, &format!("{column}.{}", f.name())))
+        }
+        ArrowType::List(_) => find_out_of_range(array.as_list::<i32>().values(), column),
+        ArrowType::LargeList(_) => find_out_of_range(array.as_list::<i64>().values(), column),
+        ArrowType::FixedSizeList(_, _) => {
+            find_out_of_range(array.as_fixed_size_list().values(), column)
+        }
+        ArrowType::Map(_, _) => {
+            let m = array.as_map();
+            let entries: ArrayRef = std::sync::Arc::new(m.entries().clone());
+            find_out_of_range(&entries, column)
+        }
+        _ => None,
+    }
+}
+
+/// Whether every nanosecond of microsecond `us` fits an `i64` of nanoseconds. The microsecond
+/// holding one end of the range counts as outside: the sub-microsecond digits that would
+/// decide are not in a microsecond decode, and an error is better than a wrapped value.
+fn fits_nanos(us: i64) -> bool {
+    us.checked_mul(1000)
+        .and_then(|ns| ns.checked_add(999))
+        .is_some()
+        && us > i64::MIN / 1000
+}
+
+/// `us` microseconds since the epoch as `YYYY-MM-DDTHH:MM:SS[.ffffff]` (proleptic Gregorian).
+pub(crate) fn format_micros(us: i64) -> String {
+    let secs = us.div_euclid(1_000_000);
+    let frac = us.rem_euclid(1_000_000);
+    let days = secs.div_euclid(86_400);
+    let tod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    );
+    if frac != 0 {
+        s.push_str(&format!(".{frac:06}"));
+    }
+    s
+}
+
+/// Days since 1970-01-01 to (year, month, day), H. Hinnant's `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ListArray, TimestampMicrosecondArray};
+
+    use super::*;
+
+    /// 0001-01-01T00:00:00 and 9999-12-31T23:59:59.999999 in microseconds.
+    const YEAR_1: i64 = -62_135_596_800_000_000;
+    const YEAR_9999: i64 = 253_402_300_799_999_999;
+
+    #[test]
+    fn formats_dates() {
+        assert_eq!(format_micros(0), "1970-01-01T00:00:00");
+        assert_eq!(format_micros(YEAR_1), "0001-01-01T00:00:00");
+        assert_eq!(format_micros(YEAR_9999), "9999-12-31T23:59:59.999999");
+        assert_eq!(format_micros(-1), "1969-12-31T23:59:59.999999");
+    }
+
+    #[test]
+    fn range_edges() {
+        assert!(fits_nanos(0));
+        assert!(fits_nanos(i64::MAX / 1000 - 1));
+        assert!(fits_nanos(i64::MIN / 1000 + 1));
+        assert!(!fits_nanos(YEAR_1));
+        assert!(!fits_nanos(YEAR_9999));
+    }
+
+    #[test]
+    fn finds_the_offending_value_in_nested_columns() {
+        let ok: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(0), None]));
+        assert_eq!(find_out_of_range(&ok, "c"), None);
+        let bad: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(5), Some(YEAR_1)]));
+        let hit = find_out_of_range(&bad, "c_ts9").unwrap();
+        assert_eq!(hit.column, "c_ts9");
+        assert_eq!(hit.value, "0001-01-01T00:00:00");
+        let field = Arc::new(arrow_schema::Field::new(
+            "item",
+            bad.data_type().clone(),
+            true,
+        ));
+        let list: ArrayRef = Arc::new(ListArray::new(
+            field,
+            arrow_buffer::OffsetBuffer::from_lengths([2]),
+            bad,
+            None,
+        ));
+        assert_eq!(
+            find_out_of_range(&list, "c_arr").unwrap().value,
+            "0001-01-01T00:00:00"
+        );
+    }
+}
