@@ -2,4 +2,5 @@
 //! `../shared/testdata/paimon-cpp`, read in place.
 
 mod common;
+mod parallel;
 mod splits;
