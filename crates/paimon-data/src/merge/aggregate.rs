@@ -27,6 +27,8 @@ pub(crate) enum AggOut {
     Null,
     /// The accumulator becomes this computed one-row array.
     Value(ArrayRef),
+    /// The accumulator becomes this computed number.
+    Num(super::aggregate_numeric::Num),
 }
 
 impl AggOut {
@@ -396,11 +398,11 @@ struct BoolAgg {
 }
 
 fn bool_at(c: Cell<'_>) -> Result<bool> {
-    let a: &BooleanArray = c
-        .array
+    let (array, row) = c.at()?;
+    let a: &BooleanArray = array
         .as_boolean_opt()
-        .ok_or_else(|| merge_failed(format!("bool_and/bool_or on {}", c.array.data_type())))?;
-    Ok(a.value(c.row))
+        .ok_or_else(|| merge_failed(format!("bool_and/bool_or on {}", array.data_type())))?;
+    Ok(a.value(row))
 }
 
 impl FieldAgg for BoolAgg {

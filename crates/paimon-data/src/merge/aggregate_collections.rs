@@ -34,11 +34,11 @@ fn is_blank(s: &str) -> bool {
 }
 
 fn str_at(c: Cell<'_>) -> Result<&str> {
-    let a = c.array;
+    let (a, row) = c.at()?;
     Ok(match a.data_type() {
-        DataType::Utf8 => a.as_string::<i32>().value(c.row),
-        DataType::LargeUtf8 => a.as_string::<i64>().value(c.row),
-        DataType::Utf8View => a.as_string_view().value(c.row),
+        DataType::Utf8 => a.as_string::<i32>().value(row),
+        DataType::LargeUtf8 => a.as_string::<i64>().value(row),
+        DataType::Utf8View => a.as_string_view().value(row),
         other => return Err(merge_failed(format!("listagg over {other}"))),
     })
 }
@@ -121,9 +121,10 @@ impl FieldAgg for ListAggAgg {
 
 /// The elements of a list cell.
 fn list_values(c: Cell<'_>) -> Result<ArrayRef> {
-    match c.array.data_type() {
-        DataType::List(_) => Ok(c.array.as_list::<i32>().value(c.row)),
-        DataType::LargeList(_) => Ok(c.array.as_list::<i64>().value(c.row)),
+    let (array, row) = c.at()?;
+    match array.data_type() {
+        DataType::List(_) => Ok(array.as_list::<i32>().value(row)),
+        DataType::LargeList(_) => Ok(array.as_list::<i64>().value(row)),
         other => Err(merge_failed(format!("collect over {other}"))),
     }
 }
@@ -321,8 +322,9 @@ impl MergeMapAgg {
 }
 
 fn map_entries(c: Cell<'_>) -> Result<StructArray> {
-    match c.array.data_type() {
-        DataType::Map(_, _) => Ok(c.array.as_map().value(c.row)),
+    let (array, row) = c.at()?;
+    match array.data_type() {
+        DataType::Map(_, _) => Ok(array.as_map().value(row)),
         other => Err(merge_failed(format!("merge_map over {other}"))),
     }
 }

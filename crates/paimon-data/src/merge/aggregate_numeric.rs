@@ -10,8 +10,8 @@ use arrow_array::types::{
     Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
 };
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Float32Array, Float64Array, Int16Array, Int32Array,
-    Int64Array, Int8Array,
+    ArrayRef, Decimal128Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array,
+    Int8Array,
 };
 use arrow_schema::DataType;
 
@@ -32,8 +32,9 @@ pub(crate) fn is_numeric(t: &DataType) -> bool {
     )
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Num {
+/// A number computed by `sum` or `product`, in the column's own type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Num {
     I8(i8),
     I16(i16),
     I32(i32),
@@ -43,9 +44,11 @@ enum Num {
     Dec(i128, u8, i8),
 }
 
-fn read(c: Cell<'_>) -> Result<Num> {
-    let a = c.array;
-    let r = c.row;
+pub(crate) fn read(c: Cell<'_>) -> Result<Num> {
+    let (a, r) = match c {
+        Cell::Num(n) => return Ok(n),
+        Cell::At(a, r) => (a, r),
+    };
     Ok(match a.data_type() {
         DataType::Int8 => Num::I8(a.as_primitive::<Int8Type>().value(r)),
         DataType::Int16 => Num::I16(a.as_primitive::<Int16Type>().value(r)),
@@ -58,23 +61,69 @@ fn read(c: Cell<'_>) -> Result<Num> {
     })
 }
 
-fn to_array(n: Option<Num>, data_type: &DataType) -> Result<AggOut> {
-    let Some(n) = n else {
-        return Ok(AggOut::Null);
-    };
-    let a: ArrayRef = match n {
-        Num::I8(v) => Arc::new(Int8Array::from(vec![v])),
-        Num::I16(v) => Arc::new(Int16Array::from(vec![v])),
-        Num::I32(v) => Arc::new(Int32Array::from(vec![v])),
-        Num::I64(v) => Arc::new(Int64Array::from(vec![v])),
-        Num::F32(v) => Arc::new(Float32Array::from(vec![v])),
-        Num::F64(v) => Arc::new(Float64Array::from(vec![v])),
-        Num::Dec(v, p, s) => {
-            Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(p, s)?)
-        }
-    };
-    debug_assert_eq!(a.data_type(), data_type);
-    Ok(AggOut::Value(a))
+#[inline]
+fn to_out(n: Option<Num>) -> Result<AggOut> {
+    Ok(match n {
+        None => AggOut::Null,
+        Some(n) => AggOut::Num(n),
+    })
+}
+
+/// Java's order of two numbers of one type (floats as `Double.compare`).
+pub(crate) fn compare_nums(a: Num, b: Num) -> Result<std::cmp::Ordering> {
+    Ok(match (a, b) {
+        (Num::I8(x), Num::I8(y)) => x.cmp(&y),
+        (Num::I16(x), Num::I16(y)) => x.cmp(&y),
+        (Num::I32(x), Num::I32(y)) => x.cmp(&y),
+        (Num::I64(x), Num::I64(y)) => x.cmp(&y),
+        (Num::F32(x), Num::F32(y)) => x.total_cmp(&y),
+        (Num::F64(x), Num::F64(y)) => x.total_cmp(&y),
+        (Num::Dec(x, _, _), Num::Dec(y, _, _)) => x.cmp(&y),
+        _ => return Err(merge_failed("comparing numbers of different types")),
+    })
+}
+
+/// The column of computed numbers `nums` (all of `data_type`).
+pub(crate) fn nums_to_array(nums: &[Num], data_type: &DataType) -> Result<ArrayRef> {
+    fn collect<T>(nums: &[Num], f: impl Fn(Num) -> Option<T>) -> Result<Vec<T>> {
+        nums.iter()
+            .map(|n| f(*n).ok_or_else(|| merge_failed(format!("a computed {n:?} of another type"))))
+            .collect()
+    }
+    Ok(match data_type {
+        DataType::Int8 => Arc::new(Int8Array::from(collect(nums, |n| match n {
+            Num::I8(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Int16 => Arc::new(Int16Array::from(collect(nums, |n| match n {
+            Num::I16(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Int32 => Arc::new(Int32Array::from(collect(nums, |n| match n {
+            Num::I32(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Int64 => Arc::new(Int64Array::from(collect(nums, |n| match n {
+            Num::I64(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Float32 => Arc::new(Float32Array::from(collect(nums, |n| match n {
+            Num::F32(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Float64 => Arc::new(Float64Array::from(collect(nums, |n| match n {
+            Num::F64(v) => Some(v),
+            _ => None,
+        })?)),
+        DataType::Decimal128(p, s) => Arc::new(
+            Decimal128Array::from(collect(nums, |n| match n {
+                Num::Dec(v, _, _) => Some(v),
+                _ => None,
+            })?)
+            .with_precision_and_scale(*p, *s)?,
+        ),
+        other => return Err(merge_failed(format!("computed numbers of type {other}"))),
+    })
 }
 
 fn overflow(
@@ -208,7 +257,7 @@ impl FieldAgg for SumAgg {
                 AggOut::KeepAcc
             });
         };
-        to_array(add(read(a)?, read(i)?, false)?, a.array.data_type())
+        to_out(add(read(a)?, read(i)?, false)?)
     }
     fn retract(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         match (acc, input) {
@@ -217,8 +266,8 @@ impl FieldAgg for SumAgg {
             } else {
                 AggOut::KeepAcc
             }),
-            (None, Some(i)) => to_array(negative(read(i)?)?, i.array.data_type()),
-            (Some(a), Some(i)) => to_array(add(read(a)?, read(i)?, true)?, a.array.data_type()),
+            (None, Some(i)) => to_out(negative(read(i)?)?),
+            (Some(a), Some(i)) => to_out(add(read(a)?, read(i)?, true)?),
         }
     }
     fn name(&self) -> &'static str {
@@ -240,13 +289,13 @@ impl FieldAgg for ProductAgg {
                 AggOut::KeepAcc
             });
         };
-        to_array(mul(read(a)?, read(i)?)?, a.array.data_type())
+        to_out(mul(read(a)?, read(i)?)?)
     }
     fn retract(&mut self, acc: Option<Cell<'_>>, input: Option<Cell<'_>>) -> Result<AggOut> {
         let (Some(a), Some(i)) = (acc, input) else {
             return Ok(AggOut::KeepAcc);
         };
-        to_array(div(read(a)?, read(i)?)?, a.array.data_type())
+        to_out(div(read(a)?, read(i)?)?)
     }
     fn name(&self) -> &'static str {
         "product"

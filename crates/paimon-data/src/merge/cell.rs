@@ -12,6 +12,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_ord::ord::make_comparator;
 use arrow_schema::SortOptions;
 
+use super::aggregate_numeric::{compare_nums, read as read_num, Num};
 use super::cursor::BatchStore;
 use super::error::Result;
 
@@ -30,18 +31,38 @@ pub(crate) enum Acc {
     },
     /// A computed value: an array of length one.
     Owned(ArrayRef),
+    /// A computed number (`sum`, `product`), kept unboxed until the output batch is built.
+    Num(Num),
 }
 
-/// A borrowed non-null value: `array[row]`.
+/// A non-null value: `array[row]`, or a computed number.
 #[derive(Clone, Copy)]
-pub(crate) struct Cell<'a> {
-    pub(crate) array: &'a dyn Array,
-    pub(crate) row: usize,
+pub(crate) enum Cell<'a> {
+    /// The value at `row` of `array`.
+    At(&'a dyn Array, usize),
+    /// A computed number.
+    Num(Num),
 }
 
 impl std::fmt::Debug for Cell<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Cell({}, {})", self.array.data_type(), self.row)
+        match self {
+            Cell::At(a, r) => write!(f, "Cell({}, {r})", a.data_type()),
+            Cell::Num(n) => write!(f, "Cell({n:?})"),
+        }
+    }
+}
+
+impl<'a> Cell<'a> {
+    /// The array and row of a cell read from a batch; computed numbers only ever reach the
+    /// numeric aggregates, anything else is a type mismatch.
+    pub(crate) fn at(self) -> Result<(&'a dyn Array, usize)> {
+        match self {
+            Cell::At(a, r) => Ok((a, r)),
+            Cell::Num(n) => Err(super::error::merge_failed(format!(
+                "a computed number {n:?} where a non-numeric value was expected"
+            ))),
+        }
     }
 }
 
@@ -53,11 +74,12 @@ impl Acc {
             Acc::Null => return None,
             Acc::Ref { slot, row } => (store.column(*slot, col).as_ref(), *row as usize),
             Acc::Owned(a) => (a.as_ref(), 0),
+            Acc::Num(n) => return Some(Cell::Num(*n)),
         };
         if array.is_null(row) {
             None
         } else {
-            Some(Cell { array, row })
+            Some(Cell::At(array, row))
         }
     }
 }
@@ -68,8 +90,16 @@ impl Acc {
 /// # Errors
 /// When Arrow cannot compare values of this type.
 pub(crate) fn compare_cells(a: Cell<'_>, b: Cell<'_>) -> Result<Ordering> {
-    let cmp = make_comparator(a.array, b.array, SortOptions::default())?;
-    Ok(cmp(a.row, b.row))
+    match (a, b) {
+        (Cell::At(x, _), _) if super::aggregate_numeric::is_numeric(x.data_type()) => {
+            compare_nums(read_num(a)?, read_num(b)?)
+        }
+        (Cell::At(a, i), Cell::At(b, j)) => {
+            let cmp = make_comparator(a, b, SortOptions::default())?;
+            Ok(cmp(i, j))
+        }
+        _ => compare_nums(read_num(a)?, read_num(b)?),
+    }
 }
 
 /// Nulls-first comparison of possibly-null cells.

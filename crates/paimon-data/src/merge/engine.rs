@@ -303,6 +303,7 @@ pub(crate) fn apply(out: super::aggregate::AggOut, acc: &mut Acc, input: &Entry)
         AggOut::TakeInput => *acc = input.cell(),
         AggOut::Null => *acc = Acc::Null,
         AggOut::Value(a) => *acc = Acc::Owned(a),
+        AggOut::Num(n) => *acc = Acc::Num(n),
     }
 }
 

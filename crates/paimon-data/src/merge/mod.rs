@@ -90,7 +90,7 @@ pub use engine::{AggregationSpec, MergeEngineSpec, PartialUpdateSpec, SequenceGr
 pub use error::{MergeError, Result};
 pub use interval::interval_partition;
 
-use cursor::{BatchStore, BoxedRun, CursorHeap, RowCodec, RunCursor};
+use cursor::{BatchStore, BoxedRun, LoserTree, RowCodec, RunCursor};
 use engine::{Entry, GroupMerge};
 use output::OutputSink;
 
@@ -295,7 +295,8 @@ where
         layout,
         codec,
         store: BatchStore::default(),
-        heap: CursorHeap::default(),
+        tree: LoserTree::default(),
+        last_single: usize::MAX,
         merger,
         sink: OutputSink::new(value_fields.len(), options.keep_deletes, batch_size),
         schema: out_schema,
@@ -330,7 +331,10 @@ pub struct MergeReader {
     layout: RunLayout,
     codec: RowCodec,
     store: BatchStore,
-    heap: CursorHeap,
+    tree: LoserTree,
+    /// The cursor whose record was the last single-record key: when it wins again, the
+    /// bulk path is tried.
+    last_single: usize,
     merger: Box<dyn GroupMerge>,
     sink: OutputSink,
     schema: SchemaRef,
@@ -353,46 +357,76 @@ impl MergeReader {
                 cursors.push(c);
             }
         }
-        self.heap = CursorHeap::new(cursors);
+        self.last_single = if cursors.len() == 1 { 0 } else { usize::MAX };
+        self.tree = LoserTree::new(cursors);
         Ok(())
     }
 
     /// Gathers the records of the smallest key and merges them; `false` when all runs are done.
     #[inline]
     fn merge_next_key(&mut self) -> Result<bool> {
-        let Some(top) = self.heap.top() else {
+        let Some(mut w) = self.tree.winner() else {
             return Ok(false);
         };
+        if w == self.last_single && self.try_bulk(w) {
+            return Ok(true);
+        }
+        let top = self.tree.cursor(w);
+        let head = top.head();
         self.key.clear();
         self.key.extend_from_slice(top.key());
         self.group.clear();
-        while let Some(top) = self.heap.top_mut() {
-            if top.key() != self.key.as_slice() {
-                break;
-            }
+        let first = w;
+        loop {
+            let top = self.tree.cursor_mut(w);
             self.group.push(Entry {
                 slot: top.slot,
                 row: top.pos as u32,
                 kind: top.kind(),
             });
-            if top.advance(&self.layout, &self.codec, &mut self.store)? {
-                self.heap.sift_down(0);
-            } else {
-                self.heap.pop_top();
+            top.advance(&self.layout, &self.codec, &mut self.store)?;
+            self.tree.replay(w);
+            match self.tree.winner() {
+                Some(n) if self.tree.cursor(n).key_eq(head, &self.key) => w = n,
+                _ => break,
             }
         }
         match self.group.as_slice() {
-            [single] => self.sink.push_whole(single.slot, single.row, single.kind),
-            group => self.merger.merge(group, &self.store, &mut self.sink)?,
+            [single] => {
+                self.last_single = first;
+                self.sink.push_whole(single.slot, single.row, single.kind)
+            }
+            group => {
+                self.last_single = usize::MAX;
+                self.merger.merge(group, &self.store, &mut self.sink)?
+            }
         }
         Ok(true)
     }
 
+    /// Emits, as one range, the records of the winner `w`'s batch whose keys are below every
+    /// other run's head (each a single-record key, passed through untouched); `false` when
+    /// there are none.
+    fn try_bulk(&mut self, w: usize) -> bool {
+        let room = self.batch_size.saturating_sub(self.sink.len());
+        let r = self.tree.runner_up(w);
+        let (cur, other) = self.tree.pair_mut(w, r);
+        let n = cur.bulk_len(other, room);
+        if n == 0 {
+            return false;
+        }
+        let pos = cur.pos;
+        self.sink.push_range(cur.slot, pos, cur.kinds(pos, pos + n));
+        cur.skip_to(pos + n);
+        self.tree.replay(w);
+        true
+    }
+
     /// Drops stored batches no pending output refers to.
     fn compact(&mut self) {
-        let live: Vec<u32> = self.heap.live_mut().map(|c| c.slot).collect();
+        let live: Vec<u32> = self.tree.live_mut().map(|c| c.slot).collect();
         let renumbered = self.store.compact(&live);
-        for (c, slot) in self.heap.live_mut().zip(renumbered) {
+        for (c, slot) in self.tree.live_mut().zip(renumbered) {
             c.slot = slot;
         }
     }
@@ -407,7 +441,7 @@ impl MergeReader {
             if !self.merge_next_key()? {
                 break;
             }
-            if self.sink.len() == 0 && self.store.len() > 2 * self.heap.len() + 8 {
+            if self.sink.len() == 0 && self.store.len() > 2 * self.tree.len() + 8 {
                 self.compact();
             }
         }

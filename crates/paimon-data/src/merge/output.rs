@@ -15,6 +15,7 @@ use arrow_select::concat::concat;
 use arrow_select::interleave::interleave;
 use arrow_select::take::take;
 
+use super::aggregate_numeric::{nums_to_array, Num};
 use super::cell::Acc;
 use super::cursor::{is_add, BatchStore};
 use super::error::Result;
@@ -60,6 +61,20 @@ impl OutputSink {
         if self.keeps(kind) {
             self.rows.push((slot, row));
             self.kinds.push(kind);
+        }
+    }
+
+    /// Emits input rows `start..start + kinds.len()` of batch `slot` unchanged.
+    pub(crate) fn push_range(&mut self, slot: u32, start: usize, kinds: &[i8]) {
+        if self.keep_deletes || kinds.iter().all(|&k| is_add(k)) {
+            let start = start as u32;
+            self.rows
+                .extend((0..kinds.len() as u32).map(|i| (slot, start + i)));
+            self.kinds.extend_from_slice(kinds);
+        } else {
+            for (i, &k) in kinds.iter().enumerate() {
+                self.push_whole(slot, (start + i) as u32, k);
+            }
         }
     }
 
@@ -125,6 +140,18 @@ impl OutputSink {
         } else {
             Some(concat(&owned)?)
         };
+        let nums: Vec<Num> = self.computed[c]
+            .iter()
+            .filter_map(|a| match a {
+                Acc::Num(n) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let nums = if nums.is_empty() {
+            None
+        } else {
+            Some(nums_to_array(&nums, data_type)?)
+        };
         let mut sources: Vec<&dyn Array> = Vec::with_capacity(store.len() + 2);
         sources.push(null.as_ref());
         for slot in 0..store.len() {
@@ -134,7 +161,12 @@ impl OutputSink {
         if let Some(o) = &owned {
             sources.push(o.as_ref());
         }
+        let nums_source = sources.len();
+        if let Some(n) = &nums {
+            sources.push(n.as_ref());
+        }
         let mut next_owned = 0usize;
+        let mut next_num = 0usize;
         let mut indices = Vec::with_capacity(self.rows.len());
         for &(slot, row) in &self.rows {
             if slot != COMPUTED {
@@ -147,6 +179,10 @@ impl OutputSink {
                 Acc::Owned(_) => {
                     indices.push((owned_source, next_owned));
                     next_owned += 1;
+                }
+                Acc::Num(_) => {
+                    indices.push((nums_source, next_num));
+                    next_num += 1;
                 }
             }
         }
@@ -165,20 +201,40 @@ fn whole_columns(
             .map(|c| store_column_or_empty(store, c))
             .collect();
     };
-    if rows.iter().all(|&(s, _)| s == first_slot) {
-        let contiguous = rows
-            .iter()
-            .enumerate()
-            .all(|(i, &(_, r))| r as usize == first_row as usize + i);
-        if contiguous {
-            return Ok((0..num_values)
-                .map(|c| {
-                    store
-                        .column(first_slot, c)
-                        .slice(first_row as usize, rows.len())
-                })
-                .collect());
+    // Runs of consecutive rows of one batch; long runs are sliced and concatenated.
+    let mut segments: Vec<(u32, u32, usize)> = vec![(first_slot, first_row, 1)];
+    let mut single_slot = true;
+    for &(slot, row) in &rows[1..] {
+        single_slot &= slot == first_slot;
+        match segments.last_mut() {
+            Some((s, r, n)) if *s == slot && *r as usize + *n == row as usize => *n += 1,
+            _ => {
+                if segments.len() * 16 > rows.len() && !single_slot {
+                    break;
+                }
+                segments.push((slot, row, 1));
+            }
         }
+    }
+    let covered: usize = segments.iter().map(|s| s.2).sum();
+    if covered == rows.len() && segments.len() * 16 <= rows.len().max(16) {
+        return (0..num_values)
+            .map(|c| {
+                let parts: Vec<ArrayRef> = segments
+                    .iter()
+                    .map(|&(s, r, n)| store.column(s, c).slice(r as usize, n))
+                    .collect();
+                match parts.as_slice() {
+                    [one] => Ok(one.clone()),
+                    _ => {
+                        let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                        Ok(concat(&refs)?)
+                    }
+                }
+            })
+            .collect();
+    }
+    if rows.iter().all(|&(s, _)| s == first_slot) {
         let idx = UInt32Array::from_iter_values(rows.iter().map(|&(_, r)| r));
         return (0..num_values)
             .map(|c| Ok(take(store.column(first_slot, c).as_ref(), &idx, None)?))
