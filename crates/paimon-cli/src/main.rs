@@ -39,7 +39,35 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // Libraries turn third-party decoder panics on damaged bytes into errors
+    // (`catch_unwind`); the default hook would still print them. Any panic that escapes is a
+    // bug, reported as one `error:` line and exit code 101.
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(info.to_string().replace('\n', " "));
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)))
+        .unwrap_or_else(|_| {
+            let msg = LAST_PANIC
+                .lock()
+                .ok()
+                .and_then(|mut m| m.take())
+                .unwrap_or_default();
+            eprintln!("error: internal error (a bug in paimon-rs): {msg}");
+            std::process::exit(101);
+        });
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// The message of the latest panic, for the one-line report of an escaped panic.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
         Command::Split(c) => split_cmd::run(c),
         Command::Snapshots(a) => table_cmd::snapshots(a),
         Command::Schema(a) => table_cmd::schema(a),
@@ -48,9 +76,5 @@ fn main() {
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),
         Command::CompareRows(a) => read_cmd::compare_rows(a),
-    };
-    if let Err(e) = result {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
     }
 }

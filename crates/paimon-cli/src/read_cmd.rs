@@ -20,7 +20,7 @@ use paimon_split::DataSplit;
 
 use crate::filter::parse_filter;
 use crate::rows::batch_to_json_rows;
-use crate::scan_args::{table_location, ScanArgs};
+use crate::scan_args::{table_location, OpenedScan, ScanArgs};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -210,7 +210,33 @@ pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
 
 pub fn read(a: ReadArgs) -> Result<()> {
     let opened = a.scan.open(&a.table)?;
+    let mut planned = a.scan.snapshot;
+    read_opened(&a, &opened, &mut planned).map_err(|e| explain_expiry(&opened, planned, e))
+}
+
+/// A read whose snapshot is expired meanwhile fails on a manifest or data file that expiration
+/// deleted; when snapshot `id` is gone by now, the error says so before naming the file.
+fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> anyhow::Error {
+    let Some(id) = id else { return e };
+    if format!("{e:#}").contains(&format!("snapshot {id} ")) {
+        return e;
+    }
+    let sm = opened.table.snapshot_manager();
+    match opened.io.exists(&sm.snapshot_path(id)) {
+        Ok(false) => {
+            let earliest = match sm.earliest_id() {
+                Ok(Some(n)) => format!(" (earliest is now {n})"),
+                _ => String::new(),
+            };
+            anyhow!("snapshot {id} has expired during the read{earliest}: {e:#}")
+        }
+        _ => e,
+    }
+}
+
+fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
+    *planned = plan.snapshot_id.or(*planned);
     let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
     if let Some(cols) = &opened.select {
         b = b.with_projection(cols.clone());

@@ -21,6 +21,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A path in a split that the path policy rejects: a bucket directory or index file outside
+    /// the table directory, a `..` segment, a data-file name that is not a single name.
+    #[error("invalid path {path}: {reason}")]
+    InvalidPath {
+        /// The offending path (or file name) as the split gave it.
+        path: String,
+        /// Why it is rejected.
+        reason: String,
+    },
     /// A feature this reader does not handle yet; `feature` names it and the file.
     #[error("unsupported: {feature}")]
     Unsupported {

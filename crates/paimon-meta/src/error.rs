@@ -33,11 +33,11 @@ pub enum Error {
         earliest: i64,
     },
     /// A snapshot that does not exist (or a table with no snapshot at all).
-    #[error("snapshot {id} not found in {path}")]
+    #[error("snapshot {id} not found: {path}")]
     SnapshotNotFound {
         /// The requested snapshot id (-1 when looking for latest/earliest).
         id: i64,
-        /// The snapshot directory.
+        /// The missing snapshot file (the snapshot directory when looking for latest/earliest).
         path: String,
     },
     /// A tag that does not exist.

@@ -168,10 +168,7 @@ impl SnapshotManager {
             }
             Err(e) if e.is_not_found() => match self.earliest_id()? {
                 Some(earliest) if id < earliest => Err(Error::SnapshotExpired { id, earliest }),
-                _ => Err(Error::SnapshotNotFound {
-                    id,
-                    path: self.dir.clone(),
-                }),
+                _ => Err(Error::SnapshotNotFound { id, path }),
             },
             Err(e) => Err(Error::io(e)),
         }
@@ -215,11 +212,15 @@ impl SnapshotManager {
     /// The latest snapshot id: the `LATEST` hint if `snapshot-(n+1)` does not exist, else the
     /// largest listed id (Java `HintFileUtils.findLatest`).
     ///
+    /// A hint naming a snapshot file that is missing is still the latest, as in Java: the hint
+    /// is written after its snapshot, so the file was committed and has been lost; falling back
+    /// to the largest listed id would silently read an older snapshot.
+    ///
     /// # Errors
     /// Storage errors.
     pub fn latest_id(&self) -> Result<Option<i64>> {
         if let Some(n) = self.read_hint(LATEST)? {
-            if n > 0 && self.exists(n)? && !self.exists(n + 1)? {
+            if n > 0 && !self.exists(n + 1)? {
                 return Ok(Some(n));
             }
         }

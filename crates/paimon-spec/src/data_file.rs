@@ -135,6 +135,14 @@ impl DataFileMeta {
             _ => Err(bad(f)),
         };
         let long = |d: Datum, f: &str| d.as_i64().ok_or_else(|| bad(f));
+        // A negative size or count is never written; readers size row selections from them.
+        let non_negative = |v: i64, f: &str| {
+            if v < 0 {
+                Err(Error::corrupt("DataFileMeta", format!("{f} is negative ({v})")))
+            } else {
+                Ok(v)
+            }
+        };
         let bytes = |d: Datum, f: &str| match d {
             Datum::Binary(b) => Ok(b),
             _ => Err(bad(f)),
@@ -159,8 +167,9 @@ impl DataFileMeta {
         }
         Ok(DataFileMeta {
             file_name: string(next(), "_FILE_NAME")?,
-            file_size: long(next(), "_FILE_SIZE")?,
-            row_count: long(next(), "_ROW_COUNT")?,
+            file_size: long(next(), "_FILE_SIZE")
+                .and_then(|v| non_negative(v, "_FILE_SIZE"))?,
+            row_count: long(next(), "_ROW_COUNT").and_then(|v| non_negative(v, "_ROW_COUNT"))?,
             min_key: bytes(next(), "_MIN_KEY")?,
             max_key: bytes(next(), "_MAX_KEY")?,
             key_stats: SimpleStats::from_datum(&next())?,

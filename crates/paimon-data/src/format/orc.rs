@@ -19,6 +19,7 @@ use super::{BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
+    let path_for_errors = path.to_string();
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
         source: e,
@@ -76,10 +77,45 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
     }
     let reader = builder.build();
     let path = path.to_string();
-    Ok(Box::new(reader.map(move |r| {
+    let batches = reader.map(move |r| {
         r.map_err(|e| Error::arrow(&path, e))
             .and_then(|b| trim_chars(b, &char_columns, &path))
-    })))
+    });
+    Ok(Box::new(PanicToError {
+        inner: Some(batches),
+        path: path_for_errors,
+    }))
+}
+
+/// `orc-rust` 0.9 panics on some corrupt compressed streams (an `unwrap` in its
+/// `Decompressor`); such a panic becomes a [`Error::Corrupt`] naming the file, and the
+/// iteration ends there.
+struct PanicToError<I> {
+    inner: Option<I>,
+    path: String,
+}
+
+impl<I: Iterator<Item = Result<RecordBatch>>> Iterator for PanicToError<I> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let inner = self.inner.as_mut()?;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
+            Ok(item) => item,
+            Err(payload) => {
+                self.inner = None;
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Some(Err(Error::corrupt(
+                    &self.path,
+                    format!("the ORC decoder failed on a damaged stream: {msg}"),
+                )))
+            }
+        }
+    }
 }
 
 /// `decoded` (what `orc-rust` would produce) with each timestamp leaf switched to the unit of

@@ -2,9 +2,16 @@
 //!
 //! Splits carry absolute paths as the planner saw them (`bucket_path`, `DeletionFile.path`,
 //! `_EXTERNAL_PATH`). A worker may see the table at another location (a copied table, another
-//! mount), so each path is used as-is when it exists and otherwise re-rooted at the table path:
-//! the bucket directory by its last `partition keys + 1` segments, index files under `index/`
-//! or the bucket directory.
+//! mount, another scheme), so a path under the table directory is used as-is and any other is
+//! re-rooted at the table path: the bucket directory by its last `partition keys + 1` segments,
+//! index files by name under `index/` or the bucket directory.
+//!
+//! Path policy: a split never makes the reader open a file outside the table directory, except
+//! through an explicit path: a data file's `_EXTERNAL_PATH` (the table's
+//! `data-file.external-paths`) or a deletion file's path (index files may sit beside external
+//! data files). What the reader derives from the split must stay inside: a `..` segment in the
+//! followed part of a bucket path, or a data or index file name that is not a single name, is
+//! [`Error::InvalidPath`].
 
 use paimon_io::{file_name, join, FileIO};
 
@@ -22,24 +29,29 @@ fn normalize(p: &str) -> &str {
 /// The bucket directory of a split under `table_path`.
 ///
 /// # Errors
-/// [`Error::Io`] when existence cannot be checked.
+/// [`Error::InvalidPath`] when the part of the bucket path that is followed has a `..` segment.
 pub(crate) fn bucket_dir(
-    io: &dyn FileIO,
+    _io: &dyn FileIO,
     table_path: &str,
     bucket_path: &str,
     partition_keys: usize,
     path_directory: Option<&str>,
 ) -> Result<String> {
-    let table = normalize(table_path);
     let bp = normalize(bucket_path);
-    if bp.starts_with(table) && !table.is_empty() {
+    if let Some(rest) = relative_to(table_path, bucket_path) {
+        check_no_parent_segments(bucket_path, rest, "the bucket path")?;
         return Ok(bucket_path.to_string());
     }
-    if !bp.is_empty() && exists(io, bucket_path)? {
-        return Ok(bucket_path.to_string());
-    }
-    let segs: Vec<&str> = bp.split('/').filter(|s| !s.is_empty()).collect();
+    let segs: Vec<&str> = bp
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     let keep = segs.len().min(partition_keys + 1);
+    check_no_parent_segments(
+        bucket_path,
+        &segs[segs.len() - keep..].join("/"),
+        "the bucket path",
+    )?;
     let mut dir = table_path.trim_end_matches('/').to_string();
     if let Some(d) = path_directory {
         dir = join(&dir, d);
@@ -53,13 +65,15 @@ pub(crate) fn bucket_dir(
 /// A data file's path: its external path when that exists, else `bucket_dir/file_name`.
 ///
 /// # Errors
-/// [`Error::Io`] when existence cannot be checked.
+/// [`Error::InvalidPath`] when `file` is not a single name; [`Error::Io`] when existence cannot
+/// be checked.
 pub(crate) fn data_file(
     io: &dyn FileIO,
     bucket_dir: &str,
     file: &str,
     external: Option<&str>,
 ) -> Result<String> {
+    check_file_name(file)?;
     if let Some(ext) = external {
         if exists(io, ext)? {
             return Ok(ext.to_string());
@@ -71,7 +85,8 @@ pub(crate) fn data_file(
 /// A deletion-vector index file: as given, else `table/index/<name>`, else in the bucket dir.
 ///
 /// # Errors
-/// [`Error::NotFound`] when none exists.
+/// [`Error::InvalidPath`] when the file name is not a single name; [`Error::NotFound`] when
+/// none exists.
 pub(crate) fn index_file(
     io: &dyn FileIO,
     table_path: &str,
@@ -79,11 +94,13 @@ pub(crate) fn index_file(
     path: &str,
 ) -> Result<String> {
     let name = file_name(path);
-    let candidates = [
-        path.to_string(),
-        join(&join(table_path, "index"), name),
-        join(bucket_dir, name),
-    ];
+    check_file_name(name)?;
+    let mut candidates = Vec::with_capacity(3);
+    // Like `_EXTERNAL_PATH`, a deletion file's path is explicit: index files may sit beside
+    // external data files (and path rewrites may point there through `..`).
+    candidates.push(path.to_string());
+    candidates.push(join(&join(table_path, "index"), name));
+    candidates.push(join(bucket_dir, name));
     for c in &candidates {
         if exists(io, c)? {
             return Ok(c.clone());
@@ -92,6 +109,38 @@ pub(crate) fn index_file(
     Err(Error::NotFound {
         path: path.to_string(),
     })
+}
+
+/// The part of `path` inside `table`, when `path` is `table` or lies inside it (segment-wise:
+/// `/t/ab` is not inside `/t/a`).
+fn relative_to<'a>(table: &str, path: &'a str) -> Option<&'a str> {
+    let table = normalize(table);
+    let rest = normalize(path).strip_prefix(table)?;
+    (!table.is_empty() && (rest.is_empty() || rest.starts_with('/'))).then_some(rest)
+}
+
+/// Rejects a `..` segment in `part`, the part of `path` the reader would follow: a split path
+/// must not climb out of the table directory.
+fn check_no_parent_segments(path: &str, part: &str, what: &str) -> Result<()> {
+    if part.split('/').any(|s| s == "..") {
+        return Err(Error::InvalidPath {
+            path: path.to_string(),
+            reason: format!("{what} has a '..' segment (it may escape the table directory)"),
+        });
+    }
+    Ok(())
+}
+
+/// A data or index file name must be one plain name: no separator, not `.` or `..`.
+fn check_file_name(name: &str) -> Result<()> {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+        return Err(Error::InvalidPath {
+            path: name.to_string(),
+            reason: "a file name in a split must be a single name under the table directory"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 fn exists(io: &dyn FileIO, path: &str) -> Result<bool> {
