@@ -31,13 +31,23 @@ pub enum Error {
         /// The file's size.
         size: u64,
     },
-    /// A URL scheme without a backend in this build.
-    #[error("unsupported storage scheme '{scheme}' in {path}")]
+    /// A URL scheme without a backend in this build (object stores are behind cargo features:
+    /// `s3`, `oss`, `gcs`, `azblob`, `hdfs-native`).
+    #[error("unsupported storage scheme '{scheme}' in {path} (is its paimon-io feature enabled?)")]
     UnsupportedScheme {
         /// The scheme, e.g. `s3`.
         scheme: String,
         /// The full path.
         path: String,
+    },
+    /// The storage backend for a path cannot be configured (bad URL, missing region or
+    /// endpoint, unreadable credentials file).
+    #[error("invalid storage configuration for {path}: {reason}")]
+    Config {
+        /// The path whose backend was being set up.
+        path: String,
+        /// What is wrong.
+        reason: String,
     },
 }
 

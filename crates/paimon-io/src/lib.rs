@@ -3,13 +3,55 @@
 //! A small synchronous [`FileIO`] trait over storage (Java `org.apache.paimon.fs.FileIO`),
 //! with [`LocalFileIO`] for the local filesystem (plain paths and `file://` URLs) and
 //! [`CountingFileIO`], a wrapper that records every byte range read so tests can prove
-//! pushdown.
+//! pushdown. [`file_io_for`] picks the implementation from a path's scheme.
+//!
+//! ## Object stores
+//!
+//! Object stores go through [OpenDAL](https://opendal.apache.org) and are compiled in only with
+//! their cargo feature, so default builds carry no HTTP stack:
+//!
+//! | feature       | URLs                                                              |
+//! |---------------|-------------------------------------------------------------------|
+//! | `s3`          | `s3://bucket/key` (also `s3a://`, `s3n://`)                       |
+//! | `oss`         | `oss://bucket/key`                                                |
+//! | `gcs`         | `gs://bucket/key`, `gcs://bucket/key`                             |
+//! | `azblob`      | `wasbs://container@account.blob.core.windows.net/key`, `abfss://container@account.dfs.core.windows.net/key`, `azblob://container/key` |
+//! | `hdfs-native` | `hdfs://namenode:port/path`                                       |
+//!
+//! Settings come from environment variables, the first one set of each list winning:
+//!
+//! * **S3** (see `S3Options`):
+//!   endpoint `PAIMON_S3_ENDPOINT`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL` (unset: AWS);
+//!   region `PAIMON_S3_REGION`, `AWS_REGION`, `AWS_DEFAULT_REGION` (unset: `us-east-1`);
+//!   credentials `PAIMON_S3_ACCESS_KEY` / `AWS_ACCESS_KEY_ID`, `PAIMON_S3_SECRET_KEY` /
+//!   `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`; without them OpenDAL's AWS chain applies
+//!   (`AWS_PROFILE` and `~/.aws`, web identity, instance metadata).
+//!   `PAIMON_S3_PATH_STYLE=true|false` chooses path-style requests (`endpoint/bucket/key`);
+//!   the default is path style when a custom endpoint is set (MinIO, Ceph, moto) and
+//!   virtual-hosted style on AWS. `PAIMON_S3_ANONYMOUS=true` sends unsigned requests.
+//!   These mirror the Java options `s3.endpoint`, `s3.access-key`, `s3.secret-key` and
+//!   `s3.path.style.access`.
+//! * **OSS**: `PAIMON_OSS_ENDPOINT` or `OSS_ENDPOINT`; `OSS_ACCESS_KEY_ID` /
+//!   `OSS_ACCESS_KEY_SECRET` (or the `ALIBABA_CLOUD_*` variables).
+//! * **GCS**: `GOOGLE_APPLICATION_CREDENTIALS` (else OpenDAL's default chain);
+//!   `PAIMON_GCS_ENDPOINT` for an emulator.
+//! * **Azure Blob**: account and endpoint from the URL, or `AZURE_STORAGE_ACCOUNT_NAME` /
+//!   `AZURE_STORAGE_ENDPOINT`; `AZURE_STORAGE_ACCOUNT_KEY` or `AZURE_STORAGE_SAS_TOKEN`.
+//! * **HDFS**: the name node from the URL.
+//!
+//! Errors name the full URL (`s3://bucket/key`); a missing object is [`Error::NotFound`].
+//! Directories do not exist on object stores: a directory "exists" when a key lies below it,
+//! and listing a prefix with nothing below it is [`Error::NotFound`].
 //!
 //! ```
-//! use paimon_io::{FileIO, LocalFileIO};
+//! use paimon_io::{file_io_for, FileIO, LocalFileIO};
 //! let io = LocalFileIO::new();
 //! let dir = std::env::temp_dir();
 //! assert!(io.exists(dir.to_str().unwrap()).unwrap());
+//!
+//! // Built without the `s3` feature, object-store URLs are a typed error.
+//! # #[cfg(not(feature = "s3"))]
+//! assert!(file_io_for("s3://bucket/warehouse/db.db/t").is_err());
 //! ```
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
@@ -17,6 +59,8 @@
 mod counting;
 pub mod error;
 mod local;
+#[cfg(feature = "opendal-core")]
+mod object_store;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -24,6 +68,8 @@ use std::sync::Arc;
 pub use counting::{CountingFileIO, ReadRecord};
 pub use error::{Error, Result};
 pub use local::LocalFileIO;
+#[cfg(feature = "opendal-core")]
+pub use object_store::{ObjectStoreFileIO, S3Options};
 
 /// One entry of a directory listing (Java `FileStatus`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,11 +129,17 @@ pub type FileIORef = Arc<dyn FileIO>;
 
 /// The [`FileIO`] for `path`, chosen by its scheme (local for plain paths and `file://`).
 ///
+/// Object-store URLs get an `ObjectStoreFileIO` configured from the environment (see the
+/// crate docs); nothing is contacted until the first call.
+///
 /// # Errors
 /// [`Error::UnsupportedScheme`] for object-store URLs in a build without that backend.
 pub fn file_io_for(path: &str) -> Result<FileIORef> {
     match scheme_of(path) {
         None | Some("file") => Ok(Arc::new(LocalFileIO::new())),
+        #[cfg(feature = "opendal-core")]
+        Some(s) => object_store::file_io_for(s, path),
+        #[cfg(not(feature = "opendal-core"))]
         Some(s) => Err(Error::UnsupportedScheme {
             scheme: s.to_string(),
             path: path.to_string(),
@@ -135,7 +187,9 @@ mod tests {
         assert_eq!(join("file:///a", "b"), "file:///a/b");
         assert_eq!(file_name("/a/b/c"), "c");
         assert_eq!(file_name("/a/b/"), "b");
+        #[cfg(not(feature = "s3"))]
         assert!(file_io_for("s3://b/k").is_err());
+        assert!(file_io_for("ftp://b/k").is_err());
         assert!(file_io_for("file:///tmp").is_ok());
     }
 }

@@ -83,6 +83,8 @@ impl ObjectStoreFileIO {
         if let Some(op) = ops.get(loc.authority) {
             return Ok((op.clone(), loc));
         }
+        // Operators capture the HTTP transport when built, so it must be installed first.
+        runtime().map_err(|e| io_error(path, format!("cannot start the I/O runtime: {e}")))?;
         let op = self.config.operator(&loc, path)?;
         ops.insert(loc.authority.to_string(), op.clone());
         Ok((op, loc))
@@ -119,10 +121,14 @@ impl FileIO for ObjectStoreFileIO {
         let res = run(path, async move { op.read_with(&key).range(r).await });
         match res {
             Ok(buf) if buf.len() as u64 == range.end - range.start => Ok(buf.to_bytes()),
-            // A range past the end comes back short (or as 416): report it like LocalFileIO.
             Ok(_) => Err(invalid(self.size(path)?)),
-            Err(Error::InvalidRange { .. }) => Err(invalid(self.size(path)?)),
-            Err(e) => Err(e),
+            Err(e) if e.is_not_found() => Err(e),
+            // A range past the end fails as a short read or a 416, depending on the server:
+            // report it like LocalFileIO when the size says so.
+            Err(e) => match self.size(path) {
+                Ok(size) if range.end > size => Err(invalid(size)),
+                _ => Err(e),
+            },
         }
     }
 
@@ -190,7 +196,7 @@ fn runtime() -> std::result::Result<&'static tokio::runtime::Runtime, String> {
             // reqwest is built without a TLS crypto provider; ring is installed as the process
             // default unless the application installed one already.
             let _ = rustls::crypto::ring::default_provider().install_default();
-            opendal::install_default();
+            opendal_http_transport_reqwest::install_default();
             tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .thread_name("paimon-io")
@@ -208,11 +214,7 @@ where
     T: Send + 'static,
     F: Future<Output = opendal::Result<T>> + Send + 'static,
 {
-    let internal = |reason: String| Error::Io {
-        path: path.to_string(),
-        source: std::io::Error::other(reason),
-    };
-    let rt = runtime().map_err(|e| internal(format!("cannot start the I/O runtime: {e}")))?;
+    let rt = runtime().map_err(|e| io_error(path, format!("cannot start the I/O runtime: {e}")))?;
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     rt.spawn(async move {
         // The receiver only goes away when the caller is gone; nothing is left to tell.
@@ -220,8 +222,15 @@ where
     });
     let res = rx
         .recv()
-        .map_err(|_| internal("the I/O task stopped without a result".to_string()))?;
+        .map_err(|_| io_error(path, "the I/O task stopped without a result".to_string()))?;
     res.map_err(|e| map_error(path, e))
+}
+
+fn io_error(path: &str, reason: String) -> Error {
+    Error::Io {
+        path: path.to_string(),
+        source: std::io::Error::other(reason),
+    }
 }
 
 /// Maps an OpenDAL error to [`Error`], naming the full URL.

@@ -1,0 +1,6 @@
+//! Integration tests of paimon-io against real storage servers.
+//!
+//! `s3` runs only when `scripts/test-s3.sh` has started an S3-protocol server and uploaded the
+//! fixture tables (it sets `PAIMON_TEST_S3_TABLES`); without that variable it does nothing.
+
+mod s3;
