@@ -138,7 +138,10 @@ impl DataFileMeta {
         // A negative size or count is never written; readers size row selections from them.
         let non_negative = |v: i64, f: &str| {
             if v < 0 {
-                Err(Error::corrupt("DataFileMeta", format!("{f} is negative ({v})")))
+                Err(Error::corrupt(
+                    "DataFileMeta",
+                    format!("{f} is negative ({v})"),
+                ))
             } else {
                 Ok(v)
             }
@@ -167,8 +170,7 @@ impl DataFileMeta {
         }
         Ok(DataFileMeta {
             file_name: string(next(), "_FILE_NAME")?,
-            file_size: long(next(), "_FILE_SIZE")
-                .and_then(|v| non_negative(v, "_FILE_SIZE"))?,
+            file_size: long(next(), "_FILE_SIZE").and_then(|v| non_negative(v, "_FILE_SIZE"))?,
             row_count: long(next(), "_ROW_COUNT").and_then(|v| non_negative(v, "_ROW_COUNT"))?,
             min_key: bytes(next(), "_MIN_KEY")?,
             max_key: bytes(next(), "_MAX_KEY")?,

@@ -101,7 +101,11 @@ fn short_message(m: &str) -> String {
 fn report(what: &str, results: &[(String, Outcome)]) {
     let mut bad = 0;
     for (name, o) in results {
-        eprintln!("{:<10} {what}: {name}  {}", o.label(), short_message(o.detail()));
+        eprintln!(
+            "{:<10} {what}: {name}  {}",
+            o.label(),
+            short_message(o.detail())
+        );
         bad += usize::from(matches!(o, Outcome::Bad(_)));
     }
     eprintln!("{what}: {} cases, {bad} bad", results.len());

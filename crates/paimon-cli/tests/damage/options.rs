@@ -13,16 +13,8 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
         r#""bucket" : "-1", "no.such.option" : "whatever", "x" : """#,
         None,
     ),
-    (
-        "bucket = abc",
-        r#""bucket" : "abc""#,
-        Some("bucket"),
-    ),
-    (
-        "bucket = empty",
-        r#""bucket" : """#,
-        Some("bucket"),
-    ),
+    ("bucket = abc", r#""bucket" : "abc""#, Some("bucket")),
+    ("bucket = empty", r#""bucket" : """#, Some("bucket")),
     (
         "bucket = 99999999999",
         r#""bucket" : "99999999999""#,

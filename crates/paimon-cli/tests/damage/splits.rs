@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 
 use paimon_split::{decode_split, encode_split, DataSplit, SplitEnvelope};
 
-use crate::harness::{
-    copy_dir, judge_error, judge_read, latest_schema, run_paimon, Outcome,
-};
+use crate::harness::{copy_dir, judge_error, judge_read, latest_schema, run_paimon, Outcome};
 use crate::tables::fixture;
 
 /// A planned split of a copied table, with the rows it reads unchanged.
@@ -46,7 +44,11 @@ fn plan(root: &Path, db: &str, table: &str, want_dv: bool) -> Planned {
         .find(|s| !want_dv || s.deletion_file(0).is_some())
         .unwrap_or_else(|| panic!("{table}: no suitable split"));
     let file = root.join(format!("{table}-baseline.bin"));
-    std::fs::write(&file, encode_split(&split, 9, SplitEnvelope::Raw).expect("encode")).unwrap();
+    std::fs::write(
+        &file,
+        encode_split(&split, 9, SplitEnvelope::Raw).expect("encode"),
+    )
+    .unwrap();
     let run = read_split(&dir, &file);
     assert_eq!(run.code, Some(0), "baseline {table}: {}", run.stderr);
     Planned {
@@ -71,7 +73,10 @@ enum Make {
     /// Change the decoded split, then encode it (version 9, raw).
     Value(Box<dyn Fn(&mut DataSplit)>),
     /// Encode the split (after the change), then edit the bytes (given the changed split).
-    Bytes(Box<dyn Fn(&mut DataSplit)>, Box<dyn Fn(&mut Vec<u8>, &DataSplit)>),
+    Bytes(
+        Box<dyn Fn(&mut DataSplit)>,
+        Box<dyn Fn(&mut Vec<u8>, &DataSplit)>,
+    ),
 }
 
 struct HostileCase {
@@ -454,7 +459,13 @@ pub fn run_all() -> Vec<(String, Outcome)> {
         let names: Vec<&str> = case
             .names
             .iter()
-            .map(|n| if n == "split" { file_name.as_str() } else { n.as_str() })
+            .map(|n| {
+                if n == "split" {
+                    file_name.as_str()
+                } else {
+                    n.as_str()
+                }
+            })
             .collect();
         let o = if case.may_read {
             judge_read(&run, &planned.rows, &schema.fields, &names, true)

@@ -95,12 +95,13 @@ pub(crate) fn index_file(
 ) -> Result<String> {
     let name = file_name(path);
     check_file_name(name)?;
-    let mut candidates = Vec::with_capacity(3);
     // Like `_EXTERNAL_PATH`, a deletion file's path is explicit: index files may sit beside
     // external data files (and path rewrites may point there through `..`).
-    candidates.push(path.to_string());
-    candidates.push(join(&join(table_path, "index"), name));
-    candidates.push(join(bucket_dir, name));
+    let candidates = [
+        path.to_string(),
+        join(&join(table_path, "index"), name),
+        join(bucket_dir, name),
+    ];
     for c in &candidates {
         if exists(io, c)? {
             return Ok(c.clone());
@@ -136,8 +137,7 @@ fn check_file_name(name: &str) -> Result<()> {
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
         return Err(Error::InvalidPath {
             path: name.to_string(),
-            reason: "a file name in a split must be a single name under the table directory"
-                .into(),
+            reason: "a file name in a split must be a single name under the table directory".into(),
         });
     }
     Ok(())
