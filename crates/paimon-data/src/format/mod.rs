@@ -6,6 +6,7 @@
 //! (deleted rows are never materialized); Avro filters after decoding.
 
 mod avro;
+mod blob;
 mod orc;
 mod parquet;
 mod ts_range;
@@ -15,6 +16,8 @@ use std::ops::Range;
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
+
+pub use blob::{decompress_delta_varint, BlobFile, BlobValue};
 
 use crate::error::{Error, Result};
 
@@ -165,7 +168,7 @@ pub type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
 /// Decodes a whole data file held in memory.
 ///
 /// # Errors
-/// Format errors name `path`; [`Error::Unsupported`] for blob files.
+/// Format errors name `path`.
 pub fn decode(
     format: FileFormat,
     path: &str,
@@ -176,7 +179,7 @@ pub fn decode(
         FileFormat::Parquet => parquet::decode(path, data, req),
         FileFormat::Orc => orc::decode(path, data, req),
         FileFormat::Avro => avro::decode(path, data, req),
-        FileFormat::Blob => Err(Error::unsupported(format!("reading blob file {path}"))),
+        FileFormat::Blob => blob::decode(path, data, req),
     }
 }
 

@@ -8,18 +8,26 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
-use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema};
+use arrow_schema::{ArrowError, DataType as ArrowType, Field, FieldRef, Fields, Schema, TimeUnit};
 use bytes::Bytes;
 use orc_rust::arrow_reader::ArrowReaderBuilder;
+use orc_rust::error::OrcError;
 use orc_rust::projection::ProjectionMask;
 use orc_rust::row_selection::{RowSelection, RowSelector};
 use orc_rust::schema::DataType as OrcType;
 
+use super::ts_range::format_timestamp;
 use super::{BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
+    decode_as(path, data, req, true)
+}
+
+/// [`decode`]; with `diagnose`, a timestamp overflow is looked into to name its column.
+fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<BatchIter> {
     let path_for_errors = path.to_string();
+    let for_diagnosis = (data.clone(), req.clone());
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
         source: e,
@@ -43,16 +51,16 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
     let fields: Vec<FieldRef> = schema
         .fields()
         .iter()
-        .map(|f| match req.types.iter().find(|(n, _)| n == f.name()) {
-            Some((_, want)) => Arc::new(
-                f.as_ref()
-                    .clone()
-                    .with_data_type(retarget(f.data_type(), want)),
-            ),
-            None => f.clone(),
+        .map(|f| {
+            let t = match req.types.iter().find(|(n, _)| n == f.name()) {
+                Some((_, want)) => retarget(f.data_type(), want),
+                None => f.data_type().clone(),
+            };
+            Arc::new(f.as_ref().clone().with_data_type(t))
         })
         .collect();
     let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let main_schema = schema.clone();
     let mut builder = builder
         .with_schema(schema)
         .with_batch_size(req.batch_size.max(1));
@@ -78,8 +86,12 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
     let reader = builder.build();
     let path = path.to_string();
     let batches = reader.map(move |r| {
-        r.map_err(|e| Error::arrow(&path, e))
-            .and_then(|b| trim_chars(b, &char_columns, &path))
+        r.map_err(|e| {
+            let (data, req) = &for_diagnosis;
+            out_of_range_error(&path, &e, diagnose.then_some((data, req, &main_schema)))
+                .unwrap_or_else(|| Error::arrow(&path, e))
+        })
+        .and_then(|b| trim_chars(b, &char_columns, &path))
     });
     Ok(Box::new(PanicToError {
         inner: Some(batches),
@@ -115,6 +127,77 @@ impl<I: Iterator<Item = Result<RecordBatch>>> Iterator for PanicToError<I> {
                 )))
             }
         }
+    }
+}
+
+/// A [`Error::TimestampOutOfRange`] for `e` when it is `orc-rust`'s refusal of a timestamp
+/// that nanoseconds cannot hold (it never wraps). The error carries the value but not the
+/// column: when several columns decode to nanoseconds, each is decoded alone until one fails
+/// the same way, which only this failing path pays for.
+fn out_of_range_error(
+    path: &str,
+    e: &ArrowError,
+    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+) -> Option<Error> {
+    let (seconds, nanoseconds) = nanos_overflow(e)?;
+    let value = format_timestamp(seconds, i64::try_from(nanoseconds).ok()?);
+    let mut column = String::from("(unknown)");
+    if let Some((data, req, main_schema)) = diagnose {
+        let candidates: Vec<&str> = main_schema
+            .fields()
+            .iter()
+            .filter(|f| has_nanos(f.data_type()))
+            .map(|f| f.name().as_str())
+            .collect();
+        let failing = |name: &&str| {
+            let one = DecodeRequest {
+                columns: vec![name.to_string()],
+                ..req.clone()
+            };
+            decode_as(path, data.clone(), &one, false).is_ok_and(|batches| {
+                batches
+                    .into_iter()
+                    .any(|b| matches!(b, Err(Error::TimestampOutOfRange { .. })))
+            })
+        };
+        if let [only] = candidates.as_slice() {
+            column = only.to_string();
+        } else if let Some(name) = candidates.iter().copied().find(failing) {
+            column = name.to_string();
+        }
+    }
+    Some(Error::TimestampOutOfRange {
+        path: path.to_string(),
+        column,
+        value,
+    })
+}
+
+/// The (seconds, nanoseconds) of an `orc-rust` timestamp that overflowed nanoseconds.
+fn nanos_overflow(e: &ArrowError) -> Option<(i64, u64)> {
+    let ArrowError::ExternalError(source) = e else {
+        return None;
+    };
+    match source.downcast_ref::<OrcError>()? {
+        OrcError::DecodeTimestamp {
+            seconds,
+            nanoseconds,
+            to_time_unit: TimeUnit::Nanosecond,
+            ..
+        } => Some((*seconds, *nanoseconds)),
+        _ => None,
+    }
+}
+
+fn has_nanos(t: &ArrowType) -> bool {
+    match t {
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => true,
+        ArrowType::Struct(fs) => fs.iter().any(|f| has_nanos(f.data_type())),
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::Map(f, _) => {
+            has_nanos(f.data_type())
+        }
+        ArrowType::FixedSizeList(f, _) => has_nanos(f.data_type()),
+        _ => false,
     }
 }
 
@@ -173,4 +256,77 @@ fn trim_chars(batch: RecordBatch, char_columns: &[String], path: &str) -> Result
         })
         .collect();
     RecordBatch::try_new(schema, columns).map_err(|e| Error::arrow(path, e))
+}
+
+#[cfg(test)]
+mod timestamp_range_tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::TimestampNanosecondType;
+    use arrow_array::{Array, TimestampMicrosecondArray};
+    use orc_rust::arrow_writer::ArrowWriterBuilder;
+
+    use super::*;
+
+    /// 0001-01-01T00:00:00 in microseconds.
+    const YEAR_1: i64 = -62_135_596_800_000_000;
+
+    /// A file with columns `c_a` (always in range) and `c_ts9` holding `values`.
+    fn orc_file(values: Vec<Option<i64>>) -> Bytes {
+        let other = TimestampMicrosecondArray::from(vec![Some(7); values.len()]);
+        let array = TimestampMicrosecondArray::from(values);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("c_a", other.data_type().clone(), true),
+            Field::new("c_ts9", array.data_type().clone(), true),
+        ]));
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(other), Arc::new(array)]).unwrap();
+        let mut out = Vec::new();
+        let mut writer = ArrowWriterBuilder::new(&mut out, schema)
+            .try_build()
+            .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    fn request() -> DecodeRequest {
+        let ns = ArrowType::Timestamp(TimeUnit::Nanosecond, None);
+        DecodeRequest {
+            columns: vec!["c_a".into(), "c_ts9".into()],
+            types: vec![("c_a".into(), ns.clone()), ("c_ts9".into(), ns)],
+            rows: None,
+            batch_size: 1024,
+        }
+    }
+
+    #[test]
+    fn in_range_reads_unchanged() {
+        let data = orc_file(vec![Some(1_000_001), None]);
+        let batches: Vec<_> = decode("f.orc", data, &request())
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        let ts = batches[0]
+            .column(1)
+            .as_primitive::<TimestampNanosecondType>();
+        assert_eq!(ts.value(0), 1_000_001_000);
+        assert!(ts.is_null(1));
+    }
+
+    #[test]
+    fn out_of_range_names_column_and_value() {
+        let data = orc_file(vec![Some(0), Some(YEAR_1)]);
+        let err = decode("f.orc", data, &request())
+            .unwrap()
+            .collect::<Result<Vec<_>>>()
+            .unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::TimestampOutOfRange { column, value, .. }
+                    if column == "c_ts9" && value == "0001-01-01T00:00:00"
+            ),
+            "{err}"
+        );
+    }
 }

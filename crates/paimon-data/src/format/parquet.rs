@@ -170,8 +170,12 @@ impl CheckedBatches {
             )));
         }
         let schema = micros.schema();
+        let main = batch.schema();
         for (f, col) in schema.fields().iter().zip(micros.columns()) {
-            if let Some(hit) = find_out_of_range(col, f.name()) {
+            let Ok(main_field) = main.field_with_name(f.name()) else {
+                continue;
+            };
+            if let Some(hit) = find_out_of_range(col, main_field.data_type(), f.name()) {
                 return Err(Error::TimestampOutOfRange {
                     path: self.path.clone(),
                     column: hit.column,

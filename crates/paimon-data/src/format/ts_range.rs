@@ -10,6 +10,8 @@
 //! vectorized reductions per batch. Only when one of them lies outside the nanosecond range is
 //! the offending value searched for, to be named in the error.
 
+use std::sync::Arc;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::TimestampMicrosecondType;
 use arrow_array::{Array, ArrayRef};
@@ -24,11 +26,20 @@ pub(crate) struct OutOfRange {
     pub value: String,
 }
 
-/// The first value of a microsecond timestamp leaf inside `array` (searched through structs,
-/// lists and maps) that does not fit `Timestamp(ns)`; `column` is the array's name.
-pub(crate) fn find_out_of_range(array: &ArrayRef, column: &str) -> Option<OutOfRange> {
-    match array.data_type() {
-        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+/// The first value inside `array`, a microsecond decode of a column whose main decode has
+/// type `main`, that does not fit `Timestamp(ns)`. Only leaves that are `Timestamp(ns)` in
+/// `main` are looked at (searching through structs, lists and maps); `column` is the
+/// column's name.
+pub(crate) fn find_out_of_range(
+    array: &ArrayRef,
+    main: &ArrowType,
+    column: &str,
+) -> Option<OutOfRange> {
+    match (array.data_type(), main) {
+        (
+            ArrowType::Timestamp(TimeUnit::Microsecond, _),
+            ArrowType::Timestamp(TimeUnit::Nanosecond, _),
+        ) => {
             let ts = array.as_primitive::<TimestampMicrosecondType>();
             let min = arrow::compute::min(ts)?;
             let max = arrow::compute::max(ts)?;
@@ -41,22 +52,28 @@ pub(crate) fn find_out_of_range(array: &ArrayRef, column: &str) -> Option<OutOfR
                 value: format_micros(bad),
             })
         }
-        ArrowType::Struct(fields) => {
+        (ArrowType::Struct(fields), ArrowType::Struct(main_fields)) => {
             let s = array.as_struct();
             fields
                 .iter()
+                .zip(main_fields)
                 .zip(s.columns())
-                .find_map(|(f, c)| find_out_of_range(c, &format!("{column}.{}", f.name())))
+                .find_map(|((f, m), c)| {
+                    find_out_of_range(c, m.data_type(), &format!("{column}.{}", f.name()))
+                })
         }
-        ArrowType::List(_) => find_out_of_range(array.as_list::<i32>().values(), column),
-        ArrowType::LargeList(_) => find_out_of_range(array.as_list::<i64>().values(), column),
-        ArrowType::FixedSizeList(_, _) => {
-            find_out_of_range(array.as_fixed_size_list().values(), column)
+        (ArrowType::List(_), ArrowType::List(m)) => {
+            find_out_of_range(array.as_list::<i32>().values(), m.data_type(), column)
         }
-        ArrowType::Map(_, _) => {
-            let m = array.as_map();
-            let entries: ArrayRef = std::sync::Arc::new(m.entries().clone());
-            find_out_of_range(&entries, column)
+        (ArrowType::LargeList(_), ArrowType::LargeList(m)) => {
+            find_out_of_range(array.as_list::<i64>().values(), m.data_type(), column)
+        }
+        (ArrowType::FixedSizeList(_, _), ArrowType::FixedSizeList(m, _)) => {
+            find_out_of_range(array.as_fixed_size_list().values(), m.data_type(), column)
+        }
+        (ArrowType::Map(_, _), ArrowType::Map(m, _)) => {
+            let entries: ArrayRef = Arc::new(array.as_map().entries().clone());
+            find_out_of_range(&entries, m.data_type(), column)
         }
         _ => None,
     }
@@ -74,8 +91,12 @@ fn fits_nanos(us: i64) -> bool {
 
 /// `us` microseconds since the epoch as `YYYY-MM-DDTHH:MM:SS[.ffffff]` (proleptic Gregorian).
 pub(crate) fn format_micros(us: i64) -> String {
-    let secs = us.div_euclid(1_000_000);
-    let frac = us.rem_euclid(1_000_000);
+    format_timestamp(us.div_euclid(1_000_000), us.rem_euclid(1_000_000) * 1000)
+}
+
+/// `secs` seconds plus `nanos` (0..1e9) nanoseconds since the epoch as
+/// `YYYY-MM-DDTHH:MM:SS[.ffffff[fff]]` (proleptic Gregorian).
+pub(crate) fn format_timestamp(secs: i64, nanos: i64) -> String {
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
@@ -85,8 +106,10 @@ pub(crate) fn format_micros(us: i64) -> String {
         tod % 3600 / 60,
         tod % 60
     );
-    if frac != 0 {
-        s.push_str(&format!(".{frac:06}"));
+    if nanos % 1000 != 0 {
+        s.push_str(&format!(".{nanos:09}"));
+    } else if nanos != 0 {
+        s.push_str(&format!(".{:06}", nanos / 1000));
     }
     s
 }
@@ -107,8 +130,6 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use arrow_array::{ListArray, TimestampMicrosecondArray};
 
     use super::*;
@@ -123,6 +144,10 @@ mod tests {
         assert_eq!(format_micros(YEAR_1), "0001-01-01T00:00:00");
         assert_eq!(format_micros(YEAR_9999), "9999-12-31T23:59:59.999999");
         assert_eq!(format_micros(-1), "1969-12-31T23:59:59.999999");
+        assert_eq!(
+            format_timestamp(253_402_300_799, 999_999_999),
+            "9999-12-31T23:59:59.999999999"
+        );
     }
 
     #[test]
@@ -137,9 +162,12 @@ mod tests {
     #[test]
     fn finds_the_offending_value_in_nested_columns() {
         let ok: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(0), None]));
-        assert_eq!(find_out_of_range(&ok, "c"), None);
+        let ns = ArrowType::Timestamp(TimeUnit::Nanosecond, None);
+        assert_eq!(find_out_of_range(&ok, &ns, "c"), None);
         let bad: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(5), Some(YEAR_1)]));
-        let hit = find_out_of_range(&bad, "c_ts9").unwrap();
+        // A microsecond column of the main decode is not checked: it holds every year.
+        assert_eq!(find_out_of_range(&bad, bad.data_type(), "c_ts6"), None);
+        let hit = find_out_of_range(&bad, &ns, "c_ts9").unwrap();
         assert_eq!(hit.column, "c_ts9");
         assert_eq!(hit.value, "0001-01-01T00:00:00");
         let field = Arc::new(arrow_schema::Field::new(
@@ -147,6 +175,7 @@ mod tests {
             bad.data_type().clone(),
             true,
         ));
+        let main_list = ArrowType::List(Arc::new(arrow_schema::Field::new("item", ns, true)));
         let list: ArrayRef = Arc::new(ListArray::new(
             field,
             arrow_buffer::OffsetBuffer::from_lengths([2]),
@@ -154,7 +183,7 @@ mod tests {
             None,
         ));
         assert_eq!(
-            find_out_of_range(&list, "c_arr").unwrap().value,
+            find_out_of_range(&list, &main_list, "c_arr").unwrap().value,
             "0001-01-01T00:00:00"
         );
     }

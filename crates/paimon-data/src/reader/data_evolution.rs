@@ -16,7 +16,7 @@ use std::sync::Arc;
 use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
 use paimon_spec::types::DataField;
 
-use super::file::{read_file, ROW_ID_FIELD_ID, SEQUENCE_NUMBER_FIELD_ID};
+use super::file::{read_file, FileTask, ROW_ID_FIELD_ID, SEQUENCE_NUMBER_FIELD_ID};
 use super::{SplitContext, Task};
 use crate::arrow_schema::to_arrow_schema;
 use crate::error::{Error, Result};
@@ -97,14 +97,25 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
             ))
         })?;
     let anchor_first = files[anchor].first_row_id.unwrap_or(0);
-    let anchor_rows = u64::try_from(files[anchor].row_count).unwrap_or(0);
     let dv = ctx.deletion_vector(anchor)?;
-    // Assign each field to the first file whose columns contain it.
-    let mut tasks = Vec::with_capacity(sorted.len());
+    // Readers: each normal file on its own, newest first, then one per blob field over its
+    // blob files in row-id order. Each field is read from the first reader that has it.
+    let mut readers: Vec<Vec<FileTask>> = Vec::with_capacity(sorted.len());
+    let mut blobs: Vec<FileTask> = Vec::new();
     for &i in &sorted {
-        tasks.push(ctx.file_task(i)?);
+        let task = ctx.file_task(i)?;
+        if matches!(
+            FileFormat::from_file_name(&task.meta.file_name),
+            Ok(FileFormat::Blob)
+        ) {
+            blobs.push(task);
+        } else {
+            readers.push(vec![task]);
+        }
     }
-    let mut assigned: Vec<Vec<DataField>> = vec![Vec::new(); sorted.len()];
+    let expected_rows = files[anchor].row_count;
+    readers.extend(blob_bunches(blobs, anchor_first, expected_rows)?);
+    let mut assigned: Vec<Vec<DataField>> = vec![Vec::new(); readers.len()];
     let mut source_of: Vec<Option<usize>> = Vec::with_capacity(read.len());
     for f in read {
         let system = f.id == ROW_ID_FIELD_ID || f.id == SEQUENCE_NUMBER_FIELD_ID;
@@ -112,44 +123,55 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
         let pos = if system || constant {
             Some(0)
         } else {
-            tasks
-                .iter()
-                .position(|t| t.file_fields.iter().any(|ff| ff.id == f.id))
+            readers.iter().position(|r| {
+                r.first()
+                    .is_some_and(|t| t.file_fields.iter().any(|ff| ff.id == f.id))
+            })
         };
         if let Some(p) = pos {
-            if is_blob(&tasks[p].meta.file_name) {
+            if let Some(t) = readers[p]
+                .first()
+                .filter(|t| t.meta.file_name.contains(".vector."))
+            {
                 return Err(Error::unsupported(format!(
-                    "blob column {} of {}",
-                    f.name, tasks[p].path
+                    "vector-store column {} of {}",
+                    f.name, t.path
                 )));
             }
             assigned[p].push(f.clone());
         }
         source_of.push(pos);
     }
-    // Read every file that has fields, with the anchor's deletion vector shifted onto it.
-    let mut columns: Vec<Option<RecordBatch>> = vec![None; sorted.len()];
+    // Read every reader that has fields, with the anchor's deletion vector shifted onto each
+    // of its files.
+    let mut columns: Vec<Option<RecordBatch>> = vec![None; readers.len()];
     let mut rows = None;
-    for (k, task) in tasks.iter_mut().enumerate() {
+    for (k, reader) in readers.iter_mut().enumerate() {
         if assigned[k].is_empty() && k != 0 {
             continue;
         }
-        let offset = task.meta.first_row_id.unwrap_or(anchor_first) - anchor_first;
-        let total = u64::try_from(task.meta.row_count).unwrap_or(0);
-        task.rows = dv.as_ref().map(|dv| {
-            let shift = u64::try_from(offset).unwrap_or(0);
-            RowRanges::excluding(total, dv.iter().filter(|p| *p >= shift).map(|p| p - shift))
-        });
         let out = ctx.file_output(&assigned[k], false);
         let schema = out.schema();
-        let batches = read_file(ctx.io.as_ref(), task, &out)?.collect::<Result<Vec<_>>>()?;
+        let mut batches = Vec::new();
+        for task in reader.iter_mut() {
+            let offset = task.meta.first_row_id.unwrap_or(anchor_first) - anchor_first;
+            let total = u64::try_from(task.meta.row_count).unwrap_or(0);
+            task.rows = dv.as_ref().map(|dv| {
+                let shift = u64::try_from(offset).unwrap_or(0);
+                RowRanges::excluding(total, dv.iter().filter(|p| *p >= shift).map(|p| p - shift))
+            });
+            for b in read_file(ctx.io.as_ref(), task, &out)? {
+                batches.push(b?);
+            }
+        }
+        let path = reader.first().map(|t| t.path.as_str()).unwrap_or("");
         let batch = arrow_select::concat::concat_batches(&schema, &batches)
-            .map_err(|e| Error::arrow(&task.path, e))?;
+            .map_err(|e| Error::arrow(path, e))?;
         match rows {
             None => rows = Some(batch.num_rows()),
             Some(n) if n != batch.num_rows() => {
                 return Err(Error::corrupt(
-                    &task.path,
+                    path,
                     format!(
                         "has {} rows after deletions but its row-range group has {n}",
                         batch.num_rows()
@@ -161,7 +183,6 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
         columns[k] = Some(batch);
     }
     let n = rows.unwrap_or(0);
-    let _ = anchor_rows;
     let schema = Arc::new(to_arrow_schema(read));
     let mut cols: Vec<ArrayRef> = Vec::with_capacity(read.len());
     for (f, src) in read.iter().zip(&source_of) {
@@ -182,4 +203,68 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
         .map(|start| Ok(whole.slice(start, size.min(n - start))))
         .collect();
     Ok(Box::new(chunks.into_iter()))
+}
+
+/// The blob files of a group as one reader per blob field (Java `BlobBunch`): files in row-id
+/// order, of the files starting at the same row id only the newest, and a file that starts
+/// inside rows already covered (an older overlapping write) left out. Together they must cover
+/// exactly the group's `expected_rows` rows from `first_row_id`.
+fn blob_bunches(
+    mut blobs: Vec<FileTask>,
+    first_row_id: i64,
+    expected_rows: i64,
+) -> Result<Vec<Vec<FileTask>>> {
+    let first = |t: &FileTask| t.meta.first_row_id.unwrap_or(first_row_id);
+    blobs.sort_by(|a, b| {
+        first(a)
+            .cmp(&first(b))
+            .then(b.meta.max_sequence_number.cmp(&a.meta.max_sequence_number))
+    });
+    let mut bunches: Vec<(i32, i64, Vec<FileTask>)> = Vec::new();
+    for task in blobs {
+        let field = match task.file_fields.as_slice() {
+            [f] => f.id,
+            _ => {
+                return Err(Error::corrupt(
+                    &task.path,
+                    format!(
+                        "a blob file must write one column, its _WRITE_COLS give {}",
+                        task.file_fields.len()
+                    ),
+                ))
+            }
+        };
+        let start = first(&task);
+        let idx = match bunches.iter().position(|(id, _, _)| *id == field) {
+            Some(i) => i,
+            None => {
+                bunches.push((field, first_row_id, Vec::new()));
+                bunches.len() - 1
+            }
+        };
+        let (_, next, files) = &mut bunches[idx];
+        if start < *next {
+            continue;
+        }
+        if start > *next {
+            return Err(Error::corrupt(
+                &task.path,
+                format!("blob file starts at row id {start}, expected {next}"),
+            ));
+        }
+        *next = start + task.meta.row_count;
+        files.push(task);
+    }
+    for (_, next, files) in &bunches {
+        if *next != first_row_id + expected_rows {
+            let path = files.first().map(|t| t.path.as_str()).unwrap_or("");
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "blob files cover row ids {first_row_id}..{next}, the group has {expected_rows} rows"
+                ),
+            ));
+        }
+    }
+    Ok(bunches.into_iter().map(|(_, _, files)| files).collect())
 }
