@@ -46,6 +46,7 @@ prop_compose! {
     fn arb_file()(
         file_name in arb_string(),
         nums in proptest::array::uniform6(any::<i64>()),
+        sizes in proptest::array::uniform2(0..i64::MAX),
         level in any::<i32>(),
         min_key in arb_row(),
         max_key in arb_row(),
@@ -63,7 +64,8 @@ prop_compose! {
         write_cols_sequences in proptest::option::of(proptest::collection::vec(any::<i64>(), 0..3)),
     ) -> DataFileMeta {
         DataFileMeta {
-            file_name, file_size: nums[0], row_count: nums[1], min_key, max_key, key_stats,
+            // Sizes and counts are non-negative: the decoder rejects negative ones as corrupt.
+            file_name, file_size: sizes[0], row_count: sizes[1], min_key, max_key, key_stats,
             value_stats, min_sequence_number: nums[2], max_sequence_number: nums[3],
             schema_id: nums[4], level, extra_files, creation_time, delete_row_count,
             embedded_index, file_source, value_stats_cols, external_path, first_row_id,
