@@ -68,15 +68,17 @@ fn read_split(table: &Path, split: &Path) -> crate::harness::Run {
     ])
 }
 
+/// A change to a decoded split.
+type EditSplit = Box<dyn Fn(&mut DataSplit)>;
+/// A change to encoded split bytes, given the (changed) split they encode.
+type EditBytes = Box<dyn Fn(&mut Vec<u8>, &DataSplit)>;
+
 /// How a hostile split is made.
 enum Make {
     /// Change the decoded split, then encode it (version 9, raw).
-    Value(Box<dyn Fn(&mut DataSplit)>),
-    /// Encode the split (after the change), then edit the bytes (given the changed split).
-    Bytes(
-        Box<dyn Fn(&mut DataSplit)>,
-        Box<dyn Fn(&mut Vec<u8>, &DataSplit)>,
-    ),
+    Value(EditSplit),
+    /// Encode the split (after the change), then edit the bytes.
+    Bytes(EditSplit, EditBytes),
 }
 
 struct HostileCase {
