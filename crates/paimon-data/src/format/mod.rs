@@ -11,6 +11,8 @@ mod orc;
 mod parquet;
 mod ts_range;
 
+pub(crate) use ts_range::format_timestamp;
+
 use std::ops::Range;
 
 use arrow_array::{BooleanArray, RecordBatch};

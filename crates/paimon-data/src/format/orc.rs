@@ -16,7 +16,7 @@ use orc_rust::projection::ProjectionMask;
 use orc_rust::row_selection::{RowSelection, RowSelector};
 use orc_rust::schema::DataType as OrcType;
 
-use super::ts_range::format_timestamp;
+use super::ts_range::format_timestamp_hybrid;
 use super::{BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
@@ -140,7 +140,7 @@ fn out_of_range_error(
     diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
 ) -> Option<Error> {
     let (seconds, nanoseconds) = nanos_overflow(e)?;
-    let value = format_timestamp(seconds, i64::try_from(nanoseconds).ok()?);
+    let value = format_timestamp_hybrid(seconds, i64::try_from(nanoseconds).ok()?);
     let mut column = String::from("(unknown)");
     if let Some((data, req, main_schema)) = diagnose {
         let candidates: Vec<&str> = main_schema
@@ -320,11 +320,12 @@ mod timestamp_range_tests {
             .unwrap()
             .collect::<Result<Vec<_>>>()
             .unwrap_err();
+        // orc-rust writes proleptic seconds; Java's writer would store Julian 0001-01-01.
         assert!(
             matches!(
                 &err,
                 Error::TimestampOutOfRange { column, value, .. }
-                    if column == "c_ts9" && value == "0001-01-01T00:00:00"
+                    if column == "c_ts9" && value == "0001-01-03T00:00:00"
             ),
             "{err}"
         );

@@ -97,9 +97,26 @@ pub(crate) fn format_micros(us: i64) -> String {
 /// `secs` seconds plus `nanos` (0..1e9) nanoseconds since the epoch as
 /// `YYYY-MM-DDTHH:MM:SS[.ffffff[fff]]` (proleptic Gregorian).
 pub(crate) fn format_timestamp(secs: i64, nanos: i64) -> String {
+    format_with(secs, nanos, civil_from_days)
+}
+
+/// As [`format_timestamp`], in the calendar of `java.sql.Timestamp`: Julian before
+/// 1582-10-15. Java's ORC writer stores such instants, so 0001-01-01 as Java wrote it reads
+/// back as proleptic 0000-12-30.
+pub(crate) fn format_timestamp_hybrid(secs: i64, nanos: i64) -> String {
+    /// 1582-10-15T00:00:00Z, the first Gregorian day.
+    const CUTOVER_SECS: i64 = -12_219_292_800;
+    if secs < CUTOVER_SECS {
+        format_with(secs, nanos, julian_from_days)
+    } else {
+        format_with(secs, nanos, civil_from_days)
+    }
+}
+
+fn format_with(secs: i64, nanos: i64, calendar: fn(i64) -> (i64, i64, i64)) -> String {
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = calendar(days);
     let mut s = format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
         tod / 3600,
@@ -112,6 +129,18 @@ pub(crate) fn format_timestamp(secs: i64, nanos: i64) -> String {
         s.push_str(&format!(".{:06}", nanos / 1000));
     }
     s
+}
+
+/// Days since 1970-01-01 to a Julian-calendar (year, month, day), via the Julian day number.
+fn julian_from_days(days: i64) -> (i64, i64, i64) {
+    let c = days + 2_440_588 + 32_082;
+    let d = (4 * c + 3).div_euclid(1461);
+    let e = c - (1461 * d).div_euclid(4);
+    let m = (5 * e + 2).div_euclid(153);
+    let day = e - (153 * m + 2).div_euclid(5) + 1;
+    let month = m + 3 - 12 * (m / 10);
+    let year = d - 4800 + m / 10;
+    (year, month, day)
 }
 
 /// Days since 1970-01-01 to (year, month, day), H. Hinnant's `civil_from_days`.
@@ -144,6 +173,20 @@ mod tests {
         assert_eq!(format_micros(YEAR_1), "0001-01-01T00:00:00");
         assert_eq!(format_micros(YEAR_9999), "9999-12-31T23:59:59.999999");
         assert_eq!(format_micros(-1), "1969-12-31T23:59:59.999999");
+        // What Java's ORC writer stores for 0001-01-01 (Julian), and the Gregorian cutover.
+        assert_eq!(
+            format_timestamp_hybrid(-62_135_769_600, 0),
+            "0001-01-01T00:00:00"
+        );
+        assert_eq!(
+            format_timestamp_hybrid(-12_219_292_800, 0),
+            "1582-10-15T00:00:00"
+        );
+        assert_eq!(
+            format_timestamp_hybrid(-12_219_292_801, 0),
+            "1582-10-04T23:59:59"
+        );
+        assert_eq!(format_timestamp_hybrid(0, 0), "1970-01-01T00:00:00");
         assert_eq!(
             format_timestamp(253_402_300_799, 999_999_999),
             "9999-12-31T23:59:59.999999999"

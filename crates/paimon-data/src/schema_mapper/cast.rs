@@ -297,7 +297,7 @@ pub fn java_cast(array: &ArrayRef, from: &DataType, to: &DataType, path: &str) -
                     Some(t) => Some(text::parse_timestamp(t, precision).ok_or_else(|| ferr(&t))?),
                 });
             }
-            timestamps_from_nanos(out, precision, ltz)
+            timestamps_from_nanos(out, precision, ltz, path)?
         }
         (Fam::Str, Fam::Bin) => {
             let s = strs(array, path)?;
@@ -320,7 +320,7 @@ pub fn java_cast(array: &ArrayRef, from: &DataType, to: &DataType, path: &str) -
                 .iter()
                 .map(|v| v.map(|v| i128::from(v) * i128::from(text::MILLIS_PER_DAY) * 1_000_000))
                 .collect();
-            timestamps_from_nanos(nanos, precision, ltz)
+            timestamps_from_nanos(nanos, precision, ltz, path)?
         }
         (Fam::Ts { ltz, .. }, Fam::Date) => {
             let n = ts_nanos(array, path)?;
@@ -353,7 +353,8 @@ pub fn java_cast(array: &ArrayRef, from: &DataType, to: &DataType, path: &str) -
                     .collect(),
                 precision,
                 ltz,
-            )
+                path,
+            )?
         }
         (Fam::Ts { .. }, Fam::Int) if matches!(to.kind, TypeKind::Int | TypeKind::BigInt) => {
             // DateTimeUtils.unixTimestamp: millis / 1000, truncating toward zero.
@@ -371,7 +372,7 @@ pub fn java_cast(array: &ArrayRef, from: &DataType, to: &DataType, path: &str) -
                 .iter()
                 .map(|v| v.map(|v| i128::from(v.wrapping_mul(1000)) * 1_000_000))
                 .collect();
-            timestamps_from_nanos(n, precision, ltz)
+            timestamps_from_nanos(n, precision, ltz, path)?
         }
         _ => {
             return Err(Error::unsupported(format!(
@@ -473,26 +474,50 @@ fn ts_nanos(array: &ArrayRef, path: &str) -> Result<Vec<Option<i128>>> {
     })
 }
 
-fn timestamps_from_nanos(nanos: Vec<Option<i128>>, precision: u32, ltz: bool) -> ArrayRef {
+/// Timestamps of `precision` from epoch nanoseconds.
+///
+/// # Errors
+/// [`Error::TimestampOutOfRange`] (its column left empty for the caller to name) for a value
+/// the target unit cannot hold in an `i64`: nanoseconds reach only 1677..2262.
+fn timestamps_from_nanos(
+    nanos: Vec<Option<i128>>,
+    precision: u32,
+    ltz: bool,
+    path: &str,
+) -> Result<ArrayRef> {
     let tz = ltz.then_some(LTZ_TIMEZONE);
-    let conv = |div: i128| {
-        nanos
-            .iter()
-            .map(move |v| v.and_then(|v| i64::try_from(v.div_euclid(div)).ok()))
+    let unit = timestamp_unit(precision);
+    let div: i128 = match unit {
+        TimeUnit::Millisecond => 1_000_000,
+        TimeUnit::Microsecond => 1_000,
+        _ => 1,
     };
-    match timestamp_unit(precision) {
-        TimeUnit::Millisecond => arc(PrimitiveArray::<TimestampMillisecondType>::from_iter(conv(
-            1_000_000,
-        ))
-        .with_timezone_opt(tz)),
-        TimeUnit::Microsecond => arc(PrimitiveArray::<TimestampMicrosecondType>::from_iter(conv(
-            1_000,
-        ))
-        .with_timezone_opt(tz)),
-        _ => {
-            arc(PrimitiveArray::<TimestampNanosecondType>::from_iter(conv(1)).with_timezone_opt(tz))
-        }
+    let mut values = Vec::with_capacity(nanos.len());
+    for v in &nanos {
+        values.push(match v {
+            None => None,
+            Some(v) => Some(i64::try_from(v.div_euclid(div)).map_err(|_| {
+                let secs = v.div_euclid(1_000_000_000);
+                let frac = v.rem_euclid(1_000_000_000) as i64;
+                Error::TimestampOutOfRange {
+                    path: path.to_string(),
+                    column: String::new(),
+                    value: i64::try_from(secs)
+                        .map(|s| crate::format::format_timestamp(s, frac))
+                        .unwrap_or_else(|_| format!("{v} ns since the epoch")),
+                }
+            })?),
+        });
     }
+    Ok(match unit {
+        TimeUnit::Millisecond => {
+            arc(PrimitiveArray::<TimestampMillisecondType>::from(values).with_timezone_opt(tz))
+        }
+        TimeUnit::Microsecond => {
+            arc(PrimitiveArray::<TimestampMicrosecondType>::from(values).with_timezone_opt(tz))
+        }
+        _ => arc(PrimitiveArray::<TimestampNanosecondType>::from(values).with_timezone_opt(tz)),
+    })
 }
 
 /// Java's `toString` of each value of a non-string type (`NumericToStringCastRule`, ...).

@@ -102,7 +102,20 @@ impl SchemaMapper {
             .iter()
             .map(|(field, src)| match src {
                 ColumnSource::File { name, file_type } => match batch.column_by_name(name) {
-                    Some(col) => conform(col, file_type, &field.data_type, path),
+                    Some(col) => {
+                        conform(col, file_type, &field.data_type, path).map_err(|e| match e {
+                            Error::TimestampOutOfRange {
+                                path,
+                                column,
+                                value,
+                            } if column.is_empty() => Error::TimestampOutOfRange {
+                                path,
+                                column: field.name.clone(),
+                                value,
+                            },
+                            e => e,
+                        })
+                    }
                     None => Ok(new_null_array(&to_arrow_type(&field.data_type), rows)),
                 },
                 ColumnSource::Absent => Ok(new_null_array(&to_arrow_type(&field.data_type), rows)),

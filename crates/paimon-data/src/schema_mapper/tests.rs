@@ -443,3 +443,22 @@ fn nested_row_by_id() {
     assert_eq!(i64s(r.column(2)), vec![Some(1)]);
     let _ = TypeKind::Boolean;
 }
+
+#[test]
+fn widening_a_timestamp_past_nanoseconds_is_an_error_not_null() {
+    // 0001-01-01T00:00:00 as TIMESTAMP(6) cannot become TIMESTAMP(9) (Arrow nanoseconds).
+    let ts: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(
+        -62_135_596_800_000_000,
+    )]));
+    let err = java_cast(&ts, &t("TIMESTAMP(6)"), &t("TIMESTAMP(9)"), "f").unwrap_err();
+    assert!(
+        matches!(&err, Error::TimestampOutOfRange { value, .. } if value == "0001-01-01T00:00:00"),
+        "{err}"
+    );
+    // In range, the value is unchanged.
+    let ok: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![Some(1_000_001), None]));
+    let r = java_cast(&ok, &t("TIMESTAMP(6)"), &t("TIMESTAMP(9)"), "f").unwrap();
+    let r = r.as_primitive::<TimestampNanosecondType>();
+    assert_eq!(r.value(0), 1_000_001_000);
+    assert!(r.is_null(1));
+}
