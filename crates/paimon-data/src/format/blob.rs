@@ -146,6 +146,70 @@ impl<'a> BlobFile<'a> {
     }
 }
 
+/// A serialized `BlobDescriptor` (Java `common/data/BlobDescriptor`): where the bytes of a
+/// BLOB value stored as a reference live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlobDescriptor {
+    /// The file holding the bytes.
+    pub uri: String,
+    /// Byte offset in that file.
+    pub offset: u64,
+    /// Number of bytes; `None` (−1 on disk, as `Blob.fromFile` writes) up to the file's end.
+    pub length: Option<u64>,
+}
+
+/// `BlobDescriptor` magic of version 2, "BLOBDESC" as a little-endian i64.
+const DESCRIPTOR_MAGIC: u64 = 0x424C_4F42_4445_5343;
+
+impl BlobDescriptor {
+    /// Parses `[version u8][magic i64 LE, version ≥ 2][uriLen i32 LE][uri][offset i64 LE]
+    /// [length i64 LE]`.
+    ///
+    /// # Errors
+    /// A description of what does not follow the layout.
+    pub fn parse(bytes: &[u8]) -> std::result::Result<Self, String> {
+        let mut pos = 0usize;
+        let mut take = |n: usize| -> std::result::Result<&[u8], String> {
+            let out = pos
+                .checked_add(n)
+                .and_then(|end| bytes.get(pos..end))
+                .ok_or_else(|| format!("blob descriptor of {} bytes is cut short", bytes.len()))?;
+            pos += n;
+            Ok(out)
+        };
+        let version = take(1)?[0];
+        match version {
+            1 => {}
+            2 => {
+                let magic = u64::from_le_bytes(array8(take(8)?));
+                if magic != DESCRIPTOR_MAGIC {
+                    return Err(format!("blob descriptor has bad magic {magic:#x}"));
+                }
+            }
+            v => return Err(format!("unsupported blob descriptor version {v}")),
+        }
+        let uri_len = le_i32(take(4)?);
+        let uri_len = usize::try_from(uri_len)
+            .map_err(|_| format!("blob descriptor URI length {uri_len}"))?;
+        let uri = std::str::from_utf8(take(uri_len)?)
+            .map_err(|_| "blob descriptor URI is not UTF-8".to_string())?
+            .to_string();
+        let offset = i64::from_le_bytes(array8(take(8)?));
+        let length = i64::from_le_bytes(array8(take(8)?));
+        let bad = || format!("blob descriptor range {offset}+{length} is invalid");
+        let offset = u64::try_from(offset).map_err(|_| bad())?;
+        let length = match length {
+            -1 => None,
+            l => Some(u64::try_from(l).map_err(|_| bad())?),
+        };
+        Ok(BlobDescriptor {
+            uri,
+            offset,
+            length,
+        })
+    }
+}
+
 /// Decodes Java `DeltaVarintCompressor` output: the first value, then each difference from
 /// the previous one, every number zig-zag encoded as an unsigned LEB128 varint.
 ///
@@ -367,6 +431,30 @@ mod tests {
         }
         assert!(BlobFile::parse(&[]).is_err());
         assert!(decompress_delta_varint(&[0xff; 11]).is_err());
+    }
+
+    #[test]
+    fn descriptors() {
+        let mut b = vec![2u8];
+        b.extend_from_slice(&DESCRIPTOR_MAGIC.to_le_bytes());
+        b.extend_from_slice(&5i32.to_le_bytes());
+        b.extend_from_slice(b"/a/b1");
+        b.extend_from_slice(&7i64.to_le_bytes());
+        b.extend_from_slice(&9i64.to_le_bytes());
+        assert_eq!(
+            BlobDescriptor::parse(&b).unwrap(),
+            BlobDescriptor {
+                uri: "/a/b1".into(),
+                offset: 7,
+                length: Some(9)
+            }
+        );
+        for cut in 0..b.len() {
+            assert!(BlobDescriptor::parse(&b[..cut]).is_err());
+        }
+        let mut v1 = vec![1u8];
+        v1.extend_from_slice(&b[9..]);
+        assert_eq!(BlobDescriptor::parse(&v1).unwrap().uri, "/a/b1");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
 
-pub use blob::{decompress_delta_varint, BlobFile, BlobValue};
+pub use blob::{decompress_delta_varint, BlobDescriptor, BlobFile, BlobValue};
 
 use crate::error::{Error, Result};
 
