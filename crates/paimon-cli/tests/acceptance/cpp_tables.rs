@@ -37,11 +37,7 @@ fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, String, ScanArgs, PathB
                     ));
                 }
             } else {
-                collect(
-                    &p,
-                    format!("{rel}/{name}").trim_start_matches('/'),
-                    out,
-                );
+                collect(&p, format!("{rel}/{name}").trim_start_matches('/'), out);
             }
             continue;
         }

@@ -19,7 +19,8 @@ pub fn datum_to_json(d: &Datum, ty: &DataType) -> Value {
         (Datum::TinyInt(v), _) => json!(v),
         (Datum::SmallInt(v), _) => json!(v),
         (Datum::Int(v), TypeKind::Date) | (Datum::Date(v), _) => json!(format_date(*v)),
-        (Datum::Int(v), TypeKind::Time { precision }) | (Datum::Time(v), TypeKind::Time { precision }) => {
+        (Datum::Int(v), TypeKind::Time { precision })
+        | (Datum::Time(v), TypeKind::Time { precision }) => {
             json!(format_time(*v, *precision))
         }
         (Datum::Time(v), _) => json!(format_time(*v, 3)),
@@ -103,7 +104,12 @@ fn float_json(v: f64, text: String) -> Value {
 
 /// `Float.toString` layout over the shortest round-tripping digits.
 pub fn java_float_string(v: f32) -> String {
-    java_layout(&format!("{v:e}"), v == 0.0, v.is_sign_negative(), f64::from(v).abs())
+    java_layout(
+        &format!("{v:e}"),
+        v == 0.0,
+        v.is_sign_negative(),
+        f64::from(v).abs(),
+    )
 }
 
 /// `Double.toString` layout over the shortest round-tripping digits.
@@ -128,13 +134,26 @@ fn java_layout(sci: &str, zero: bool, negative: bool, abs: f64) -> String {
     if (1e-3..1e7).contains(&abs) {
         let point = exp + 1; // digits before the decimal point
         let (int, frac) = if point <= 0 {
-            ("0".to_string(), format!("{}{}", "0".repeat((-point) as usize), digits))
+            (
+                "0".to_string(),
+                format!("{}{}", "0".repeat((-point) as usize), digits),
+            )
         } else if (point as usize) >= digits.len() {
-            (format!("{}{}", digits, "0".repeat(point as usize - digits.len())), String::new())
+            (
+                format!("{}{}", digits, "0".repeat(point as usize - digits.len())),
+                String::new(),
+            )
         } else {
-            (digits[..point as usize].to_string(), digits[point as usize..].to_string())
+            (
+                digits[..point as usize].to_string(),
+                digits[point as usize..].to_string(),
+            )
         };
-        let frac = if frac.is_empty() { "0".to_string() } else { frac };
+        let frac = if frac.is_empty() {
+            "0".to_string()
+        } else {
+            frac
+        };
         format!("{sign}{int}.{frac}")
     } else {
         let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
