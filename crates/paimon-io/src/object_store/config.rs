@@ -90,6 +90,7 @@ impl S3Options {
 #[derive(Debug, Clone)]
 pub(crate) enum ServiceConfig {
     /// S3 settings.
+    #[cfg_attr(not(feature = "s3"), allow(dead_code))]
     S3(S3Options),
     /// Any other service, configured from the environment.
     #[cfg_attr(
