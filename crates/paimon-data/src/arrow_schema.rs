@@ -15,7 +15,7 @@
 //! | TIME(p) | Time32(ms) (Paimon stores millis of day whatever p) |
 //! | TIMESTAMP(p) | Timestamp(ms) for p <= 3, (us) for p <= 6, (ns) otherwise; no zone |
 //! | TIMESTAMP(p) WITH LOCAL TIME ZONE | the same unit, zone `"UTC"` |
-//! | ARRAY<T> / MULTISET<T> | List<T> (element field `element`) / Map<T, INT> |
+//! | `ARRAY<T>` / `MULTISET<T>` | `List<T>` (element field `element`) / `Map<T, INT>` |
 //! | MAP<K, V> | Map (entries `entries { key, value }`, keys non-null) |
 //! | ROW<...> | Struct |
 //! | VARIANT | Struct { value: Binary, metadata: Binary } |

@@ -7,7 +7,7 @@
 //!
 //! The tour:
 //! - [`arrow_schema`]: the Paimon → Arrow type mapping every crate uses;
-//! - [`format`]: pure Parquet / ORC / Avro decoders over bytes, with row selection;
+//! - [`format`](mod@format): pure Parquet / ORC / Avro decoders over bytes, with row selection;
 //! - [`deletion_vector`]: 32- and 64-bit deletion vectors, checksummed;
 //! - [`schema_mapper`]: schema evolution by field id and Java's cast semantics;
 //! - [`merge`]: merge-on-read of primary-key sorted runs;

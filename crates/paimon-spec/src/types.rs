@@ -91,20 +91,20 @@ pub enum TypeKind {
         /// The SQL form without nullability, e.g. `GEOMETRY(OGC:CRS84)`.
         sql: String,
     },
-    /// ARRAY<element>
+    /// `ARRAY<element>`
     Array(Box<DataType>),
-    /// MULTISET<element> (a map from element to INT count).
+    /// `MULTISET<element>` (a map from element to INT count).
     Multiset(Box<DataType>),
-    /// MAP<key, value>
+    /// `MAP<key, value>`
     Map {
         /// Key type.
         key: Box<DataType>,
         /// Value type.
         value: Box<DataType>,
     },
-    /// ROW<fields...>, each nested field with its own id.
+    /// `ROW<fields...>`, each nested field with its own id.
     Row(Vec<DataField>),
-    /// VECTOR<element, length>
+    /// `VECTOR<element, length>`
     Vector {
         /// Element type.
         element: Box<DataType>,
