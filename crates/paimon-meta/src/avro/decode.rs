@@ -121,7 +121,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The item count of the next array/map block (0 ends the sequence).
-    fn read_block_count(&mut self, empty_items: bool) -> Result<usize, String> {
+    pub(crate) fn read_block_count(&mut self, empty_items: bool) -> Result<usize, String> {
         let c = self.read_long()?;
         let count = if c < 0 {
             // A negative count is followed by the block's byte size.
@@ -144,6 +144,117 @@ impl<'a> Cursor<'a> {
             ));
         }
         Ok(n)
+    }
+
+    /// Skips one datum of `schema` without allocating.
+    ///
+    /// # Errors
+    /// A reason when the bytes do not hold a value of the schema.
+    pub fn skip_value(&mut self, schema: &Schema) -> Result<(), String> {
+        self.skip_value_at(schema, 0)
+    }
+
+    fn skip_value_at(&mut self, schema: &Schema, depth: usize) -> Result<(), String> {
+        if depth > 128 {
+            return Err("value nested too deeply".into());
+        }
+        match schema {
+            Schema::Null => {}
+            Schema::Boolean => match self.take(1)?[0] {
+                0 | 1 => {}
+                b => return Err(format!("invalid boolean byte {b}")),
+            },
+            Schema::Int => {
+                self.read_int()?;
+            }
+            Schema::Long => {
+                self.read_long()?;
+            }
+            Schema::Float => {
+                self.take(4)?;
+            }
+            Schema::Double => {
+                self.take(8)?;
+            }
+            Schema::Bytes => {
+                self.read_bytes()?;
+            }
+            Schema::String => {
+                let b = self.read_bytes()?;
+                std::str::from_utf8(b).map_err(|e| format!("invalid UTF-8 string: {e}"))?;
+            }
+            Schema::Fixed(n) => {
+                self.take(*n)?;
+            }
+            Schema::Enum(symbols) => {
+                let i = self.read_int()?;
+                if usize::try_from(i)
+                    .ok()
+                    .and_then(|i| symbols.get(i))
+                    .is_none()
+                {
+                    return Err(format!("enum index {i} out of range"));
+                }
+            }
+            Schema::Union(_) => {
+                let b = self.read_union_branch(schema)?;
+                self.skip_value_at(b, depth + 1)?;
+            }
+            Schema::Array(items) => {
+                let empty = items.can_be_empty();
+                let mut total = 0usize;
+                loop {
+                    let n = self.read_block_count(empty)?;
+                    if n == 0 {
+                        break;
+                    }
+                    total = total.saturating_add(n);
+                    if total > MAX_EMPTY_ITEMS.max(self.buf.len()) {
+                        return Err("array longer than its file allows".into());
+                    }
+                    for _ in 0..n {
+                        self.skip_value_at(items, depth + 1)?;
+                    }
+                }
+            }
+            Schema::Map(values) => loop {
+                let n = self.read_block_count(false)?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    self.skip_value_at(&Schema::String, depth + 1)?;
+                    self.skip_value_at(values, depth + 1)?;
+                }
+            },
+            Schema::Record(r) => {
+                for f in &r.fields {
+                    self.skip_value_at(f, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a union's branch index and returns the branch's schema; any other schema is
+    /// returned as is.
+    ///
+    /// # Errors
+    /// A reason when the index is out of range.
+    pub fn read_union_branch<'s>(&mut self, schema: &'s Schema) -> Result<&'s Schema, String> {
+        let Schema::Union(branches) = schema else {
+            return Ok(schema);
+        };
+        let i = self.read_long()?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| branches.get(i))
+            .ok_or_else(|| {
+                format!(
+                    "union branch {i} out of range ({} branches)",
+                    branches.len()
+                )
+            })
     }
 
     /// Decodes one datum of `schema`.

@@ -57,8 +57,33 @@ pub fn for_each_record(
     bytes: &[u8],
     mut f: impl FnMut(Value) -> Result<(), String>,
 ) -> Result<(), String> {
+    for_each_block(
+        bytes,
+        |h| Ok(h.schema.clone()),
+        |schema, bc, count| {
+            for _ in 0..count {
+                f(bc.read_value(schema)?)?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Walks the blocks of a container: `plan` is called once with the header (to resolve the
+/// writer schema into whatever the caller decodes with), then `on_block` once per block with a
+/// cursor over the decompressed bytes and the record count. `on_block` must consume exactly the
+/// block's records; trailing bytes are an error.
+///
+/// # Errors
+/// A reason string when the bytes are not a valid container, or the callbacks' errors.
+pub fn for_each_block<P>(
+    bytes: &[u8],
+    plan: impl FnOnce(&Header) -> Result<P, String>,
+    mut on_block: impl FnMut(&P, &mut Cursor<'_>, usize) -> Result<(), String>,
+) -> Result<(), String> {
     let mut c = Cursor::new(bytes);
     let header = read_header(&mut c)?;
+    let p = plan(&header)?;
     while c.remaining() > 0 {
         let count = c.read_long()?;
         let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
@@ -75,9 +100,7 @@ pub fn for_each_record(
                 block.len()
             ));
         }
-        for _ in 0..count {
-            f(bc.read_value(&header.schema)?)?;
-        }
+        on_block(&p, &mut bc, count)?;
         if bc.remaining() != 0 {
             return Err(format!("{} trailing bytes in a block", bc.remaining()));
         }

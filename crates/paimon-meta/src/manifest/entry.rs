@@ -3,6 +3,9 @@
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::DataFileMeta;
 
+use paimon_spec::stats::SimpleStats;
+
+use super::entry_decoder::{decode_entry, DecodeOptions, EntryPlan};
 use super::{decode_records, Fields};
 use crate::error::{Error, Result};
 use crate::value::{Record, Value};
@@ -43,7 +46,7 @@ pub struct ManifestEntry {
 }
 
 /// `_VERSION` of manifest entries (Java `ManifestEntrySerializer`).
-const FORMAT_IDENTIFIER: i64 = 2;
+pub(super) const FORMAT_IDENTIFIER: i64 = 2;
 
 /// DataFileMeta field names in Java's order (`DataFileMeta.SCHEMA`).
 const FILE_FIELDS: [&str; 21] = [
@@ -76,6 +79,57 @@ impl ManifestEntry {
     /// # Errors
     /// `Corrupt` naming `path` on malformed bytes or fields.
     pub fn decode_manifest(path: &str, bytes: bytes::Bytes) -> Result<Vec<ManifestEntry>> {
+        Self::decode_manifest_with(path, bytes, DecodeOptions::default())
+    }
+
+    /// Decodes a data manifest file, keeping what `opts` asks for. Avro manifests are walked
+    /// directly against their writer schema ([`super::entry_decoder`]); should that fail, the
+    /// file is decoded again through the generic value tree so that errors (and any layout the
+    /// fast path does not know) behave exactly as before.
+    ///
+    /// # Errors
+    /// `Corrupt` naming `path` on malformed bytes or fields.
+    pub fn decode_manifest_with(
+        path: &str,
+        bytes: bytes::Bytes,
+        opts: DecodeOptions,
+    ) -> Result<Vec<ManifestEntry>> {
+        if bytes.starts_with(crate::avro::MAGIC) {
+            let mut out = Vec::new();
+            let fast = crate::avro::for_each_block(
+                &bytes,
+                |h| EntryPlan::new(&h.schema),
+                |plan, c, count| {
+                    out.reserve(count.min(c.remaining()));
+                    for _ in 0..count {
+                        out.push(decode_entry(c, plan, opts)?);
+                    }
+                    Ok(())
+                },
+            );
+            if fast.is_ok() {
+                return Ok(out);
+            }
+        }
+        let mut entries = Self::decode_generic(path, bytes)?;
+        if !opts.keep_value_stats {
+            for e in &mut entries {
+                e.file.value_stats = SimpleStats::empty();
+            }
+        }
+        Ok(entries)
+    }
+
+    #[cfg(test)]
+    pub(super) fn decode_generic_for_tests(
+        path: &str,
+        bytes: bytes::Bytes,
+    ) -> Result<Vec<ManifestEntry>> {
+        Self::decode_generic(path, bytes)
+    }
+
+    /// Decodes through the generic Avro/ORC value tree.
+    fn decode_generic(path: &str, bytes: bytes::Bytes) -> Result<Vec<ManifestEntry>> {
         let f = Fields {
             path,
             what: "manifest entry",

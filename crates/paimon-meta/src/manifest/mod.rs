@@ -5,10 +5,12 @@
 //! mapped by name so that every layout Java has written (0.8 .. 2.x) decodes.
 
 mod entry;
+mod entry_decoder;
 mod index;
 mod list;
 
 pub use entry::{FileKind, ManifestEntry};
+pub use entry_decoder::DecodeOptions;
 pub use index::{DeletionVectorMeta, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};
 pub use list::ManifestFileMeta;
 

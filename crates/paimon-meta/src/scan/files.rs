@@ -16,7 +16,7 @@ use super::prune::{may_match, ColumnStats};
 use super::BucketFiles;
 use crate::error::{Error, Result};
 use crate::manifest::{
-    FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, DELETION_VECTORS_INDEX,
+    DecodeOptions, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, DELETION_VECTORS_INDEX,
 };
 use crate::snapshot::Snapshot;
 use crate::table::Table;
@@ -77,6 +77,7 @@ pub(crate) struct ManifestReader {
     filter: Option<Predicate>,
     skip_level0: bool,
     buckets: Option<BucketSelector>,
+    decode: DecodeOptions,
 }
 
 impl ManifestReader {
@@ -100,6 +101,7 @@ impl ManifestReader {
         };
         Ok(ManifestReader {
             buckets,
+            decode: DecodeOptions::default(),
             manifest_dir: paimon_io::join(table.path(), "manifest"),
             partitions: PartitionDecoder::new(table.schema().partition_fields()),
             skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
@@ -127,7 +129,7 @@ impl ManifestReader {
             .par_iter()
             .map(|m| {
                 let (path, bytes) = self.read(&m.file_name)?;
-                let entries = ManifestEntry::decode_manifest(&path, bytes)?;
+                let entries = ManifestEntry::decode_manifest_with(&path, bytes, self.decode)?;
                 let mut cache: HashMap<Vec<u8>, bool> = HashMap::new();
                 let mut out = Vec::with_capacity(entries.len());
                 for e in entries {

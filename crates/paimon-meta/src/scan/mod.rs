@@ -235,44 +235,47 @@ impl ScanBuilder {
                 .is_some_and(|v| v.eq_ignore_ascii_case("true")),
         };
         let mut splits = Vec::new();
-        for b in buckets {
+        for mut b in buckets {
+            // Deletion files by data file name, taken before the files move into groups.
+            let dvs = b.deletion_files.take();
+            let has_dvs = dvs.is_some();
+            let dv_of: HashMap<String, Option<DeletionFile>> = match dvs {
+                Some(d) => b
+                    .files
+                    .iter()
+                    .map(|f| f.file_name.clone())
+                    .zip(d)
+                    .collect(),
+                None => HashMap::new(),
+            };
+            let files = std::mem::take(&mut b.files);
             let groups: Vec<SplitGroup> = if streaming {
                 if !pk && opts.bucket == -1 && !opts.data_evolution_enabled {
-                    split_gen::append_batch(b.files.clone(), sizes)
+                    split_gen::append_batch(files, sizes)
                 } else if opts.data_evolution_enabled {
-                    split_gen::data_evolution_batch(b.files.clone(), sizes, count_blob_size)
+                    split_gen::data_evolution_batch(files, sizes, count_blob_size)
                 } else {
                     vec![SplitGroup {
-                        files: b.files.clone(),
+                        files,
                         raw_convertible: true,
                     }]
                 }
             } else if opts.data_evolution_enabled {
-                split_gen::data_evolution_batch(b.files.clone(), sizes, count_blob_size)
+                split_gen::data_evolution_batch(files, sizes, count_blob_size)
             } else if pk {
-                let keyed = b
-                    .files
-                    .iter()
+                let keyed = files
+                    .into_iter()
                     .map(|f| keyed_file(f, &key_types, &b.bucket_path))
                     .collect::<Result<Vec<_>>>()?;
                 split_gen::merge_tree_batch(keyed, sizes, always_raw)
             } else {
-                split_gen::append_batch(b.files.clone(), sizes)
-            };
-            let dv_of: HashMap<&str, &Option<DeletionFile>> = match &b.deletion_files {
-                Some(d) => b
-                    .files
-                    .iter()
-                    .map(|f| f.file_name.as_str())
-                    .zip(d.iter())
-                    .collect(),
-                None => HashMap::new(),
+                split_gen::append_batch(files, sizes)
             };
             for g in groups {
-                let deletion_files = b.deletion_files.as_ref().map(|_| {
+                let deletion_files = has_dvs.then(|| {
                     g.files
                         .iter()
-                        .map(|f| dv_of.get(f.file_name.as_str()).and_then(|d| (*d).clone()))
+                        .map(|f| dv_of.get(f.file_name.as_str()).cloned().flatten())
                         .collect()
                 });
                 splits.push(DataSplit {
@@ -398,7 +401,7 @@ impl ScanBuilder {
 }
 
 fn keyed_file(
-    f: &DataFileMeta,
+    f: DataFileMeta,
     key_types: &[paimon_spec::types::DataType],
     where_: &str,
 ) -> Result<KeyedFile> {
@@ -422,6 +425,6 @@ fn keyed_file(
     Ok(KeyedFile {
         min_key: decode(&f.min_key)?,
         max_key: decode(&f.max_key)?,
-        file: f.clone(),
+        file: f,
     })
 }
