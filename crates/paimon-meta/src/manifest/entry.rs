@@ -41,8 +41,8 @@ pub struct ManifestEntry {
     pub bucket: i32,
     /// The table's bucket count when written.
     pub total_buckets: i32,
-    /// The data file.
-    pub file: DataFileMeta,
+    /// The data file (boxed: entries are moved around while planning, the file is not).
+    pub file: Box<DataFileMeta>,
 }
 
 /// `_VERSION` of manifest entries (Java `ManifestEntrySerializer`).
@@ -148,7 +148,7 @@ impl ManifestEntry {
         let bucket = f.int(&r, "_BUCKET")?;
         let total_buckets = f.opt_int(&r, "_TOTAL_BUCKETS")?.unwrap_or(-1);
         let file = match r.take("_FILE") {
-            Value::Record(fr) => data_file_from_record(f, fr)?,
+            Value::Record(fr) => Box::new(data_file_from_record(f, fr)?),
             _ => return Err(f.err("_FILE", "missing or not a record")),
         };
         Ok(ManifestEntry {

@@ -574,7 +574,7 @@ pub fn decode_entry(
                 if !std::sync::Arc::ptr_eq(r, &fp.record) && **r != *fp.record {
                     return Err("_FILE: more than one record layout".into());
                 }
-                file = Some(data_file(c, fp, opts)?);
+                file = Some(Box::new(data_file(c, fp, opts)?));
             }
             Top::Skip => c.skip_value(s)?,
         }

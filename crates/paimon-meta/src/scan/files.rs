@@ -16,7 +16,8 @@ use super::prune::{may_match, ColumnStats};
 use super::BucketFiles;
 use crate::error::{Error, Result};
 use crate::manifest::{
-    DecodeOptions, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, DELETION_VECTORS_INDEX,
+    DecodeOptions, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
+    DELETION_VECTORS_INDEX,
 };
 use crate::snapshot::Snapshot;
 use crate::table::Table;
@@ -119,6 +120,24 @@ impl ManifestReader {
     /// Reads every entry of the manifests in list `name`, in list order. In batch mode, entries
     /// of postpone buckets (< 0) and, where Java skips them, level-0 files are dropped.
     pub fn read_list_entries(&self, name: &str, batch: bool) -> Result<Vec<ManifestEntry>> {
+        let mut out = Vec::new();
+        self.read_list_entries_into(name, batch, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes value stats as empty (nothing copied) from now on.
+    pub fn drop_value_stats(&mut self) {
+        self.decode.keep_value_stats = false;
+    }
+
+    /// [`ManifestReader::read_list_entries`] appending to `out`; each manifest's entries are
+    /// freed as soon as they are moved.
+    pub fn read_list_entries_into(
+        &self,
+        name: &str,
+        batch: bool,
+        out: &mut Vec<ManifestEntry>,
+    ) -> Result<()> {
         let (path, bytes) = self.read(name)?;
         let metas = ManifestFileMeta::decode_list(&path, bytes)?;
         let metas: Vec<ManifestFileMeta> = metas
@@ -163,7 +182,11 @@ impl ManifestReader {
                 Ok(out)
             })
             .collect::<Result<_>>()?;
-        Ok(per_manifest.into_iter().flatten().collect())
+        out.reserve(per_manifest.iter().map(Vec::len).sum());
+        for m in per_manifest {
+            out.extend(m);
+        }
+        Ok(())
     }
 
     fn manifest_may_match(&self, m: &ManifestFileMeta, batch: bool) -> bool {
@@ -325,7 +348,7 @@ impl ManifestReader {
                         .cloned(),
                 );
             }
-            b.files.push(e.file);
+            b.files.push(*e.file);
         }
         // Java groups by partition first, then bucket (LinkedHashMaps in insertion order).
         let mut slots: Vec<Option<BucketFiles>> = out.into_iter().map(Some).collect();
@@ -346,8 +369,11 @@ impl ManifestReader {
 ///
 /// # Errors
 /// [`Error::Corrupt`] when a file is added twice without a delete in between.
-pub fn merge_entries(entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
-    let mut live: Vec<usize> = {
+pub fn merge_entries(mut entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+    // The surviving entry of each identifier, by position; Java's LinkedHashMap order is the
+    // order of those positions, so the live ADDs are kept in place (no second copy).
+    let mut keep = vec![false; entries.len()];
+    {
         let mut map: HashMap<_, usize> = HashMap::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             let id = e.identifier();
@@ -367,14 +393,18 @@ pub fn merge_entries(entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> 
                 }
             }
         }
-        map.into_values()
-            .filter(|i| entries[*i].kind == FileKind::Add)
-            .collect()
-    };
-    live.sort_unstable();
-    let mut slots: Vec<Option<ManifestEntry>> = entries.into_iter().map(Some).collect();
-    Ok(live
-        .into_iter()
-        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-        .collect())
+        for i in map.into_values() {
+            if let Some(k) = keep.get_mut(i) {
+                *k = true;
+            }
+        }
+    }
+    let mut i = 0;
+    entries.retain(|e| {
+        let k = keep.get(i).copied().unwrap_or(false) && e.kind == FileKind::Add;
+        i += 1;
+        k
+    });
+    entries.shrink_to_fit();
+    Ok(entries)
 }

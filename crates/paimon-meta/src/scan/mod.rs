@@ -79,6 +79,7 @@ pub struct ScanBuilder {
     filter: Option<Predicate>,
     incremental: Option<(i64, i64)>,
     file_index_sidecars: bool,
+    drop_stats: bool,
 }
 
 /// Files of one (partition, bucket), ready for split generation.
@@ -102,6 +103,7 @@ impl ScanBuilder {
             filter: None,
             incremental: None,
             file_index_sidecars: true,
+            drop_stats: false,
         }
     }
 
@@ -150,6 +152,14 @@ impl ScanBuilder {
         self
     }
 
+    /// Whether the planned files carry empty value stats (Java `ReadBuilder.dropStats`; default
+    /// false). Filters still prune with the stats; only the plan's copies are dropped, which
+    /// keeps the plan's memory proportional to the live files and not their columns.
+    pub fn with_drop_stats(mut self, drop: bool) -> Self {
+        self.drop_stats = drop;
+        self
+    }
+
     /// Plans the changes of snapshots in `(start, end]` (delta files) instead of a snapshot.
     pub fn with_incremental(mut self, start: i64, end: i64) -> Self {
         self.incremental = Some((start, end));
@@ -188,6 +198,7 @@ impl ScanBuilder {
                 let other = self.table.with_branch(fallback)?;
                 let mut scan = ScanBuilder::new(other);
                 scan.filter = self.filter.clone();
+                scan.drop_stats = self.drop_stats;
                 let extra = scan.plan_branch()?;
                 let own: std::collections::HashSet<Vec<u8>> =
                     plan.splits.iter().map(|s| s.partition.clone()).collect();
@@ -240,12 +251,7 @@ impl ScanBuilder {
             let dvs = b.deletion_files.take();
             let has_dvs = dvs.is_some();
             let dv_of: HashMap<String, Option<DeletionFile>> = match dvs {
-                Some(d) => b
-                    .files
-                    .iter()
-                    .map(|f| f.file_name.clone())
-                    .zip(d)
-                    .collect(),
+                Some(d) => b.files.iter().map(|f| f.file_name.clone()).zip(d).collect(),
                 None => HashMap::new(),
             };
             let files = std::mem::take(&mut b.files);
@@ -329,7 +335,11 @@ impl ScanBuilder {
     /// Resolves the snapshot and the live (or delta) files grouped by partition and bucket.
     fn collect(&self) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
         let table = &self.table;
-        let reader = files::ManifestReader::new(table, self.filter.clone())?;
+        let mut reader = files::ManifestReader::new(table, self.filter.clone())?;
+        // Value stats are only read to prune append files with a filter.
+        if self.drop_stats && (self.filter.is_none() || table.is_primary_key_table()) {
+            reader.drop_value_stats();
+        }
         let (snapshot, entries, streaming) = match self.incremental {
             Some((start, end)) => {
                 if start > end {
@@ -368,8 +378,9 @@ impl ScanBuilder {
                 let Some(snapshot) = self.snapshot()? else {
                     return Ok(None);
                 };
-                let mut entries = reader.read_list_entries(&snapshot.base_manifest_list, true)?;
-                entries.extend(reader.read_list_entries(&snapshot.delta_manifest_list, true)?);
+                let mut entries = Vec::new();
+                reader.read_list_entries_into(&snapshot.base_manifest_list, true, &mut entries)?;
+                reader.read_list_entries_into(&snapshot.delta_manifest_list, true, &mut entries)?;
                 (snapshot, merge_entries(entries)?, false)
             }
         };
@@ -392,6 +403,11 @@ impl ScanBuilder {
         } else {
             None
         };
+        if self.drop_stats {
+            for e in &mut entries {
+                e.file.value_stats = paimon_spec::stats::SimpleStats::empty();
+            }
+        }
         let mut buckets = reader.group(entries, dvs.as_ref())?;
         if let Some(filter) = &self.filter {
             buckets = file_prune::prune_buckets(table, filter, self.file_index_sidecars, buckets)?;

@@ -63,3 +63,39 @@ fn every_snapshot_of_every_table_plans() {
     assert!(count > 200, "only {count} snapshots");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `with_drop_stats(true)` plans the same splits, files and order, with empty value stats.
+#[test]
+fn drop_stats_plans_the_same_files_without_value_stats() {
+    let mut compared = 0;
+    for t in common::all_tables() {
+        let Ok(table) = Table::open(Arc::new(paimon_io::LocalFileIO::new()), t.to_str().unwrap())
+        else {
+            continue;
+        };
+        let (Ok(full), Ok(lean)) = (
+            table.scan().plan(),
+            table.scan().with_drop_stats(true).plan(),
+        ) else {
+            continue;
+        };
+        assert_eq!(full.splits.len(), lean.splits.len(), "{}", t.display());
+        for (a, b) in full.splits.iter().zip(&lean.splits) {
+            assert_eq!(a.data_files.len(), b.data_files.len(), "{}", t.display());
+            for (fa, fb) in a.data_files.iter().zip(&b.data_files) {
+                assert_eq!(
+                    fb.value_stats,
+                    paimon_spec::stats::SimpleStats::empty(),
+                    "{}",
+                    t.display()
+                );
+                let mut fa = fa.clone();
+                fa.value_stats = paimon_spec::stats::SimpleStats::empty();
+                assert_eq!(&fa, fb, "{}", t.display());
+            }
+            assert_eq!(a.data_deletion_files, b.data_deletion_files);
+        }
+        compared += 1;
+    }
+    assert!(compared > 100, "compared {compared} tables");
+}
