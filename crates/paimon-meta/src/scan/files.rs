@@ -179,6 +179,7 @@ impl ManifestReader {
                     }
                     out.push(e);
                 }
+                cancel_local_pairs(&mut out);
                 Ok(out)
             })
             .collect::<Result<_>>()?;
@@ -362,6 +363,45 @@ impl ManifestReader {
         }
         Ok(ordered)
     }
+}
+
+/// Drops each ADD that a later DELETE of the same file in the same manifest cancels, with that
+/// DELETE, so that reconciliation runs while the manifests stream in (in parallel) and only
+/// live files and unmatched DELETEs reach [`merge_entries`]. For every input on which Java's
+/// `mergeEntries` succeeds the merged result is the same: the ADD left the map empty for the
+/// file and the DELETE emptied it again, and no other file moves. (A file added twice, which
+/// Java rejects, is only reported when the two ADDs survive this step.)
+fn cancel_local_pairs(entries: &mut Vec<ManifestEntry>) {
+    if !entries.iter().any(|e| e.kind == FileKind::Delete) {
+        return;
+    }
+    let mut drop = vec![false; entries.len()];
+    {
+        let mut adds: HashMap<_, usize> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            match e.kind {
+                FileKind::Add => {
+                    adds.insert(e.identifier(), i);
+                }
+                FileKind::Delete => {
+                    if let Some(a) = adds.remove(&e.identifier()) {
+                        if let Some(d) = drop.get_mut(a) {
+                            *d = true;
+                        }
+                        if let Some(d) = drop.get_mut(i) {
+                            *d = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut i = 0;
+    entries.retain(|_| {
+        let keep = !drop.get(i).copied().unwrap_or(false);
+        i += 1;
+        keep
+    });
 }
 
 /// Java `FileEntry.mergeEntries`: applies ADD/DELETE entries in order and returns the live
