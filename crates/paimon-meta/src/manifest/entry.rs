@@ -83,7 +83,7 @@ impl ManifestEntry {
     }
 
     /// Decodes a data manifest file, keeping what `opts` asks for. Avro manifests are walked
-    /// directly against their writer schema ([`super::entry_decoder`]); should that fail, the
+    /// directly against their writer schema (`entry_decoder`); should that fail, the
     /// file is decoded again through the generic value tree so that errors (and any layout the
     /// fast path does not know) behave exactly as before.
     ///
