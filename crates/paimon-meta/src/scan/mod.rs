@@ -186,6 +186,27 @@ impl ScanBuilder {
     /// # Errors
     /// Storage, decoding, and `Unsupported` errors, each naming the file or feature.
     pub fn plan(&self) -> Result<Plan> {
+        // Expiration may delete a snapshot's manifests while we plan it: name that race instead
+        // of reporting a bare missing file.
+        let planned = self.snapshot().ok().flatten().map(|s| s.id);
+        match self.plan_all() {
+            Err(e) if e.is_not_found() => Err(self.expired_or(planned, e)),
+            other => other,
+        }
+    }
+
+    /// `SnapshotExpired` when snapshot `id` has been expired since planning started, else `e`.
+    fn expired_or(&self, id: Option<i64>, e: Error) -> Error {
+        let sm = self.table.snapshot_manager();
+        match (id, sm.earliest_id()) {
+            (Some(id), Ok(Some(earliest))) if earliest > id => {
+                Error::SnapshotExpired { id, earliest }
+            }
+            _ => e,
+        }
+    }
+
+    fn plan_all(&self) -> Result<Plan> {
         let mut plan = self.plan_branch()?;
         // Java `FallbackReadFileStoreTable`: partitions absent from this branch are read from
         // `scan.fallback-branch` (batch scans of the latest snapshot only).
