@@ -222,7 +222,19 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
         return e;
     }
     let sm = opened.table.snapshot_manager();
-    match opened.io.exists(&sm.snapshot_path(id)) {
+    // Java's expiration deletes data files and manifests first and the snapshot file last, so
+    // a missing file can be seen while the snapshot file still exists: give the expiration a
+    // moment to finish before deciding the error is something else.
+    let missing_file = format!("{e:#}").contains("not found");
+    let mut gone = opened.io.exists(&sm.snapshot_path(id));
+    for _ in 0..if missing_file { 30 } else { 0 } {
+        if matches!(gone, Ok(false)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        gone = opened.io.exists(&sm.snapshot_path(id));
+    }
+    match gone {
         Ok(false) => {
             let earliest = match sm.earliest_id() {
                 Ok(Some(n)) => format!(" (earliest is now {n})"),
