@@ -225,7 +225,9 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     // Java's expiration deletes data files and manifests first and the snapshot file last, so
     // a missing file can be seen while the snapshot file still exists: give the expiration a
     // moment to finish before deciding the error is something else.
-    let missing_file = format!("{e:#}").contains("not found");
+    // Expiration removes the oldest snapshots, so only a read of the earliest one can race it.
+    let earliest_now = matches!(sm.earliest_id(), Ok(Some(n)) if n >= id);
+    let missing_file = earliest_now && format!("{e:#}").contains("not found");
     let mut gone = opened.io.exists(&sm.snapshot_path(id));
     for _ in 0..if missing_file { 30 } else { 0 } {
         if matches!(gone, Ok(false)) {
