@@ -229,7 +229,7 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     let earliest_now = matches!(sm.earliest_id(), Ok(Some(n)) if n >= id);
     let missing_file = earliest_now && format!("{e:#}").contains("not found");
     let mut gone = opened.io.exists(&sm.snapshot_path(id));
-    for _ in 0..if missing_file { 30 } else { 0 } {
+    for _ in 0..if missing_file { 100 } else { 0 } {
         if matches!(gone, Ok(false)) {
             break;
         }
