@@ -103,7 +103,7 @@ impl DeletionVector {
             deleted.extend(bitmap.iter().map(u64::from));
             Ok(DeletionVector { deleted })
         } else if magic_le == MAGIC_64 {
-            if i64::from(declared) != length - 8 {
+            if Some(i64::from(declared)) != length.checked_sub(8) {
                 return Err(bad(format!(
                     "64-bit vector declares length {declared} but the entry says {length}"
                 )));

@@ -22,6 +22,13 @@ pub const MAGIC: &[u8; 3] = b"ORC";
 /// # Errors
 /// A reason string when the file cannot be decoded; callers add the path.
 pub fn read_orc(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
+    // orc-rust 0.9 panics on some corrupt inputs (unwrapped decompression errors, lying stream
+    // lengths); a damaged manifest must be an error, not a crash.
+    std::panic::catch_unwind(move || read_orc_inner(bytes))
+        .unwrap_or_else(|_| Err("ORC: the decoder failed on corrupt data".to_string()))
+}
+
+fn read_orc_inner(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
     let reader = orc_rust::ArrowReaderBuilder::try_new(bytes)
         .map_err(|e| format!("ORC: {e}"))?
         .build();

@@ -67,6 +67,13 @@ pub fn read_data_split(r: &mut WireReader<'_>) -> Result<(DataSplit, i32)> {
         None
     };
     let before_files = read_files(r, version, "before file count")?;
+    if version >= 9 && !before_files.is_empty() {
+        // Java writes no before files since 1.4 and its readers reject them; v9 cannot carry any.
+        return Err(r.corrupt(format!(
+            "DataSplit v{version} with {} before files",
+            before_files.len()
+        )));
+    }
     let before_deletion_files = read_deletion_files(r, version)?;
     let data_files = read_files(r, version, "data file count")?;
     let data_deletion_files = read_deletion_files(r, version)?;

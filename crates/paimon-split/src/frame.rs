@@ -161,10 +161,30 @@ impl Split {
 /// # Errors
 /// [`Error::Corrupt`] on malformed bytes, [`Error::Unsupported`] on an unknown type.
 pub fn read_frame(r: &mut WireReader<'_>) -> Result<Split> {
-    read_frame_depth(r, 0)
+    read_frame_with_version(r).map(|(s, _)| s)
 }
 
-fn read_frame_depth(r: &mut WireReader<'_>, depth: usize) -> Result<Split> {
+/// Decodes one `SPLIT_V1` frame and the version of the first DataSplit inside it, if any.
+///
+/// # Errors
+/// As [`read_frame`].
+pub fn read_frame_with_version(r: &mut WireReader<'_>) -> Result<(Split, Option<i32>)> {
+    let mut version = None;
+    let s = read_frame_depth(r, 0, &mut version)?;
+    Ok((s, version))
+}
+
+fn data_split_at(r: &mut WireReader<'_>, version: &mut Option<i32>) -> Result<DataSplit> {
+    let (s, v) = read_data_split(r)?;
+    version.get_or_insert(v);
+    Ok(s)
+}
+
+fn read_frame_depth(
+    r: &mut WireReader<'_>,
+    depth: usize,
+    version_seen: &mut Option<i32>,
+) -> Result<Split> {
     if depth > 8 {
         return Err(r.corrupt("split frames nested more than 8 deep"));
     }
@@ -181,12 +201,12 @@ fn read_frame_depth(r: &mut WireReader<'_>, depth: usize) -> Result<Split> {
     }
     let ty = r.i32("split type")?;
     Ok(match ty {
-        DATA_SPLIT => Split::Data(read_data_split(r)?.0),
+        DATA_SPLIT => Split::Data(data_split_at(r, version_seen)?),
         INCREMENTAL_SPLIT => Split::Incremental(read_incremental(r)?),
-        INDEXED_SPLIT => Split::Indexed(read_indexed(r)?),
+        INDEXED_SPLIT => Split::Indexed(read_indexed(r, version_seen)?),
         CHAIN_SPLIT => Split::Chain(read_chain(r)?),
         QUERY_AUTH_SPLIT => {
-            let split = Box::new(read_frame_depth(r, depth + 1)?);
+            let split = Box::new(read_frame_depth(r, depth + 1, version_seen)?);
             let auth = if r.bool("auth flag")? {
                 Some(QueryAuth {
                     filter: read_string_list(r)?,
@@ -198,13 +218,13 @@ fn read_frame_depth(r: &mut WireReader<'_>, depth: usize) -> Result<Split> {
             Split::QueryAuth { split, auth }
         }
         FALLBACK_DATA_SPLIT => {
-            let split = read_data_split(r)?.0;
+            let split = data_split_at(r, version_seen)?;
             let is_fallback = r.bool("isFallback")?;
             Split::FallbackData { split, is_fallback }
         }
         FALLBACK_SPLIT => {
             let is_fallback = r.bool("isFallback")?;
-            let split = Box::new(read_frame_depth(r, depth + 1)?);
+            let split = Box::new(read_frame_depth(r, depth + 1, version_seen)?);
             Split::Fallback { is_fallback, split }
         }
         other => {
@@ -325,7 +345,7 @@ fn read_incremental(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
     })
 }
 
-fn read_indexed(r: &mut WireReader<'_>) -> Result<IndexedSplit> {
+fn read_indexed(r: &mut WireReader<'_>, version_seen: &mut Option<i32>) -> Result<IndexedSplit> {
     let magic = r.i64("IndexedSplit magic")?;
     if magic != INDEXED_SPLIT_MAGIC {
         return Err(r.corrupt(format!("wrong IndexedSplit magic {magic}")));
@@ -337,7 +357,7 @@ fn read_indexed(r: &mut WireReader<'_>) -> Result<IndexedSplit> {
             supported: "IndexedSplit version 1".into(),
         });
     }
-    let split = read_data_split(r)?.0;
+    let split = data_split_at(r, version_seen)?;
     let n = r.count("row range count", 16)?;
     let mut row_ranges = Vec::with_capacity(n);
     for _ in 0..n {

@@ -95,11 +95,7 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
     };
     let mut r = WireReader::new(body);
     let (split, version) = match envelope {
-        SplitEnvelope::SplitV1 => {
-            let s = frame::read_frame(&mut r)?;
-            let v = s.data_split().map(|_| data_version_of_frame(body));
-            (s, v.flatten())
-        }
+        SplitEnvelope::SplitV1 => frame::read_frame_with_version(&mut r)?,
         _ => {
             let (s, v) = codec::read_data_split(&mut r)?;
             if envelope == SplitEnvelope::Raw && r.remaining() == 1 {
@@ -124,13 +120,6 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
         envelope,
         version,
     })
-}
-
-/// The DataSplit version inside a SPLIT_V1 data frame (bytes 12..16 are the type).
-fn data_version_of_frame(body: &[u8]) -> Option<i32> {
-    let b = body.get(24..28)?;
-    let has_magic = body.get(16..24)? == DATA_SPLIT_MAGIC.to_be_bytes();
-    has_magic.then(|| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// Decodes split bytes in any envelope that hold one data split.
