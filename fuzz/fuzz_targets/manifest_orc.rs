@@ -1,0 +1,27 @@
+//! The manifest-family decoders of paimon-meta on ORC files (`manifest.format = orc`): the same
+//! three decoders as `manifest_decode`, reached through paimon-meta's ORC reader, which hands the
+//! bytes to orc-rust and maps Arrow cells to records. Inputs must start with the ORC magic.
+//! Decoding must not panic or allocate without bound, and every error must name the file.
+#![no_main]
+
+use bytes::Bytes;
+use libfuzzer_sys::fuzz_target;
+use paimon_fuzz::check_error_names;
+use paimon_meta::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+
+fuzz_target!(|data: &[u8]| {
+    if !data.starts_with(b"ORC") {
+        return;
+    }
+    let bytes = Bytes::copy_from_slice(data);
+
+    let path = "t/manifest/manifest-fuzz-0";
+    check_error_names(&ManifestEntry::decode_manifest(path, bytes.clone()), path);
+    let path = "t/manifest/manifest-list-fuzz-0";
+    check_error_names(&ManifestFileMeta::decode_list(path, bytes.clone()), path);
+    let path = "t/manifest/index-manifest-fuzz-0";
+    check_error_names(
+        &IndexManifestEntry::decode_index_manifest(path, bytes),
+        path,
+    );
+});

@@ -1,0 +1,824 @@
+//! Writes the committed seed corpus `fuzz/seeds/<target>/` using the crates' own encoders, so
+//! the seeds are small, valid inputs of every shape the targets understand.
+//!
+//! ```sh
+//! cargo +nightly run --manifest-path fuzz/Cargo.toml --all-features --bin make_seeds
+//! ```
+//!
+//! Without `--all-features` only the paimon-spec / paimon-split seeds are written.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use paimon_fuzz::{element_type_menu, row_type_menu};
+use paimon_spec::binary::{encode_array, encode_map, encode_row, Datum, RowKind};
+use paimon_spec::data_file::{DataFileMeta, DeletionFile};
+use paimon_spec::schema::TableSchema;
+use paimon_spec::stats::SimpleStats;
+use paimon_spec::types::{DataField, DataType, TypeKind};
+use paimon_split::frame::{ChainSplit, IncrementalSplit, IndexedSplit, QueryAuth};
+use paimon_split::{encode_frame, encode_split, DataSplit, Split, SplitEnvelope};
+
+type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Res {
+    let root = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds"));
+    split_seeds(&root.join("split_decode"))?;
+    row_seeds(&root.join("binary_row"))?;
+    array_map_seeds(&root.join("binary_array_map"))?;
+    schema_seeds(&root.join("schema_json"))?;
+    option_seeds(&root.join("core_options"))?;
+    #[cfg(feature = "meta")]
+    meta::seeds(&root)?;
+    #[cfg(feature = "data")]
+    dv_seeds(&root.join("deletion_vector"))?;
+    println!("seeds written under {}", root.display());
+    Ok(())
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Res {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(name), bytes)?;
+    Ok(())
+}
+
+/// `[arity: i32 BE][row bytes]` of a partition row with one STRING and one INT.
+fn partition() -> Res<Vec<u8>> {
+    Ok(paimon_spec::stats::serialize_datums(
+        &[Datum::String("2024-01-01".into()), Datum::Int(7)],
+        &[DataType::string(), DataType::nullable(TypeKind::Int)],
+    )?)
+}
+
+fn file(name: &str) -> DataFileMeta {
+    DataFileMeta {
+        file_name: name.into(),
+        file_size: 1024,
+        row_count: 10,
+        min_key: paimon_spec::stats::empty_serialized_row(),
+        max_key: paimon_spec::stats::empty_serialized_row(),
+        key_stats: SimpleStats::empty(),
+        value_stats: SimpleStats::empty(),
+        min_sequence_number: 0,
+        max_sequence_number: 9,
+        schema_id: 0,
+        level: 1,
+        extra_files: vec!["x.index".into()],
+        creation_time: Some(1_700_000_000_000),
+        delete_row_count: Some(1),
+        embedded_index: None,
+        file_source: Some(0),
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: Some(100),
+        write_cols: Some(vec!["a".into()]),
+        write_cols_sequences: None,
+    }
+}
+
+fn data_split(before: bool) -> Res<DataSplit> {
+    Ok(DataSplit {
+        snapshot_id: 3,
+        partition: partition()?,
+        bucket: 0,
+        bucket_path: "/t/dt=2024-01-01/bucket-0".into(),
+        total_buckets: Some(2),
+        before_files: if before { vec![file("b.orc")] } else { vec![] },
+        before_deletion_files: None,
+        data_files: vec![file("data-1.parquet")],
+        data_deletion_files: Some(vec![Some(DeletionFile {
+            path: "/t/index/dv-0".into(),
+            offset: 1,
+            length: 22,
+            cardinality: Some(3),
+        })]),
+        is_streaming: false,
+        raw_convertible: true,
+    })
+}
+
+fn split_seeds(dir: &Path) -> Res {
+    let s = data_split(false)?;
+    for v in [1, 2, 4, 6, 8, 9] {
+        write(
+            dir,
+            &format!("raw-v{v}"),
+            &encode_split(&s, v, SplitEnvelope::Raw)?,
+        )?;
+    }
+    write(
+        dir,
+        "raw-v8-before",
+        &encode_split(&data_split(true)?, 8, SplitEnvelope::Raw)?,
+    )?;
+    write(
+        dir,
+        "raw-fallback-v9",
+        &encode_split(&s, 9, SplitEnvelope::RawFallback)?,
+    )?;
+    write(
+        dir,
+        "java-object-v9",
+        &encode_split(&s, 9, SplitEnvelope::JavaObject)?,
+    )?;
+    write(
+        dir,
+        "frame-data-v9",
+        &encode_split(&s, 9, SplitEnvelope::SplitV1)?,
+    )?;
+    let indexed = Split::Indexed(IndexedSplit {
+        split: s.clone(),
+        row_ranges: vec![(0, 4), (7, 9)],
+        scores: Some(vec![0.5, 1.0]),
+    });
+    write(dir, "frame-indexed", &encode_frame(&indexed, 9)?)?;
+    let auth = Split::QueryAuth {
+        split: Box::new(Split::Data(s.clone())),
+        auth: Some(QueryAuth {
+            filter: Some(vec!["{\"a\":1}".into()]),
+            column_masking: Some(BTreeMap::from([("b".into(), "{}".into())])),
+        }),
+    };
+    write(dir, "frame-query-auth", &encode_frame(&auth, 9)?)?;
+    let fallback = Split::Fallback {
+        is_fallback: true,
+        split: Box::new(Split::FallbackData {
+            split: s.clone(),
+            is_fallback: false,
+        }),
+    };
+    write(dir, "frame-fallback", &encode_frame(&fallback, 9)?)?;
+    let incremental = Split::Incremental(IncrementalSplit {
+        version: 2,
+        snapshot_id: 4,
+        partition: partition()?,
+        bucket: 1,
+        total_buckets: 2,
+        before_files: vec![file("b.parquet")],
+        before_deletion_files: None,
+        after_files: vec![file("a.parquet")],
+        after_deletion_files: Some(vec![None]),
+        is_streaming: true,
+    });
+    write(dir, "frame-incremental", &encode_frame(&incremental, 9)?)?;
+    let chain = Split::Chain(ChainSplit {
+        version: 3,
+        logical_partition: partition()?,
+        data_files: vec![file("c.parquet")],
+        file_bucket_path_mapping: vec![("c.parquet".into(), "/t/bucket-0".into())],
+        file_branch_mapping: vec![("c.parquet".into(), "main".into())],
+        deletion_files: None,
+    });
+    write(dir, "frame-chain", &encode_frame(&chain, 9)?)?;
+    for e in std::fs::read_dir(dir)? {
+        let path = e?.path();
+        paimon_split::decode_any(&std::fs::read(&path)?)
+            .map_err(|e| format!("seed {} does not decode: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// A value of each menu type, in menu order (see `paimon_fuzz::row_type_menu`).
+fn sample_values() -> Vec<Datum> {
+    vec![
+        Datum::Int(-42),
+        Datum::BigInt(1 << 40),
+        Datum::String("a string longer than seven bytes".into()),
+        Datum::Decimal {
+            unscaled: 12_345,
+            precision: 10,
+            scale: 2,
+        },
+        Datum::Decimal {
+            unscaled: -123_456_789_012_345_678_901_234,
+            precision: 30,
+            scale: 4,
+        },
+        Datum::Timestamp {
+            millis: 1_700_000_000_123,
+            nanos: 0,
+        },
+        Datum::Timestamp {
+            millis: 1_700_000_000_123,
+            nanos: 456_789,
+        },
+        Datum::Array(vec![
+            Datum::String("x".into()),
+            Datum::Null,
+            Datum::String("a longer element".into()),
+        ]),
+        Datum::Map(vec![
+            (Datum::String("k".into()), Datum::Int(1)),
+            (Datum::String("key two".into()), Datum::Null),
+        ]),
+        Datum::Row(vec![Datum::Int(5), Datum::String("short".into())]),
+        Datum::Double(-0.25),
+        Datum::Boolean(true),
+    ]
+}
+
+fn row_seeds(dir: &Path) -> Res {
+    let menu = row_type_menu();
+    let values = sample_values();
+    // One row with every type in menu order.
+    let selectors: Vec<u8> = (0..menu.len() as u8).collect();
+    write(dir, "all-types", &row_input(&selectors, &values)?)?;
+    // The same types with every value null.
+    write(
+        dir,
+        "all-null",
+        &row_input(&selectors, &vec![Datum::Null; menu.len()])?,
+    )?;
+    // Small rows of each single type.
+    for (i, v) in values.iter().enumerate() {
+        if i % 3 == 0 {
+            write(
+                dir,
+                &format!("one-{i}"),
+                &row_input(&[i as u8], std::slice::from_ref(v))?,
+            )?;
+        }
+    }
+    write(dir, "empty-row", &row_input(&[], &[])?)?;
+    Ok(())
+}
+
+fn row_input(selectors: &[u8], values: &[Datum]) -> Res<Vec<u8>> {
+    let menu = row_type_menu();
+    let types: Vec<DataType> = selectors
+        .iter()
+        .map(|s| menu[usize::from(*s)].clone())
+        .collect();
+    let mut out = vec![selectors.len() as u8];
+    out.extend_from_slice(selectors);
+    out.extend(encode_row(RowKind::Insert, values, &types)?);
+    Ok(out)
+}
+
+fn array_map_seeds(dir: &Path) -> Res {
+    let menu = element_type_menu();
+    let pos = |t: &DataType| menu.iter().position(|m| m == t).unwrap_or(0) as u8;
+    let string = DataType::string();
+    let int = DataType::nullable(TypeKind::Int);
+    let small = DataType::nullable(TypeKind::SmallInt);
+    let boolean = DataType::nullable(TypeKind::Boolean);
+    let dec30 = DataType::nullable(TypeKind::Decimal {
+        precision: 30,
+        scale: 4,
+    });
+
+    let strings = vec![
+        Datum::String("a".into()),
+        Datum::Null,
+        Datum::String("a longer string".into()),
+    ];
+    let mut arr = vec![pos(&string), 0];
+    arr.extend(encode_array(&strings, &string)?);
+    write(dir, "array-string", &arr)?;
+
+    let smalls: Vec<Datum> = (0..40).map(|i| Datum::SmallInt(i * 7 - 100)).collect();
+    let mut arr = vec![pos(&small), 0];
+    arr.extend(encode_array(&smalls, &small)?);
+    write(dir, "array-smallint-40", &arr)?;
+
+    let bools = vec![Datum::Boolean(true), Datum::Null, Datum::Boolean(false)];
+    let mut arr = vec![pos(&boolean), 0];
+    arr.extend(encode_array(&bools, &boolean)?);
+    write(dir, "array-boolean", &arr)?;
+
+    let decs = vec![
+        Datum::Decimal {
+            unscaled: 1,
+            precision: 30,
+            scale: 4,
+        },
+        Datum::Null,
+    ];
+    let mut arr = vec![pos(&dec30), 0];
+    arr.extend(encode_array(&decs, &dec30)?);
+    write(dir, "array-decimal30", &arr)?;
+
+    let pairs = vec![
+        (Datum::String("k1".into()), Datum::Int(1)),
+        (Datum::String("a longer key".into()), Datum::Null),
+    ];
+    let mut map = vec![pos(&string), pos(&int)];
+    map.extend(encode_map(&pairs, &string, &int)?);
+    write(dir, "map-string-int", &map)?;
+    Ok(())
+}
+
+fn schema_seeds(dir: &Path) -> Res {
+    let n = DataType::nullable;
+    let schema = TableSchema {
+        version: 3,
+        id: 1,
+        fields: vec![
+            DataField::new(0, "dt", DataType::string().with_nullable(false)),
+            DataField::new(1, "id", DataType::not_null(TypeKind::BigInt)),
+            DataField::new(
+                2,
+                "price",
+                n(TypeKind::Decimal {
+                    precision: 10,
+                    scale: 2,
+                }),
+            ),
+            DataField::new(3, "ts", n(TypeKind::LocalZonedTimestamp { precision: 3 })),
+            DataField::new(
+                4,
+                "tags",
+                n(TypeKind::Map {
+                    key: Box::new(DataType::string().with_nullable(false)),
+                    value: Box::new(n(TypeKind::Array(Box::new(n(TypeKind::Int))))),
+                }),
+            ),
+            DataField::new(
+                5,
+                "nested",
+                n(TypeKind::Row(vec![DataField::new(
+                    6,
+                    "v",
+                    n(TypeKind::Vector {
+                        element: Box::new(n(TypeKind::Float)),
+                        length: 3,
+                    }),
+                )])),
+            ),
+        ],
+        highest_field_id: 6,
+        partition_keys: vec!["dt".into()],
+        primary_keys: vec!["dt".into(), "id".into()],
+        options: BTreeMap::from([
+            ("bucket".into(), "2".into()),
+            ("merge-engine".into(), "partial-update".into()),
+        ]),
+        comment: Some("seed".into()),
+        time_millis: 1_700_000_000_000,
+    };
+    write(dir, "schema-v3", schema.to_json().to_string().as_bytes())?;
+    write(
+        dir,
+        "schema-v1-minimal",
+        br#"{"id":0,"fields":[{"id":0,"name":"a","type":"INT"}],"options":{}}"#,
+    )?;
+    for (name, ty) in [
+        (
+            "type-atomic",
+            r#""TIMESTAMP(9) WITH LOCAL TIME ZONE NOT NULL""#,
+        ),
+        ("type-decimal", r#""DECIMAL(38, 10)""#),
+        (
+            "type-multiset",
+            r#"{"type":"MULTISET","element":"VARCHAR(10)"}"#,
+        ),
+        ("type-spatial", r#""GEOMETRY(OGC:CRS84)""#),
+    ] {
+        write(dir, name, ty.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn option_seeds(dir: &Path) -> Res {
+    // Selector indexes follow KNOWN_KEYS in fuzz_targets/core_options.rs.
+    let rec = |sel: u8, v: &str| {
+        let mut r = vec![sel, v.len() as u8];
+        r.extend_from_slice(v.as_bytes());
+        r
+    };
+    let typical: Vec<u8> = [
+        rec(0, "4"),
+        rec(1, "id, dt"),
+        rec(4, "aggregation"),
+        rec(13, "true"),
+        rec(21, "64 mb"),
+        rec(28, "sum"),
+        rec(29, "c,d"),
+    ]
+    .concat();
+    write(dir, "typical", &typical)?;
+    let raw: Vec<u8> = [
+        rec(255, "custom.key=value"),
+        rec(3, "ORC"),
+        rec(16, "lookup"),
+    ]
+    .concat();
+    write(dir, "raw-and-known", &raw)?;
+    write(dir, "bad-bucket", &rec(0, "four"))?;
+    Ok(())
+}
+
+/// Deletion-vector seeds: index files holding one 32-bit and one 64-bit vector, in the input
+/// layout of `fuzz_targets/deletion_vector.rs` (`[flags][offset][file]`).
+#[cfg(feature = "data")]
+fn dv_seeds(dir: &Path) -> Res {
+    use paimon_data::deletion_vector::{MAGIC_32, MAGIC_64};
+    use roaring::RoaringBitmap;
+
+    let bitmap: RoaringBitmap = [2u32, 3, 70_000, 70_001].into_iter().collect();
+    let mut bm = Vec::new();
+    bitmap.serialize_into(&mut bm)?;
+
+    // 32-bit: [len BE][magic BE][bitmap][crc BE], len = 4 + bitmap.
+    let mut covered = MAGIC_32.to_be_bytes().to_vec();
+    covered.extend_from_slice(&bm);
+    let mut file = vec![1u8]; // index file version byte
+    file.extend_from_slice(&(covered.len() as i32).to_be_bytes());
+    file.extend_from_slice(&covered);
+    file.extend_from_slice(&crc32fast::hash(&covered).to_be_bytes());
+    let mut input = vec![0u8, 1];
+    input.extend_from_slice(&file);
+    write(dir, "dv32", &input)?;
+
+    // Same vector reached through a hostile-mode header with the right offset and length.
+    let mut input = vec![1u8];
+    input.extend_from_slice(&1i64.to_be_bytes());
+    input.extend_from_slice(&(covered.len() as i64).to_be_bytes());
+    input.extend_from_slice(&file);
+    write(dir, "dv32-explicit", &input)?;
+
+    // 64-bit: [len BE][magic LE][count LE][key LE][bitmap]...[crc BE], length = len + 8.
+    let mut covered = MAGIC_64.to_le_bytes().to_vec();
+    covered.extend_from_slice(&2i64.to_le_bytes());
+    for key in [0u32, 5] {
+        covered.extend_from_slice(&key.to_le_bytes());
+        covered.extend_from_slice(&bm);
+    }
+    let mut file = vec![1u8];
+    file.extend_from_slice(&(covered.len() as i32).to_be_bytes());
+    file.extend_from_slice(&covered);
+    file.extend_from_slice(&crc32fast::hash(&covered).to_be_bytes());
+    let mut input = vec![2u8, 1];
+    input.extend_from_slice(&file);
+    write(dir, "dv64", &input)?;
+
+    let dv = paimon_data::deletion_vector::DeletionVector::decode_in_file(
+        &file,
+        1,
+        covered.len() as i64 + 8,
+        "dv64",
+    )?;
+    if dv.cardinality() != 8 {
+        return Err(format!("64-bit seed decodes to {} positions", dv.cardinality()).into());
+    }
+    Ok(())
+}
+
+/// Manifest-family and snapshot seeds: tiny Avro containers written by hand (paimon-meta only
+/// reads manifests), with the field names and types Java's serializers use.
+#[cfg(feature = "meta")]
+mod meta {
+    use std::io::Write;
+    use std::path::Path;
+
+    use super::{write, Res};
+
+    /// An Avro datum to encode.
+    enum Av {
+        Null,
+        Int(i64),
+        Str(&'static str),
+        Bytes(Vec<u8>),
+        /// Union branch index and value.
+        U(i64, Box<Av>),
+        Arr(Vec<Av>),
+        Rec(Vec<Av>),
+    }
+
+    fn zz(v: i64, out: &mut Vec<u8>) {
+        let mut u = ((v << 1) ^ (v >> 63)) as u64;
+        while u >= 0x80 {
+            out.push((u as u8) | 0x80);
+            u >>= 7;
+        }
+        out.push(u as u8);
+    }
+
+    fn enc(v: &Av, out: &mut Vec<u8>) {
+        match v {
+            Av::Null => {}
+            Av::Int(i) => zz(*i, out),
+            Av::Str(s) => {
+                zz(s.len() as i64, out);
+                out.extend_from_slice(s.as_bytes());
+            }
+            Av::Bytes(b) => {
+                zz(b.len() as i64, out);
+                out.extend_from_slice(b);
+            }
+            Av::U(i, v) => {
+                zz(*i, out);
+                enc(v, out);
+            }
+            Av::Arr(items) => {
+                if !items.is_empty() {
+                    zz(items.len() as i64, out);
+                    items.iter().for_each(|x| enc(x, out));
+                }
+                zz(0, out);
+            }
+            Av::Rec(fields) => fields.iter().for_each(|x| enc(x, out)),
+        }
+    }
+
+    /// An object container with one block holding `records`.
+    fn container(schema: &str, codec: &str, records: &[Av]) -> Res<Vec<u8>> {
+        let sync = *b"paimon-fuzz-sync";
+        let mut out = b"Obj\x01".to_vec();
+        zz(2, &mut out);
+        for (k, v) in [("avro.schema", schema), ("avro.codec", codec)] {
+            zz(k.len() as i64, &mut out);
+            out.extend_from_slice(k.as_bytes());
+            zz(v.len() as i64, &mut out);
+            out.extend_from_slice(v.as_bytes());
+        }
+        zz(0, &mut out);
+        out.extend_from_slice(&sync);
+        let mut block = Vec::new();
+        records.iter().for_each(|r| enc(r, &mut block));
+        let block = match codec {
+            "deflate" => {
+                let mut e =
+                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+                e.write_all(&block)?;
+                e.finish()?
+            }
+            _ => block,
+        };
+        zz(records.len() as i64, &mut out);
+        zz(block.len() as i64, &mut out);
+        out.extend_from_slice(&block);
+        out.extend_from_slice(&sync);
+        Ok(out)
+    }
+
+    const STATS: &str = r#"{"type":"record","name":"stats","fields":[
+        {"name":"_MIN_VALUES","type":"bytes"},{"name":"_MAX_VALUES","type":"bytes"},
+        {"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],"default":null}]}"#;
+
+    fn stats() -> Av {
+        let empty = paimon_spec::stats::empty_serialized_row();
+        Av::Rec(vec![
+            Av::Bytes(empty.clone()),
+            Av::Bytes(empty),
+            Av::U(1, Box::new(Av::Arr(vec![Av::U(1, Box::new(Av::Int(0)))]))),
+        ])
+    }
+
+    fn opt_long(v: Option<i64>) -> Av {
+        v.map_or(Av::U(0, Box::new(Av::Null)), |x| {
+            Av::U(1, Box::new(Av::Int(x)))
+        })
+    }
+
+    pub fn seeds(root: &Path) -> Res {
+        let dir = root.join("manifest_decode");
+        let partition = paimon_spec::stats::empty_serialized_row();
+
+        let list_schema = format!(
+            r#"{{"type":"record","name":"ManifestFileMeta","fields":[
+            {{"name":"_VERSION","type":"int"}},{{"name":"_FILE_NAME","type":"string"}},
+            {{"name":"_FILE_SIZE","type":"long"}},{{"name":"_NUM_ADDED_FILES","type":"long"}},
+            {{"name":"_NUM_DELETED_FILES","type":"long"}},{{"name":"_PARTITION_STATS","type":{STATS}}},
+            {{"name":"_SCHEMA_ID","type":"long"}},
+            {{"name":"_MIN_BUCKET","type":["null","int"]}},{{"name":"_MAX_BUCKET","type":["null","int"]}},
+            {{"name":"_MIN_LEVEL","type":["null","int"]}},{{"name":"_MAX_LEVEL","type":["null","int"]}},
+            {{"name":"_MIN_ROW_ID","type":["null","long"]}},{{"name":"_MAX_ROW_ID","type":["null","long"]}}]}}"#
+        );
+        let list_record = Av::Rec(vec![
+            Av::Int(2),
+            Av::Str("manifest-0"),
+            Av::Int(2048),
+            Av::Int(1),
+            Av::Int(0),
+            stats(),
+            Av::Int(0),
+            opt_long(Some(0)),
+            opt_long(Some(3)),
+            opt_long(Some(0)),
+            opt_long(Some(5)),
+            opt_long(None),
+            opt_long(None),
+        ]);
+        write(
+            &dir,
+            "manifest-list",
+            &container(&list_schema, "null", &[list_record])?,
+        )?;
+
+        let file_schema = format!(
+            r#"{{"type":"record","name":"DataFileMeta","fields":[
+            {{"name":"_FILE_NAME","type":"string"}},{{"name":"_FILE_SIZE","type":"long"}},
+            {{"name":"_ROW_COUNT","type":"long"}},{{"name":"_MIN_KEY","type":"bytes"}},
+            {{"name":"_MAX_KEY","type":"bytes"}},{{"name":"_KEY_STATS","type":{STATS}}},
+            {{"name":"_VALUE_STATS","type":"stats"}},{{"name":"_MIN_SEQUENCE_NUMBER","type":"long"}},
+            {{"name":"_MAX_SEQUENCE_NUMBER","type":"long"}},{{"name":"_SCHEMA_ID","type":"long"}},
+            {{"name":"_LEVEL","type":"int"}},{{"name":"_EXTRA_FILES","type":{{"type":"array","items":"string"}}}},
+            {{"name":"_CREATION_TIME","type":["null",{{"type":"long","logicalType":"timestamp-millis"}}]}},
+            {{"name":"_DELETE_ROW_COUNT","type":["null","long"]}},
+            {{"name":"_EMBEDDED_FILE_INDEX","type":["null","bytes"]}},
+            {{"name":"_FILE_SOURCE","type":["null","int"]}},
+            {{"name":"_VALUE_STATS_COLS","type":["null",{{"type":"array","items":"string"}}]}},
+            {{"name":"_EXTERNAL_PATH","type":["null","string"]}},
+            {{"name":"_FIRST_ROW_ID","type":["null","long"]}},
+            {{"name":"_WRITE_COLS","type":["null",{{"type":"array","items":"string"}}]}}]}}"#
+        );
+        let entry_schema = format!(
+            r#"{{"type":"record","name":"ManifestEntry","fields":[
+            {{"name":"_VERSION","type":"int"}},{{"name":"_KIND","type":"int"}},
+            {{"name":"_PARTITION","type":"bytes"}},{{"name":"_BUCKET","type":"int"}},
+            {{"name":"_TOTAL_BUCKETS","type":"int"}},{{"name":"_FILE","type":{file_schema}}}]}}"#
+        );
+        let entry = |name: &'static str, kind: i64| {
+            Av::Rec(vec![
+                Av::Int(2),
+                Av::Int(kind),
+                Av::Bytes(partition.clone()),
+                Av::Int(0),
+                Av::Int(1),
+                Av::Rec(vec![
+                    Av::Str(name),
+                    Av::Int(1024),
+                    Av::Int(10),
+                    Av::Bytes(partition.clone()),
+                    Av::Bytes(partition.clone()),
+                    stats(),
+                    stats(),
+                    Av::Int(0),
+                    Av::Int(9),
+                    Av::Int(0),
+                    Av::Int(0),
+                    Av::Arr(vec![Av::Str("x.index")]),
+                    opt_long(Some(1_700_000_000_000)),
+                    opt_long(Some(0)),
+                    Av::U(0, Box::new(Av::Null)),
+                    opt_long(Some(0)),
+                    Av::U(1, Box::new(Av::Arr(vec![Av::Str("a")]))),
+                    Av::U(0, Box::new(Av::Null)),
+                    opt_long(None),
+                    Av::U(0, Box::new(Av::Null)),
+                ]),
+            ])
+        };
+        let entries = [entry("data-0.parquet", 0), entry("data-1.parquet", 1)];
+        write(
+            &dir,
+            "manifest",
+            &container(&entry_schema, "null", &entries)?,
+        )?;
+        write(
+            &dir,
+            "manifest-deflate",
+            &container(&entry_schema, "deflate", &entries[..1])?,
+        )?;
+
+        let index_schema = r#"{"type":"record","name":"IndexManifestEntry","fields":[
+            {"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},
+            {"name":"_PARTITION","type":"bytes"},{"name":"_BUCKET","type":"int"},
+            {"name":"_INDEX_TYPE","type":"string"},{"name":"_FILE_NAME","type":"string"},
+            {"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},
+            {"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",
+              {"type":"record","name":"DeletionVectorMeta","fields":[
+                {"name":"f0","type":"string"},{"name":"f1","type":"int"},{"name":"f2","type":"int"},
+                {"name":"_CARDINALITY","type":["null","long"]}]}]}]},
+            {"name":"_EXTERNAL_PATH","type":["null","string"]}]}"#;
+        let index_entry = Av::Rec(vec![
+            Av::Int(1),
+            Av::Int(0),
+            Av::Bytes(partition.clone()),
+            Av::Int(0),
+            Av::Str("DELETION_VECTORS"),
+            Av::Str("index-0"),
+            Av::Int(63),
+            Av::Int(1),
+            Av::U(
+                1,
+                Box::new(Av::Arr(vec![Av::U(
+                    1,
+                    Box::new(Av::Rec(vec![
+                        Av::Str("data-0.parquet"),
+                        Av::Int(1),
+                        Av::Int(24),
+                        opt_long(Some(2)),
+                    ])),
+                )])),
+            ),
+            Av::U(0, Box::new(Av::Null)),
+        ]);
+        write(
+            &dir,
+            "index-manifest",
+            &container(index_schema, "null", &[index_entry])?,
+        )?;
+        verify(&dir)?;
+
+        let dir = root.join("manifest_orc");
+        use orc_rust::compression::CompressionType;
+        write(&dir, "index-manifest", &orc_index_manifest(None)?)?;
+        write(
+            &dir,
+            "index-manifest-zstd",
+            &orc_index_manifest(Some(CompressionType::Zstd))?,
+        )?;
+        write(
+            &dir,
+            "index-manifest-zlib",
+            &orc_index_manifest(Some(CompressionType::Zlib))?,
+        )?;
+        for n in [
+            "index-manifest",
+            "index-manifest-zstd",
+            "index-manifest-zlib",
+        ] {
+            let bytes: bytes::Bytes = std::fs::read(dir.join(n))?.into();
+            let got = paimon_meta::manifest::IndexManifestEntry::decode_index_manifest(n, bytes)?;
+            if got.len() != 2 {
+                return Err(format!("ORC seed {n} decodes to {} entries", got.len()).into());
+            }
+        }
+
+        let dir = root.join("snapshot_json");
+        write(
+            &dir,
+            "snapshot-v3",
+            br#"{"version":3,"id":7,"schemaId":0,"baseManifestList":"manifest-list-a-0","deltaManifestList":"manifest-list-a-1","changelogManifestList":null,"indexManifest":"index-manifest-b-0","commitUser":"u","commitIdentifier":9223372036854775807,"commitKind":"APPEND","timeMillis":1700000000000,"logOffsets":{},"totalRecordCount":10,"deltaRecordCount":10,"changelogRecordCount":0,"watermark":-9223372036854775808,"properties":{"k":"v"},"nextRowId":10}"#,
+        )?;
+        write(
+            &dir,
+            "snapshot-minimal",
+            br#"{"id":1,"schemaId":0,"baseManifestList":"b","deltaManifestList":"d","timeMillis":0}"#,
+        )?;
+        Ok(())
+    }
+
+    /// A two-entry index manifest in ORC (`manifest.format = orc`), written by orc-rust (whose
+    /// writer has flat columns only, hence no manifest list or data manifest here: their stats
+    /// are structs; the shared test tables add Java-written ORC manifests at run time).
+    fn orc_index_manifest(
+        compression: Option<orc_rust::compression::CompressionType>,
+    ) -> Res<Vec<u8>> {
+        use std::sync::Arc;
+
+        use arrow_array::{
+            ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray,
+        };
+        use arrow_schema::{DataType as A, Field, Schema};
+
+        let empty = paimon_spec::stats::empty_serialized_row();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("_VERSION", A::Int32, false),
+            Field::new("_KIND", A::Int32, false),
+            Field::new("_PARTITION", A::Binary, false),
+            Field::new("_BUCKET", A::Int32, false),
+            Field::new("_INDEX_TYPE", A::Utf8, false),
+            Field::new("_FILE_NAME", A::Utf8, false),
+            Field::new("_FILE_SIZE", A::Int64, false),
+            Field::new("_ROW_COUNT", A::Int64, false),
+            Field::new("_EXTERNAL_PATH", A::Utf8, true),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![1, 1])),
+            Arc::new(Int32Array::from(vec![0, 1])),
+            Arc::new(BinaryArray::from_vec(vec![&empty[..], &empty[..]])),
+            Arc::new(Int32Array::from(vec![0, 3])),
+            Arc::new(StringArray::from(vec!["DELETION_VECTORS", "HASH"])),
+            Arc::new(StringArray::from(vec!["index-0", "index-1"])),
+            Arc::new(Int64Array::from(vec![63, 128])),
+            Arc::new(Int64Array::from(vec![1, 16])),
+            Arc::new(StringArray::from(vec![None, Some("s3://b/index-1")])),
+        ];
+        let batch = RecordBatch::try_new(schema.clone(), columns)?;
+        let mut out = Vec::new();
+        let mut builder = orc_rust::ArrowWriterBuilder::new(&mut out, schema);
+        if let Some(c) = compression {
+            builder = builder.with_compression(c).with_compression_block_size(64);
+        }
+        let mut w = builder.try_build()?;
+        w.write(&batch)?;
+        w.close()?;
+        Ok(out)
+    }
+
+    /// Fails unless every manifest seed decodes with the decoder it was written for.
+    fn verify(dir: &Path) -> Res {
+        use paimon_meta::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+        let read = |n: &str| -> Res<bytes::Bytes> { Ok(std::fs::read(dir.join(n))?.into()) };
+        let n = ManifestFileMeta::decode_list("manifest-list", read("manifest-list")?)?.len();
+        let m = ManifestEntry::decode_manifest("manifest", read("manifest")?)?.len();
+        let d = ManifestEntry::decode_manifest("manifest-deflate", read("manifest-deflate")?)?;
+        let i =
+            IndexManifestEntry::decode_index_manifest("index-manifest", read("index-manifest")?)?;
+        if (n, m, d.len(), i.len()) != (1, 2, 1, 1) {
+            return Err(format!(
+                "manifest seeds decode to {n}/{m}/{}/{} entries",
+                d.len(),
+                i.len()
+            )
+            .into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! Shared pieces of the paimon-rs fuzz targets: the type menus fuzz inputs select from, and
+//! equality checks that treat floats by their bits (so a NaN survives a round trip as itself).
+
+use std::sync::OnceLock;
+
+use paimon_spec::binary::Datum;
+use paimon_spec::types::{DataField, DataType, TypeKind};
+use paimon_split::frame::IndexedSplit;
+use paimon_split::Split;
+
+/// The row field types `binary_row` selects from, one per selector byte (`selector % len`).
+pub fn row_type_menu() -> Vec<DataType> {
+    let n = DataType::nullable;
+    vec![
+        n(TypeKind::Int),
+        n(TypeKind::BigInt),
+        DataType::string(),
+        n(TypeKind::Decimal {
+            precision: 10,
+            scale: 2,
+        }),
+        n(TypeKind::Decimal {
+            precision: 30,
+            scale: 4,
+        }),
+        n(TypeKind::Timestamp { precision: 3 }),
+        n(TypeKind::Timestamp { precision: 9 }),
+        n(TypeKind::Array(Box::new(DataType::string()))),
+        n(TypeKind::Map {
+            key: Box::new(DataType::string()),
+            value: Box::new(n(TypeKind::Int)),
+        }),
+        n(TypeKind::Row(vec![
+            DataField::new(0, "i", n(TypeKind::Int)),
+            DataField::new(1, "s", DataType::string()),
+        ])),
+        n(TypeKind::Double),
+        n(TypeKind::Boolean),
+    ]
+}
+
+/// Element types for `binary_array_map`: the row menu plus the narrow slot widths (1, 2 and 4
+/// bytes) that only arrays use, binary and the local-zoned timestamps.
+pub fn element_type_menu() -> Vec<DataType> {
+    let n = DataType::nullable;
+    let mut v = row_type_menu();
+    v.extend([
+        n(TypeKind::TinyInt),
+        n(TypeKind::SmallInt),
+        n(TypeKind::Float),
+        n(TypeKind::Date),
+        n(TypeKind::Time { precision: 0 }),
+        DataType::bytes(),
+        n(TypeKind::LocalZonedTimestamp { precision: 6 }),
+        n(TypeKind::Array(Box::new(n(TypeKind::SmallInt)))),
+        n(TypeKind::Multiset(Box::new(DataType::string()))),
+        n(TypeKind::Variant),
+    ]);
+    v
+}
+
+/// Value equality with floats compared by bits: encode/decode must preserve every bit, NaN
+/// payloads included, and `Datum`'s `PartialEq` would call NaN unequal to itself.
+pub fn datum_eq(a: &Datum, b: &Datum) -> bool {
+    match (a, b) {
+        (Datum::Float(x), Datum::Float(y)) => x.to_bits() == y.to_bits(),
+        (Datum::Double(x), Datum::Double(y)) => x.to_bits() == y.to_bits(),
+        (Datum::Array(x), Datum::Array(y)) | (Datum::Row(x), Datum::Row(y)) => datums_eq(x, y),
+        (Datum::Map(x), Datum::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((ka, va), (kb, vb))| datum_eq(ka, kb) && datum_eq(va, vb))
+        }
+        _ => a == b,
+    }
+}
+
+/// [`datum_eq`] over two lists.
+pub fn datums_eq(a: &[Datum], b: &[Datum]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| datum_eq(x, y))
+}
+
+/// Split equality with `IndexedSplit` scores compared by bits (the only floats in a split).
+pub fn split_eq(a: &Split, b: &Split) -> bool {
+    match (a, b) {
+        (Split::Indexed(x), Split::Indexed(y)) => indexed_eq(x, y),
+        (
+            Split::QueryAuth {
+                split: sa,
+                auth: aa,
+            },
+            Split::QueryAuth {
+                split: sb,
+                auth: ab,
+            },
+        ) => aa == ab && split_eq(sa, sb),
+        (
+            Split::Fallback {
+                is_fallback: fa,
+                split: sa,
+            },
+            Split::Fallback {
+                is_fallback: fb,
+                split: sb,
+            },
+        ) => fa == fb && split_eq(sa, sb),
+        _ => a == b,
+    }
+}
+
+fn indexed_eq(a: &IndexedSplit, b: &IndexedSplit) -> bool {
+    let scores_eq = match (&a.scores, &b.scores) {
+        (None, None) => true,
+        (Some(x), Some(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        _ => false,
+    };
+    a.split == b.split && a.row_ranges == b.row_ranges && scores_eq
+}
+
+/// Asserts that an error, if any, names `path` in its message: a damaged file must be reported
+/// by name (issue 7).
+pub fn check_error_names<T, E: std::fmt::Display>(r: &Result<T, E>, path: &str) {
+    if let Err(e) = r {
+        let msg = e.to_string();
+        assert!(msg.contains(path), "error does not name {path}: {msg}");
+    }
+}
+
+/// Whether `FUZZ_SKIP_KNOWN=1` asks targets to skip the input classes of open findings (listed
+/// in README.md), so a long run can look for new ones.
+pub fn skip_known() -> bool {
+    static SKIP: OnceLock<bool> = OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Runs the cargo-fuzz targets in fuzz/ one after another (never in parallel).
+#
+#   scripts/fuzz.sh SECONDS [TARGET...]     default: every target in fuzz/Cargo.toml
+#
+# For each target: replays fuzz/regressions/<target>/ (every past crash input), then fuzzes for
+# SECONDS with the working corpus fuzz/corpus/<target>/ (git-ignored, grows across runs), the
+# committed seeds fuzz/seeds/<target>/ and, when ../shared/testdata exists, a read-only temporary
+# copy of the matching shared test files. Crash inputs land in fuzz/artifacts/<target>/.
+# Prints one summary line per target (runs executed, crashes) and exits 1 if any target crashed.
+#
+# Environment: FUZZ_SKIP_KNOWN=1 makes targets skip the input classes of open findings (see
+# fuzz/README.md) so a long run looks for new ones; FUZZ_KEEP_GOING=1 keeps fuzzing after a
+# crash (libFuzzer fork mode, -ignore_crashes) to collect every distinct crash in one run;
+# FUZZ_ARGS adds libFuzzer flags.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then
+    echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2
+    exit 2
+fi
+seconds=$1
+shift
+
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "installing cargo-fuzz" >&2
+    cargo install cargo-fuzz
+fi
+
+all_targets=$(cargo +nightly fuzz list --fuzz-dir fuzz | grep -v '^make_seeds$')
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+    mapfile -t targets <<<"$all_targets"
+fi
+for t in "${targets[@]}"; do
+    if ! grep -qx "$t" <<<"$all_targets"; then
+        echo "unknown target '$t'; targets: $(tr '\n' ' ' <<<"$all_targets")" >&2
+        exit 2
+    fi
+done
+
+# Targets over paimon-meta / paimon-data need the fuzz crate's `meta` / `data` features.
+feature_of() {
+    case $1 in
+        manifest_decode | manifest_orc | snapshot_json) echo meta ;;
+        deletion_vector) echo data ;;
+    esac
+}
+needed=""
+for t in "${targets[@]}"; do
+    f=$(feature_of "$t")
+    [[ -n $f && " $needed " != *" $f "* ]] && needed="$needed $f"
+done
+needed=$(echo $needed | tr ' ' ',')
+
+# Release build with debug assertions and overflow checks, AddressSanitizer (cargo-fuzz defaults).
+# Built with every feature so the build is the same whichever targets run; when paimon-meta or
+# paimon-data does not compile, targets that do not need them still run.
+build() {
+    if [[ ${#targets[@]} -eq 1 ]]; then
+        cargo +nightly fuzz build --fuzz-dir fuzz "$@" "${targets[0]}"
+    else
+        cargo +nightly fuzz build --fuzz-dir fuzz "$@"
+    fi
+}
+if ! build --features meta,data; then
+    if [[ $# -gt 0 && -n $needed ]]; then
+        echo "build with features '$needed' failed; the targets that need them cannot run" >&2
+        exit 2
+    fi
+    echo "paimon-meta/paimon-data do not build; running the targets that do not need them" >&2
+    mapfile -t targets < <(for t in "${targets[@]}"; do [[ -z $(feature_of "$t") ]] && echo "$t"; done)
+    build
+fi
+bin_dir=fuzz/target/x86_64-unknown-linux-gnu/release
+
+shared=../shared/testdata
+extra_root=$(mktemp -d "${TMPDIR:-/tmp}/paimon-fuzz-extra.XXXXXX")
+trap 'rm -rf "$extra_root"' EXIT
+
+# Copies shared test files matching find(1) predicates into a temporary read-only corpus dir;
+# with MAGIC set, only files starting with those bytes.
+extra_corpus() {
+    local t=$1 dir="$extra_root/$1" i=0
+    shift
+    [[ -d $shared ]] || return 0
+    mkdir -p "$dir"
+    while IFS= read -r -d '' f; do
+        if [[ -n ${MAGIC:-} && $(head -c ${#MAGIC} "$f" | tr -d '\0') != "$MAGIC" ]]; then
+            continue
+        fi
+        cp "$f" "$dir/$((i++))-$(basename "$f")"
+    done < <(find "$shared" -type f -size -64k "$@" -print0 2>/dev/null)
+    [[ $i -gt 0 ]] && echo "$dir"
+    return 0
+}
+extra_for() {
+    case $1 in
+        split_decode)
+            extra_corpus "$1" \( -path '*java-compat/datasplit-*' -o -path '*java-compat/split-v1-*' \
+                -o -path '*/data_splits/*' -o -path '*/data-splits/*' \) ;;
+        schema_json) extra_corpus "$1" -path '*/schema/schema-*' ;;
+        snapshot_json) extra_corpus "$1" -path '*/snapshot/snapshot-*' ;;
+        manifest_decode) MAGIC=Obj extra_corpus "$1" -path '*/manifest/*' ;;
+        manifest_orc) MAGIC=ORC extra_corpus "$1" -path '*/manifest/*' ;;
+        deletion_vector) extra_corpus "$1" \( -path '*java-compat/dvindex-*' -o -path '*/index/index-*' \) ;;
+    esac
+}
+
+# Extracts the executed-run count from a libFuzzer log.
+runs_of() {
+    local n
+    n=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$1" | tail -1 | awk '{print $2}')
+    [[ -z $n ]] && n=$(grep -Eo '^Done [0-9]+ runs' "$1" | tail -1 | awk '{print $2}')
+    [[ -z $n ]] && n=$(grep -Eo '^#[0-9]+' "$1" | tail -1 | tr -d '#')
+    echo "${n:-0}"
+}
+
+summary=()
+failed=0
+for t in "${targets[@]}"; do
+    bin="$bin_dir/$t"
+    mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+    log="fuzz/artifacts/$t/last-run.log"
+    regress="ok"
+
+    # 1. Every committed regression input (a past crash) must now pass; replayed without
+    #    FUZZ_SKIP_KNOWN so that open findings keep failing here until they are fixed.
+    : >"fuzz/artifacts/$t/regressions.log"
+    bad=0
+    for f in fuzz/regressions/"$t"/*; do
+        [[ -f $f ]] || continue
+        if ! env -u FUZZ_SKIP_KNOWN "$bin" -timeout=10 -rss_limit_mb=2048 "$f" \
+            >>"fuzz/artifacts/$t/regressions.log" 2>&1; then
+            echo "    regression still fails: $f" >&2
+            bad=$((bad + 1))
+        fi
+    done
+    if [[ $bad -gt 0 ]]; then
+        regress="$bad FAILED (fuzz/artifacts/$t/regressions.log)"
+        failed=1
+    fi
+
+    # 2. Fuzz. The first corpus dir receives new inputs; the others are only read.
+    dirs=("fuzz/corpus/$t")
+    [[ -d fuzz/seeds/$t ]] && dirs+=("fuzz/seeds/$t")
+    extra=$(extra_for "$t")
+    [[ -n $extra ]] && dirs+=("$extra")
+    before=$(find "fuzz/artifacts/$t" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
+    keep=()
+    [[ ${FUZZ_KEEP_GOING:-0} == 1 ]] && keep=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+    echo "== $t: fuzzing ${seconds}s over ${dirs[*]}" >&2
+    set +e
+    # shellcheck disable=SC2086
+    "$bin" "${dirs[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" "${keep[@]}" ${FUZZ_ARGS:-} \
+        >"$log" 2>&1
+    rc=$?
+    set -e
+    after=$(find "fuzz/artifacts/$t" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
+    crashes=$((after - before))
+    [[ $rc -ne 0 && $crashes -eq 0 ]] && crashes=1
+    [[ $crashes -gt 0 ]] && failed=1
+    runs=$(runs_of "$log")
+    line=$(printf '%-18s seconds=%-5s runs=%-10s crashes=%-3s regressions=%s' "$t" "$seconds" "$runs" "$crashes" "$regress")
+    summary+=("$line")
+    echo "$line" >&2
+    if [[ $crashes -gt 0 ]]; then
+        grep -E 'panicked at|^SUMMARY|Test unit written to' "$log" | head -6 | sed 's/^/    /' >&2
+    fi
+done
+
+echo
+echo "fuzz summary ($(date -u +%Y-%m-%dT%H:%MZ), log per target in fuzz/artifacts/<target>/last-run.log):"
+printf '%s\n' "${summary[@]}"
+exit $failed
