@@ -135,3 +135,27 @@ pub fn skip_known() -> bool {
     static SKIP: OnceLock<bool> = OnceLock::new();
     *SKIP.get_or_init(|| std::env::var_os("FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
 }
+
+thread_local! {
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` for code under test that deliberately catches panics of a dependency
+/// (paimon-meta wraps orc-rust in `catch_unwind` and returns `Corrupt`). libfuzzer-sys's panic
+/// hook aborts on every panic, caught or not, so it is replaced by one that only remembers the
+/// message; a panic that escapes `f` is printed and aborts, which libFuzzer reports as a crash.
+pub fn run_allowing_caught_panics(f: impl FnOnce()) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            LAST_PANIC.with(|l| *l.borrow_mut() = Some(info.to_string()));
+        }))
+    });
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        let msg = LAST_PANIC
+            .with(|l| l.borrow_mut().take())
+            .unwrap_or_default();
+        eprintln!("panic escaped the code under test: {msg}");
+        std::process::abort();
+    }
+}
