@@ -54,7 +54,9 @@ pub fn read_data_split(r: &mut WireReader<'_>) -> Result<(DataSplit, i32)> {
                 supported: format!("{OLDEST_VERSION}..={CURRENT_VERSION}"),
             });
         }
-        (v, r.i64("snapshot id")?)
+        // Java reads no snapshot id after `[MAGIC][1]`: the leading long is the v1 snapshot id.
+        let snapshot_id = if v == 1 { first } else { r.i64("snapshot id")? };
+        (v, snapshot_id)
     } else {
         (1, first)
     };
@@ -75,6 +77,11 @@ pub fn read_data_split(r: &mut WireReader<'_>) -> Result<(DataSplit, i32)> {
         )));
     }
     let before_deletion_files = read_deletion_files(r, version)?;
+    if version >= 9 && before_deletion_files.is_some() {
+        return Err(r.corrupt(format!(
+            "DataSplit v{version} with a before-deletion-file list"
+        )));
+    }
     let data_files = read_files(r, version, "data file count")?;
     let data_deletion_files = read_deletion_files(r, version)?;
     if let Some(d) = &data_deletion_files {

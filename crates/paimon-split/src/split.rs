@@ -54,7 +54,9 @@ impl DataSplit {
 
     /// Total rows of the data files (before merging and deletions).
     pub fn row_count(&self) -> i64 {
-        self.data_files.iter().map(|f| f.row_count).sum()
+        self.data_files
+            .iter()
+            .fold(0i64, |acc, f| acc.saturating_add(f.row_count))
     }
 
     /// Where data file `i` lives: its external path, else `bucket_path/file_name`.
