@@ -6,6 +6,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use paimon_spec::binary::Datum;
+use paimon_spec::calendar::days_from_civil;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataType, TypeKind};
@@ -281,16 +282,6 @@ fn parse_decimal(t: &str, scale: u32) -> Option<i128> {
         digits.parse().ok()?
     };
     Some(if neg { -v } else { v })
-}
-
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = i64::from((m + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn parse_date(t: &str) -> Option<i32> {

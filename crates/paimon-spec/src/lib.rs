@@ -18,6 +18,7 @@
 )]
 
 pub mod binary;
+pub mod calendar;
 pub mod data_file;
 pub mod error;
 pub mod options;

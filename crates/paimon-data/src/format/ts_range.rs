@@ -143,18 +143,10 @@ fn julian_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// Days since 1970-01-01 to (year, month, day), H. Hinnant's `civil_from_days`.
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    let (y, m, d) = paimon_spec::calendar::civil_from_days(days);
+    (y, i64::from(m), i64::from(d))
 }
 
 #[cfg(test)]

@@ -3,6 +3,9 @@
 //! (`BinaryStringUtils.toInt` / `toLong`, `Double.parseDouble`, `new BigDecimal(String)`,
 //! `DateTimeUtils.parseDate` / `parseTimestampData`).
 
+pub(crate) use paimon_spec::binary::json::format_decimal as decimal_plain_string;
+pub(crate) use paimon_spec::calendar::{civil_from_days, days_from_civil};
+
 /// Milliseconds per day.
 pub(crate) const MILLIS_PER_DAY: i64 = 86_400_000;
 
@@ -189,44 +192,6 @@ pub(crate) fn rescale_half_up(
     };
     let limit = 10u128.checked_pow(precision)?;
     (v.unsigned_abs() < limit).then_some(v)
-}
-
-/// Java `BigDecimal.toPlainString` of `unscaled * 10^-scale`.
-pub(crate) fn decimal_plain_string(unscaled: i128, scale: u32) -> String {
-    let digits = unscaled.unsigned_abs().to_string();
-    let sign = if unscaled < 0 { "-" } else { "" };
-    let scale = scale as usize;
-    if scale == 0 {
-        return format!("{sign}{digits}");
-    }
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (i, f) = padded.split_at(padded.len() - scale);
-    format!("{sign}{i}.{f}")
-}
-
-/// (year, month, day) of an epoch day (proleptic Gregorian).
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// Epoch day of a valid (year, month, day).
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn days_in_month(y: i64, m: u32) -> u32 {

@@ -85,42 +85,11 @@ fn value_text(v: &Datum, legacy: bool) -> Option<Option<String>> {
 
 /// `BigDecimal.toPlainString` of `unscaled * 10^-scale`.
 pub fn decimal_plain(unscaled: i128, scale: u32) -> String {
-    let neg = unscaled < 0;
-    let digits = unscaled.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let body = if scale == 0 {
-        digits
-    } else if digits.len() > scale {
-        format!(
-            "{}.{}",
-            &digits[..digits.len() - scale],
-            &digits[digits.len() - scale..]
-        )
-    } else {
-        format!("0.{}{}", "0".repeat(scale - digits.len()), digits)
-    };
-    if neg {
-        format!("-{body}")
-    } else {
-        body
-    }
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    paimon_spec::binary::json::format_decimal(unscaled, scale)
 }
 
 fn format_date(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = paimon_spec::calendar::civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
 

@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::datum::Datum;
+use crate::calendar::civil_from_days;
 use crate::types::{DataType, TypeKind};
 
 /// Encodes one datum of type `ty`.
@@ -239,20 +240,6 @@ pub fn format_timestamp(millis: i64, nanos: i32, precision: u32, utc: bool) -> S
         out.push('Z');
     }
     out
-}
-
-/// (year, month, day) of a day count since 1970-01-01 (H. Hinnant's civil-from-days).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]
