@@ -181,17 +181,7 @@ fn count_rows(reader: &SplitReader, table: &str, splits: &[DataSplit]) -> Result
 pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
     let opened = scan.open(table)?;
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
-    let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
-    if let Some(cols) = &opened.select {
-        b = b.with_projection(cols.clone());
-    }
-    if let Some(p) = &opened.filter {
-        b = b.with_predicate(p.clone());
-    }
-    if let Some(branch) = &scan.branch {
-        b = b.with_branch(branch.clone());
-    }
-    let reader = b.with_row_kind(scan.with_kind).build();
+    let reader = reader_builder(&opened, scan).build();
     let fields = with_kind_field(
         output_fields(&opened.schema, opened.select.as_deref())?,
         scan.with_kind,
@@ -248,9 +238,8 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     }
 }
 
-fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
-    let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
-    *planned = plan.snapshot_id.or(*planned);
+/// A reader for `opened`: its schema, projection, filter, branch and row kind.
+fn reader_builder(opened: &OpenedScan, scan: &ScanArgs) -> paimon_data::SplitReaderBuilder {
     let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
     if let Some(cols) = &opened.select {
         b = b.with_projection(cols.clone());
@@ -258,9 +247,16 @@ fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> 
     if let Some(p) = &opened.filter {
         b = b.with_predicate(p.clone());
     }
-    if let Some(branch) = &a.scan.branch {
+    if let Some(branch) = &scan.branch {
         b = b.with_branch(branch.clone());
     }
+    b.with_row_kind(scan.with_kind)
+}
+
+fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
+    let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
+    *planned = plan.snapshot_id.or(*planned);
+    let mut b = reader_builder(opened, &a.scan);
     if let Some(n) = a.output.batch_size {
         b = b.with_batch_size(n);
     }
@@ -270,7 +266,7 @@ fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> 
     if let Some(n) = a.output.threads {
         b = b.with_parallelism(n);
     }
-    let reader = b.with_row_kind(a.scan.with_kind).build();
+    let reader = b.build();
     if a.output.format == Format::Null {
         return count_rows(&reader, &opened.path, &plan.splits);
     }
