@@ -3,8 +3,9 @@
 use super::schema::Schema;
 use crate::value::{Record, Value};
 
-/// Most elements a zero-width array or map block may claim, to bound work on bad input.
-const MAX_EMPTY_ITEMS: usize = 1 << 20;
+/// Most elements a zero-width array or map block (or records of a zero-width schema in a whole
+/// container) may claim, to bound work on bad input.
+pub(crate) const MAX_EMPTY_ITEMS: usize = 1 << 20;
 
 /// A bounds-checked cursor over Avro binary data.
 #[derive(Debug)]

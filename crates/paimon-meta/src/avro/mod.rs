@@ -84,6 +84,8 @@ pub fn for_each_block<P>(
     let mut c = Cursor::new(bytes);
     let header = read_header(&mut c)?;
     let p = plan(&header)?;
+    let zero_width = header.schema.can_be_empty();
+    let mut zero_width_records = 0usize;
     while c.remaining() > 0 {
         let count = c.read_long()?;
         let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
@@ -94,7 +96,18 @@ pub fn for_each_block<P>(
         }
         let block = decompress(&header.codec, data)?;
         let mut bc = Cursor::new(&block);
-        if !header.schema.can_be_empty() && count > block.len() {
+        if zero_width {
+            // Records that may take no bytes cannot be bounded by the block size; bound them
+            // over the whole file as empty array items are bounded.
+            zero_width_records = zero_width_records.saturating_add(count);
+            if zero_width_records > decode::MAX_EMPTY_ITEMS {
+                return Err(format!(
+                    "blocks claim {zero_width_records} records of a schema that may encode in \
+                     zero bytes; at most {} are accepted",
+                    decode::MAX_EMPTY_ITEMS
+                ));
+            }
+        } else if count > block.len() {
             return Err(format!(
                 "block claims {count} records in {} bytes",
                 block.len()
@@ -212,6 +225,7 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u
 
 #[cfg(test)]
 mod tests {
+    use super::decode::MAX_EMPTY_ITEMS;
     use super::*;
 
     fn zz(v: i64) -> Vec<u8> {
@@ -225,8 +239,14 @@ mod tests {
         out
     }
 
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"s","type":["null","string"]}]}"#;
+
     fn container(codec: &str, block: &[u8], count: i64) -> Vec<u8> {
-        let schema = r#"{"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"s","type":["null","string"]}]}"#;
+        container_of(SCHEMA, codec, &[(count, block)])
+    }
+
+    /// A container with the given schema and `(record count, block bytes)` blocks.
+    fn container_of(schema: &str, codec: &str, blocks: &[(i64, &[u8])]) -> Vec<u8> {
         let mut f = MAGIC.to_vec();
         f.extend(zz(2));
         for (k, v) in [
@@ -240,10 +260,12 @@ mod tests {
         }
         f.extend(zz(0));
         f.extend([7u8; 16]);
-        f.extend(zz(count));
-        f.extend(zz(block.len() as i64));
-        f.extend(block);
-        f.extend([7u8; 16]);
+        for (count, block) in blocks {
+            f.extend(zz(*count));
+            f.extend(zz(block.len() as i64));
+            f.extend(*block);
+            f.extend([7u8; 16]);
+        }
         f
     }
 
@@ -296,5 +318,48 @@ mod tests {
         assert!(read_container(&container("null", &raw_block(), 3)).is_err());
         assert!(read_container(&container("lz5", &raw_block(), 2)).is_err());
         assert!(read_container(b"ORC").is_err());
+    }
+
+    /// Records of a schema that can encode in zero bytes cannot be bounded by the block size;
+    /// a tiny file claiming 2^40 of them must fail fast instead of looping or allocating.
+    #[test]
+    fn zero_width_record_counts_are_bounded() {
+        let empty = r#"{"type":"record","name":"r","fields":[]}"#;
+        let nulls = r#"{"type":"record","name":"r","fields":[{"name":"n","type":"null"},{"name":"f","type":{"type":"fixed","name":"f0","size":0}}]}"#;
+        for schema in [empty, nulls] {
+            let huge = container_of(schema, "null", &[(1 << 40, &[])]);
+            let err = read_container(&huge).unwrap_err();
+            assert!(err.contains("zero bytes"), "{err}");
+            // Many blocks each under the bound still add up past it.
+            let half = (MAX_EMPTY_ITEMS / 2 + 1) as i64;
+            let many = container_of(schema, "null", &[(half, &[]), (half, &[])]);
+            assert!(read_container(&many).unwrap_err().contains("zero bytes"));
+            // Within the bound such records decode: three empty records.
+            let ok = read_container(&container_of(schema, "null", &[(2, &[]), (1, &[])])).unwrap();
+            assert_eq!(ok.len(), 3);
+        }
+    }
+
+    /// The manifest readers report the bound as `Corrupt` naming the file.
+    #[test]
+    fn zero_width_record_count_error_names_the_manifest() {
+        use crate::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+        let file = container_of(
+            r#"{"type":"record","name":"r","fields":[]}"#,
+            "null",
+            &[(1 << 40, &[])],
+        );
+        let path = "t/manifest/manifest-empty-record-0";
+        let errs = [
+            ManifestEntry::decode_manifest(path, file.clone().into()).unwrap_err(),
+            ManifestFileMeta::decode_list(path, file.clone().into()).unwrap_err(),
+            IndexManifestEntry::decode_index_manifest(path, file.into()).unwrap_err(),
+        ];
+        for e in errs {
+            assert!(
+                matches!(&e, crate::Error::Corrupt { path: p, reason } if p == path && reason.contains("zero bytes")),
+                "{e}"
+            );
+        }
     }
 }
