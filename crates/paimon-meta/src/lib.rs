@@ -29,6 +29,7 @@
 pub mod avro;
 pub mod error;
 pub mod file_index;
+mod file_name;
 pub mod manifest;
 pub mod orc;
 pub mod scan;

@@ -87,16 +87,31 @@ impl Snapshot {
                 })
         };
         let opt_string = |k: &str| o.get(k).and_then(Json::as_str).map(str::to_string);
+        // Names of files the reader joins to `manifest/` (or reads beside it).
+        let file_name = |k: &str, v: Option<String>| -> Result<Option<String>> {
+            if let Some(name) = &v {
+                crate::file_name::check_plain_name(path, &format!("snapshot key \"{k}\""), name)?;
+            }
+            Ok(v)
+        };
+        let required_file_name = |k: &str| -> Result<String> {
+            let v = string(k)?;
+            file_name(k, Some(v.clone()))?;
+            Ok(v)
+        };
         Ok(Snapshot {
             version: opt_long("version")
                 .and_then(|v| i32::try_from(v).ok())
                 .unwrap_or(1),
             id: long("id")?,
             schema_id: long("schemaId")?,
-            base_manifest_list: string("baseManifestList")?,
-            delta_manifest_list: string("deltaManifestList")?,
-            changelog_manifest_list: opt_string("changelogManifestList"),
-            index_manifest: opt_string("indexManifest"),
+            base_manifest_list: required_file_name("baseManifestList")?,
+            delta_manifest_list: required_file_name("deltaManifestList")?,
+            changelog_manifest_list: file_name(
+                "changelogManifestList",
+                opt_string("changelogManifestList"),
+            )?,
+            index_manifest: file_name("indexManifest", opt_string("indexManifest"))?,
             commit_user: opt_string("commitUser").unwrap_or_default(),
             commit_identifier: match o.get("commitIdentifier") {
                 Some(Json::String(s)) => s.parse().unwrap_or(0),
@@ -109,7 +124,7 @@ impl Snapshot {
             delta_record_count: opt_long("deltaRecordCount"),
             changelog_record_count: opt_long("changelogRecordCount"),
             watermark: opt_long("watermark"),
-            statistics: opt_string("statistics"),
+            statistics: file_name("statistics", opt_string("statistics"))?,
             properties: o.get("properties").and_then(Json::as_object).map(|m| {
                 m.iter()
                     .map(|(k, v)| {
@@ -354,5 +369,38 @@ mod tests {
         let s = m.snapshot(4).unwrap();
         assert_eq!(s.watermark, Some(i64::MIN));
         assert_eq!(s.index_manifest, None);
+    }
+
+    /// File names the reader joins to `manifest/` must be plain names; the error names the
+    /// snapshot file, the key and the bad value.
+    #[test]
+    fn rejects_file_names_that_are_paths() {
+        for (key, name) in [
+            ("baseManifestList", "../../../etc/passwd"),
+            ("deltaManifestList", "sub/manifest-list-0"),
+            ("changelogManifestList", "..\\manifest-list-0"),
+            ("indexManifest", ".."),
+            ("indexManifest", "."),
+            ("statistics", "/tmp/stats-0"),
+            ("baseManifestList", ""),
+        ] {
+            check_rejected(key, name);
+        }
+    }
+
+    fn check_rejected(key: &str, name: &str) {
+        let mut json: serde_json::Value = serde_json::from_str(&snap_json(3, 300)).unwrap();
+        json[key] = serde_json::Value::String(name.into());
+        let path = "t/snapshot/snapshot-3";
+        let e = Snapshot::from_json_str(path, &json.to_string()).unwrap_err();
+        let Error::Corrupt { path: p, reason } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(p, path);
+        assert!(reason.contains(key), "{reason}");
+        assert!(reason.contains(&format!("{name:?}")), "{reason}");
+        // The same key with a plain name parses.
+        json[key] = serde_json::Value::String("manifest-list-x-0".into());
+        Snapshot::from_json_str(path, &json.to_string()).unwrap();
     }
 }

@@ -66,6 +66,27 @@ impl Table {
         })?;
         let options = CoreOptions::try_new(&schema.options)
             .map_err(|e| Error::spec(paimon_io::join(&root, "schema"), e))?;
+        // The fallback branch becomes the directory name `branch/branch-<name>`.
+        if let Some(b) = options
+            .scan_fallback_branch
+            .as_deref()
+            .filter(|b| b.contains(['/', '\\']))
+        {
+            return Err(Error::corrupt(
+                paimon_io::join(
+                    &root,
+                    &format!(
+                        "schema/{}{}",
+                        crate::schema_manager::SCHEMA_PREFIX,
+                        schema.id
+                    ),
+                ),
+                format!(
+                    "option scan.fallback-branch {b:?} contains '/' or '\\', so it cannot name \
+                     a branch directory"
+                ),
+            ));
+        }
         Ok(Table {
             inner: Arc::new(TableInner {
                 snapshots: SnapshotManager::new(file_io.clone(), &root),
@@ -232,5 +253,79 @@ impl Catalog {
             &self.table_path(database, name),
             branch,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy of the Java-written fixture table `append.db/unaware` (three snapshots).
+    fn copy_fixture() -> tempfile::TempDir {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for e in std::fs::read_dir(from).unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    copy(&e.path(), &to.join(e.file_name()));
+                } else {
+                    std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+                }
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/warehouse/append.db/unaware");
+        copy(&src, dir.path());
+        dir
+    }
+
+    fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        edit(&mut v);
+        std::fs::write(path, v.to_string()).unwrap();
+    }
+
+    fn io() -> FileIORef {
+        Arc::new(paimon_io::LocalFileIO::new())
+    }
+
+    /// A manifest-list name that climbs out of `manifest/` stops planning with an error naming
+    /// the snapshot file and the name, before any file outside the table is read.
+    #[test]
+    fn plan_rejects_a_snapshot_naming_a_path() {
+        let dir = copy_fixture();
+        let root = dir.path().to_str().unwrap();
+        let table = Table::open(io(), root).unwrap();
+        assert_eq!(table.scan().plan().unwrap().snapshot_id, Some(3));
+        let snap = dir.path().join("snapshot/snapshot-3");
+        edit_json(&snap, |v| v["deltaManifestList"] = "../../outside".into());
+        let e = table.scan().plan().unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Corrupt { .. }), "{msg}");
+        assert!(msg.contains(&snap.display().to_string()), "{msg}");
+        assert!(msg.contains("\"../../outside\""), "{msg}");
+    }
+
+    /// `scan.fallback-branch` becomes a directory name; one with a separator is refused with an
+    /// error naming the schema file.
+    #[test]
+    fn open_rejects_a_fallback_branch_with_a_separator() {
+        let dir = copy_fixture();
+        let root = dir.path().to_str().unwrap();
+        let schema = dir.path().join("schema/schema-0");
+        edit_json(&schema, |v| {
+            v["options"]["scan.fallback-branch"] = "x/../../../other".into()
+        });
+        let e = Table::open(io(), root).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Corrupt { .. }), "{msg}");
+        assert!(msg.contains(&schema.display().to_string()), "{msg}");
+        assert!(msg.contains("x/../../../other"), "{msg}");
+        edit_json(&schema, |v| {
+            v["options"]["scan.fallback-branch"] = "dev".into()
+        });
+        Table::open(io(), root).unwrap();
     }
 }

@@ -108,6 +108,7 @@ impl ManifestEntry {
                 },
             );
             if fast.is_ok() {
+                check_file_names(path, &out)?;
                 return Ok(out);
             }
         }
@@ -117,6 +118,7 @@ impl ManifestEntry {
                 e.file.value_stats = SimpleStats::empty();
             }
         }
+        check_file_names(path, &entries)?;
         Ok(entries)
     }
 
@@ -191,6 +193,22 @@ pub struct FileIdentifier<'a> {
     pub embedded_index: Option<&'a [u8]>,
     /// External path.
     pub external_path: Option<&'a str>,
+}
+
+/// Data file and extra-file (index sidecar) names are joined to bucket directories by the
+/// planner and the worker, so each must be one plain name.
+fn check_file_names(path: &str, entries: &[ManifestEntry]) -> Result<()> {
+    for e in entries {
+        crate::file_name::check_plain_name(
+            path,
+            "manifest entry field _FILE._FILE_NAME",
+            &e.file.file_name,
+        )?;
+        for x in &e.file.extra_files {
+            crate::file_name::check_plain_name(path, "manifest entry field _FILE._EXTRA_FILES", x)?;
+        }
+    }
+    Ok(())
 }
 
 /// Maps a `_FILE` record onto [`DataFileMeta`] by field name.

@@ -77,7 +77,7 @@ impl IndexManifestEntry {
                     bucket: f.int(r, "_BUCKET")?,
                     index_file: IndexFileMeta {
                         index_type: f.string(r, "_INDEX_TYPE")?,
-                        file_name: f.string(r, "_FILE_NAME")?,
+                        file_name: f.file_name(r, "_FILE_NAME")?,
                         file_size: f.long(r, "_FILE_SIZE")?,
                         row_count: f.long(r, "_ROW_COUNT")?,
                         dv_ranges: dv_ranges(&f, r)?,

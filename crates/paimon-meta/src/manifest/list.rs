@@ -52,7 +52,7 @@ impl ManifestFileMeta {
             .map(|r| {
                 f.check_version(r, FORMAT_IDENTIFIER)?;
                 Ok(ManifestFileMeta {
-                    file_name: f.string(r, "_FILE_NAME")?,
+                    file_name: f.file_name(r, "_FILE_NAME")?,
                     file_size: f.long(r, "_FILE_SIZE")?,
                     num_added_files: f.long(r, "_NUM_ADDED_FILES")?,
                     num_deleted_files: f.long(r, "_NUM_DELETED_FILES")?,

@@ -90,6 +90,13 @@ impl Fields<'_> {
             .ok_or_else(|| self.err(f, "missing or not a string"))
     }
 
+    /// A string field holding a file name that will be joined to a table directory.
+    pub fn file_name(&self, r: &Record, f: &str) -> Result<String> {
+        let name = self.string(r, f)?;
+        crate::file_name::check_plain_name(self.path, &format!("{} field {f}", self.what), &name)?;
+        Ok(name)
+    }
+
     pub fn opt_string(&self, r: &Record, f: &str) -> Result<Option<String>> {
         match r.get(f) {
             Value::Null => Ok(None),
@@ -139,3 +146,6 @@ impl Fields<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;
