@@ -16,7 +16,7 @@ use paimon_data::SplitReader;
 use paimon_io::file_io_for;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType, TypeKind};
-use paimon_split::DataSplit;
+use paimon_split::Split;
 
 use crate::filter::parse_filter;
 use crate::rows::batch_to_json_rows;
@@ -75,7 +75,7 @@ pub struct ReadArgs {
 pub struct ReadSplitArgs {
     /// Table directory (for its schema files).
     pub table: String,
-    /// Split files (raw DataSplit, SPLIT_V1 frame or Java object stream).
+    /// Split files (raw DataSplit or FallbackDataSplit, SPLIT_V1 frame or Java object stream).
     #[arg(required = true)]
     pub splits: Vec<PathBuf>,
     /// Only these columns: `c1,c2`.
@@ -126,11 +126,11 @@ fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
 pub fn read_all(
     reader: &SplitReader,
     table: &str,
-    splits: &[DataSplit],
+    splits: &[Split],
     limit: Option<usize>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let it = reader
-        .read_splits(table, splits)
+        .read_any_splits(table, splits)
         .map_err(|e| anyhow!("{e}"))?;
     let schema = it.schema();
     let mut batches = Vec::new();
@@ -161,10 +161,10 @@ pub fn read_all(
 
 /// Reads `splits` and prints only the row count (`--format null`), streaming: no batch is
 /// kept, so memory stays at what the reader itself holds.
-fn count_rows(reader: &SplitReader, table: &str, splits: &[DataSplit]) -> Result<()> {
+fn count_rows(reader: &SplitReader, table: &str, splits: &[Split]) -> Result<()> {
     let mut rows = 0usize;
     for b in reader
-        .read_splits(table, splits)
+        .read_any_splits(table, splits)
         .map_err(|e| anyhow!("{e}"))?
     {
         rows += b.map_err(|e| anyhow!("{e}"))?.num_rows();
@@ -186,7 +186,7 @@ pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
         output_fields(&opened.schema, opened.select.as_deref())?,
         scan.with_kind,
     );
-    let (_, batches) = read_all(&reader, &opened.path, &plan.splits, None)?;
+    let (_, batches) = read_all(&reader, &opened.path, &plan.wire_splits(), None)?;
     let mut out = Vec::new();
     for b in &batches {
         out.extend(
@@ -268,13 +268,13 @@ fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> 
     }
     let reader = b.build();
     if a.output.format == Format::Null {
-        return count_rows(&reader, &opened.path, &plan.splits);
+        return count_rows(&reader, &opened.path, &plan.wire_splits());
     }
     let fields = with_kind_field(
         output_fields(&opened.schema, opened.select.as_deref())?,
         a.scan.with_kind,
     );
-    let (schema, batches) = read_all(&reader, &opened.path, &plan.splits, a.output.limit)?;
+    let (schema, batches) = read_all(&reader, &opened.path, &plan.wire_splits(), a.output.limit)?;
     write_output(&a.output, &schema, &batches, &fields)
 }
 
@@ -284,8 +284,17 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     let mut splits = Vec::new();
     for f in &a.splits {
         let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
-        splits
-            .push(paimon_split::decode_split(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?);
+        let split = paimon_split::decode_any(&bytes)
+            .map_err(|e| anyhow!("{}: {e}", f.display()))?
+            .split;
+        if split.data_split().is_none() {
+            return Err(anyhow!(
+                "{}: a {} split holds no single DataSplit to read",
+                f.display(),
+                split.kind_name()
+            ));
+        }
+        splits.push(split);
     }
     let base = |io| {
         let mut b = SplitReader::builder(io);

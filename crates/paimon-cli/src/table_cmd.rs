@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use paimon_spec::binary::json::{datum_to_json, format_timestamp};
-use paimon_split::{encode_split, SplitEnvelope};
+use paimon_split::{encode_decoded, SplitEnvelope};
 use serde_json::{json, Value};
 
 use crate::scan_args::{table_location, ScanArgs};
@@ -55,7 +55,9 @@ pub struct PlanArgs {
     /// DataSplit version of the written split files (default 9; 8 for Java 1.3-2.0).
     #[arg(long = "split-version", default_value_t = paimon_split::CURRENT_VERSION)]
     pub split_version: i32,
-    /// Write one split file per split here (`split-0000.bin`, ...), raw DataSplit bytes.
+    /// Write one split file per split here (`split-0000.bin`, ...), raw DataSplit bytes
+    /// (`FallbackDataSplit` bytes, with the `isFallback` flag, for a table read with its
+    /// `scan.fallback-branch`).
     #[arg(long = "out-dir")]
     pub out_dir: Option<PathBuf>,
     /// Print the plan as JSON.
@@ -181,8 +183,12 @@ pub fn plan(a: PlanArgs) -> Result<()> {
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     if let Some(dir) = &a.out_dir {
         std::fs::create_dir_all(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
-        for (i, s) in plan.splits.iter().enumerate() {
-            let bytes = encode_split(s, a.split_version, SplitEnvelope::Raw)
+        let envelope = match plan.fallback {
+            Some(_) => SplitEnvelope::RawFallback,
+            None => SplitEnvelope::Raw,
+        };
+        for (i, s) in plan.wire_splits().iter().enumerate() {
+            let bytes = encode_decoded(s, envelope, a.split_version)
                 .map_err(|e| anyhow!("split {i}: {e}"))?;
             let p = dir.join(format!("split-{i:04}.bin"));
             std::fs::write(&p, bytes).map_err(|e| anyhow!("{}: {e}", p.display()))?;

@@ -3,9 +3,7 @@
 
 /// (case, reason)
 pub const SKIPS: &[(&str, &str)] = &[
-    ("cpp:orc/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch/latest.jsonl", "scan.fallback-branch: one row differs from Java"),
     ("cpp:orc/nullable_map_key.db/nullable_map_key/latest.jsonl", "ORC reader: MAP with nullable keys fails in decoding"),
-    ("cpp:parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch/latest.jsonl", "scan.fallback-branch: one row differs from Java"),
     ("append/all_types_orc/latest.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),
     ("append/all_types_orc/snapshot-1.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),
     ("append/all_types_orc/snapshot-2.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),

@@ -32,7 +32,7 @@ use paimon_spec::options::CoreOptions;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::{TableSchema, TableSchemaRef};
 use paimon_spec::types::{DataField, DataType, TypeKind};
-use paimon_split::DataSplit;
+use paimon_split::{DataSplit, Split};
 
 pub use file::{
     ROW_ID, ROW_ID_FIELD_ID, SEQUENCE_NUMBER, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND,
@@ -175,6 +175,44 @@ impl SplitReader {
     /// # Errors
     /// Setup errors (schemas, paths) here; per-file errors come out of the iterator.
     pub fn read(&self, table_path: &str, split: &DataSplit) -> Result<SplitBatches> {
+        self.read_from(table_path, split, false)
+    }
+
+    /// Reads `split` as a worker receives it from [`paimon_split::decode_any`]. A split of a
+    /// table with `scan.fallback-branch` (Java `FallbackDataSplit` / `FallbackSplit`) that was
+    /// planned on the fallback branch has its files read with that branch's schemas and
+    /// options, and its rows come out in the table's schema, as Java
+    /// `FallbackReadFileStoreTable` reads them:
+    ///
+    /// ```text
+    ///  fallback split, file schema 1 of branch `b`    table schema (main, latest)
+    ///  <table>/branch/branch-b/schema/schema-1        <table>/schema/schema-2
+    ///  pt | value | value2                   ──>      pt | value | value2
+    /// ```
+    ///
+    /// Other kinds holding one data split are read as [`SplitReader::read`] reads it.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for kinds without a single data split (incremental, chain);
+    /// otherwise as [`SplitReader::read`].
+    pub fn read_any(&self, table_path: &str, split: &Split) -> Result<SplitBatches> {
+        let data = split.data_split().ok_or_else(|| {
+            Error::unsupported(format!(
+                "reading a {} split of {table_path} as a data split",
+                split.kind_name()
+            ))
+        })?;
+        self.read_from(table_path, data, is_fallback(split))
+    }
+
+    /// [`SplitReader::read`]; with `fallback`, the files are those of the table's
+    /// `scan.fallback-branch` (when it has one other than the branch read).
+    fn read_from(
+        &self,
+        table_path: &str,
+        split: &DataSplit,
+        fallback: bool,
+    ) -> Result<SplitBatches> {
         let table = self.table_schema(table_path)?;
         let out = output_fields(&table, &self.options)?;
         let mut read = out.clone();
@@ -188,14 +226,39 @@ impl SplitReader {
                 }
             }
         }
-        let ctx = Arc::new(SplitContext::new(self, table_path, split, table.clone())?);
         let core = CoreOptions::try_new(&table.options).map_err(|e| Error::spec(table_path, e))?;
+        // The schemas the split's files were written with, and the options they are read with:
+        // the fallback branch's for a fallback split, else the table's.
+        let (files_table, schema_dir) = match self.fallback_branch(&core, fallback) {
+            Some(branch) => {
+                let dir = SchemaCache::schema_dir(table_path, Some(branch));
+                (self.schemas.latest(self.io.as_ref(), &dir)?, dir)
+            }
+            None => (
+                table.clone(),
+                SchemaCache::schema_dir(table_path, self.options.branch.as_deref()),
+            ),
+        };
+        let core = if Arc::ptr_eq(&files_table, &table) {
+            core
+        } else {
+            CoreOptions::try_new(&files_table.options)
+                .map_err(|e| Error::spec(schema_dir.as_str(), e))?
+        };
+        let ctx = Arc::new(SplitContext::new(
+            self,
+            table_path,
+            split,
+            files_table.clone(),
+            schema_dir,
+        )?);
+        let pk = !files_table.primary_keys.is_empty();
         let tasks = if core.data_evolution_enabled && !split.raw_convertible {
             data_evolution::tasks(&ctx, &read)?
-        } else if !table.primary_keys.is_empty() && !split.raw_convertible && !split.is_streaming {
+        } else if pk && !split.raw_convertible && !split.is_streaming {
             merge_read::tasks(&ctx, &read, &core)?
         } else {
-            let kinds = self.options.with_row_kind && !table.primary_keys.is_empty();
+            let kinds = self.options.with_row_kind && pk;
             raw_tasks(&ctx, &read, kinds)?
         };
         let types: HashMap<String, DataType> = read
@@ -213,15 +276,26 @@ impl SplitReader {
         })
     }
 
-    /// Decodes a Java-serialized split (`DataSplit.serialize`, the `SPLIT_V1` frame or a Java
-    /// object stream) and reads it.
+    /// Decodes a Java-serialized split (`DataSplit.serialize`, `FallbackDataSplit.serialize`,
+    /// the `SPLIT_V1` frame or a Java object stream) and reads it with
+    /// [`SplitReader::read_any`].
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when the bytes are not a data split; otherwise as [`SplitReader::read`].
+    /// [`Error::Corrupt`] when the bytes are not a split; otherwise as
+    /// [`SplitReader::read_any`].
     pub fn read_bytes(&self, table_path: &str, split: &[u8]) -> Result<SplitBatches> {
-        let split = paimon_split::decode_split(split)
+        let split = paimon_split::decode_any(split)
             .map_err(|e| Error::corrupt("<split bytes>", e.to_string()))?;
-        self.read(table_path, &split)
+        self.read_any(table_path, &split.split)
+    }
+
+    /// The branch whose files a split is read from when it is a `fallback` split: the table's
+    /// `scan.fallback-branch`, unless it is the branch this reader reads (Java wraps a table in
+    /// `FallbackReadFileStoreTable` only then). `None` reads the split as the table's own.
+    fn fallback_branch<'a>(&self, core: &'a CoreOptions, fallback: bool) -> Option<&'a str> {
+        let branch = core.scan_fallback_branch.as_deref().filter(|_| fallback)?;
+        let own = self.options.branch.as_deref().unwrap_or("main");
+        (branch != own).then_some(branch)
     }
 
     /// Reads `split` on a background thread and yields its batches as an async stream, for
@@ -315,6 +389,7 @@ impl SplitContext {
         table_path: &str,
         split: &DataSplit,
         table: TableSchemaRef,
+        schema_dir: String,
     ) -> Result<Self> {
         let partition_fields = table.partition_fields();
         let mut constants = Vec::new();
@@ -356,7 +431,7 @@ impl SplitContext {
             constants,
             options: reader.options.clone(),
             schemas: reader.schemas.clone(),
-            schema_dir: SchemaCache::schema_dir(table_path, reader.options.branch.as_deref()),
+            schema_dir,
             index_files: std::sync::Mutex::new(HashMap::new()),
         })
     }
@@ -570,6 +645,17 @@ impl Iterator for SplitBatches {
                 }
             }
         }
+    }
+}
+
+/// Whether `split` was planned on the fallback branch (Java `FallbackSplit.isFallback`).
+fn is_fallback(split: &Split) -> bool {
+    match split {
+        Split::FallbackData { is_fallback, .. } | Split::Fallback { is_fallback, .. } => {
+            *is_fallback
+        }
+        Split::QueryAuth { split, .. } => is_fallback(split),
+        _ => false,
     }
 }
 

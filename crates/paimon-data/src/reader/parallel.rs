@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use paimon_split::DataSplit;
+use paimon_split::{DataSplit, Split};
 
 use super::{SplitBatches, SplitReader, SplitReaderBuilder};
 use crate::error::{Error, Result};
@@ -57,11 +57,27 @@ impl SplitReader {
     /// # Errors
     /// Per-split setup errors and per-file errors come out of the iterator, in order.
     pub fn read_splits(&self, table_path: &str, splits: &[DataSplit]) -> Result<PlanBatches> {
+        self.read_queue(
+            table_path,
+            splits.iter().cloned().map(Split::Data).collect(),
+        )
+    }
+
+    /// [`SplitReader::read_splits`] over splits as workers receive them, each read with
+    /// [`SplitReader::read_any`] (fallback-branch splits with their branch's schemas).
+    ///
+    /// # Errors
+    /// As [`SplitReader::read_splits`].
+    pub fn read_any_splits(&self, table_path: &str, splits: &[Split]) -> Result<PlanBatches> {
+        self.read_queue(table_path, splits.iter().cloned().collect())
+    }
+
+    fn read_queue(&self, table_path: &str, splits: VecDeque<Split>) -> Result<PlanBatches> {
         let schema = self.output_schema(table_path)?;
         let source = TaskSource {
             reader: self.clone(),
             table_path: table_path.to_string(),
-            splits: splits.to_vec().into(),
+            splits,
             pending: VecDeque::new(),
         };
         let threads = self.options.parallelism.max(1);
@@ -142,7 +158,7 @@ struct Job {
 struct TaskSource {
     reader: SplitReader,
     table_path: String,
-    splits: VecDeque<DataSplit>,
+    splits: VecDeque<Split>,
     pending: VecDeque<SplitBatches>,
 }
 
@@ -154,7 +170,7 @@ impl TaskSource {
                 return Some(Ok(u));
             }
             let split = self.splits.pop_front()?;
-            let mut batches = match self.reader.read(&self.table_path, &split) {
+            let mut batches = match self.reader.read_any(&self.table_path, &split) {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e)),
             };

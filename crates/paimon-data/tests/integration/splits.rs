@@ -223,6 +223,19 @@ fn parquet_branches() {
     );
 }
 
+/// Java `FallbackDataSplit`s of a table with `scan.fallback-branch`: the fallback one (pt=2,
+/// planned on branch `test`) holds files of the branch's schema 1, which has `value2` while
+/// the main branch's schema 1 does not; its rows are the branch's (README: "Add: 2, 220,
+/// 2200"), in the main table's schema.
+#[test]
+fn fallback_split_reads_the_fallback_branch_schemas() {
+    for fmt in ["orc", "parquet"] {
+        let name = "append_table_with_append_pt_branch";
+        check(fmt, name, "data_split-0", &["1|110|null", "1|120|1200"]);
+        check(fmt, name, "data_split-1", &["2|210|null", "2|220|2200"]);
+    }
+}
+
 #[test]
 fn projection_filter_and_limit() {
     let t = table("orc", "append_09");

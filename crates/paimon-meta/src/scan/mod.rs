@@ -16,13 +16,13 @@ pub mod prune;
 pub mod split_gen;
 mod stats;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
 use paimon_spec::options::{ChangelogProducer, MergeEngine};
 use paimon_spec::predicate::Predicate;
-use paimon_split::DataSplit;
+use paimon_split::{DataSplit, Split};
 
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
@@ -52,6 +52,31 @@ pub struct Plan {
     pub snapshot_id: Option<i64>,
     /// The splits, grouped by partition and bucket.
     pub splits: Vec<DataSplit>,
+    /// For a table read with its `scan.fallback-branch` (Java `FallbackReadFileStoreTable`):
+    /// per split, whether it was planned on the fallback branch (Java
+    /// `FallbackDataSplit.isFallback`), which its reader must know to resolve the files'
+    /// schemas on that branch. `None` when the plan has no fallback part (Java then plans
+    /// plain `DataSplit`s).
+    pub fallback: Option<Vec<bool>>,
+}
+
+impl Plan {
+    /// The splits as they travel to workers: Java `FallbackDataSplit`s when the plan has a
+    /// fallback part, plain data splits otherwise.
+    pub fn wire_splits(&self) -> Vec<Split> {
+        match &self.fallback {
+            Some(flags) => self
+                .splits
+                .iter()
+                .zip(flags.iter().chain(std::iter::repeat(&false)))
+                .map(|(s, f)| Split::FallbackData {
+                    split: s.clone(),
+                    is_fallback: *f,
+                })
+                .collect(),
+            None => self.splits.iter().cloned().map(Split::Data).collect(),
+        }
+    }
 }
 
 /// One live data file with where it lives (for `paimon files`).
@@ -216,19 +241,20 @@ impl ScanBuilder {
             &self.selection,
         ) {
             if fallback != self.table.branch() {
+                let own = self.own_partitions(&plan)?;
                 let other = self.table.with_branch(fallback)?;
                 let mut scan = ScanBuilder::new(other);
                 scan.filter = self.filter.clone();
                 scan.drop_stats = self.drop_stats;
                 let extra = scan.plan_branch()?;
-                let own: std::collections::HashSet<Vec<u8>> =
-                    plan.splits.iter().map(|s| s.partition.clone()).collect();
-                plan.splits.extend(
-                    extra
-                        .splits
-                        .into_iter()
-                        .filter(|s| !own.contains(&s.partition)),
-                );
+                let mut flags = vec![false; plan.splits.len()];
+                for s in extra.splits {
+                    if !own.contains(&s.partition) {
+                        plan.splits.push(s);
+                        flags.push(true);
+                    }
+                }
+                plan.fallback = Some(flags);
                 if plan.snapshot_id.is_none() {
                     plan.snapshot_id = extra.snapshot_id;
                 }
@@ -237,11 +263,42 @@ impl ScanBuilder {
         Ok(plan)
     }
 
+    /// The partitions this branch holds under the filter's partition conjuncts only (Java
+    /// `FallbackReadScan`'s complete partitions): a partition whose files the data conjuncts
+    /// prune away is still this branch's, never the fallback's. `plan` is this branch's plan
+    /// with the whole filter; without data conjuncts its partitions are the answer.
+    fn own_partitions(&self, plan: &Plan) -> Result<HashSet<Vec<u8>>> {
+        let keys = &self.table.schema().partition_keys;
+        let is_partition_only =
+            |p: &Predicate| p.columns().iter().all(|c| keys.iter().any(|k| k == c));
+        let Some(filter) = self
+            .filter
+            .as_ref()
+            .filter(|f| !f.conjuncts().into_iter().all(is_partition_only))
+        else {
+            return Ok(plan.splits.iter().map(|s| s.partition.clone()).collect());
+        };
+        let partition_only: Vec<Predicate> = filter
+            .conjuncts()
+            .into_iter()
+            .filter(|p| is_partition_only(p))
+            .cloned()
+            .collect();
+        let mut scan = ScanBuilder::new(self.table.clone());
+        scan.filter = (!partition_only.is_empty()).then(|| Predicate::and(partition_only));
+        scan.drop_stats = true;
+        Ok(match scan.collect()? {
+            Some((_, buckets, _)) => buckets.into_iter().map(|b| b.partition).collect(),
+            None => HashSet::new(),
+        })
+    }
+
     fn plan_branch(&self) -> Result<Plan> {
         let Some((snapshot, buckets, streaming)) = self.collect()? else {
             return Ok(Plan {
                 snapshot_id: None,
                 splits: Vec::new(),
+                fallback: None,
             });
         };
         let table = &self.table;
@@ -323,6 +380,7 @@ impl ScanBuilder {
         Ok(Plan {
             snapshot_id: Some(snapshot.id),
             splits,
+            fallback: None,
         })
     }
 
