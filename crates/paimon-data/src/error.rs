@@ -59,6 +59,18 @@ pub enum Error {
         /// The value as an ISO local date-time.
         value: String,
     },
+    /// A data file holding another number of rows than its metadata (the split's
+    /// `DataFileMeta.row_count`) claims. Deletion vectors and row ranges address rows by
+    /// position, so reading on would return other rows than the table holds.
+    #[error("data file {path} holds {found} rows but its metadata says {expected}")]
+    RowCountMismatch {
+        /// The data file.
+        path: String,
+        /// The row count the split's file metadata claims.
+        expected: i64,
+        /// The rows the file holds (from its footer or block headers, or as decoded).
+        found: u64,
+    },
     /// A storage error.
     #[error("I/O error reading {path}: {source}")]
     Io {

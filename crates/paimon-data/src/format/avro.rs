@@ -7,11 +7,12 @@ use std::io::Cursor;
 use arrow_avro::reader::ReaderBuilder;
 use bytes::Bytes;
 
-use super::{BatchIter, DecodeRequest, SelectAfterDecode};
+use super::{check_file_rows, BatchIter, DecodeRequest, SelectAfterDecode};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    let rows = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    check_file_rows(path, req, rows)?;
     let reader = ReaderBuilder::new()
         .with_batch_size(req.batch_size.max(1))
         .build(Cursor::new(data))
@@ -37,8 +38,9 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
 
 /// Walks the object-container framing (`docs`: Avro spec, "Object Container Files"): header,
 /// then blocks of `[count][size][size bytes][sync]` up to the very end of the file. The decoder
-/// stops quietly at a cut-off block, which would drop its rows without a word.
-fn check_container(data: &[u8]) -> std::result::Result<(), String> {
+/// stops quietly at a cut-off block, which would drop its rows without a word. Returns the
+/// rows the blocks claim.
+fn check_container(data: &[u8]) -> std::result::Result<u64, String> {
     let mut pos = 4usize;
     if data.get(..4) != Some(b"Obj\x01".as_slice()) {
         return Err("not an Avro object container file (bad magic)".into());
@@ -64,12 +66,16 @@ fn check_container(data: &[u8]) -> std::result::Result<(), String> {
         .ok_or("truncated header: no sync marker")?;
     pos += 16;
     let mut block = 0usize;
+    let mut rows = 0u64;
     while pos < data.len() {
         let count = read_long(data, &mut pos)?;
         let size = read_long(data, &mut pos)?;
         if count < 0 {
             return Err(format!("block {block}: negative row count {count}"));
         }
+        rows = rows
+            .checked_add(count.unsigned_abs())
+            .ok_or_else(|| format!("block {block}: row counts overflow"))?;
         skip(data, &mut pos, size, "block")
             .map_err(|e| format!("block {block} at byte {pos}: {e}"))?;
         if data.get(pos..pos + 16) != Some(sync) {
@@ -80,7 +86,7 @@ fn check_container(data: &[u8]) -> std::result::Result<(), String> {
         pos += 16;
         block += 1;
     }
-    Ok(())
+    Ok(rows)
 }
 
 /// An Avro zig-zag varint long.

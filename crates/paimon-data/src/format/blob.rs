@@ -16,7 +16,7 @@ use arrow_array::{ArrayRef, BinaryArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as ArrowType, Field, Schema};
 use bytes::Bytes;
 
-use super::{BatchIter, DecodeRequest, RowRanges};
+use super::{check_file_rows, BatchIter, DecodeRequest, RowRanges};
 use crate::error::{Error, Result};
 
 /// `BlobFormatWriter.MAGIC_NUMBER`.
@@ -267,6 +267,7 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         }
     }
     let total = file.len();
+    check_file_rows(path, req, total as u64)?;
     let rows = req
         .rows
         .clone()

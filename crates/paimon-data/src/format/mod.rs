@@ -162,6 +162,11 @@ pub struct DecodeRequest {
     pub rows: Option<RowRanges>,
     /// Target rows per batch.
     pub batch_size: usize,
+    /// Rows the file's metadata says it holds (`DataFileMeta.row_count`). When given, a file
+    /// whose footer or block headers count other rows, or a decode yielding other than the
+    /// selected rows, is an error: `rows` addresses rows by position, so reading on would
+    /// return other rows. Without it, the total of `rows` (when given) is checked.
+    pub expected_rows: Option<i64>,
 }
 
 /// A stream of decoded batches.
@@ -170,18 +175,109 @@ pub type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
 /// Decodes a whole data file held in memory.
 ///
 /// # Errors
-/// Format errors name `path`.
+/// Format errors name `path`; with [`DecodeRequest::expected_rows`], a file holding another
+/// number of rows is [`Error::RowCountMismatch`] (before any batch where the format's footer or
+/// block headers tell, else at the end of the batches).
 pub fn decode(
     format: FileFormat,
     path: &str,
     data: Bytes,
     req: &DecodeRequest,
 ) -> Result<BatchIter> {
-    match format {
+    if let Some(n) = req.expected_rows.filter(|n| *n < 0) {
+        return Err(Error::corrupt(
+            path,
+            format!("the file's metadata claims a negative row count {n}"),
+        ));
+    }
+    let batches = match format {
         FileFormat::Parquet => parquet::decode(path, data, req),
         FileFormat::Orc => orc::decode(path, data, req),
         FileFormat::Avro => avro::decode(path, data, req),
         FileFormat::Blob => blob::decode(path, data, req),
+    }?;
+    Ok(match req.expected_rows {
+        Some(expected) => Box::new(CountedBatches {
+            inner: Some(batches),
+            path: path.to_string(),
+            expected,
+            selected: req.rows.as_ref().map(RowRanges::selected),
+            seen: 0,
+        }),
+        None => batches,
+    })
+}
+
+/// Checks the rows a file holds, as its footer or block headers count them, against the rows
+/// its metadata claims ([`DecodeRequest::expected_rows`], else the total of the selection).
+pub(crate) fn check_file_rows(path: &str, req: &DecodeRequest, found: u64) -> Result<()> {
+    let expected = req.expected_rows.or_else(|| {
+        req.rows
+            .as_ref()
+            .map(|r| i64::try_from(r.total()).unwrap_or(i64::MAX))
+    });
+    match expected {
+        Some(expected) if u64::try_from(expected).ok() != Some(found) => {
+            Err(Error::RowCountMismatch {
+                path: path.to_string(),
+                expected,
+                found,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Counts the rows a decoder yields; at the end they must be the selected rows (or, with no
+/// selection, the rows the metadata claims). A decoder that stops early or runs on past the
+/// file's count would otherwise go unnoticed.
+struct CountedBatches {
+    inner: Option<BatchIter>,
+    path: String,
+    expected: i64,
+    selected: Option<u64>,
+    seen: u64,
+}
+
+impl Iterator for CountedBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let inner = self.inner.as_mut()?;
+        match inner.next() {
+            Some(Ok(b)) => {
+                self.seen = self.seen.saturating_add(b.num_rows() as u64);
+                Some(Ok(b))
+            }
+            Some(Err(e)) => {
+                self.inner = None;
+                Some(Err(e))
+            }
+            None => {
+                self.inner = None;
+                let want = self
+                    .selected
+                    .unwrap_or(u64::try_from(self.expected).unwrap_or(0));
+                if self.seen == want {
+                    return None;
+                }
+                Some(Err(match self.selected {
+                    None => Error::RowCountMismatch {
+                        path: self.path.clone(),
+                        expected: self.expected,
+                        found: self.seen,
+                    },
+                    Some(selected) => Error::corrupt(
+                        &self.path,
+                        format!(
+                            "decoded {} rows where {selected} of the {} rows its metadata \
+                             claims were selected",
+                            self.seen, self.expected
+                        ),
+                    ),
+                }))
+            }
+        }
     }
 }
 

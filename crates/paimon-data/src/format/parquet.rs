@@ -23,7 +23,7 @@ use parquet::basic::Type as PhysicalType;
 use parquet::errors::ParquetError;
 
 use super::ts_range::find_out_of_range;
-use super::{BatchIter, DecodeRequest};
+use super::{check_file_rows, BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
@@ -32,6 +32,7 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         source: e,
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(data.clone()).map_err(perr)?;
+    check_file_rows(path, req, file_rows(path, builder.metadata())?)?;
     let roots: Vec<usize> = builder
         .schema()
         .fields()
@@ -90,6 +91,27 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
             path,
         })),
     }
+}
+
+/// The rows of the file's row groups (what the reader decodes), which must agree with the
+/// footer's own total.
+fn file_rows(path: &str, meta: &parquet::file::metadata::ParquetMetaData) -> Result<u64> {
+    let mut total = 0u64;
+    for rg in meta.row_groups() {
+        let n = u64::try_from(rg.num_rows())
+            .map_err(|_| Error::corrupt(path, format!("row group of {} rows", rg.num_rows())))?;
+        total = total
+            .checked_add(n)
+            .ok_or_else(|| Error::corrupt(path, "row group row counts overflow"))?;
+    }
+    let footer = meta.file_metadata().num_rows();
+    if u64::try_from(footer).ok() != Some(total) {
+        return Err(Error::corrupt(
+            path,
+            format!("the footer counts {footer} rows but its row groups hold {total}"),
+        ));
+    }
+    Ok(total)
 }
 
 fn build(
@@ -244,6 +266,7 @@ mod tests {
             types: Vec::new(),
             rows: None,
             batch_size: 1024,
+            expected_rows: None,
         }
     }
 

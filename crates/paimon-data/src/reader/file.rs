@@ -94,9 +94,20 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
     if out.with_value_kind {
         columns.push(VALUE_KIND.to_string());
     }
+    if task.meta.row_count < 0 {
+        return Err(Error::corrupt(
+            &task.path,
+            format!(
+                "the split's file metadata claims a negative row count {}",
+                task.meta.row_count
+            ),
+        ));
+    }
     let total = u64::try_from(task.meta.row_count).unwrap_or(0);
     let rows = task.rows.clone().unwrap_or_else(|| RowRanges::all(total));
-    if rows.selected() == 0 {
+    // A deletion vector or row range keeping nothing needs no read; a file the metadata calls
+    // empty is still read, to check that it is.
+    if task.rows.is_some() && rows.selected() == 0 {
         return Ok(Box::new(std::iter::empty()));
     }
     let data = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
@@ -115,6 +126,7 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         types,
         rows: (!rows.is_all()).then(|| rows.clone()),
         batch_size: out.batch_size,
+        expected_rows: Some(task.meta.row_count),
     };
     let batches = decode(format, &task.path, data, &req)?;
     let schema = out.schema();

@@ -3,4 +3,5 @@
 
 mod common;
 mod parallel;
+mod row_count;
 mod splits;
