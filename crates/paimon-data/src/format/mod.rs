@@ -9,8 +9,11 @@ mod avro;
 mod blob;
 mod orc;
 mod parquet;
+mod prune;
 mod ts_range;
 
+pub use prune::PruneStats;
+pub(crate) use prune::{prune_parquet, FilePredicate};
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;

@@ -9,12 +9,15 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 use paimon_io::FileIO;
 use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::predicate::Predicate;
 use paimon_spec::types::DataField;
 
 use crate::arrow_schema::{to_arrow_field, to_arrow_type};
 use crate::datum::repeat;
 use crate::error::{Error, Result};
-use crate::format::{decode, BatchIter, DecodeRequest, FileFormat, RowRanges};
+use crate::format::{
+    decode, prune_parquet, BatchIter, DecodeRequest, FileFormat, FilePredicate, RowRanges,
+};
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
 /// Field id of the `_ROW_ID` system column (Java `SpecialFields.ROW_ID`).
@@ -56,6 +59,10 @@ pub(crate) struct FileOutput {
     pub with_value_kind: bool,
     /// Rows per batch.
     pub batch_size: usize,
+    /// The read's predicate, to skip rows the file's statistics rule out before decoding
+    /// (Parquet). Only for files whose rows are output one for one: before a merge, a row
+    /// failing the predicate may still supersede an older one that passes.
+    pub prune: Option<Predicate>,
 }
 
 impl FileOutput {
@@ -111,6 +118,12 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         return Ok(Box::new(std::iter::empty()));
     }
     let data = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
+    let rows = match (&out.prune, format) {
+        (Some(p), FileFormat::Parquet) => {
+            prune_parquet(&data, &FilePredicate::new(p, mapper.sources()), rows).0
+        }
+        _ => rows,
+    };
     let types = mapper
         .sources()
         .iter()

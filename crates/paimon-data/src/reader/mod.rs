@@ -528,6 +528,7 @@ impl SplitContext {
             kv_file: !self.table.primary_keys.is_empty(),
             with_value_kind,
             batch_size: self.batch_size,
+            prune: None,
         }
     }
 }
@@ -539,7 +540,9 @@ fn raw_tasks(
     read: &[DataField],
     with_value_kind: bool,
 ) -> Result<Vec<Task>> {
-    let out = ctx.file_output(read, with_value_kind);
+    let mut out = ctx.file_output(read, with_value_kind);
+    // Each file row is an output row, so rows the predicate rules out may be skipped unread.
+    out.prune = ctx.options.predicate.clone();
     Ok((0..ctx.split.data_files.len())
         .map(|i| {
             let ctx = ctx.clone();
