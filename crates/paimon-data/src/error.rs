@@ -59,6 +59,20 @@ pub enum Error {
         /// The value as an ISO local date-time.
         value: String,
     },
+    /// A MAP entry with a null key. Paimon allows one when the key type is nullable (Java
+    /// returns the entry), but the Arrow Map type that Paimon MAP maps to requires non-null
+    /// keys, so no valid batch can hold the value; it is reported rather than dropped or
+    /// turned into a null map.
+    #[error(
+        "column {column} of {path} holds a MAP entry with a null key, which an Arrow map cannot \
+         hold (Arrow map keys are non-null)"
+    )]
+    NullMapKey {
+        /// The data file.
+        path: String,
+        /// The top-level column holding the map.
+        column: String,
+    },
     /// A data file holding another number of rows than its metadata (the split's
     /// `DataFileMeta.row_count`) claims. Deletion vectors and row ranges address rows by
     /// position, so reading on would return other rows than the table holds.

@@ -123,7 +123,9 @@ fn open(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<
     let batches = reader.map(move |r| {
         r.map_err(|e| {
             let (data, req) = &for_diagnosis;
-            out_of_range_error(&path, &e, diagnose.then_some((data, req, &main_schema)))
+            let diagnosis = diagnose.then_some((data, req, main_schema.as_ref()));
+            out_of_range_error(&path, &e, diagnosis)
+                .or_else(|| null_map_key_error(&path, &e, diagnosis))
                 .unwrap_or_else(|| Error::arrow(&path, e))
         })
         .and_then(|b| trim_chars(b, &char_columns, &path))
@@ -182,36 +184,97 @@ fn out_of_range_error(
 ) -> Option<Error> {
     let (seconds, nanoseconds) = nanos_overflow(e)?;
     let value = format_timestamp_hybrid(seconds, i64::try_from(nanoseconds).ok()?);
-    let mut column = String::from("(unknown)");
-    if let Some((data, req, main_schema)) = diagnose {
-        let candidates: Vec<&str> = main_schema
-            .fields()
-            .iter()
-            .filter(|f| has_nanos(f.data_type()))
-            .map(|f| f.name().as_str())
-            .collect();
-        let failing = |name: &&str| {
-            let one = DecodeRequest {
-                columns: vec![name.to_string()],
-                ..req.clone()
-            };
-            decode_as(path, data.clone(), &one, false).is_ok_and(|batches| {
-                batches
-                    .into_iter()
-                    .any(|b| matches!(b, Err(Error::TimestampOutOfRange { .. })))
-            })
-        };
-        if let [only] = candidates.as_slice() {
-            column = only.to_string();
-        } else if let Some(name) = candidates.iter().copied().find(failing) {
-            column = name.to_string();
-        }
-    }
+    let column = failing_column(path, diagnose, has_nanos, |e| {
+        matches!(e, Error::TimestampOutOfRange { .. })
+    });
     Some(Error::TimestampOutOfRange {
         path: path.to_string(),
         column,
         value,
     })
+}
+
+/// A [`Error::NullMapKey`] for `e` when it is `orc-rust`'s refusal of a map entry whose key is
+/// null: it assembles a map's entries as a struct whose `keys` field is non-nullable, as the
+/// Arrow Map type requires, and that struct rejects the null. The column is found as for
+/// [`out_of_range_error`].
+fn null_map_key_error(
+    path: &str,
+    e: &ArrowError,
+    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+) -> Option<Error> {
+    if !is_null_map_key(e) {
+        return None;
+    }
+    let column = failing_column(path, diagnose, has_map, |e| {
+        matches!(e, Error::NullMapKey { .. })
+    });
+    Some(Error::NullMapKey {
+        path: path.to_string(),
+        column,
+    })
+}
+
+/// The top-level column of `main_schema` behind a decoding error: the only column whose type
+/// `may_fail`, or else the first such column that, decoded alone, fails as `is_same` says;
+/// `(unknown)` without a diagnosis.
+fn failing_column(
+    path: &str,
+    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+    may_fail: fn(&ArrowType) -> bool,
+    is_same: fn(&Error) -> bool,
+) -> String {
+    let Some((data, req, main_schema)) = diagnose else {
+        return String::from("(unknown)");
+    };
+    let candidates: Vec<&str> = main_schema
+        .fields()
+        .iter()
+        .filter(|f| may_fail(f.data_type()))
+        .map(|f| f.name().as_str())
+        .collect();
+    let failing = |name: &&str| {
+        let one = DecodeRequest {
+            columns: vec![name.to_string()],
+            ..req.clone()
+        };
+        decode_as(path, data.clone(), &one, false)
+            .is_ok_and(|batches| batches.into_iter().any(|b| b.is_err_and(|e| is_same(&e))))
+    };
+    match candidates.as_slice() {
+        [only] => only.to_string(),
+        _ => candidates
+            .iter()
+            .copied()
+            .find(failing)
+            .map_or_else(|| String::from("(unknown)"), str::to_string),
+    }
+}
+
+/// Whether `e` is the error `orc-rust` 0.9 raises for a null map key (see
+/// [`null_map_key_error`]); its map decoder names the key field `keys`.
+fn is_null_map_key(e: &ArrowError) -> bool {
+    let ArrowError::ExternalError(source) = e else {
+        return false;
+    };
+    matches!(
+        source.downcast_ref::<OrcError>(),
+        Some(OrcError::Arrow {
+            source: ArrowError::InvalidArgumentError(m),
+            ..
+        }) if m.contains("non-nullable StructArray field \"keys\"")
+    )
+}
+
+fn has_map(t: &ArrowType) -> bool {
+    match t {
+        ArrowType::Map(..) => true,
+        ArrowType::Struct(fs) => fs.iter().any(|f| has_map(f.data_type())),
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::FixedSizeList(f, _) => {
+            has_map(f.data_type())
+        }
+        _ => false,
+    }
 }
 
 /// The (seconds, nanoseconds) of an `orc-rust` timestamp that overflowed nanoseconds.
@@ -387,5 +450,59 @@ mod timestamp_range_tests {
             ),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod null_map_key_tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+
+    use super::*;
+
+    /// paimon-cpp's `orc/nullable_map_key` file: `id INT, attrs MAP<STRING, INT>` with rows
+    /// (1, {one: 10}), (2, {two: 20}), (3, {null: 30}), as its README lists them.
+    fn file() -> Bytes {
+        let path = format!(
+            "{}/../../../shared/testdata/paimon-cpp/orc/nullable_map_key.db/nullable_map_key/\
+             bucket-0/data-7e6899e9-f3cd-4d2e-86bc-7a5f383d5922-0.orc",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        Bytes::from(std::fs::read(&path).unwrap_or_else(|e| panic!("{path} missing: {e}")))
+    }
+
+    fn request(columns: &[&str]) -> DecodeRequest {
+        DecodeRequest {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+            expected_rows: Some(3),
+        }
+    }
+
+    #[test]
+    fn null_key_is_a_typed_error_naming_the_column() {
+        let err = decode("f.orc", file(), &request(&["id", "attrs"]))
+            .unwrap()
+            .collect::<Result<Vec<_>>>()
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::NullMapKey { path, column } if path == "f.orc" && column == "attrs"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn other_columns_of_the_file_read() {
+        let batches = decode("f.orc", file(), &request(&["id"]))
+            .unwrap()
+            .collect::<Result<Vec<_>>>()
+            .unwrap();
+        let ids: Vec<i32> = batches
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<Int32Type>().values().to_vec())
+            .collect();
+        assert_eq!(ids, [1, 2, 3]);
     }
 }
