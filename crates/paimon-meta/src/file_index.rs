@@ -190,7 +190,8 @@ impl<'a> BloomFilter64<'a> {
     /// Decodes a bloom-filter index body.
     ///
     /// # Errors
-    /// Fewer than 4 bytes, or a bit set that is empty or too large for Java's `int` bit index.
+    /// Fewer than 4 bytes, a bit set that is empty or too large for Java's `int` bit index, or
+    /// more hash functions than bits (each test would loop that often).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FileIndexError> {
         let mut c = Cursor::at(bytes, 0);
         let num_hash_functions = c.i32()?;
@@ -203,6 +204,13 @@ impl<'a> BloomFilter64<'a> {
         let Some(num_bits) = num_bits else {
             return err(format!("bloom filter with {} bit-set bytes", words.len()));
         };
+        // Java sizes k as about 0.7 bits per item, so a filter never has more hash functions
+        // than bits; more would only make each test loop up to 2^31 times on damaged bytes.
+        if num_hash_functions > num_bits {
+            return err(format!(
+                "bloom filter with {num_hash_functions} hash functions over {num_bits} bits"
+            ));
+        }
         Ok(BloomFilter64 {
             num_hash_functions,
             words,
@@ -769,6 +777,17 @@ mod tests {
         huge.push(0);
         assert!(BitmapDictionary::parse(&huge, &t).is_err());
         assert!(BloomFilter64::parse(&[0, 0, 0, 1]).is_err());
+        // 2^31 - 1 hash functions over 16 bits: refused, not tested 2^31 times per value.
+        let mut many = i32::MAX.to_be_bytes().to_vec();
+        many.extend_from_slice(&[0xff, 0xff]);
+        let e = BloomFilter64::parse(&many).unwrap_err();
+        assert!(
+            e.reason.contains("2147483647 hash functions over 16 bits"),
+            "{e}"
+        );
+        let mut sixteen = 16i32.to_be_bytes().to_vec();
+        sixteen.extend_from_slice(&[0xff, 0xff]);
+        assert!(BloomFilter64::parse(&sixteen).unwrap().test_hash(12345));
         assert!(FileIndexFile::parse(&[0xff; 64]).is_err());
     }
 }
