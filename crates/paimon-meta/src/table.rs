@@ -308,6 +308,29 @@ mod tests {
         assert!(msg.contains("\"../../outside\""), "{msg}");
     }
 
+    /// A snapshot whose manifests add the same data file twice (here: its delta list is its
+    /// base list) is reported against the snapshot file, naming its lists and the data file.
+    #[test]
+    fn plan_names_the_snapshot_whose_manifests_add_a_file_twice() {
+        let dir = copy_fixture();
+        let root = dir.path().to_str().unwrap();
+        let snap = dir.path().join("snapshot/snapshot-3");
+        let mut base = String::new();
+        edit_json(&snap, |v| {
+            base = v["baseManifestList"].as_str().unwrap().to_string();
+            v["deltaManifestList"] = base.clone().into();
+        });
+        let e = Table::open(io(), root).unwrap().scan().plan().unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Corrupt { .. }), "{msg}");
+        assert!(msg.contains(&snap.display().to_string()), "{msg}");
+        assert!(msg.contains(&base), "{msg}");
+        assert!(
+            msg.contains("data file data-") && msg.contains("twice"),
+            "{msg}"
+        );
+    }
+
     /// `scan.fallback-branch` becomes a directory name; one with a separator is refused with an
     /// error naming the schema file.
     #[test]

@@ -448,3 +448,26 @@ pub fn merge_entries(mut entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntr
     entries.shrink_to_fit();
     Ok(entries)
 }
+
+/// [`merge_entries`] over the manifests of `snapshot` (read from the file `snapshot_path`): a
+/// file added twice means one of its manifests or manifest lists is damaged, so the error names
+/// the snapshot file and its lists.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming `snapshot_path`.
+pub(crate) fn merge_snapshot_entries(
+    entries: Vec<ManifestEntry>,
+    snapshot: &Snapshot,
+    snapshot_path: &str,
+) -> Result<Vec<ManifestEntry>> {
+    merge_entries(entries).map_err(|e| match e {
+        Error::Corrupt { path, reason } => Error::corrupt(
+            snapshot_path,
+            format!(
+                "the manifests of manifest lists {} and {} disagree on data file {path}: {reason}",
+                snapshot.base_manifest_list, snapshot.delta_manifest_list
+            ),
+        ),
+        other => other,
+    })
+}

@@ -460,7 +460,9 @@ impl ScanBuilder {
                 let mut entries = Vec::new();
                 reader.read_list_entries_into(&snapshot.base_manifest_list, true, &mut entries)?;
                 reader.read_list_entries_into(&snapshot.delta_manifest_list, true, &mut entries)?;
-                (snapshot, merge_entries(entries)?, false)
+                let path = table.snapshot_manager().snapshot_path(snapshot.id);
+                let entries = files::merge_snapshot_entries(entries, &snapshot, &path)?;
+                (snapshot, entries, false)
             }
         };
         let mut entries = entries;
