@@ -4,6 +4,7 @@
 #   fixtures/plans/pk/<table>.jsonl   one `java-oracle.sh plan` summary line per split, in Java's
 #                                     order, without the machine-specific `bucketPath` / `file`;
 #                                     deletion-file paths cut to the index file name
+#   fixtures/splits/<case>/           Java's IncrementalSplit files of two incremental diffs
 # The plans name data files, so rerun this after `scripts/gen-fixtures.sh` rewrites the warehouse
 # (gen-fixtures.sh calls it). Usage: scripts/gen-plans.sh [TABLE...]   (default: all of pk.db)
 set -euo pipefail
@@ -40,3 +41,17 @@ with open(sys.argv[1]) as src, open(sys.argv[2], "w") as dst:
 PY
 done
 echo "gen-plans: ${#tables[@]} plans in $OUT"
+
+# Java's incremental-diff splits (IncrementalSplit object streams), compared by paimon-meta's
+# java_incremental tests: fixtures/splits/<case>/split-NNNN.bin
+SPLITS="$ROOT/fixtures/splits"
+diff_splits() {
+  local case="$1" table="$2"; shift 2
+  rm -rf "$SPLITS/$case"
+  "$ORACLE" plan "$WH/$table" "$@" --out-dir "$SPLITS/$case" > /dev/null
+}
+if [[ $# -eq 0 ]]; then
+  diff_splits pk_many_snapshots_incremental_t3_t6 many_snapshots --incremental t3,t6
+  diff_splits pk_dv32_diff_2_8 dv32 --incremental 2,8 --incremental-mode diff
+  echo "gen-plans: incremental-diff splits in $SPLITS"
+fi

@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod filter;
+pub mod incremental_split;
 pub mod read_cmd;
 pub mod rows;
 pub mod scan_args;

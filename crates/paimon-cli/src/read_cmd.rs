@@ -19,6 +19,7 @@ use paimon_spec::types::{DataField, DataType, TypeKind};
 use paimon_split::Split;
 
 use crate::filter::parse_filter;
+use crate::incremental_split::incremental_as_data_split;
 use crate::rows::batch_to_json_rows;
 use crate::scan_args::{table_location, OpenedScan, ScanArgs};
 
@@ -284,9 +285,14 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     let mut splits = Vec::new();
     for f in &a.splits {
         let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
-        let split = paimon_split::decode_any(&bytes)
+        let mut split = paimon_split::decode_any(&bytes)
             .map_err(|e| anyhow!("{}: {e}", f.display()))?
             .split;
+        if let Split::Incremental(inc) = split {
+            let d = incremental_as_data_split(&io, &path, a.branch.as_deref(), inc)
+                .map_err(|e| anyhow!("{}: {e}", f.display()))?;
+            split = Split::Data(d);
+        }
         if split.data_split().is_none() {
             return Err(anyhow!(
                 "{}: a {} split holds no single DataSplit to read",

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use paimon_io::{file_io_for, FileIORef};
+use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, Table};
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
@@ -23,9 +24,17 @@ pub struct ScanArgs {
     /// Read the latest snapshot committed at or before this time (epoch millis).
     #[arg(long = "timestamp-ms", conflicts_with = "incremental")]
     pub timestamp_ms: Option<i64>,
-    /// Read what changed in snapshots (A, B]: `A,B`.
+    /// Read what changed between A and B: `A,B`. Two snapshot ids read the delta (or
+    /// changelog) files of snapshots (A, B]; two tag names read the diff of the tagged
+    /// snapshots (the rows that differ), as Java's `incremental-between` does.
     #[arg(long)]
     pub incremental: Option<String>,
+    /// How `--incremental` reads two snapshot ids: `auto` (changelog files when the table has
+    /// a changelog producer, else delta files), `delta`, `changelog`, or `diff` (the rows that
+    /// differ between the two snapshots). Java's `incremental-between-scan-mode`; default: the
+    /// table's option, else `auto`.
+    #[arg(long = "incremental-mode", requires = "incremental")]
+    pub incremental_mode: Option<String>,
     /// Read this branch.
     #[arg(long)]
     pub branch: Option<String>,
@@ -94,16 +103,17 @@ impl ScanArgs {
         if let Some(inc) = &self.incremental {
             let (a, b) = inc
                 .split_once(',')
-                .and_then(|(a, b)| {
-                    Some((a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?))
-                })
+                .map(|(a, b)| (a.trim(), b.trim()))
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
                 .ok_or_else(|| {
-                    anyhow!("--incremental takes two snapshot ids: A,B (got '{inc}')")
+                    anyhow!("--incremental takes two snapshot ids or two tags: A,B (got '{inc}')")
                 })?;
-            if a >= b {
-                bail!("--incremental {a},{b}: the start must be before the end");
+            scan = scan.with_incremental_between(a, b);
+            if let Some(m) = &self.incremental_mode {
+                let mode: IncrementalScanMode =
+                    m.parse().map_err(|e| anyhow!("--incremental-mode: {e}"))?;
+                scan = scan.with_incremental_scan_mode(mode);
             }
-            scan = scan.with_incremental(a, b);
         }
         // Java reads the latest snapshot with the table's latest schema (an ALTER may have come
         // after the last commit), and time travel with the snapshot's own schema.

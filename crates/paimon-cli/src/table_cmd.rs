@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use paimon_spec::binary::json::{datum_to_json, format_timestamp};
-use paimon_split::{encode_decoded, SplitEnvelope};
+use paimon_split::incremental::encode_incremental_java;
+use paimon_split::{encode_decoded, Split, SplitEnvelope};
 use serde_json::{json, Value};
 
 use crate::scan_args::{table_location, ScanArgs};
@@ -57,7 +58,8 @@ pub struct PlanArgs {
     pub split_version: i32,
     /// Write one split file per split here (`split-0000.bin`, ...), raw DataSplit bytes
     /// (`FallbackDataSplit` bytes, with the `isFallback` flag, for a table read with its
-    /// `scan.fallback-branch`).
+    /// `scan.fallback-branch`; a Java `IncrementalSplit` object stream for each bucket of an
+    /// incremental diff, as Java 1.4+ ships them).
     #[arg(long = "out-dir")]
     pub out_dir: Option<PathBuf>,
     /// Print the plan as JSON.
@@ -188,8 +190,15 @@ pub fn plan(a: PlanArgs) -> Result<()> {
             None => SplitEnvelope::Raw,
         };
         for (i, s) in plan.wire_splits().iter().enumerate() {
-            let bytes = encode_decoded(s, envelope, a.split_version)
-                .map_err(|e| anyhow!("split {i}: {e}"))?;
+            // Java 1.4+ ships an incremental diff as an `IncrementalSplit` object stream; it
+            // rejects a DataSplit with before files.
+            let bytes = match s {
+                Split::Data(d) if d.is_incremental_diff() => {
+                    encode_incremental_java(d, a.split_version)
+                }
+                _ => encode_decoded(s, envelope, a.split_version),
+            }
+            .map_err(|e| anyhow!("split {i}: {e}"))?;
             let p = dir.join(format!("split-{i:04}.bin"));
             std::fs::write(&p, bytes).map_err(|e| anyhow!("{}: {e}", p.display()))?;
         }
@@ -213,7 +222,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
                     )
                 })
                 .unwrap_or(Value::Null);
-            json!({
+            let mut v = json!({
                 "partition": partition,
                 "bucket": s.bucket,
                 "rawConvertible": s.raw_convertible,
@@ -224,7 +233,17 @@ pub fn plan(a: PlanArgs) -> Result<()> {
                     "rowCount": f.row_count,
                     "deletionFile": s.deletion_file(i).map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
                 })).collect::<Vec<_>>(),
-            })
+            });
+            // An incremental diff's files only in the start snapshot.
+            if !s.before_files.is_empty() {
+                v["beforeFiles"] = s.before_files.iter().enumerate().map(|(i, f)| json!({
+                    "name": f.file_name,
+                    "level": f.level,
+                    "rowCount": f.row_count,
+                    "deletionFile": s.before_deletion_files.as_ref().and_then(|d| d.get(i).cloned().flatten()).map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
+                })).collect::<Vec<_>>().into();
+            }
+            v
         })
         .collect();
     if a.json {
@@ -241,8 +260,12 @@ pub fn plan(a: PlanArgs) -> Result<()> {
             plan.splits.len()
         );
         for (i, s) in splits.iter().enumerate() {
+            let before = match s["beforeFiles"].as_array() {
+                Some(b) => format!(" before files {}", b.len()),
+                None => String::new(),
+            };
             crate::outln!(
-                "  split {i}: partition {} bucket {} rows {} raw {} files {}",
+                "  split {i}: partition {} bucket {} rows {} raw {} files {}{before}",
                 s["partition"],
                 s["bucket"],
                 s["rowCount"],

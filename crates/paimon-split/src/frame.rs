@@ -69,10 +69,14 @@ pub enum Split {
     },
 }
 
-/// Java `IncrementalSplit`.
+/// Java `IncrementalSplit`: the files of one bucket only in the start snapshot (`before`) and
+/// only in the end snapshot (`after`) of an incremental diff, or a streaming changes read.
+/// Java 1.4+ ships it as a Java object stream (body version 1) or, from 2.1, in a `SPLIT_V1`
+/// frame (body version 2); [`crate::incremental`] converts it to and from a [`DataSplit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IncrementalSplit {
-    /// Body version written before the fields.
+    /// Body version written before the fields: 1 (20-field DataFileMeta, Java 1.4 - 2.0) or
+    /// 2 (21 fields, 2.1).
     pub version: i32,
     /// Snapshot id.
     pub snapshot_id: i64,
@@ -249,17 +253,7 @@ pub fn write_frame(w: &mut WireWriter, split: &Split, data_version: i32) -> Resu
         }
         Split::Incremental(s) => {
             w.i32(INCREMENTAL_SPLIT);
-            w.i32(s.version);
-            w.i64(s.snapshot_id);
-            write_serialized_row(w, &s.partition)?;
-            w.i32(s.bucket);
-            w.i32(s.total_buckets);
-            let arity = file_arity()?;
-            write_files(w, &s.before_files, arity)?;
-            write_deletion_files(w, s.before_deletion_files.as_deref(), CURRENT_VERSION)?;
-            write_files(w, &s.after_files, arity)?;
-            write_deletion_files(w, s.after_deletion_files.as_deref(), CURRENT_VERSION)?;
-            w.bool(s.is_streaming);
+            write_incremental(w, s)?;
         }
         Split::Indexed(s) => {
             w.i32(INDEXED_SPLIT);
@@ -323,26 +317,94 @@ fn file_arity() -> Result<usize> {
     })
 }
 
-fn read_incremental(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
+/// The DataSplit version whose DataFileMeta layout an `IncrementalSplit` body version uses:
+/// body 1 (Java 1.4 - 2.0) writes the 20-field layout of DataSplit v8, body 2 (2.1) the
+/// 21-field layout of v9.
+fn incremental_files_version(version: i32) -> Option<i32> {
+    match version {
+        1 => Some(8),
+        2 => Some(CURRENT_FILE_ARITY_VERSION),
+        _ => None,
+    }
+}
+
+fn incremental_file_arity(version: i32) -> Result<usize> {
+    incremental_files_version(version)
+        .and_then(crate::codec::file_meta_arity)
+        .ok_or_else(|| Error::VersionMismatch {
+            found: version,
+            supported: "IncrementalSplit versions 1..=2".into(),
+        })
+}
+
+/// Decodes an `IncrementalSplit` body (Java `IncrementalSplit.serialize`, also the payload of
+/// its Java object-stream image).
+pub(crate) fn read_incremental(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
     let version = r.i32("incremental split version")?;
-    if version != 2 {
+    let Some(files_version) = incremental_files_version(version) else {
         return Err(Error::VersionMismatch {
             found: version,
-            supported: "IncrementalSplit version 2".into(),
+            supported: "IncrementalSplit versions 1..=2".into(),
         });
-    }
+    };
+    let snapshot_id = r.i64("snapshot id")?;
+    let partition = read_serialized_row(r, "partition")?;
+    let bucket = r.i32("bucket")?;
+    let total_buckets = r.i32("total buckets")?;
+    let before_files = read_files(r, files_version, "before file count")?;
+    let before_deletion_files = read_deletion_files(r, CURRENT_VERSION)?;
+    check_deletion_count(r, &before_files, before_deletion_files.as_deref(), "before")?;
+    let after_files = read_files(r, files_version, "after file count")?;
+    let after_deletion_files = read_deletion_files(r, CURRENT_VERSION)?;
+    check_deletion_count(r, &after_files, after_deletion_files.as_deref(), "after")?;
     Ok(IncrementalSplit {
         version,
-        snapshot_id: r.i64("snapshot id")?,
-        partition: read_serialized_row(r, "partition")?,
-        bucket: r.i32("bucket")?,
-        total_buckets: r.i32("total buckets")?,
-        before_files: read_files(r, CURRENT_FILE_ARITY_VERSION, "before file count")?,
-        before_deletion_files: read_deletion_files(r, CURRENT_VERSION)?,
-        after_files: read_files(r, CURRENT_FILE_ARITY_VERSION, "after file count")?,
-        after_deletion_files: read_deletion_files(r, CURRENT_VERSION)?,
+        snapshot_id,
+        partition,
+        bucket,
+        total_buckets,
+        before_files,
+        before_deletion_files,
+        after_files,
+        after_deletion_files,
         is_streaming: r.bool("isStreaming")?,
     })
+}
+
+fn check_deletion_count(
+    r: &WireReader<'_>,
+    files: &[DataFileMeta],
+    deletion_files: Option<&[Option<DeletionFile>]>,
+    side: &str,
+) -> Result<()> {
+    match deletion_files {
+        Some(d) if d.len() != files.len() => Err(r.corrupt(format!(
+            "{} {side} deletion files for {} {side} files",
+            d.len(),
+            files.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Encodes an `IncrementalSplit` body (no frame header).
+///
+/// # Errors
+/// [`Error::VersionMismatch`] for a body version other than 1 or 2; [`Error::Encode`] when a
+/// value cannot be carried.
+pub(crate) fn write_incremental(w: &mut WireWriter, s: &IncrementalSplit) -> Result<()> {
+    w.i32(s.version);
+    w.i64(s.snapshot_id);
+    write_serialized_row(w, &s.partition)?;
+    w.i32(s.bucket);
+    w.i32(s.total_buckets);
+    let arity = incremental_file_arity(s.version)?;
+    write_files(w, &s.before_files, arity)?;
+    write_deletion_files(w, s.before_deletion_files.as_deref(), CURRENT_VERSION)?;
+    write_files(w, &s.after_files, arity)?;
+    write_deletion_files(w, s.after_deletion_files.as_deref(), CURRENT_VERSION)?;
+    w.bool(s.is_streaming);
+    Ok(())
 }
 
 fn read_indexed(r: &mut WireReader<'_>, version_seen: &mut Option<i32>) -> Result<IndexedSplit> {

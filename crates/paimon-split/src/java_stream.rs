@@ -1,10 +1,11 @@
-//! Java object-serialization images of a `DataSplit` (what Spark and Flink ship around).
+//! Java object-serialization images of a `DataSplit` (what Spark and Flink ship around) and of
+//! an `IncrementalSplit` (how Java 1.4+ ships incremental-diff splits).
 //!
-//! `DataSplit.writeObject` writes the `serialize` bytes as block data, so the image is a fixed
-//! class descriptor followed by the payload in block-data records:
+//! Both classes' `writeObject` write their `serialize` bytes as block data, so the image is a
+//! fixed class descriptor followed by the payload in block-data records:
 //!
 //! ```text
-//! AC ED 00 05 | 73 72 <class desc: name, UID 7, flags 03, fields> 78 70 | 7A/77 blocks... | 78
+//! AC ED 00 05 | 73 72 <class desc: name, UID, flags 03, fields> 78 70 | 7A/77 blocks... | 78
 //! ```
 
 use crate::error::{Error, Result};
@@ -23,6 +24,30 @@ const MAX_BLOCK: usize = 1024;
 /// `DataSplit.serialVersionUID`.
 pub const DATA_SPLIT_UID: i64 = 7;
 const CLASS_NAME: &str = "org.apache.paimon.table.source.DataSplit";
+/// `IncrementalSplit.serialVersionUID`.
+pub const INCREMENTAL_SPLIT_UID: i64 = 1;
+const INCREMENTAL_CLASS_NAME: &str = "org.apache.paimon.table.source.IncrementalSplit";
+
+/// The split class a Java object stream holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JavaSplitClass {
+    /// `org.apache.paimon.table.source.DataSplit`: the payload is `DataSplit.serialize` bytes.
+    DataSplit,
+    /// `org.apache.paimon.table.source.IncrementalSplit`: the payload is its versioned body.
+    IncrementalSplit,
+}
+
+impl JavaSplitClass {
+    fn of(name: &[u8]) -> Option<(Self, i64)> {
+        if name == CLASS_NAME.as_bytes() {
+            Some((JavaSplitClass::DataSplit, DATA_SPLIT_UID))
+        } else if name == INCREMENTAL_CLASS_NAME.as_bytes() {
+            Some((JavaSplitClass::IncrementalSplit, INCREMENTAL_SPLIT_UID))
+        } else {
+            None
+        }
+    }
+}
 
 /// Whether `bytes` start like a Java serialization stream.
 pub fn is_java_stream(bytes: &[u8]) -> bool {
@@ -75,6 +100,21 @@ impl<'a> Cursor<'a> {
 /// [`Error::Corrupt`] when the stream is not a DataSplit image; [`Error::Unsupported`] for a
 /// stream holding another class.
 pub fn unwrap_java_stream(bytes: &[u8]) -> Result<Vec<u8>> {
+    match unwrap_java_object(bytes)? {
+        (JavaSplitClass::DataSplit, payload) => Ok(payload),
+        (other, _) => Err(Error::Unsupported {
+            feature: format!("Java object stream of {other:?} read as a DataSplit"),
+        }),
+    }
+}
+
+/// Extracts the payload of a Java object stream holding a `DataSplit` or an
+/// `IncrementalSplit`, with the class.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the stream is not such an image; [`Error::Unsupported`] for a
+/// stream holding another class.
+pub fn unwrap_java_object(bytes: &[u8]) -> Result<(JavaSplitClass, Vec<u8>)> {
     let mut c = Cursor { b: bytes, pos: 0 };
     if c.take(4)? != STREAM_MAGIC {
         return Err(c.err("missing stream header AC ED 00 05"));
@@ -86,21 +126,21 @@ pub fn unwrap_java_stream(bytes: &[u8]) -> Result<Vec<u8>> {
         return Err(c.err("expected TC_CLASSDESC"));
     }
     let name = c.utf()?;
-    if name != CLASS_NAME.as_bytes() {
+    let Some((class, expected_uid)) = JavaSplitClass::of(name) else {
         return Err(Error::Unsupported {
             feature: format!(
                 "Java object stream of class {}",
                 String::from_utf8_lossy(name)
             ),
         });
-    }
+    };
     let uid = i64::from_be_bytes(
         c.take(8)?
             .try_into()
             .map_err(|_| c.err("short serialVersionUID"))?,
     );
-    if uid != DATA_SPLIT_UID {
-        return Err(c.err(format!("serialVersionUID {uid}, expected {DATA_SPLIT_UID}")));
+    if uid != expected_uid {
+        return Err(c.err(format!("serialVersionUID {uid}, expected {expected_uid}")));
     }
     let _flags = c.u8()?;
     let fields = c.u16()?;
@@ -123,7 +163,7 @@ pub fn unwrap_java_stream(bytes: &[u8]) -> Result<Vec<u8>> {
         return Err(c.err("expected end of class annotations"));
     }
     if c.u8()? != TC_NULL {
-        return Err(c.err("DataSplit must have no serializable superclass"));
+        return Err(c.err(format!("{class:?} must have no serializable superclass")));
     }
     let mut payload = Vec::new();
     loop {
@@ -143,39 +183,76 @@ pub fn unwrap_java_stream(bytes: &[u8]) -> Result<Vec<u8>> {
             t => return Err(c.err(format!("unexpected marker {t:#x} in object data"))),
         }
     }
-    Ok(payload)
+    Ok((class, payload))
 }
+
+/// A declared field of a class descriptor: type code, name, and the JVM type of an object field.
+type FieldDesc = (u8, &'static str, Option<&'static str>);
+
+// The declared fields, primitives first then objects, each group sorted by name, as
+// ObjectStreamClass orders them.
+const DATA_SPLIT_FIELDS: [FieldDesc; 9] = [
+    (b'I', "bucket", None),
+    (b'Z', "isStreaming", None),
+    (b'Z', "rawConvertible", None),
+    (b'J', "snapshotId", None),
+    (b'L', "bucketPath", Some("Ljava/lang/String;")),
+    (b'L', "dataDeletionFiles", Some("Ljava/util/List;")),
+    (b'L', "dataFiles", Some("Ljava/util/List;")),
+    (
+        b'L',
+        "partition",
+        Some("Lorg/apache/paimon/data/BinaryRow;"),
+    ),
+    (b'L', "totalBuckets", Some("Ljava/lang/Integer;")),
+];
+
+const INCREMENTAL_SPLIT_FIELDS: [FieldDesc; 9] = [
+    (b'I', "bucket", None),
+    (b'Z', "isStreaming", None),
+    (b'J', "snapshotId", None),
+    (b'I', "totalBuckets", None),
+    (b'L', "afterDeletionFiles", Some("Ljava/util/List;")),
+    (b'L', "afterFiles", Some("Ljava/util/List;")),
+    (b'L', "beforeDeletionFiles", Some("Ljava/util/List;")),
+    (b'L', "beforeFiles", Some("Ljava/util/List;")),
+    (
+        b'L',
+        "partition",
+        Some("Lorg/apache/paimon/data/BinaryRow;"),
+    ),
+];
 
 /// Wraps DataSplit payload bytes in a Java object-serialization image that
 /// `ObjectInputStream.readObject` turns into a `DataSplit`.
 pub fn wrap_java_stream(payload: &[u8]) -> Vec<u8> {
+    wrap_object(CLASS_NAME, DATA_SPLIT_UID, &DATA_SPLIT_FIELDS, payload)
+}
+
+/// Wraps an `IncrementalSplit` body in a Java object-serialization image that
+/// `ObjectInputStream.readObject` turns into an `IncrementalSplit` (Java 1.4+).
+pub fn wrap_incremental_java_stream(payload: &[u8]) -> Vec<u8> {
+    wrap_object(
+        INCREMENTAL_CLASS_NAME,
+        INCREMENTAL_SPLIT_UID,
+        &INCREMENTAL_SPLIT_FIELDS,
+        payload,
+    )
+}
+
+fn wrap_object(class: &str, uid: i64, fields: &[FieldDesc], payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 320);
     out.extend_from_slice(&STREAM_MAGIC);
     out.push(TC_OBJECT);
     out.push(TC_CLASSDESC);
-    put_utf(&mut out, CLASS_NAME);
-    out.extend_from_slice(&DATA_SPLIT_UID.to_be_bytes());
-    out.push(0x03); // SC_SERIALIZABLE | SC_WRITE_METHOD
-                    // The declared fields, primitives first then objects, each group sorted by name, as
-                    // ObjectStreamClass orders them. Handles: 0x7e0000 is the class descriptor; strings follow.
-    let fields: [(u8, &str, Option<&str>); 9] = [
-        (b'I', "bucket", None),
-        (b'Z', "isStreaming", None),
-        (b'Z', "rawConvertible", None),
-        (b'J', "snapshotId", None),
-        (b'L', "bucketPath", Some("Ljava/lang/String;")),
-        (b'L', "dataDeletionFiles", Some("Ljava/util/List;")),
-        (b'L', "dataFiles", Some("Ljava/util/List;")),
-        (
-            b'L',
-            "partition",
-            Some("Lorg/apache/paimon/data/BinaryRow;"),
-        ),
-        (b'L', "totalBuckets", Some("Ljava/lang/Integer;")),
-    ];
+    put_utf(&mut out, class);
+    out.extend_from_slice(&uid.to_be_bytes());
+    // SC_SERIALIZABLE | SC_WRITE_METHOD
+    out.push(0x03);
+    // Handles: 0x7e0000 is the class descriptor; the field type strings follow.
     out.extend_from_slice(&(fields.len() as u16).to_be_bytes());
     let mut handles: Vec<&str> = Vec::new();
-    for (code, name, class) in fields {
+    for &(code, name, class) in fields {
         out.push(code);
         put_utf(&mut out, name);
         if let Some(class) = class {

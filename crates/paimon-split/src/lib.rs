@@ -7,7 +7,8 @@
 //! * raw `DataSplit.serialize` bytes, versions 1..=9 ([`codec`]);
 //! * the cross-language `SPLIT_V1` frame ([`frame`]), which also carries incremental, indexed,
 //!   chain, query-auth and fallback splits;
-//! * Java object-serialization images ([`java_stream`]), as Spark and Flink ship them.
+//! * Java object-serialization images ([`java_stream`]), as Spark and Flink ship them, and as
+//!   Java 1.4+ ships incremental-diff splits ([`incremental`]).
 //!
 //! ```
 //! use paimon_split::{decode_split, encode_split, SplitEnvelope};
@@ -31,6 +32,7 @@
 pub mod codec;
 pub mod error;
 pub mod frame;
+pub mod incremental;
 pub mod java_stream;
 mod split;
 pub mod wire;
@@ -88,7 +90,22 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
     let unwrapped;
     let body: &[u8] = match envelope {
         SplitEnvelope::JavaObject => {
-            unwrapped = java_stream::unwrap_java_stream(bytes)?;
+            let (class, payload) = java_stream::unwrap_java_object(bytes)?;
+            if class == java_stream::JavaSplitClass::IncrementalSplit {
+                let mut r = WireReader::new(&payload);
+                let split = Split::Incremental(frame::read_incremental(&mut r)?);
+                if r.remaining() != 0 {
+                    return Err(
+                        r.corrupt(format!("{} trailing bytes after the split", r.remaining()))
+                    );
+                }
+                return Ok(DecodedSplit {
+                    split,
+                    envelope,
+                    version: None,
+                });
+            }
+            unwrapped = payload;
             &unwrapped
         }
         _ => bytes,
@@ -171,6 +188,11 @@ pub fn encode_decoded(split: &Split, envelope: SplitEnvelope, version: i32) -> R
     match (split, envelope) {
         (_, SplitEnvelope::SplitV1) => encode_frame(split, version),
         (Split::Data(s), env) => encode_split(s, version, env),
+        (Split::Incremental(s), SplitEnvelope::JavaObject) => {
+            let mut w = WireWriter::default();
+            frame::write_incremental(&mut w, s)?;
+            Ok(java_stream::wrap_incremental_java_stream(&w.buf))
+        }
         (Split::FallbackData { split, is_fallback }, SplitEnvelope::RawFallback) => {
             let mut w = WireWriter::default();
             codec::write_data_split(&mut w, split, version)?;

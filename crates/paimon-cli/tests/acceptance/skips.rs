@@ -11,7 +11,6 @@ pub const SKIPS: &[(&str, &str)] = &[
     ("append/all_types_parquet/snapshot-1.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 (INT96) are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),
     ("append/all_types_parquet/snapshot-2.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 (INT96) are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),
     ("append/all_types_parquet/q-nested-ts-filter.jsonl", "our reader reports an error: TIMESTAMP(9)/LTZ(9) values 0001-01-01 and 9999-12-31 (INT96) are outside Arrow's nanosecond range (1677..2262), Error::TimestampOutOfRange; Java returns them"),
-    ("pk/many_snapshots/q-incremental-tags.jsonl", "--incremental t3,t6: Java diffs the two tagged snapshots (IncrementalTagStartingScanner -> readIncrementalDiff: per bucket, the merged rows of the files only in t6 against those only in t3); not implemented, and the snapshots between the tags have expired so a delta replay cannot stand in"),
 ];
 
 /// The reason `case` is skipped, if it is.

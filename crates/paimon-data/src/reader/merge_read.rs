@@ -11,12 +11,16 @@ use std::sync::Arc;
 use paimon_spec::options::CoreOptions;
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
-use super::file::{read_file, SEQUENCE_NUMBER, SEQUENCE_NUMBER_FIELD_ID};
+use arrow_array::RecordBatch;
+use arrow_schema::{Field, Schema};
+
+use super::file::{read_file, SEQUENCE_NUMBER, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND};
 use super::{SplitContext, Task};
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use crate::merge::{
-    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeOptions, RunLayout, SortedRun,
+    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeOptions, RowKindColumn, RunLayout,
+    SortedRun,
 };
 
 pub(super) fn tasks(
@@ -66,7 +70,12 @@ pub(super) fn tasks(
                     .into_iter()
                     .map(|files| chain_files(ctx.clone(), files, out.clone()))
                     .collect();
-                let options = MergeOptions::default().with_batch_size(ctx.batch_size);
+                // Java's merged rows carry the kind of the merge result (`+U` when the last
+                // record of a deduplicated key was one).
+                let kinds = ctx.options.with_row_kind;
+                let options = MergeOptions::default()
+                    .with_batch_size(ctx.batch_size)
+                    .with_row_kind(kinds.then_some(RowKindColumn::Int8));
                 let bucket = ctx.bucket_dir.clone();
                 let reader =
                     merge_sorted_runs(sorted, &schema, layout, &engine, options).map_err(|e| {
@@ -80,14 +89,41 @@ pub(super) fn tasks(
                         bucket: bucket.clone(),
                         source: e,
                     })
+                    .and_then(|b| {
+                        if kinds {
+                            kind_as_value_kind(b)
+                        } else {
+                            Ok(b)
+                        }
+                    })
                 })) as BatchIter)
             }) as Task
         })
         .collect())
 }
 
+/// `batch` with the merge's Int8 `_ROW_KIND` column named `_VALUE_KIND`, the column the
+/// reader takes row kinds from.
+fn kind_as_value_kind(batch: RecordBatch) -> Result<RecordBatch> {
+    let schema = batch.schema();
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let f = f.as_ref().clone();
+            if f.name() == crate::merge::ROW_KIND {
+                f.with_name(VALUE_KIND)
+            } else {
+                f
+            }
+        })
+        .collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), batch.columns().to_vec())
+        .map_err(|e| Error::arrow("<merged batch>", e))
+}
+
 /// The batches of `files` (indices into the split), opened one after another.
-fn chain_files(
+pub(super) fn chain_files(
     ctx: Arc<SplitContext>,
     files: Vec<usize>,
     out: super::file::FileOutput,

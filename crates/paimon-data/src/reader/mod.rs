@@ -8,11 +8,13 @@
 //! |---|---|
 //! | append table, or raw-convertible / streaming primary-key split | files read one by one with their deletion vectors (`RawFileSplitRead`) |
 //! | primary-key split that is not raw-convertible | merge-on-read over sorted runs (`MergeFileSplitRead`, [`crate::merge`]) |
+//! | primary-key incremental diff (before files, not streaming) | both sides merged, the after rows that changed (`IncrementalDiffSplitRead`) |
 //! | data-evolution split that is not raw-convertible | column-wise union of the files of each row-id range (`DataEvolutionSplitRead`) |
 //!
 //! Then the predicate is applied exactly, the projection taken and the limit enforced.
 
 mod data_evolution;
+mod diff_read;
 mod file;
 mod merge_read;
 mod options;
@@ -255,6 +257,8 @@ impl SplitReader {
         let pk = !files_table.primary_keys.is_empty();
         let tasks = if core.data_evolution_enabled && !split.raw_convertible {
             data_evolution::tasks(&ctx, &read)?
+        } else if pk && split.is_incremental_diff() {
+            diff_read::tasks(&ctx, &core)?
         } else if pk && !split.raw_convertible && !split.is_streaming {
             merge_read::tasks(&ctx, &read, &core)?
         } else {

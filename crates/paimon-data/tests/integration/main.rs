@@ -2,6 +2,7 @@
 //! `../shared/testdata/paimon-cpp`, read in place.
 
 mod common;
+mod incremental_diff;
 mod parallel;
 mod row_count;
 mod splits;

@@ -11,7 +11,7 @@ use paimon_spec::types::{DataField, DataType};
 use rayon::prelude::*;
 
 use super::bucket::BucketSelector;
-use super::partition_path::partition_path;
+use super::partition_path::bucket_path;
 use super::prune::{may_match, ColumnStats};
 use super::BucketFiles;
 use crate::error::{Error, Result};
@@ -272,28 +272,11 @@ impl ManifestReader {
 
     /// Java `FileStorePathFactory.bucketPath`.
     pub fn bucket_path(&self, partition: &[Datum], bucket: i32, context: &str) -> Result<String> {
-        let opts = self.table.options();
-        let part = partition_path(
-            self.partitions.fields(),
-            partition,
-            &opts.partition_default_name,
-            opts.partition_legacy_name,
-        )
-        .ok_or_else(|| {
+        bucket_path(&self.table, partition, bucket).ok_or_else(|| {
             Error::unsupported(format!(
                 "partition directory name for values {partition:?} (in {context})"
             ))
-        })?;
-        let mut p = self.table.path().to_string();
-        if let Some(d) = &opts.data_file_path_directory {
-            p = paimon_io::join(&p, d);
-        }
-        let bucket_dir = if bucket == -2 {
-            "bucket-postpone".to_string()
-        } else {
-            format!("bucket-{bucket}")
-        };
-        Ok(paimon_io::join(&p, &format!("{part}{bucket_dir}")))
+        })
     }
 
     /// Groups live entries by partition then bucket, in first-appearance order, attaching

@@ -11,6 +11,7 @@
 pub mod bucket;
 mod file_prune;
 mod files;
+mod incremental;
 pub mod partition_path;
 pub mod prune;
 pub mod split_gen;
@@ -20,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
-use paimon_spec::options::{ChangelogProducer, MergeEngine};
+use paimon_spec::options::MergeEngine;
 use paimon_spec::predicate::Predicate;
 use paimon_split::{DataSplit, Split};
 
@@ -28,6 +29,8 @@ use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use crate::table::Table;
 pub use files::{merge_entries, PartitionDecoder};
+pub use incremental::IncrementalScanMode;
+use incremental::{DeltaMode, Incremental};
 use split_gen::{KeyedFile, SplitGroup, SplitSizes};
 
 /// Which snapshot a scan reads.
@@ -102,7 +105,7 @@ pub struct ScanBuilder {
     table: Table,
     selection: SnapshotSelection,
     filter: Option<Predicate>,
-    incremental: Option<(i64, i64)>,
+    incremental: Option<Incremental>,
     file_index_sidecars: bool,
     drop_stats: bool,
 }
@@ -185,10 +188,10 @@ impl ScanBuilder {
         self
     }
 
-    /// Plans the changes of snapshots in `(start, end]` (delta files) instead of a snapshot.
-    pub fn with_incremental(mut self, start: i64, end: i64) -> Self {
-        self.incremental = Some((start, end));
-        self
+    /// Plans the changes of snapshots in `(start, end]` (delta files, or changelog files when
+    /// the table has a changelog producer) instead of a snapshot.
+    pub fn with_incremental(self, start: i64, end: i64) -> Self {
+        self.with_delta(start, end, DeltaMode::Auto)
     }
 
     /// Resolves the selected snapshot.
@@ -211,6 +214,9 @@ impl ScanBuilder {
     /// # Errors
     /// Storage, decoding, and `Unsupported` errors, each naming the file or feature.
     pub fn plan(&self) -> Result<Plan> {
+        if let Some(plan) = self.plan_incremental()? {
+            return Ok(plan);
+        }
         // Expiration may delete a snapshot's manifests while we plan it: name that race instead
         // of reporting a bare missing file.
         let planned = self.snapshot().ok().flatten().map(|s| s.id);
@@ -237,7 +243,7 @@ impl ScanBuilder {
         // `scan.fallback-branch` (batch scans of the latest snapshot only).
         if let (Some(fallback), None, SnapshotSelection::Latest) = (
             &self.table.options().scan_fallback_branch,
-            self.incremental,
+            &self.incremental,
             &self.selection,
         ) {
             if fallback != self.table.branch() {
@@ -389,7 +395,10 @@ impl ScanBuilder {
     /// # Errors
     /// As [`ScanBuilder::plan`].
     pub fn live_files(&self) -> Result<Vec<LiveFile>> {
-        let Some((_, buckets, _)) = self.collect()? else {
+        let Some(scan) = self.resolved_for_files()? else {
+            return Ok(Vec::new());
+        };
+        let Some((_, buckets, _)) = scan.collect()? else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
@@ -419,39 +428,15 @@ impl ScanBuilder {
         if self.drop_stats && (self.filter.is_none() || table.is_primary_key_table()) {
             reader.drop_value_stats();
         }
-        let (snapshot, entries, streaming) = match self.incremental {
-            Some((start, end)) => {
-                if start > end {
-                    return Err(Error::unsupported(format!(
-                        "incremental scan with start {start} after end {end}"
-                    )));
-                }
-                // Java `IncrementalStartingScanner`: each snapshot of (start, end] on its own,
-                // files concatenated, never merged across snapshots. With a changelog producer
-                // the changelog files of every snapshot but OVERWRITE ones; without, the delta
-                // of APPEND snapshots only (compactions and overwrites add nothing new).
-                let changelog = table.options().changelog_producer != ChangelogProducer::None;
-                let sm = table.snapshot_manager();
-                let end_snapshot = sm.snapshot(end)?;
-                let mut entries = Vec::new();
-                for id in (start + 1)..=end {
-                    let s = if id == end {
-                        end_snapshot.clone()
-                    } else {
-                        sm.snapshot(id)?
-                    };
-                    let list = if changelog {
-                        s.changelog_manifest_list
-                            .as_deref()
-                            .filter(|_| s.commit_kind != "OVERWRITE")
-                    } else {
-                        Some(s.delta_manifest_list.as_str()).filter(|_| s.commit_kind == "APPEND")
-                    };
-                    if let Some(list) = list {
-                        entries.extend(merge_entries(reader.read_list_entries(list, false)?)?);
-                    }
-                }
-                (end_snapshot, entries, true)
+        let (snapshot, entries, streaming) = match &self.incremental {
+            Some(Incremental::Delta { start, end, mode }) => {
+                let (snapshot, entries) = self.delta_entries(&reader, *start, *end, *mode)?;
+                (snapshot, entries, true)
+            }
+            Some(other) => {
+                return Err(Error::Internal(format!(
+                    "incremental scan {other:?} reached file collection unresolved"
+                )))
             }
             None => {
                 let Some(snapshot) = self.snapshot()? else {

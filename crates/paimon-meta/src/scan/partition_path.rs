@@ -4,6 +4,31 @@
 use paimon_spec::binary::Datum;
 use paimon_spec::types::DataField;
 
+use crate::table::Table;
+
+/// Java `FileStorePathFactory.bucketPath`: the directory of `bucket` in the partition with
+/// `values` (typed by the table's partition columns). `None` when a value cannot be printed
+/// as Java would.
+pub fn bucket_path(table: &Table, values: &[Datum], bucket: i32) -> Option<String> {
+    let opts = table.options();
+    let part = partition_path(
+        &table.schema().partition_fields(),
+        values,
+        &opts.partition_default_name,
+        opts.partition_legacy_name,
+    )?;
+    let mut p = table.path().to_string();
+    if let Some(d) = &opts.data_file_path_directory {
+        p = paimon_io::join(&p, d);
+    }
+    let bucket_dir = if bucket == -2 {
+        "bucket-postpone".to_string()
+    } else {
+        format!("bucket-{bucket}")
+    };
+    Some(paimon_io::join(&p, &format!("{part}{bucket_dir}")))
+}
+
 /// Builds `k1=v1/k2=v2/` for a partition, escaping as Java does. `None` values (or values that
 /// cannot be printed as Java would) give `None` so the caller can report an error.
 pub fn partition_path(

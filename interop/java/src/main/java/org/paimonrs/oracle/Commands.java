@@ -73,6 +73,9 @@ final class Commands {
             dyn.put("incremental-between", a.get("--incremental"));
             travel++;
         }
+        if (a.has("--incremental-mode")) {
+            dyn.put("incremental-between-scan-mode", a.get("--incremental-mode"));
+        }
         if (travel > 1) {
             throw new IllegalArgumentException(
                     "--snapshot, --tag and --incremental are mutually exclusive");
