@@ -81,7 +81,8 @@ impl FileOutput {
 /// # Errors
 /// I/O and format errors naming the file.
 pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> Result<BatchIter> {
-    let format = FileFormat::from_file_name(&task.meta.file_name)?;
+    // From the path, so that an unknown extension is reported with the file's location.
+    let format = FileFormat::from_file_name(&task.path)?;
     let mapped_fields: Vec<DataField> = out
         .fields
         .iter()

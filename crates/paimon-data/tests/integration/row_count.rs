@@ -59,8 +59,7 @@ fn split(table: &str, file: &str, row_count: i64) -> DataSplit {
     let meta = DataFileMeta {
         file_name: file.into(),
         file_size: std::fs::metadata(table_dir(table).join("bucket-0").join(file))
-            .unwrap()
-            .len() as i64,
+            .map_or(0, |m| m.len() as i64),
         row_count,
         min_key: empty.clone(),
         max_key: empty.clone(),
@@ -151,4 +150,21 @@ fn a_wrong_row_count_is_an_error_naming_the_file_and_both_counts() {
             "{err}"
         );
     }
+}
+
+/// A file name whose extension is no format is reported with the file's full path.
+#[test]
+fn an_unknown_format_names_the_file_path() {
+    let t = TABLES[0];
+    let mut s = split(t, &data_files(t)[0], 1);
+    s.data_files[0].file_name = "data-0.csv".into();
+    let err = read(t, &s).unwrap_err();
+    let want = table_dir(t)
+        .join("bucket-0/data-0.csv")
+        .display()
+        .to_string();
+    assert!(
+        matches!(&err, Error::Unsupported { feature } if feature.contains(&want)),
+        "{err}"
+    );
 }
