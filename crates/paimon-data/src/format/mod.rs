@@ -194,8 +194,8 @@ pub fn decode(
         ));
     }
     let batches = match format {
-        FileFormat::Parquet => parquet::decode(path, data, req),
-        FileFormat::Orc => orc::decode(path, data, req),
+        FileFormat::Parquet => guard_panics(path, "Parquet", || parquet::decode(path, data, req)),
+        FileFormat::Orc => guard_panics(path, "ORC", || orc::decode(path, data, req)),
         FileFormat::Avro => avro::decode(path, data, req),
         FileFormat::Blob => blob::decode(path, data, req),
     }?;
@@ -209,6 +209,72 @@ pub fn decode(
         }),
         None => batches,
     })
+}
+
+/// Runs `open` and then the batches it returns with panics turned into [`Error::Corrupt`]
+/// naming the file: `orc-rust` 0.9 and the `parquet` crate panic on some damaged files
+/// (unwrapped decompression errors, out-of-bounds slicing, arithmetic overflow, asserts on
+/// negative column offsets), while opening them as well as while decoding. A panic ends the
+/// batches.
+fn guard_panics(
+    path: &str,
+    library: &'static str,
+    open: impl FnOnce() -> Result<BatchIter>,
+) -> Result<BatchIter> {
+    let panicked = |payload: Box<dyn std::any::Any + Send>| {
+        Error::corrupt(
+            path,
+            format!(
+                "the {library} reader failed on a damaged file: {}",
+                panic_message(payload.as_ref())
+            ),
+        )
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
+        Ok(Ok(inner)) => Ok(Box::new(PanicToError {
+            inner: Some(inner),
+            path: path.to_string(),
+            library,
+        })),
+        Ok(Err(e)) => Err(e),
+        Err(payload) => Err(panicked(payload)),
+    }
+}
+
+struct PanicToError {
+    inner: Option<BatchIter>,
+    path: String,
+    library: &'static str,
+}
+
+impl Iterator for PanicToError {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let inner = self.inner.as_mut()?;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
+            Ok(item) => item,
+            Err(payload) => {
+                self.inner = None;
+                Some(Err(Error::corrupt(
+                    &self.path,
+                    format!(
+                        "the {} reader failed on a damaged file: {}",
+                        self.library,
+                        panic_message(payload.as_ref())
+                    ),
+                )))
+            }
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// Checks the rows a file holds, as its footer or block headers count them, against the rows
@@ -372,6 +438,82 @@ mod tests {
             FileFormat::Blob
         );
         assert!(FileFormat::from_file_name("data-1-0.csv").is_err());
+    }
+
+    fn request(columns: &[&str]) -> DecodeRequest {
+        DecodeRequest {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+            expected_rows: None,
+        }
+    }
+
+    /// A damaged footer that the `parquet` crate asserts on (a negative data page offset) gives
+    /// an error naming the file, not a panic.
+    #[test]
+    fn a_parquet_panic_is_an_error() {
+        use std::sync::Arc;
+
+        use arrow_array::{Int32Array, RecordBatch};
+        use arrow_schema::{DataType, Field, Schema};
+
+        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int32Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let mut file = Vec::new();
+        let mut w = ::parquet::arrow::ArrowWriter::try_new(&mut file, schema, None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        // Thrift compact ColumnMetaData: field 9 (data_page_offset, i64) follows field 7, so
+        // its header is 0x26; the page starts after the 4-byte magic, zig-zag 4 = 0x08.
+        let footer_len =
+            u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap());
+        let footer = file.len() - 8 - footer_len as usize;
+        let at = footer
+            + file[footer..]
+                .windows(2)
+                .position(|w| w == [0x26, 0x08])
+                .expect("data_page_offset 4 in the footer");
+        file[at + 1] = 0x07; // zig-zag -4
+        let path = "t/bucket-0/data-0.parquet";
+        let err = match decode(
+            FileFormat::Parquet,
+            path,
+            Bytes::from(file),
+            &request(&["a"]),
+        ) {
+            Ok(batches) => batches.collect::<Result<Vec<_>>>().unwrap_err(),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(&err, Error::Corrupt { path: p, reason } if p == path && reason.contains("Parquet reader")),
+            "{err}"
+        );
+    }
+
+    /// orc-rust 0.9 overflows a subtraction while reading this footer (a 30-byte find of the
+    /// `manifest_orc` fuzz target): opening the file gives an error naming it, not a panic.
+    #[test]
+    fn an_orc_panic_while_opening_is_an_error() {
+        let data = Bytes::from_static(&[
+            0x4f, 0x52, 0x43, 0x00, 0x18, 0x00, 0x08, 0xad, 0x03, 0x10, 0x05, 0x18, 0x80, 0x80,
+            0x10, 0x22, 0x02, 0x00, 0x0c, 0x28, 0xae, 0x01, 0x82, 0xf4, 0x03, 0x03, 0x4f, 0x52,
+            0x43, 0x19,
+        ]);
+        let path = "t/bucket-0/data-0.orc";
+        let err = match decode(FileFormat::Orc, path, data, &request(&["a"])) {
+            Ok(batches) => batches.collect::<Result<Vec<_>>>().unwrap_err(),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(&err, Error::Corrupt { path: p, reason } if p == path && reason.contains("ORC reader")),
+            "{err}"
+        );
     }
 
     #[test]

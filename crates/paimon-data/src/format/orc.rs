@@ -25,27 +25,8 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
 }
 
 /// [`decode`]; with `diagnose`, a timestamp overflow is looked into to name its column.
-///
-/// `orc-rust` 0.9 panics on some damaged files while opening them as well as while decoding
-/// (arithmetic overflow in its metadata reader, out-of-bounds slicing); both become
-/// [`Error::Corrupt`] naming the file.
+/// `orc-rust` panics on some damaged files; [`super::decode`] turns those into errors.
 fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<BatchIter> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        open(path, data, req, diagnose)
-    }))
-    .unwrap_or_else(|payload| {
-        Err(Error::corrupt(
-            path,
-            format!(
-                "the ORC reader failed on a damaged file: {}",
-                panic_message(payload.as_ref())
-            ),
-        ))
-    })
-}
-
-fn open(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<BatchIter> {
-    let path_for_errors = path.to_string();
     let for_diagnosis = (data.clone(), req.clone());
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
@@ -130,47 +111,7 @@ fn open(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<
         })
         .and_then(|b| trim_chars(b, &char_columns, &path))
     });
-    Ok(Box::new(PanicToError {
-        inner: Some(batches),
-        path: path_for_errors,
-    }))
-}
-
-/// `orc-rust` 0.9 panics on some corrupt compressed streams (an `unwrap` in its
-/// `Decompressor`); such a panic becomes a [`Error::Corrupt`] naming the file, and the
-/// iteration ends there.
-struct PanicToError<I> {
-    inner: Option<I>,
-    path: String,
-}
-
-impl<I: Iterator<Item = Result<RecordBatch>>> Iterator for PanicToError<I> {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let inner = self.inner.as_mut()?;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
-            Ok(item) => item,
-            Err(payload) => {
-                self.inner = None;
-                Some(Err(Error::corrupt(
-                    &self.path,
-                    format!(
-                        "the ORC decoder failed on a damaged stream: {}",
-                        panic_message(payload.as_ref())
-                    ),
-                )))
-            }
-        }
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
+    Ok(Box::new(batches))
 }
 
 /// A [`Error::TimestampOutOfRange`] for `e` when it is `orc-rust`'s refusal of a timestamp
@@ -402,22 +343,6 @@ mod timestamp_range_tests {
             batch_size: 1024,
             expected_rows: None,
         }
-    }
-
-    /// orc-rust 0.9 overflows a subtraction while reading this footer (a 30-byte fuzz find of
-    /// `manifest_orc`): opening the file must give an error naming it, not a panic.
-    #[test]
-    fn a_panic_while_opening_is_an_error() {
-        let data = Bytes::from_static(&[
-            0x4f, 0x52, 0x43, 0x00, 0x18, 0x00, 0x08, 0xad, 0x03, 0x10, 0x05, 0x18, 0x80, 0x80,
-            0x10, 0x22, 0x02, 0x00, 0x0c, 0x28, 0xae, 0x01, 0x82, 0xf4, 0x03, 0x03, 0x4f, 0x52,
-            0x43, 0x19,
-        ]);
-        let err = match decode("t/bucket-0/data-0.orc", data, &request()) {
-            Ok(batches) => batches.collect::<Result<Vec<_>>>().unwrap_err(),
-            Err(e) => e,
-        };
-        assert!(err.to_string().contains("t/bucket-0/data-0.orc"), "{err}");
     }
 
     #[test]
