@@ -138,6 +138,7 @@ impl TableSchema {
     }
 
     fn validate(&self) -> Result<()> {
+        crate::types::check_field_names(&self.fields)?;
         for key in self.partition_keys.iter().chain(&self.primary_keys) {
             if self.field(key).is_none() {
                 return Err(Error::corrupt(
@@ -252,5 +253,29 @@ mod tests {
             r#"{"version":3,"id":0,"fields":[],"partitionKeys":["x"],"primaryKeys":[],"options":{}}"#,
         );
         assert!(e.is_err());
+    }
+
+    /// Java's `RowType` refuses duplicate and blank field names, at the top level and in
+    /// nested rows; so does the parser (a duplicate would read one column as the other).
+    #[test]
+    fn duplicate_or_blank_field_names_are_corrupt() {
+        let schema = |fields: &str| {
+            TableSchema::from_json_str(&format!(
+                r#"{{"version":3,"id":0,"fields":[{fields}],"partitionKeys":[],"primaryKeys":[],"options":{{}}}}"#
+            ))
+        };
+        let err = |fields: &str| schema(fields).unwrap_err().to_string();
+        let e = err(r#"{"id":0,"name":"ts","type":"DATE"},{"id":1,"name":"ts","type":"INT"}"#);
+        assert!(e.contains("\"ts\" appears twice"), "{e}");
+        let e = err(
+            r#"{"id":0,"name":"r","type":{"type":"ROW","fields":[{"id":1,"name":"x","type":"INT"},{"id":2,"name":"x","type":"INT"}]}}"#,
+        );
+        assert!(e.contains("\"x\" appears twice"), "{e}");
+        for blank in [r#""""#, r#"" \t""#, r#""\u001f""#] {
+            let e = err(&format!(r#"{{"id":3,"name":{blank},"type":"INT"}}"#));
+            assert!(e.contains("field 3 has a blank name"), "{e}");
+        }
+        // Names Java's isWhitespace does not count as blank, and case-distinct names, pass.
+        schema(r#"{"id":0,"name":"\u00a0","type":"INT"},{"id":1,"name":"A","type":"INT"},{"id":2,"name":"a","type":"INT"}"#).unwrap();
     }
 }

@@ -314,6 +314,35 @@ impl std::fmt::Display for DataType {
     }
 }
 
+/// Java `RowType.validateFields`: field names are unique and each holds a character other than
+/// whitespace (as Java's `Character.isWhitespace` counts it). A row with two fields of one name
+/// would read one column in place of the other.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming the offending field.
+pub(crate) fn check_field_names(fields: &[DataField]) -> Result<()> {
+    let java_whitespace = |c: char| {
+        matches!(c, '\u{1C}'..='\u{1F}')
+            || (c.is_whitespace() && !matches!(c, '\u{85}' | '\u{A0}' | '\u{2007}' | '\u{202F}'))
+    };
+    let mut seen = std::collections::HashSet::new();
+    for f in fields {
+        if f.name.chars().all(java_whitespace) {
+            return Err(Error::corrupt(
+                "schema JSON",
+                format!("field {} has a blank name {:?}", f.id, f.name),
+            ));
+        }
+        if !seen.insert(f.name.as_str()) {
+            return Err(Error::corrupt(
+                "schema JSON",
+                format!("field name {:?} appears twice in one row", f.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl DataField {
     /// A field without description or default.
     pub fn new(id: i32, name: impl Into<String>, data_type: DataType) -> Self {
@@ -398,12 +427,12 @@ fn parse_composite(obj: &Map<String, Value>) -> Result<DataType> {
                 .get("fields")
                 .and_then(Value::as_array)
                 .ok_or_else(|| bad("ROW type without \"fields\" array".into()))?;
-            TypeKind::Row(
-                fields
-                    .iter()
-                    .map(DataField::from_json)
-                    .collect::<Result<Vec<_>>>()?,
-            )
+            let fields = fields
+                .iter()
+                .map(DataField::from_json)
+                .collect::<Result<Vec<_>>>()?;
+            check_field_names(&fields)?;
+            TypeKind::Row(fields)
         }
         "VECTOR" => {
             let length = obj
