@@ -43,8 +43,9 @@ done
 # Targets over paimon-meta / paimon-data need the fuzz crate's `meta` / `data` features.
 feature_of() {
     case $1 in
-        manifest_decode | manifest_orc | snapshot_json) echo meta ;;
-        deletion_vector) echo data ;;
+        manifest_decode | manifest_orc | snapshot_json | file_index) echo meta ;;
+        deletion_vector | data_file) echo data ;;
+        table_dir) echo meta,data ;;
     esac
 }
 needed=""
@@ -77,7 +78,14 @@ bin_dir=fuzz/target/x86_64-unknown-linux-gnu/release
 
 shared=../shared/testdata
 extra_root=$(mktemp -d "${TMPDIR:-/tmp}/paimon-fuzz-extra.XXXXXX")
-trap 'rm -rf "$extra_root"' EXIT
+# table_dir writes each input's table here: in memory (/dev/shm) when there is one.
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+    table_work=$(mktemp -d /dev/shm/paimon-fuzz-table.XXXXXX)
+else
+    table_work="$extra_root/table_dir-work"
+fi
+export FUZZ_TABLE_DIR="$table_work"
+trap 'rm -rf "$extra_root" "$table_work"' EXIT
 
 # Copies shared test files matching find(1) predicates into a temporary read-only corpus dir;
 # with MAGIC set, only files starting with those bytes.
@@ -111,9 +119,10 @@ extra_for() {
 # Extracts the executed-run count from a libFuzzer log.
 runs_of() {
     local n
-    n=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$1" | tail -1 | awk '{print $2}')
-    [[ -z $n ]] && n=$(grep -Eo '^Done [0-9]+ runs' "$1" | tail -1 | awk '{print $2}')
-    [[ -z $n ]] && n=$(grep -Eo '^#[0-9]+' "$1" | tail -1 | tr -d '#')
+    # -a: a log quoting a crashing input's bytes is binary to grep.
+    n=$(grep -ao 'stat::number_of_executed_units: [0-9]*' "$1" | tail -1 | awk '{print $2}')
+    [[ -z $n ]] && n=$(grep -aEo '^Done [0-9]+ runs' "$1" | tail -1 | awk '{print $2}')
+    [[ -z $n ]] && n=$(grep -aEo '^#[0-9]+' "$1" | tail -1 | tr -d '#')
     echo "${n:-0}"
 }
 
@@ -167,7 +176,7 @@ for t in "${targets[@]}"; do
     summary+=("$line")
     echo "$line" >&2
     if [[ $crashes -gt 0 ]]; then
-        grep -E 'panicked at|^SUMMARY|Test unit written to' "$log" | head -6 | sed 's/^/    /' >&2
+        grep -aE 'panicked at|^SUMMARY|Test unit written to' "$log" | head -6 | sed 's/^/    /' >&2
     fi
 done
 

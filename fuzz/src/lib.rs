@@ -120,6 +120,29 @@ fn indexed_eq(a: &IndexedSplit, b: &IndexedSplit) -> bool {
     a.split == b.split && a.row_ranges == b.row_ranges && scores_eq
 }
 
+/// The columns `data_file` reads: those of the fixture tables `append.db/fmt_*`, whose data
+/// files seed it.
+pub fn data_file_columns() -> Vec<DataField> {
+    let n = DataType::nullable;
+    vec![
+        DataField::new(0, "id", n(TypeKind::Int)),
+        DataField::new(1, "name", DataType::string()),
+        DataField::new(2, "price", n(TypeKind::Double)),
+        DataField::new(
+            3,
+            "amount",
+            n(TypeKind::Decimal {
+                precision: 12,
+                scale: 2,
+            }),
+        ),
+        DataField::new(4, "dt", n(TypeKind::Date)),
+        DataField::new(5, "ts", n(TypeKind::Timestamp { precision: 6 })),
+        DataField::new(6, "flag", n(TypeKind::Boolean)),
+        DataField::new(7, "tags", n(TypeKind::Array(Box::new(DataType::string())))),
+    ]
+}
+
 /// Asserts that an error, if any, names `path` in its message: a damaged file must be reported
 /// by name (issue 7).
 pub fn check_error_names<T, E: std::fmt::Display>(r: &Result<T, E>, path: &str) {
@@ -136,26 +159,48 @@ pub fn skip_known() -> bool {
     *SKIP.get_or_init(|| std::env::var_os("FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
 }
 
-thread_local! {
-    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
+/// The last panic seen by the hook of [`run_allowing_caught_panics`], and whether it was raised
+/// in paimon-rs's own code. Global rather than per thread: rayon re-raises a worker's panic in
+/// the calling thread without calling the hook again.
+static LAST_PANIC: std::sync::Mutex<Option<(String, bool)>> = std::sync::Mutex::new(None);
 
 /// Runs `f` for code under test that deliberately catches panics of a dependency
-/// (paimon-meta wraps orc-rust in `catch_unwind` and returns `Corrupt`). libfuzzer-sys's panic
-/// hook aborts on every panic, caught or not, so it is replaced by one that only remembers the
-/// message; a panic that escapes `f` is printed and aborts, which libFuzzer reports as a crash.
+/// (paimon-meta and paimon-data wrap orc-rust and the parquet crate in `catch_unwind` and
+/// return `Corrupt`). libfuzzer-sys's panic hook aborts on every panic, caught or not, so it is
+/// replaced by one that only remembers the message. A panic that escapes `f`, or one raised in
+/// paimon-rs's own crates even if caught, is printed and aborts, which libFuzzer reports as a
+/// crash: the guards are for dependencies, not for hiding our own bugs.
 pub fn run_allowing_caught_panics(f: impl FnOnce()) {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            LAST_PANIC.with(|l| *l.borrow_mut() = Some(info.to_string()));
+            let own = info
+                .location()
+                .is_some_and(|l| l.file().contains("crates/paimon-"));
+            if let Ok(mut last) = LAST_PANIC.lock() {
+                // An own panic is kept even if a dependency panics after it.
+                match last.as_ref() {
+                    Some((_, true)) if !own => {}
+                    _ => *last = Some((info.to_string(), own)),
+                }
+            }
         }))
     });
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-        let msg = LAST_PANIC
-            .with(|l| l.borrow_mut().take())
-            .unwrap_or_default();
-        eprintln!("panic escaped the code under test: {msg}");
-        std::process::abort();
+    if let Ok(mut last) = LAST_PANIC.lock() {
+        *last = None;
+    }
+    let escaped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    let last = LAST_PANIC.lock().ok().and_then(|mut l| l.take());
+    match (escaped, last) {
+        (true, last) => {
+            let msg = last.map(|(m, _)| m).unwrap_or_default();
+            eprintln!("panic escaped the code under test: {msg}");
+            std::process::abort();
+        }
+        (false, Some((msg, true))) => {
+            eprintln!("paimon-rs code panicked (the panic was caught): {msg}");
+            std::process::abort();
+        }
+        _ => {}
     }
 }

@@ -35,6 +35,8 @@ fn main() -> Res {
     meta::seeds(&root)?;
     #[cfg(feature = "data")]
     dv_seeds(&root.join("deletion_vector"))?;
+    #[cfg(all(feature = "meta", feature = "data"))]
+    fixture_seeds::seeds(&root)?;
     println!("seeds written under {}", root.display());
     Ok(())
 }
@@ -820,5 +822,394 @@ mod meta {
             .into());
         }
         Ok(())
+    }
+}
+
+/// Seeds from the Java-written fixture tables in `fixtures/warehouse/` (this repository's own
+/// tables): data files for `data_file`, file indexes for `file_index`, and whole trimmed tables
+/// for `table_dir`. Row counts come from the tables' manifests (planned with paimon-meta), and
+/// every table seed is checked to read Java's expected row count (`fixtures/expected/`).
+#[cfg(all(feature = "meta", feature = "data"))]
+mod fixture_seeds {
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use paimon_data::format::{decode, DecodeRequest, FileFormat, RowRanges};
+    use paimon_meta::file_index::FileIndexFile;
+    use paimon_meta::manifest::ManifestFileMeta;
+    use paimon_meta::Table;
+
+    use super::{write, Res};
+
+    fn warehouse() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/warehouse")
+    }
+
+    fn open(db: &str, table: &str) -> Res<(PathBuf, Table, paimon_meta::Plan)> {
+        let dir = warehouse()
+            .join(format!("{db}.db"))
+            .join(table)
+            .canonicalize()?;
+        let io = Arc::new(paimon_io::LocalFileIO::new());
+        let t = Table::open(io, &dir.to_string_lossy())?;
+        let plan = t.scan().plan()?;
+        Ok((dir, t, plan))
+    }
+
+    pub fn seeds(root: &Path) -> Res {
+        data_file_seeds(&root.join("data_file"))?;
+        file_index_seeds(&root.join("file_index"))?;
+        table_dir_seeds(&root.join("table_dir"))
+    }
+
+    /// `[flags][rows][selection][columns][file]` (see `fuzz_targets/data_file.rs`).
+    fn data_file_seeds(out: &Path) -> Res {
+        let tables = [
+            ("fmt_parquet_none", 0u8),
+            ("fmt_parquet_snappy", 0),
+            ("fmt_orc_none", 1),
+            ("fmt_orc_zstd", 1),
+            ("fmt_avro_null", 2),
+            ("fmt_avro_deflate", 2),
+            ("blob", 3),
+        ];
+        for (table, format) in tables {
+            let (dir, _, plan) = open("append", table)?;
+            let file = plan
+                .splits
+                .iter()
+                .flat_map(|s| s.data_files.iter().map(move |f| (s, f)))
+                .find(|(_, f)| (format == 3) == f.file_name.ends_with(".blob"))
+                .ok_or_else(|| format!("{table}: no data file"))?;
+            let (split, meta) = file;
+            let path = Path::new(&split.bucket_path).join(&meta.file_name);
+            let bytes = std::fs::read(&path)?;
+            let rows = u8::try_from(meta.row_count)
+                .map_err(|_| format!("{table}: {} rows do not fit the seed", meta.row_count))?;
+            let columns = if format == 3 { 1 } else { 0xff };
+            let mut variants = vec![(format, 0xffu8, columns, "all")];
+            if format != 3 {
+                variants.push((format | 4, 0b0110_1101, 0b1000_0011, "selected"));
+            } else {
+                variants.push((format, 0xff, 0, "count-only"));
+            }
+            for (flags, selection, columns, what) in variants {
+                let mut input = vec![flags, rows, selection, columns];
+                input.extend_from_slice(&bytes);
+                verify_data_file(table, &input)?;
+                write(out, &format!("{table}-{what}"), &input)?;
+            }
+            let _ = dir;
+        }
+        Ok(())
+    }
+
+    /// Decodes a `data_file` seed as the target does; it must yield its selected rows.
+    fn verify_data_file(table: &str, input: &[u8]) -> Res {
+        let formats = [
+            FileFormat::Parquet,
+            FileFormat::Orc,
+            FileFormat::Avro,
+            FileFormat::Blob,
+        ];
+        let (flags, rows, selection, mask) = (input[0], input[1], input[2], input[3]);
+        let total = u64::from(rows);
+        let sel = (flags & 4 != 0).then(|| {
+            RowRanges::excluding(
+                total,
+                (0..total).filter(|p| selection & (1 << (p % 8)) == 0),
+            )
+        });
+        let columns: Vec<String> = if flags & 3 == 3 {
+            (mask & 1 != 0)
+                .then(|| "blob".to_string())
+                .into_iter()
+                .collect()
+        } else {
+            paimon_fuzz::data_file_columns()
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, f)| f.name)
+                .collect()
+        };
+        let want = sel.as_ref().map_or(total, RowRanges::selected);
+        let req = DecodeRequest {
+            columns,
+            types: Vec::new(),
+            rows: sel,
+            batch_size: 7,
+            expected_rows: Some(i64::from(rows)),
+        };
+        let mut n = 0u64;
+        for b in decode(
+            formats[usize::from(flags & 3)],
+            table,
+            input[4..].to_vec().into(),
+            &req,
+        )? {
+            n += b?.num_rows() as u64;
+        }
+        if n != want {
+            return Err(format!("{table}: data_file seed yields {n} rows, {want} selected").into());
+        }
+        Ok(())
+    }
+
+    /// `[mode][type][literal][bytes]` (see `fuzz_targets/file_index.rs`); type 2 is INT,
+    /// 4 STRING in its menu.
+    fn file_index_seeds(out: &Path) -> Res {
+        let lit = 7i64.to_le_bytes();
+        let seed = |mode: u8, ty: u8, bytes: &[u8]| {
+            let mut v = vec![mode, ty];
+            v.extend_from_slice(&lit);
+            v.extend_from_slice(bytes);
+            v
+        };
+        let (dir, _, _) = open("append", "file_index_sidecar")?;
+        let mut sidecars: Vec<PathBuf> = std::fs::read_dir(dir.join("bucket-0"))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        sidecars.retain(|p| p.extension().is_some_and(|e| e == "index"));
+        sidecars.sort();
+        let sidecar = std::fs::read(sidecars.first().ok_or("no sidecar index file")?)?;
+        write(out, "sidecar", &seed(0, 0, &sidecar))?;
+        let index = FileIndexFile::parse(&sidecar)?;
+        for (column, ty) in [("id", 2u8), ("name", 4), ("category", 4)] {
+            for (kind, body) in index.indexes(column) {
+                let mode = if kind == "bloom-filter" { 1 } else { 2 };
+                write(out, &format!("{kind}-{column}"), &seed(mode, ty, body))?;
+                write(out, &format!("{kind}-{column}-raw"), &seed(3, ty, body))?;
+            }
+        }
+        let (_, _, plan) = open("append", "file_index_embedded")?;
+        let embedded = plan
+            .splits
+            .iter()
+            .flat_map(|s| &s.data_files)
+            .find_map(|f| f.embedded_index.clone())
+            .ok_or("no embedded file index")?;
+        FileIndexFile::parse(&embedded)?;
+        write(out, "embedded", &seed(0, 0, &embedded))?;
+        Ok(())
+    }
+
+    /// The tables `table_dir` starts from: (database, table).
+    const TABLES: [(&str, &str); 10] = [
+        ("append", "fmt_parquet_none"),
+        ("append", "fmt_orc_none"),
+        ("append", "fmt_avro_null"),
+        ("append", "dv_append"),
+        ("append", "file_index_embedded"),
+        ("append", "data_evolution"),
+        ("append", "blob"),
+        ("append", "part_date"),
+        ("pk", "dedup_compacted"),
+        ("pk", "dv32"),
+    ];
+
+    /// Records `[path length][path][length u16 LE][bytes]` holding the files the latest
+    /// snapshot of each table needs (see `fuzz_targets/table_dir.rs`).
+    fn table_dir_seeds(out: &Path) -> Res {
+        for (db, table) in TABLES {
+            let (dir, t, plan) = open(db, table)?;
+            let rel = |p: &Path| -> Option<String> {
+                p.strip_prefix(&dir)
+                    .ok()
+                    .map(|r| r.to_string_lossy().into_owned())
+            };
+            let mut files: Vec<String> = Vec::new();
+            for e in std::fs::read_dir(dir.join("schema"))? {
+                files.push(format!("schema/{}", e?.file_name().to_string_lossy()));
+            }
+            let snapshot = t
+                .snapshot_manager()
+                .latest()?
+                .ok_or_else(|| format!("{table}: no snapshot"))?;
+            files.push("snapshot/LATEST".into());
+            files.push(format!("snapshot/snapshot-{}", snapshot.id));
+            let mut lists = vec![
+                snapshot.base_manifest_list.clone(),
+                snapshot.delta_manifest_list.clone(),
+            ];
+            lists.extend(snapshot.changelog_manifest_list.clone());
+            for list in &lists {
+                let bytes = std::fs::read(dir.join("manifest").join(list))?;
+                for m in ManifestFileMeta::decode_list(list, bytes.into())? {
+                    files.push(format!("manifest/{}", m.file_name));
+                }
+                files.push(format!("manifest/{list}"));
+            }
+            if let Some(index) = &snapshot.index_manifest {
+                files.push(format!("manifest/{index}"));
+            }
+            for split in &plan.splits {
+                let bucket = Path::new(&split.bucket_path);
+                for f in &split.data_files {
+                    for name in std::iter::once(&f.file_name).chain(&f.extra_files) {
+                        files.extend(rel(&bucket.join(name)));
+                    }
+                }
+                for d in split.data_deletion_files.iter().flatten().flatten() {
+                    files.extend(rel(Path::new(&d.path)));
+                }
+            }
+            files.sort();
+            files.dedup();
+            // No filter; see `fuzz_targets/table_dir.rs`.
+            let mut input = vec![0u8];
+            for f in &files {
+                let mut bytes = std::fs::read(dir.join(f))?;
+                if f.starts_with("manifest/") {
+                    bytes = uncompressed_avro(&bytes)?;
+                }
+                let len = u16::try_from(bytes.len())
+                    .map_err(|_| format!("{table}/{f}: {} bytes", bytes.len()))?;
+                input.push(u8::try_from(f.len())?);
+                input.extend_from_slice(f.as_bytes());
+                input.extend_from_slice(&len.to_le_bytes());
+                input.extend_from_slice(&bytes);
+            }
+            if input.len() > 65_536 {
+                return Err(format!("{db}/{table}: seed of {} bytes", input.len()).into());
+            }
+            verify_table(db, table, &input)?;
+            write(out, &format!("{db}-{table}"), &input)?;
+            // `id < 5`: pruning by statistics, file indexes and pages runs on the same files.
+            input[0] = 4 * 5 + 1;
+            write(out, &format!("{db}-{table}-id-lt-5"), &input)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a `table_dir` seed to a temporary directory, plans and reads it; the rows must
+    /// be as many as Java's expected rows of the latest snapshot.
+    fn verify_table(db: &str, table: &str, input: &[u8]) -> Res {
+        let tmp = std::env::temp_dir().join(format!("paimon-make-seeds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let mut rest = &input[1..];
+        while let [n, tail @ ..] = rest {
+            let (path, tail) = tail.split_at(usize::from(*n));
+            let len = usize::from(u16::from_le_bytes([tail[0], tail[1]]));
+            let (bytes, tail) = tail[2..].split_at(len);
+            let target = tmp.join(std::str::from_utf8(path)?);
+            std::fs::create_dir_all(target.parent().ok_or("no parent")?)?;
+            std::fs::write(target, bytes)?;
+            rest = tail;
+        }
+        let dir = tmp.to_string_lossy().into_owned();
+        let io = Arc::new(paimon_io::LocalFileIO::new());
+        let plan = Table::open(io.clone(), &dir)?.scan().plan()?;
+        let reader = paimon_data::SplitReader::builder(io).build();
+        let mut rows = 0;
+        for split in plan.wire_splits() {
+            let bytes = paimon_split::encode_frame(&split, paimon_split::CURRENT_VERSION)?;
+            for b in reader.read_bytes(&dir, &bytes)? {
+                rows += b?.num_rows();
+            }
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+        let expected = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/expected")
+            .join(db)
+            .join(table)
+            .join("latest.jsonl");
+        let want = std::fs::read_to_string(&expected)?.lines().count();
+        if rows != want {
+            return Err(format!("{db}/{table}: seed reads {rows} rows, Java {want}").into());
+        }
+        Ok(())
+    }
+
+    fn zz(v: i64, out: &mut Vec<u8>) {
+        let mut u = ((v << 1) ^ (v >> 63)) as u64;
+        while u >= 0x80 {
+            out.push((u as u8) | 0x80);
+            u >>= 7;
+        }
+        out.push(u as u8);
+    }
+
+    fn long(b: &[u8], pos: &mut usize) -> Res<i64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*pos).ok_or("truncated varint")?;
+            *pos += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+            }
+        }
+        Err("long varint".into())
+    }
+
+    fn bytes<'a>(b: &'a [u8], pos: &mut usize) -> Res<&'a [u8]> {
+        let n = usize::try_from(long(b, pos)?)?;
+        let s = b.get(*pos..*pos + n).ok_or("truncated bytes")?;
+        *pos += n;
+        Ok(s)
+    }
+
+    /// The same Avro object container with its blocks decompressed and `avro.codec` null, so
+    /// that fuzzing mutates record fields rather than compressed bytes. ORC files are kept.
+    fn uncompressed_avro(b: &[u8]) -> Res<Vec<u8>> {
+        if !b.starts_with(b"Obj\x01") {
+            return Ok(b.to_vec());
+        }
+        let mut pos = 4;
+        let mut meta = Vec::new();
+        loop {
+            let n = long(b, &mut pos)?;
+            if n == 0 {
+                break;
+            }
+            if n < 0 {
+                long(b, &mut pos)?;
+            }
+            for _ in 0..n.unsigned_abs() {
+                let k = String::from_utf8(bytes(b, &mut pos)?.to_vec())?;
+                let v = bytes(b, &mut pos)?.to_vec();
+                meta.push((k, v));
+            }
+        }
+        let sync = b.get(pos..pos + 16).ok_or("no sync")?.to_vec();
+        pos += 16;
+        let codec = meta
+            .iter()
+            .find(|(k, _)| k == "avro.codec")
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+            .unwrap_or_else(|| "null".into());
+        let mut out = b"Obj\x01".to_vec();
+        zz(meta.len() as i64, &mut out);
+        for (k, v) in &meta {
+            let v: &[u8] = if k == "avro.codec" { b"null" } else { v };
+            zz(k.len() as i64, &mut out);
+            out.extend_from_slice(k.as_bytes());
+            zz(v.len() as i64, &mut out);
+            out.extend_from_slice(v);
+        }
+        zz(0, &mut out);
+        out.extend_from_slice(&sync);
+        while pos < b.len() {
+            let count = long(b, &mut pos)?;
+            let data = bytes(b, &mut pos)?;
+            pos += 16;
+            let plain = match codec.as_str() {
+                "null" => data.to_vec(),
+                "zstandard" => zstd::decode_all(data)?,
+                "deflate" => {
+                    let mut v = Vec::new();
+                    flate2::read::DeflateDecoder::new(data).read_to_end(&mut v)?;
+                    v
+                }
+                other => return Err(format!("codec {other}").into()),
+            };
+            zz(count, &mut out);
+            zz(plain.len() as i64, &mut out);
+            out.extend_from_slice(&plain);
+            out.extend_from_slice(&sync);
+        }
+        Ok(out)
     }
 }
