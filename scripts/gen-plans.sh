@@ -5,6 +5,7 @@
 #                                     order, without the machine-specific `bucketPath` / `file`;
 #                                     deletion-file paths cut to the index file name
 #   fixtures/splits/<case>/           Java's IncrementalSplit files of two incremental diffs
+#   fixtures/plans/changes/*.jsonl    Java's streaming plans (--changes-since) of three tables
 # The plans name data files, so rerun this after `scripts/gen-fixtures.sh` rewrites the warehouse
 # (gen-fixtures.sh calls it). Usage: scripts/gen-plans.sh [TABLE...]   (default: all of pk.db)
 set -euo pipefail
@@ -54,4 +55,29 @@ if [[ $# -eq 0 ]]; then
   diff_splits pk_many_snapshots_incremental_t3_t6 many_snapshots --incremental t3,t6
   diff_splits pk_dv32_diff_2_8 dv32 --incremental 2,8 --incremental-mode diff
   echo "gen-plans: incremental-diff splits in $SPLITS"
+fi
+
+# Java's streaming plans (`--changes-since N`: restore(N + 1), plan until no snapshot is left),
+# one summary per split in Java's order, compared by paimon-meta's changes tests:
+#   fixtures/plans/changes/<table>-since-<N>.jsonl
+CHANGES="$ROOT/fixtures/plans/changes"
+changes_plan() {
+  local table="$1" since="$2"
+  mkdir -p "$CHANGES"
+  "$ORACLE" plan "$WH/$table" --changes-since "$since" --out-dir "$TMP/changes-$table-$since" \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.strip():
+        d = json.loads(line)
+        d.pop("bucketPath", None)
+        d.pop("file", None)
+        print(json.dumps(d, separators=(",", ":")))
+' > "$CHANGES/$table-since-$since.jsonl"
+}
+if [[ $# -eq 0 ]]; then
+  changes_plan many_snapshots 10
+  changes_plan changelog_full_compaction 0
+  changes_plan partitioned 0
+  echo "gen-plans: streaming plans in $CHANGES"
 fi

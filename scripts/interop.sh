@@ -18,9 +18,10 @@
 # Round trip 2: `paimon plan --split-version 8` writes split files, Java `read-split` reads them:
 #   rows equal Java's.
 # Incremental round trips: for each query of fixtures/queries.json that reads a diff (two tags,
-#   or --incremental-mode diff), both directions as above: Java's IncrementalSplit object
-#   streams read by `paimon read-split`, and our `paimon plan --split-version 8` splits read by
-#   Java; rows equal Java's own read of the query (`dump`).
+#   or --incremental-mode diff) or the changes since a snapshot (--changes-since, Java's
+#   streaming scan), both directions as above: Java's splits (IncrementalSplit object streams
+#   for diffs) read by `paimon read-split`, and our `paimon plan --split-version 8` splits read
+#   by Java; rows equal Java's own read of the query (`dump`).
 # (Round trip 3, `paimon read` of every fixture and paimon-cpp table, is the acceptance suite.)
 #
 # Env: PAIMON_CPP_DATA (default ../shared/testdata/paimon-cpp), INTEROP_CACHE (default
@@ -154,12 +155,15 @@ round_trips() {
   done
 }
 
-# The diff queries of fixtures/queries.json, one per line: table, then the args (tab-separated).
-diff_queries() {
+# The diff and changes queries of fixtures/queries.json, one per line: table, expected file,
+# then the args (tab-separated).
+incremental_queries() {
   python3 - "$ROOT/fixtures/queries.json" <<'PY'
 import json, sys
 for q in json.load(open(sys.argv[1])):
     a = q["args"]
+    if "--changes-since" in a:
+        print("\t".join([q["table"], q["expected"]] + [x for x in a if x != "--with-kind"]))
     if "--incremental" not in a:
         continue
     ends = a[a.index("--incremental") + 1].split(",")
@@ -176,9 +180,13 @@ incremental_round_trips() {
   while IFS=$'\t' read -r -a q; do
     local tref="${q[0]}" case="incremental:${q[1]}" args=("${q[@]:2}")
     local table="$ROOT/fixtures/warehouse/${tref%%/*}.db/${tref#*/}"
-    local d="$work/${q[1]%.jsonl}" select=()
+    local d="$work/${q[1]%.jsonl}" select=() readopts=()
+    # read-split applies the query's projection and filter itself.
     for ((i = 0; i < ${#args[@]}; i++)); do
-      [[ "${args[$i]}" == --select ]] && select=(--select "${args[$((i + 1))]}")
+      case "${args[$i]}" in
+        --select) select=(--select "${args[$((i + 1))]}"); readopts+=("${select[@]}") ;;
+        --filter) readopts+=(--filter "${args[$((i + 1))]}") ;;
+      esac
     done
     mkdir -p "$d/java-splits" "$d/rust-splits"
     if ! "$ORACLE" dump "$table" "${args[@]}" --sort > "$d/java-rows.jsonl" 2> "$d/java-dump.err"; then
@@ -188,7 +196,7 @@ incremental_round_trips() {
     if "$ORACLE" plan "$table" "${args[@]}" --out-dir "$d/java-splits" > "$d/java-plan.json" 2> "$d/java-plan.err"; then
       shopt -s nullglob; local jsplits=("$d"/java-splits/*.bin); shopt -u nullglob
       : > "$d/rust-read.jsonl"
-      if [[ ${#jsplits[@]} -gt 0 ]] && ! "$bin" read-split "$table" "${select[@]}" "${jsplits[@]}" --format jsonl > "$d/rust-read.jsonl" 2> "$d/rust-read.err"; then
+      if [[ ${#jsplits[@]} -gt 0 ]] && ! "$bin" read-split "$table" "${readopts[@]}" "${jsplits[@]}" --format jsonl > "$d/rust-read.jsonl" 2> "$d/rust-read.err"; then
         fail "java-plan/paimon-read:$case" "$(head -c 300 "$d/rust-read.err")"
       elif "$bin" compare-rows "$table" "${select[@]}" "$d/java-rows.jsonl" "$d/rust-read.jsonl" 2> "$d/cmp1.err"; then
         ok "java-plan/paimon-read:$case" "(${#jsplits[@]} splits)"
@@ -202,7 +210,7 @@ incremental_round_trips() {
     if "$bin" plan "$table" "${args[@]}" --split-version 8 --out-dir "$d/rust-splits" > /dev/null 2> "$d/rust-plan.err"; then
       shopt -s nullglob; local rsplits=("$d"/rust-splits/*.bin); shopt -u nullglob
       : > "$d/java-read.jsonl"
-      if [[ ${#rsplits[@]} -gt 0 ]] && ! "$ORACLE" read-split "$table" "${select[@]}" --sort "${rsplits[@]}" > "$d/java-read.jsonl" 2> "$d/java-read.err"; then
+      if [[ ${#rsplits[@]} -gt 0 ]] && ! "$ORACLE" read-split "$table" "${readopts[@]}" --sort "${rsplits[@]}" > "$d/java-read.jsonl" 2> "$d/java-read.err"; then
         fail "paimon-plan/java-read:$case" "$(head -c 300 "$d/java-read.err")"
       elif cmp -s "$d/java-rows.jsonl" "$d/java-read.jsonl"; then
         ok "paimon-plan/java-read:$case" "(${#rsplits[@]} splits)"
@@ -212,7 +220,7 @@ incremental_round_trips() {
     else
       fail "paimon-plan/java-read:$case" "paimon plan failed: $(head -c 300 "$d/rust-plan.err")"
     fi
-  done < <(diff_queries)
+  done < <(incremental_queries)
 }
 
 case "$MODE" in

@@ -35,6 +35,15 @@ pub struct ScanArgs {
     /// table's option, else `auto`.
     #[arg(long = "incremental-mode", requires = "incremental")]
     pub incremental_mode: Option<String>,
+    /// Read what changed after snapshot N, snapshot by snapshot, as Java's streaming read
+    /// restored at N+1: the delta files of each APPEND snapshot (or each snapshot's changelog
+    /// files when the table has a changelog producer), rows with their kinds (`--with-kind`).
+    /// The plan's snapshot id is the latest snapshot looked at: pass it as the next N.
+    #[arg(
+        long = "changes-since",
+        conflicts_with_all = ["snapshot", "tag", "timestamp_ms", "incremental"]
+    )]
+    pub changes_since: Option<i64>,
     /// Read this branch.
     #[arg(long)]
     pub branch: Option<String>,
@@ -99,6 +108,9 @@ impl ScanArgs {
         }
         if let Some(ms) = self.timestamp_ms {
             scan = scan.with_timestamp_ms(ms);
+        }
+        if let Some(n) = self.changes_since {
+            scan = scan.with_changes_since(n);
         }
         if let Some(inc) = &self.incremental {
             let (a, b) = inc

@@ -223,6 +223,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
                 })
                 .unwrap_or(Value::Null);
             let mut v = json!({
+                "snapshotId": s.snapshot_id,
                 "partition": partition,
                 "bucket": s.bucket,
                 "rawConvertible": s.raw_convertible,
@@ -264,8 +265,13 @@ pub fn plan(a: PlanArgs) -> Result<()> {
                 Some(b) => format!(" before files {}", b.len()),
                 None => String::new(),
             };
+            // A changes scan's splits come from several snapshots.
+            let snapshot = match s["snapshotId"].as_i64() {
+                Some(id) if Some(id) != plan.snapshot_id => format!(" (snapshot {id})"),
+                _ => String::new(),
+            };
             crate::outln!(
-                "  split {i}: partition {} bucket {} rows {} raw {} files {}{before}",
+                "  split {i}: partition {} bucket {} rows {} raw {} files {}{before}{snapshot}",
                 s["partition"],
                 s["bucket"],
                 s["rowCount"],

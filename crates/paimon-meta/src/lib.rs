@@ -13,6 +13,7 @@
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
 //!   ([`avro`], our own container reader) or ORC ([`orc`]).
 //! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation;
+//!   incremental scans (delta, changelog, diff) and streaming changes ([`ChangeScan`]);
 //!   [`file_index`]: the bloom-filter and bitmap file indexes pruning reads.
 //!
 //! ```no_run
@@ -39,6 +40,6 @@ pub mod table;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use scan::{LiveFile, Plan, ScanBuilder, SnapshotSelection};
+pub use scan::{ChangePlan, ChangeScan, LiveFile, Plan, ScanBuilder, SnapshotSelection};
 pub use snapshot::{Snapshot, SnapshotManager};
 pub use table::{Catalog, Table};

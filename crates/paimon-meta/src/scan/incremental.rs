@@ -91,6 +91,10 @@ pub(super) enum Incremental {
         start: SnapshotSelection,
         end: SnapshotSelection,
     },
+    /// The follow-up plan of one snapshot in a streaming read ([`super::changes`]).
+    FollowUp(i64),
+    /// Every follow-up plan after a snapshot, concatenated ([`super::changes`]).
+    ChangesSince(i64),
 }
 
 /// An `incremental-between` request after looking at the table.
@@ -173,6 +177,7 @@ impl ScanBuilder {
             Some(Incremental::Diff { start, end }) => {
                 self.resolve_diff(start.clone(), end.clone())?
             }
+            Some(Incremental::ChangesSince(n)) => return self.plan_changes_since(*n).map(Some),
             _ => return Ok(None),
         };
         match resolved {
@@ -196,8 +201,14 @@ impl ScanBuilder {
 
     /// The scan with `incremental-between` resolved, for callers that list files.
     pub(super) fn resolved_for_files(&self) -> Result<Option<ScanBuilder>> {
-        let Some(Incremental::Between { start, end, mode }) = &self.incremental else {
-            return Ok(Some(self.clone()));
+        let (start, end, mode) = match &self.incremental {
+            Some(Incremental::Between { start, end, mode }) => (start, end, mode),
+            Some(Incremental::ChangesSince(_)) => {
+                return Err(Error::unsupported(
+                    "listing the files of a changes scan (plan it instead)",
+                ))
+            }
+            _ => return Ok(Some(self.clone())),
         };
         match self.resolve_between(start, end, *mode)? {
             Resolved::Empty(_) => Ok(None),

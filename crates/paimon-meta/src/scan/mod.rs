@@ -9,6 +9,7 @@
 //! ```
 
 pub mod bucket;
+mod changes;
 mod file_prune;
 mod files;
 mod incremental;
@@ -28,6 +29,7 @@ use paimon_split::{DataSplit, Split};
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use crate::table::Table;
+pub use changes::{ChangePlan, ChangeScan};
 pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
 use incremental::{DeltaMode, Incremental};
@@ -431,6 +433,10 @@ impl ScanBuilder {
         let (snapshot, entries, streaming) = match &self.incremental {
             Some(Incremental::Delta { start, end, mode }) => {
                 let (snapshot, entries) = self.delta_entries(&reader, *start, *end, *mode)?;
+                (snapshot, entries, true)
+            }
+            Some(Incremental::FollowUp(id)) => {
+                let (snapshot, entries) = self.follow_up_entries(&reader, *id)?;
                 (snapshot, entries, true)
             }
             Some(other) => {

@@ -6,6 +6,7 @@ mod bucket;
 mod common;
 mod fallback;
 mod file_pruning;
+mod java_changes;
 mod java_incremental;
 mod java_plans;
 mod java_splits;

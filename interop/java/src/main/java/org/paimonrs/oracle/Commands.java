@@ -13,9 +13,13 @@ import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.SpecialFields;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.DeletionFile;
+import org.apache.paimon.table.source.EndOfScanException;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.SnapshotNotExistPlan;
 import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.StreamTableScan;
 import org.apache.paimon.table.source.TableRead;
+import org.apache.paimon.table.source.TableScan;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.RowType;
 
@@ -76,9 +80,12 @@ final class Commands {
         if (a.has("--incremental-mode")) {
             dyn.put("incremental-between-scan-mode", a.get("--incremental-mode"));
         }
+        if (a.has("--changes-since")) {
+            travel++;
+        }
         if (travel > 1) {
             throw new IllegalArgumentException(
-                    "--snapshot, --tag and --incremental are mutually exclusive");
+                    "--snapshot, --tag, --incremental and --changes-since are mutually exclusive");
         }
         for (String kv : a.getAll("--option")) {
             int eq = kv.indexOf('=');
@@ -163,10 +170,37 @@ final class Commands {
 
     // ---------------------------------------------------------------- dump
 
+    /**
+     * The splits of the query: a batch scan, or with {@code --changes-since N} Java's streaming
+     * scan restored at snapshot N+1 and planned until no further snapshot exists (the delta or
+     * changelog splits of every snapshot after N that its follow-up scanner reads).
+     */
+    static List<Split> splits(Query q, Args a) {
+        if (!a.has("--changes-since")) {
+            return q.readBuilder.newScan().plan().splits();
+        }
+        StreamTableScan scan = q.readBuilder.newStreamScan();
+        scan.restore(Long.parseLong(a.get("--changes-since")) + 1);
+        List<Split> out = new ArrayList<>();
+        while (true) {
+            TableScan.Plan plan;
+            try {
+                plan = scan.plan();
+            } catch (EndOfScanException e) {
+                break;
+            }
+            if (plan instanceof SnapshotNotExistPlan) {
+                break;
+            }
+            out.addAll(plan.splits());
+        }
+        return out;
+    }
+
     static void dump(Args a, PrintStream out) throws Exception {
         FileStoreTable table = openScoped(a.positional(0), a);
         Query q = query(table, a);
-        List<Split> splits = q.readBuilder.newScan().plan().splits();
+        List<Split> splits = splits(q, a);
         List<String> lines = new ArrayList<>();
         TableRead read = q.newRead();
         for (Split split : splits) {
@@ -221,7 +255,7 @@ final class Commands {
         java.nio.file.Path dir = Paths.get(a.get("--out-dir"));
         Files.createDirectories(dir);
         Query q = query(table, a);
-        List<Split> splits = q.readBuilder.newScan().plan().splits();
+        List<Split> splits = splits(q, a);
         RowType partType = table.schema().logicalPartitionType();
         for (int i = 0; i < splits.size(); i++) {
             Split s = splits.get(i);

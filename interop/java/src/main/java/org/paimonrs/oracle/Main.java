@@ -20,7 +20,7 @@ public final class Main {
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
-                    "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M]] [--branch B] [--option k=v]...");
+                    "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
 
