@@ -262,7 +262,9 @@ impl SplitReader {
         } else if pk && !split.raw_convertible && !split.is_streaming {
             merge_read::tasks(&ctx, &read, &core)?
         } else {
-            let kinds = self.options.with_row_kind && pk;
+            // Java reads a raw-convertible batch split as plain rows (`RawFileSplitRead`):
+            // every row is +I. Only streaming splits replay the files' own value kinds.
+            let kinds = self.options.with_row_kind && pk && split.is_streaming;
             raw_tasks(&ctx, &read, kinds)?
         };
         let types: HashMap<String, DataType> = read

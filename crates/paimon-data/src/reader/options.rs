@@ -29,10 +29,11 @@ pub struct ReadOptions {
     /// For workers that see external storage under another root. Default none.
     pub path_rewrites: Vec<(String, String)>,
     /// Add a leading `_ROW_KIND` column (Utf8: `+I`, `-U`, `+U`, `-D`, Java `RowKind`
-    /// short strings). Rows of raw-read primary-key files (streaming splits: incremental and
-    /// changelog reads) carry their file's `_VALUE_KIND`, retractions included; merged rows
-    /// the kind of the merge result, as Java's (`+U` when a deduplicated key's last record
-    /// was one); append rows are `+I`. Default false.
+    /// short strings). Rows of streaming splits (incremental and changelog reads) carry their
+    /// file's `_VALUE_KIND`, retractions included; merged rows the kind of the merge result,
+    /// as Java's (`+U` when a deduplicated key's last record was one); rows of raw-convertible
+    /// batch splits and of append tables are `+I`, as Java's raw file read gives them.
+    /// Default false.
     pub with_row_kind: bool,
     /// Threads that decode files (or merge sections) at once in
     /// [`super::SplitReader::read_splits`]. Default 1: the caller's thread does all the work,
