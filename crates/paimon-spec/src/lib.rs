@@ -22,6 +22,8 @@ pub mod calendar;
 pub mod data_file;
 pub mod error;
 pub mod options;
+#[cfg(feature = "orc")]
+pub mod orc_tail;
 pub mod predicate;
 pub mod schema;
 pub mod stats;

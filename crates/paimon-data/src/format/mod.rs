@@ -497,7 +497,8 @@ mod tests {
     }
 
     /// orc-rust 0.9 overflows a subtraction while reading this footer (a 30-byte find of the
-    /// `manifest_orc` fuzz target): opening the file gives an error naming it, not a panic.
+    /// `manifest_orc` fuzz target): opening the file gives an error naming it, not a panic
+    /// (today the type-tree check refuses the footer before orc-rust sees it).
     #[test]
     fn an_orc_panic_while_opening_is_an_error() {
         let data = Bytes::from_static(&[
@@ -511,7 +512,52 @@ mod tests {
             Err(e) => e,
         };
         assert!(
-            matches!(&err, Error::Corrupt { path: p, reason } if p == path && reason.contains("ORC reader")),
+            matches!(&err, Error::Corrupt { path: p, .. } if p == path),
+            "{err}"
+        );
+    }
+
+    /// An ORC footer whose root type names itself as a child would make orc-rust recurse until
+    /// the stack overflows (an abort, not a panic): the type tree is checked first.
+    #[test]
+    fn an_orc_type_cycle_is_an_error_not_a_stack_overflow() {
+        use std::sync::Arc;
+
+        use arrow_array::{Int32Array, RecordBatch};
+        use arrow_schema::{DataType, Field, Schema};
+
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int32, false),
+            Field::new("b", DataType::Int32, false),
+        ]));
+        let col = Arc::new(Int32Array::from(vec![1, 2, 3]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![col.clone(), col]).unwrap();
+        let mut file = Vec::new();
+        let mut w = orc_rust::ArrowWriterBuilder::new(&mut file, schema)
+            .try_build()
+            .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let path = "t/bucket-0/data-0.orc";
+        let read = |file: Vec<u8>| match decode(
+            FileFormat::Orc,
+            path,
+            Bytes::from(file),
+            &request(&["a"]),
+        ) {
+            Ok(batches) => batches.collect::<Result<Vec<_>>>().map(|b| b.len()),
+            Err(e) => Err(e),
+        };
+        assert!(read(file.clone()).is_ok());
+        // The root STRUCT (kind 12) lists subtypes [1, 2], packed: 08 0c 12 02 01 02.
+        let at = file
+            .windows(6)
+            .position(|w| w == [0x08, 0x0c, 0x12, 0x02, 0x01, 0x02])
+            .expect("the root type in the uncompressed footer");
+        file[at + 4] = 0x00;
+        let err = read(file).unwrap_err();
+        assert!(
+            matches!(&err, Error::Corrupt { path: p, reason } if p == path && reason.contains("type 0 names subtype 0")),
             "{err}"
         );
     }
