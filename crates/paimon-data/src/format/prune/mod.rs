@@ -141,25 +141,28 @@ pub(crate) fn prune_parquet(
     if !pred.can_prune() || rows.selected() == 0 {
         return (rows, stats);
     }
-    let with_index = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-    let meta = match ArrowReaderMetadata::load(data, with_index) {
-        Ok(m) => m,
-        // A page index that cannot be read leaves the row-group statistics.
-        Err(_) => match ArrowReaderMetadata::load(data, ArrowReaderOptions::new()) {
+    // The parquet crate panics on some damaged footers (see `format::guard_panics`): a panic
+    // here prunes nothing, and the guarded decoder then reports the file.
+    let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let with_index =
+            ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+        let meta = match ArrowReaderMetadata::load(data, with_index) {
             Ok(m) => m,
-            Err(_) => return (rows, stats),
-        },
-    };
-    let Some(file) = FileStats::new(&meta, rows.total()) else {
+            // A page index that cannot be read leaves the row-group statistics.
+            Err(_) => ArrowReaderMetadata::load(data, ArrowReaderOptions::new()).ok()?,
+        };
+        let file = FileStats::new(&meta, rows.total())?;
+        let kept = file.eval(pred);
+        Some((file.rg_starts, file.rg_rows, kept))
+    }));
+    let Ok(Some((rg_starts, rg_rows, kept))) = evaluated else {
         return (rows, stats);
     };
-    let kept = file.eval(pred);
     let out = rows.intersect(&kept);
-    stats.row_groups = file.rg_rows.len();
-    stats.row_groups_skipped = file
-        .rg_starts
+    stats.row_groups = rg_rows.len();
+    stats.row_groups_skipped = rg_starts
         .iter()
-        .zip(&file.rg_rows)
+        .zip(&rg_rows)
         .filter(|(s, n)| !overlaps(out.ranges(), **s..**s + **n))
         .count();
     stats.rows_after = out.selected();
