@@ -33,6 +33,7 @@ pub mod file_index;
 mod file_name;
 pub mod manifest;
 pub mod orc;
+pub mod parquet_manifest;
 pub mod scan;
 pub mod schema_manager;
 pub mod snapshot;

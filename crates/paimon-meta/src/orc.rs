@@ -43,7 +43,8 @@ fn read_orc_inner(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
     Ok(out)
 }
 
-fn batch_to_records(batch: &RecordBatch, out: &mut Vec<Value>) -> Result<(), String> {
+/// Appends each row of an Arrow batch (from an ORC or Parquet manifest) as a record.
+pub(crate) fn batch_to_records(batch: &RecordBatch, out: &mut Vec<Value>) -> Result<(), String> {
     let schema = batch.schema();
     let names: Arc<[String]> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let columns = batch.columns();
@@ -111,7 +112,7 @@ fn cell(a: &dyn Array, row: usize) -> Result<Value, String> {
             for i in 0..entries.len() {
                 let k = match cell(keys.as_ref(), i)? {
                     Value::String(s) => s,
-                    other => return Err(format!("ORC map key is not a string: {other:?}")),
+                    other => return Err(format!("manifest map key is not a string: {other:?}")),
                 };
                 out.push((k, cell(vals.as_ref(), i)?));
             }
@@ -126,7 +127,7 @@ fn cell(a: &dyn Array, row: usize) -> Result<Value, String> {
             }
             Value::Record(Record::new(names, vals))
         }
-        other => return Err(format!("unsupported ORC column type {other}")),
+        other => return Err(format!("unsupported manifest column type {other}")),
     })
 }
 

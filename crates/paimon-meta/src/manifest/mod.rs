@@ -1,8 +1,9 @@
 //! Manifest files: manifest lists, data manifests and index manifests.
 //!
 //! Each reader is a pure function from file bytes to typed entries. The container format is
-//! detected from the magic (Avro `Obj\x01` or ORC `ORC`), not from table options, and fields are
-//! mapped by name so that every layout Java has written (0.8 .. 2.x) decodes.
+//! detected from the magic (Avro `Obj\x01`, ORC `ORC` or Parquet `PAR1`), not from table
+//! options, and fields are mapped by name so that every layout Java has written (0.8 .. 2.x)
+//! decodes.
 
 mod entry;
 mod entry_decoder;
@@ -19,19 +20,21 @@ use paimon_spec::stats::SimpleStats;
 use crate::error::{Error, Result};
 use crate::value::{Record, Value};
 
-/// Decodes the records of a manifest-family file, Avro or ORC by magic.
+/// Decodes the records of a manifest-family file, Avro, ORC or Parquet by magic.
 ///
 /// # Errors
-/// [`Error::Corrupt`] naming `path` when the bytes are neither a valid Avro nor ORC file.
+/// [`Error::Corrupt`] naming `path` when the bytes are not a valid Avro, ORC or Parquet file.
 pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
     let values = if bytes.starts_with(crate::avro::MAGIC) {
         crate::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
     } else if bytes.starts_with(crate::orc::MAGIC) {
         crate::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
+    } else if bytes.starts_with(crate::parquet_manifest::MAGIC) {
+        crate::parquet_manifest::read_parquet(bytes).map_err(|r| Error::corrupt(path, r))?
     } else {
         return Err(Error::corrupt(
             path,
-            "neither an Avro container nor an ORC file (unknown magic)",
+            "neither an Avro container nor an ORC or Parquet file (unknown magic)",
         ));
     };
     values

@@ -16,7 +16,7 @@ public final class Main {
                     "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
                     "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
-                    "  write-planning-table OUT_TABLE --files N --commits C [--format F]",
+                    "  write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...",
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",

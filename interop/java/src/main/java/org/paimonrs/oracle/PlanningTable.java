@@ -15,10 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code write-planning-table OUT_TABLE --files N --commits C [--format F]}: an append table
+ * {@code write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...}:
+ * an append table
  * partitioned by {@code p INT} where each of the C commits writes one single-row file into each
  * of ceil(N / C) partitions, so the table ends with about N data files. For the planning
- * benchmark; generated on demand, never committed.
+ * benchmark; generated on demand, never committed. {@code --option} adds table options (the
+ * interop script writes a small one with {@code manifest.format=parquet}).
  */
 final class PlanningTable {
 
@@ -34,7 +36,15 @@ final class PlanningTable {
         if (sm.latest().isPresent()) {
             throw new IllegalArgumentException(path + " already holds a table");
         }
-        sm.createTable(Schema.newBuilder()
+        Schema.Builder schema = Schema.newBuilder();
+        for (String kv : a.getAll("--option")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--option wants k=v, got " + kv);
+            }
+            schema.option(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        sm.createTable(schema
                 .column("p", DataTypes.INT())
                 .column("id", DataTypes.BIGINT())
                 .column("v", DataTypes.STRING())
