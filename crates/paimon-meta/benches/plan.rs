@@ -1,0 +1,58 @@
+//! Plans the ~100,000-file planning table (issue 4 goal: under 250 ms and 100 MB peak).
+//!
+//! The table is written by the Java oracle (`scripts/bench.sh` puts it in
+//! `.cache/bench/planning-100000`; `PAIMON_PLANNING_TABLE` points elsewhere). Without it the
+//! bench says so and measures nothing. Run: `cargo bench -p paimon-meta --bench plan`. After
+//! the timing it prints the process's peak resident memory (`VmHWM`), which covers every
+//! iteration: one plan's peak, since each plan is dropped before the next.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+fn table() -> Option<PathBuf> {
+    let path = std::env::var_os("PAIMON_PLANNING_TABLE").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.cache/bench/planning-100000"),
+        PathBuf::from,
+    );
+    path.join("snapshot").is_dir().then_some(path)
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn plan(c: &mut Criterion) {
+    let Some(path) = table() else {
+        eprintln!(
+            "plan bench: no planning table (run scripts/bench.sh, or set PAIMON_PLANNING_TABLE); \
+             nothing measured"
+        );
+        return;
+    };
+    let path = path.to_string_lossy().into_owned();
+    let io = Arc::new(paimon_io::LocalFileIO::new());
+    let plan_once = || {
+        let table = paimon_meta::Table::open(io.clone(), &path).expect("open the planning table");
+        table.scan().plan().expect("plan the planning table")
+    };
+    let files: usize = plan_once().splits.iter().map(|s| s.data_files.len()).sum();
+    let mut group = c.benchmark_group("plan");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10))
+        .throughput(Throughput::Elements(files as u64));
+    group.bench_function(format!("{files}_files"), |b| b.iter(plan_once));
+    group.finish();
+    if let Some(mb) = peak_rss_mb() {
+        eprintln!("plan bench: {files} files, process peak RSS {mb:.0} MB (goal < 100 MB)");
+    }
+}
+
+criterion_group!(benches, plan);
+criterion_main!(benches);
