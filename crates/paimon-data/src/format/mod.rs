@@ -9,6 +9,7 @@ mod avro;
 mod blob;
 mod orc;
 mod parquet;
+mod parquet_pages;
 mod prune;
 mod ts_range;
 
@@ -448,6 +449,26 @@ mod tests {
             batch_size: 1024,
             expected_rows: None,
         }
+    }
+
+    /// The fuzz finding `data_file/parquet-thrift-list-skip-unbounded` (the data_file target's
+    /// input: 4 selector bytes, then the file): a page header claiming a list of 2^31 elements
+    /// kept the `parquet` crate's Thrift skip looping for minutes; it is corrupt at once.
+    #[test]
+    fn a_page_header_with_a_lying_list_is_corrupt() {
+        let input = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fuzz/regressions/data_file/parquet-thrift-list-skip-unbounded"
+        ))
+        .unwrap();
+        let file = Bytes::copy_from_slice(&input[4..]);
+        let path = "t/bucket-0/data-fuzz-0.parquet";
+        let err = match decode(FileFormat::Parquet, path, file, &request(&["id"])) {
+            Ok(batches) => batches.collect::<Result<Vec<_>>>().unwrap_err(),
+            Err(e) => e,
+        };
+        let msg = err.to_string();
+        assert!(msg.contains(path) && msg.contains("elements"), "{msg}");
     }
 
     /// A damaged footer that the `parquet` crate asserts on (a negative data page offset) gives

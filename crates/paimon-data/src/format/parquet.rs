@@ -33,6 +33,8 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(data.clone()).map_err(perr)?;
     check_file_rows(path, req, file_rows(path, builder.metadata())?)?;
+    super::parquet_pages::check_page_headers(&data, builder.metadata())
+        .map_err(|why| Error::corrupt(path, why))?;
     let roots: Vec<usize> = builder
         .schema()
         .fields()
