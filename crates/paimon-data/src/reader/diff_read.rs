@@ -32,10 +32,10 @@ use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef, SortOptions};
 use paimon_spec::options::{CoreOptions, MergeEngine};
-use paimon_spec::types::{DataField, DataType, TypeKind};
+use paimon_spec::types::DataType;
 
-use super::file::{FileOutput, SEQUENCE_NUMBER, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND};
-use super::merge_read::chain_files;
+use super::file::{FileOutput, SEQUENCE_NUMBER, VALUE_KIND};
+use super::merge_read::{self, chain_files};
 use super::{SplitContext, Task};
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
@@ -111,19 +111,8 @@ impl SideSetup {
             source: e,
         };
         let pk = ctx.table.trimmed_primary_keys();
-        let key_types: Vec<DataType> = ctx
-            .table
-            .trimmed_primary_key_fields()
-            .iter()
-            .map(|f| f.data_type.clone())
-            .collect();
-        let mut fields = ctx.table.fields.clone();
-        fields.push(DataField::new(
-            SEQUENCE_NUMBER_FIELD_ID,
-            SEQUENCE_NUMBER,
-            DataType::not_null(TypeKind::BigInt),
-        ));
-        let out = ctx.file_output(&fields, true);
+        let key_types = merge_read::key_types(ctx);
+        let out = ctx.file_output(&merge_read::merge_input_fields(ctx), true);
         let file_schema = out.schema();
         let mut schema_fields: Vec<Field> = file_schema
             .fields()

@@ -23,6 +23,27 @@ use crate::merge::{
     SortedRun,
 };
 
+/// The types of the table's (trimmed) primary key, in key order.
+pub(super) fn key_types(ctx: &SplitContext) -> Vec<DataType> {
+    ctx.table
+        .trimmed_primary_key_fields()
+        .iter()
+        .map(|f| f.data_type.clone())
+        .collect()
+}
+
+/// What a merge reads of every file: the table's columns, then the file's physical
+/// `_SEQUENCE_NUMBER`.
+pub(super) fn merge_input_fields(ctx: &SplitContext) -> Vec<DataField> {
+    let mut fields = ctx.table.fields.clone();
+    fields.push(DataField::new(
+        SEQUENCE_NUMBER_FIELD_ID,
+        SEQUENCE_NUMBER,
+        DataType::not_null(TypeKind::BigInt),
+    ));
+    fields
+}
+
 pub(super) fn tasks(
     ctx: &Arc<SplitContext>,
     _read: &[DataField],
@@ -33,20 +54,9 @@ pub(super) fn tasks(
         source: e,
     };
     let pk = ctx.table.trimmed_primary_keys();
-    let key_types: Vec<DataType> = ctx
-        .table
-        .trimmed_primary_key_fields()
-        .iter()
-        .map(|f| f.data_type.clone())
-        .collect();
+    let key_types = key_types(ctx);
     let sections = interval_partition(&ctx.split.data_files, &key_types).map_err(merr)?;
-    let mut fields = ctx.table.fields.clone();
-    fields.push(DataField::new(
-        SEQUENCE_NUMBER_FIELD_ID,
-        SEQUENCE_NUMBER,
-        DataType::not_null(TypeKind::BigInt),
-    ));
-    let out = ctx.file_output(&fields, true);
+    let out = ctx.file_output(&merge_input_fields(ctx), true);
     let schema = out.schema();
     let layout = RunLayout::from_schema(
         &schema,
