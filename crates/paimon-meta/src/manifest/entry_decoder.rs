@@ -113,22 +113,23 @@ fn record_of(s: &Schema) -> Option<&std::sync::Arc<RecordSchema>> {
     }
 }
 
+/// Pairs each field of a writer record with the action `act` picks for it (by name).
+fn plan_fields<A>(r: &RecordSchema, mut act: impl FnMut(&str, &Schema) -> A) -> Vec<(A, Schema)> {
+    r.names
+        .iter()
+        .zip(&r.fields)
+        .map(|(n, s)| (act(n, s), s.clone()))
+        .collect()
+}
+
 impl StatsPlan {
     fn new(r: &std::sync::Arc<RecordSchema>) -> Self {
-        let fields = r
-            .names
-            .iter()
-            .zip(&r.fields)
-            .map(|(n, s)| {
-                let a = match n.as_str() {
-                    "_MIN_VALUES" => S::Min,
-                    "_MAX_VALUES" => S::Max,
-                    "_NULL_COUNTS" => S::NullCounts,
-                    _ => S::Skip,
-                };
-                (a, s.clone())
-            })
-            .collect();
+        let fields = plan_fields(r, |n, _| match n {
+            "_MIN_VALUES" => S::Min,
+            "_MAX_VALUES" => S::Max,
+            "_NULL_COUNTS" => S::NullCounts,
+            _ => S::Skip,
+        });
         StatsPlan {
             record: r.clone(),
             fields,
@@ -140,47 +141,40 @@ impl FilePlan {
     fn new(r: &std::sync::Arc<RecordSchema>) -> Self {
         let mut key_stats = None;
         let mut value_stats = None;
-        let fields = r
-            .names
-            .iter()
-            .zip(&r.fields)
-            .map(|(n, s)| {
-                let a = match n.as_str() {
-                    "_FILE_NAME" => F::FileName,
-                    "_FILE_SIZE" => F::FileSize,
-                    "_ROW_COUNT" => F::RowCount,
-                    "_MIN_KEY" => F::MinKey,
-                    "_MAX_KEY" => F::MaxKey,
-                    "_KEY_STATS" => F::KeyStats,
-                    "_VALUE_STATS" => F::ValueStats,
-                    "_MIN_SEQUENCE_NUMBER" => F::MinSeq,
-                    "_MAX_SEQUENCE_NUMBER" => F::MaxSeq,
-                    "_SCHEMA_ID" => F::SchemaId,
-                    "_LEVEL" => F::Level,
-                    "_EXTRA_FILES" => F::ExtraFiles,
-                    "_CREATION_TIME" => F::CreationTime,
-                    "_DELETE_ROW_COUNT" => F::DeleteRowCount,
-                    "_EMBEDDED_FILE_INDEX" => F::EmbeddedIndex,
-                    "_FILE_SOURCE" => F::FileSource,
-                    "_VALUE_STATS_COLS" => F::ValueStatsCols,
-                    "_EXTERNAL_PATH" => F::ExternalPath,
-                    "_FIRST_ROW_ID" => F::FirstRowId,
-                    "_WRITE_COLS" => F::WriteCols,
-                    "_WRITE_COLS_SEQUENCES" => F::WriteColsSequences,
-                    _ => F::Skip,
-                };
-                match a {
-                    F::KeyStats if key_stats.is_none() => {
-                        key_stats = record_of(s).map(StatsPlan::new)
-                    }
-                    F::ValueStats if value_stats.is_none() => {
-                        value_stats = record_of(s).map(StatsPlan::new)
-                    }
-                    _ => {}
+        let fields = plan_fields(r, |n, s| {
+            let a = match n {
+                "_FILE_NAME" => F::FileName,
+                "_FILE_SIZE" => F::FileSize,
+                "_ROW_COUNT" => F::RowCount,
+                "_MIN_KEY" => F::MinKey,
+                "_MAX_KEY" => F::MaxKey,
+                "_KEY_STATS" => F::KeyStats,
+                "_VALUE_STATS" => F::ValueStats,
+                "_MIN_SEQUENCE_NUMBER" => F::MinSeq,
+                "_MAX_SEQUENCE_NUMBER" => F::MaxSeq,
+                "_SCHEMA_ID" => F::SchemaId,
+                "_LEVEL" => F::Level,
+                "_EXTRA_FILES" => F::ExtraFiles,
+                "_CREATION_TIME" => F::CreationTime,
+                "_DELETE_ROW_COUNT" => F::DeleteRowCount,
+                "_EMBEDDED_FILE_INDEX" => F::EmbeddedIndex,
+                "_FILE_SOURCE" => F::FileSource,
+                "_VALUE_STATS_COLS" => F::ValueStatsCols,
+                "_EXTERNAL_PATH" => F::ExternalPath,
+                "_FIRST_ROW_ID" => F::FirstRowId,
+                "_WRITE_COLS" => F::WriteCols,
+                "_WRITE_COLS_SEQUENCES" => F::WriteColsSequences,
+                _ => F::Skip,
+            };
+            match a {
+                F::KeyStats if key_stats.is_none() => key_stats = record_of(s).map(StatsPlan::new),
+                F::ValueStats if value_stats.is_none() => {
+                    value_stats = record_of(s).map(StatsPlan::new)
                 }
-                (a, s.clone())
-            })
-            .collect();
+                _ => {}
+            }
+            a
+        });
         FilePlan {
             record: r.clone(),
             fields,
@@ -201,31 +195,23 @@ impl EntryPlan {
         };
         let mut has_version = false;
         let mut file = None;
-        let top = r
-            .names
-            .iter()
-            .zip(&r.fields)
-            .map(|(n, s)| {
-                let a = match n.as_str() {
-                    "_VERSION" => {
-                        has_version = true;
-                        Top::Version
-                    }
-                    "_KIND" => Top::Kind,
-                    "_PARTITION" => Top::Partition,
-                    "_BUCKET" => Top::Bucket,
-                    "_TOTAL_BUCKETS" => Top::TotalBuckets,
-                    "_FILE" => {
-                        if file.is_none() {
-                            file = record_of(s).map(FilePlan::new);
-                        }
-                        Top::File
-                    }
-                    _ => Top::Skip,
-                };
-                (a, s.clone())
-            })
-            .collect();
+        let top = plan_fields(r, |n, s| match n {
+            "_VERSION" => {
+                has_version = true;
+                Top::Version
+            }
+            "_KIND" => Top::Kind,
+            "_PARTITION" => Top::Partition,
+            "_BUCKET" => Top::Bucket,
+            "_TOTAL_BUCKETS" => Top::TotalBuckets,
+            "_FILE" => {
+                if file.is_none() {
+                    file = record_of(s).map(FilePlan::new);
+                }
+                Top::File
+            }
+            _ => Top::Skip,
+        });
         Ok(EntryPlan {
             schema: schema.clone(),
             record: r.clone(),
