@@ -2,6 +2,7 @@
 //! drive the same code the binary runs.
 
 pub mod compare;
+pub mod files_cmd;
 pub mod filter;
 pub mod incremental_split;
 pub mod read_cmd;

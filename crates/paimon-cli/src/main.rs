@@ -3,7 +3,7 @@
 //! Every failure exits with code 1 and one line on stderr naming the file and the problem.
 
 use clap::{Parser, Subcommand};
-use paimon_cli::{read_cmd, split_cmd, table_cmd};
+use paimon_cli::{files_cmd, read_cmd, split_cmd, table_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -26,7 +26,7 @@ enum Command {
     /// Print a table's schema.
     Schema(table_cmd::SchemaArgs),
     /// List the live data files of a snapshot.
-    Files(table_cmd::FilesArgs),
+    Files(files_cmd::FilesArgs),
     /// Plan a scan into splits (optionally written as Java-compatible split files).
     Plan(table_cmd::PlanArgs),
     /// Plan and read a table.
@@ -71,7 +71,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Split(c) => split_cmd::run(c),
         Command::Snapshots(a) => table_cmd::snapshots(a),
         Command::Schema(a) => table_cmd::schema(a),
-        Command::Files(a) => table_cmd::files(a),
+        Command::Files(a) => files_cmd::files(a),
         Command::Plan(a) => table_cmd::plan(a),
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),

@@ -1,4 +1,5 @@
-//! `paimon snapshots|schema|files|plan`: the control plane's commands.
+//! `paimon snapshots|schema|plan`: the control plane's commands (`files` is in
+//! [`crate::files_cmd`]).
 
 use std::path::PathBuf;
 
@@ -30,18 +31,6 @@ pub struct SchemaArgs {
     #[arg(long = "schema-id")]
     pub schema_id: Option<i64>,
     /// Print the schema JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `paimon files TABLE`.
-#[derive(Debug, Args)]
-pub struct FilesArgs {
-    /// Table directory.
-    pub table: String,
-    #[command(flatten)]
-    pub scan: ScanArgs,
-    /// Print JSON lines.
     #[arg(long)]
     pub json: bool,
 }
@@ -135,47 +124,6 @@ pub fn schema(a: SchemaArgs) -> Result<()> {
     }
     for (k, v) in &schema.options {
         crate::outln!("  option {k} = {v}");
-    }
-    Ok(())
-}
-
-pub fn files(a: FilesArgs) -> Result<()> {
-    let opened = a.scan.open(&a.table)?;
-    let files = opened.scan.live_files().map_err(|e| anyhow!("{e}"))?;
-    let part_fields = opened.schema.partition_fields();
-    for f in files {
-        let partition: serde_json::Map<String, Value> = part_fields
-            .iter()
-            .zip(&f.partition)
-            .map(|(field, d)| (field.name.clone(), datum_to_json(d, &field.data_type)))
-            .collect();
-        let v = json!({
-            "partition": partition,
-            "bucket": f.bucket,
-            "fileName": f.file.file_name,
-            "level": f.file.level,
-            "rowCount": f.file.row_count,
-            "fileSize": f.file.file_size,
-            "schemaId": f.file.schema_id,
-            "minSequenceNumber": f.file.min_sequence_number,
-            "maxSequenceNumber": f.file.max_sequence_number,
-            "deleteRowCount": f.file.delete_row_count,
-            "firstRowId": f.file.first_row_id,
-            "path": f.file.external_path.clone().unwrap_or_else(|| format!("{}/{}", f.bucket_path, f.file.file_name)),
-            "deletionFile": f.deletion_file.as_ref().map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
-        });
-        if a.json {
-            crate::outln!("{v}");
-        } else {
-            crate::outln!(
-                "{}  bucket {}  level {}  rows {}  {}",
-                Value::Object(v["partition"].as_object().cloned().unwrap_or_default()),
-                f.bucket,
-                f.file.level,
-                f.file.row_count,
-                v["path"].as_str().unwrap_or_default()
-            );
-        }
     }
     Ok(())
 }
