@@ -3,11 +3,20 @@
 //! decode-only, then decoded and merged with `deduplicate`, and with `aggregation` (sum, max,
 //! last_non_null_value). A last line prints each merge's time as a ratio of decode time.
 //!
+//! `merge_projection` reads a real merge-on-read split through the `SplitReader`: split 0 of
+//! `.cache/bench/tables-20000000-5000000/pk_big` (5 overlapping level-0 Parquet files, 1.25M
+//! rows, 6 columns; written by `scripts/bench.sh`), planned by Java into
+//! `.cache/bench/pk_big-splits` with `scripts/java-oracle.sh plan <pk_big> --out-dir
+//! .cache/bench/pk_big-splits`. It reads 2 of the 6 columns (only the key and the projected
+//! column are decoded) and all 6 (what every projection decoded before the pushdown), and
+//! prints the ratio. Without those files it is skipped.
+//!
 //! Run: `cargo bench -p paimon-data --bench merge`. To compare against a saved baseline:
 //! `cargo bench -p paimon-data --bench merge -- --save-baseline before`, change the code, then
 //! `... -- --baseline before`.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +25,8 @@ use arrow_schema::{ArrowError, SchemaRef};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use paimon_data::merge::{merge_sorted_runs, MergeEngineSpec, MergeOptions, RunLayout, SortedRun};
+use paimon_data::SplitReader;
+use paimon_io::LocalFileIO;
 use paimon_spec::options::CoreOptions;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -176,5 +187,56 @@ fn bench_merge(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_merge);
+/// Merged rows of the split in `split` of `table`, read with `projection`.
+fn read_split(table: &str, split: &[u8], projection: Option<&[&str]>) -> usize {
+    let mut builder = SplitReader::builder(Arc::new(LocalFileIO::new()));
+    if let Some(p) = projection {
+        builder = builder.with_projection(p.iter().copied());
+    }
+    builder
+        .build()
+        .read_bytes(table, split)
+        .expect("split")
+        .map(|b| b.expect("batch").num_rows())
+        .sum()
+}
+
+fn bench_projection(c: &mut Criterion) {
+    let bench = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.cache/bench");
+    let table = bench.join("tables-20000000-5000000/pk_big");
+    let split_file = bench.join("pk_big-splits/split-0000.bin");
+    let (Ok(table), Ok(split)) = (table.canonicalize(), std::fs::read(&split_file)) else {
+        println!(
+            "merge_projection skipped: needs {} and {} (see the module docs)",
+            table.display(),
+            split_file.display()
+        );
+        return;
+    };
+    let table = table.to_string_lossy().into_owned();
+    let two: &[&str] = &["k", "v1"];
+    let all: &[&str] = &["k", "v1", "v2", "d", "s", "ts"];
+    let rows = read_split(&table, &split, Some(two));
+    assert_eq!(rows, read_split(&table, &split, Some(all)));
+
+    let mut group = c.benchmark_group("merge_projection");
+    group.sample_size(10);
+    group.bench_function("pk_big_split_2_of_6_columns", |b| {
+        b.iter(|| read_split(&table, &split, Some(two)))
+    });
+    group.bench_function("pk_big_split_all_6_columns", |b| {
+        b.iter(|| read_split(&table, &split, Some(all)))
+    });
+    group.finish();
+
+    let two_t = median_time(|| read_split(&table, &split, Some(two)));
+    let all_t = median_time(|| read_split(&table, &split, Some(all)));
+    println!(
+        "merge projection: pk_big split 0 -> {rows} merged rows; 2 of 6 columns {two_t:.2?}, \
+         all 6 columns {all_t:.2?} ({:.2}x of all)",
+        two_t.as_secs_f64() / all_t.as_secs_f64(),
+    );
+}
+
+criterion_group!(benches, bench_merge, bench_projection);
 criterion_main!(benches);

@@ -6,4 +6,5 @@
 
 mod cpp_tables;
 mod fixtures;
+mod projection;
 mod skips;

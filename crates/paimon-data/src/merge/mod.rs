@@ -75,6 +75,7 @@ mod interval;
 mod java_hash;
 mod output;
 mod partial_update;
+mod projection;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -5,6 +5,11 @@
 //!
 //! Key columns are not read: a record's key equals its primary-key value columns, which the
 //! merge finds by name (the thin-mode layout), so key and value copies are read once.
+//!
+//! Only the columns the merge needs are decoded (Java `MergeFileSplitRead.adjustReadType`):
+//! the read's columns (projection and predicate), the primary keys, the `sequence.field`
+//! columns and what the merge engine adds for them
+//! ([`MergeEngineSpec::required_value_columns`]); the merged batches carry just those.
 
 use std::sync::Arc;
 
@@ -19,8 +24,8 @@ use super::{SplitContext, Task};
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use crate::merge::{
-    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeOptions, RowKindColumn, RunLayout,
-    SortedRun,
+    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeError, MergeOptions,
+    RowKindColumn, RunLayout, SortedRun,
 };
 
 /// The types of the table's (trimmed) primary key, in key order.
@@ -32,8 +37,8 @@ pub(super) fn key_types(ctx: &SplitContext) -> Vec<DataType> {
         .collect()
 }
 
-/// What a merge reads of every file: the table's columns, then the file's physical
-/// `_SEQUENCE_NUMBER`.
+/// What a merge of all columns reads of every file: the table's columns, then the file's
+/// physical `_SEQUENCE_NUMBER`. The incremental diff read uses it as is.
 pub(super) fn merge_input_fields(ctx: &SplitContext) -> Vec<DataField> {
     let mut fields = ctx.table.fields.clone();
     fields.push(DataField::new(
@@ -44,9 +49,54 @@ pub(super) fn merge_input_fields(ctx: &SplitContext) -> Vec<DataField> {
     fields
 }
 
+/// What a merge of `read` reads of every file, and its engine: [`merge_input_fields`] cut to
+/// the columns the merge needs, and the engine (resolved against all columns, as Java checks
+/// the options) projected to them.
+fn projected_merge(
+    ctx: &SplitContext,
+    read: &[DataField],
+    core: &CoreOptions,
+) -> std::result::Result<(Vec<DataField>, MergeEngineSpec), MergeError> {
+    let pk = ctx.table.trimmed_primary_keys();
+    let all = merge_input_fields(ctx);
+    let schema = ctx.file_output(&all, true).schema();
+    let layout = RunLayout::from_schema(
+        &schema,
+        &pk,
+        &core.sequence_fields,
+        core.sequence_field_descending,
+    )?;
+    let value_fields = layout.value_fields(&schema)?;
+    let engine = MergeEngineSpec::try_new(core, &pk, &value_fields)?;
+    let wanted: Vec<usize> = value_fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            let name = f.name().as_str();
+            read.iter().any(|r| r.name == name)
+                || pk.iter().any(|k| k == name)
+                || core.sequence_fields.iter().any(|s| s == name)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let kept = engine.required_value_columns(&wanted);
+    let engine = engine.project(&kept)?;
+    let names: Vec<&str> = kept
+        .iter()
+        .filter_map(|&i| value_fields.get(i).map(|f| f.name().as_str()))
+        .collect();
+    // The value columns in table order, then `_SEQUENCE_NUMBER`, as in `all`.
+    let fields = all
+        .iter()
+        .filter(|f| f.id == SEQUENCE_NUMBER_FIELD_ID || names.contains(&f.name.as_str()))
+        .cloned()
+        .collect();
+    Ok((fields, engine))
+}
+
 pub(super) fn tasks(
     ctx: &Arc<SplitContext>,
-    _read: &[DataField],
+    read: &[DataField],
     core: &CoreOptions,
 ) -> Result<Vec<Task>> {
     let merr = |e| Error::Merge {
@@ -56,7 +106,8 @@ pub(super) fn tasks(
     let pk = ctx.table.trimmed_primary_keys();
     let key_types = key_types(ctx);
     let sections = interval_partition(&ctx.split.data_files, &key_types).map_err(merr)?;
-    let out = ctx.file_output(&merge_input_fields(ctx), true);
+    let (fields, engine) = projected_merge(ctx, read, core).map_err(merr)?;
+    let out = ctx.file_output(&fields, true);
     let schema = out.schema();
     let layout = RunLayout::from_schema(
         &schema,
@@ -65,8 +116,6 @@ pub(super) fn tasks(
         core.sequence_field_descending,
     )
     .map_err(merr)?;
-    let value_fields = layout.value_fields(&schema).map_err(merr)?;
-    let engine = MergeEngineSpec::try_new(core, &pk, &value_fields).map_err(merr)?;
     Ok(sections
         .into_iter()
         .map(|runs| {
