@@ -7,6 +7,10 @@
 # Usage: scripts/gen-fixtures.sh          regenerate and replace fixtures/warehouse + expected
 #        scripts/gen-fixtures.sh --check  regenerate into a temp dir and diff the expected rows
 #                                         against the committed ones (rows must not change)
+#        scripts/gen-fixtures.sh --only REGEX
+#                                         (re)write only the tables whose `db.table` name matches
+#                                         REGEX (e.g. 'append\.vector_store'), their expected rows
+#                                         and their queries; every other table stays byte-identical
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +19,30 @@ FIX="$ROOT/fixtures"
 mkdir -p "$ROOT/.cache"
 TMP="$(mktemp -d "$ROOT/.cache/gen-fixtures.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
+
+if [[ "${1:-}" == "--only" ]]; then
+  ONLY="${2:?--only needs a regex of db.table names}"
+  ORACLE_ONLY="$ONLY" "$ORACLE" write-fixtures "$TMP/warehouse"
+  # Only the queries of the tables just written.
+  python3 - "$FIX/queries.json" "$TMP/warehouse" >"$TMP/queries.json" <<'PY'
+import json, os, sys
+queries, wh = json.load(open(sys.argv[1])), sys.argv[2]
+def written(q):
+    db, table = q["table"].split("/")
+    return os.path.isdir(os.path.join(wh, db + ".db", table))
+print(json.dumps([q for q in queries if written(q)]))
+PY
+  "$ORACLE" write-expected "$TMP/warehouse" "$TMP/expected" --queries "$TMP/queries.json"
+  for t in "$TMP"/warehouse/*.db/*/; do
+    t="${t%/}" db="$(basename "$(dirname "$t")" .db)" name="$(basename "$t")"
+    rm -rf "$FIX/warehouse/$db.db/$name" "$FIX/expected/$db/$name"
+    mkdir -p "$FIX/expected/$db"
+    mv "$t" "$FIX/warehouse/$db.db/$name"
+    mv "$TMP/expected/$db/$name" "$FIX/expected/$db/$name"
+    echo "gen-fixtures: wrote $db/$name"
+  done
+  exit 0
+fi
 
 "$ORACLE" write-fixtures "$TMP/warehouse" 2> >(tee "$TMP/write.log" >&2)
 wait

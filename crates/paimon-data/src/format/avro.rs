@@ -4,7 +4,10 @@
 
 use std::io::Cursor;
 
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, RecordBatch};
 use arrow_avro::reader::ReaderBuilder;
+use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
 
 use super::{check_file_rows, BatchIter, DecodeRequest, SelectAfterDecode};
@@ -13,13 +16,24 @@ use crate::error::{Error, Result};
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
     let rows = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
     check_file_rows(path, req, rows)?;
+    let wrapped = wrap_root_union(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    let unnest = wrapped.is_some();
     let reader = ReaderBuilder::new()
         .with_batch_size(req.batch_size.max(1))
-        .build(Cursor::new(data))
+        .build(Cursor::new(wrapped.unwrap_or(data)))
         .map_err(|e| Error::arrow(path, e))?;
     let schema = reader.schema();
-    let indices: Vec<usize> = schema
-        .fields()
+    let fields = match (unnest, schema.fields().first().map(|f| f.data_type())) {
+        (false, _) => schema.fields().clone(),
+        (true, Some(ArrowType::Struct(fields))) => fields.clone(),
+        (true, other) => {
+            return Err(Error::corrupt(
+                path,
+                format!("root union decoded as {other:?}, not a record"),
+            ))
+        }
+    };
+    let indices: Vec<usize> = fields
         .iter()
         .enumerate()
         .filter(|(_, f)| req.columns.iter().any(|c| c == f.name()))
@@ -27,13 +41,84 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .collect();
     let owned = path.to_string();
     let projected: BatchIter = Box::new(reader.map(move |r| {
-        r.and_then(|b| b.project(&indices))
-            .map_err(|e| Error::arrow(&owned, e))
+        let batch = r.map_err(|e| Error::arrow(&owned, e))?;
+        let batch = if unnest {
+            unnest_root(batch).map_err(|reason| Error::corrupt(&owned, reason))?
+        } else {
+            batch
+        };
+        batch.project(&indices).map_err(|e| Error::arrow(&owned, e))
     }));
     Ok(match &req.rows {
         Some(rows) if !rows.is_all() => Box::new(SelectAfterDecode::new(projected, rows, path)),
         _ => projected,
     })
+}
+
+/// Java writes vector-store files (`….vector.avro`) from a nullable row type, so their writer
+/// schema is the union `["null", {record}]`, which `arrow-avro` refuses as a file's root. A
+/// record whose one field has that union type is encoded exactly like the bare union, so the
+/// header's schema is rewritten to such a record (the blocks stay as they are) and
+/// [`unnest_root`] takes the field apart after decoding. `None` when the root is a record.
+fn wrap_root_union(data: &Bytes) -> std::result::Result<Option<Bytes>, String> {
+    let mut pos = 4usize;
+    let mut entries: Vec<(&[u8], &[u8])> = Vec::new();
+    loop {
+        let count = read_long(data, &mut pos)?;
+        if count == 0 {
+            break;
+        }
+        if count < 0 {
+            read_long(data, &mut pos)?;
+        }
+        for _ in 0..count.unsigned_abs() {
+            let mut kv = [&data[..0]; 2];
+            for part in &mut kv {
+                let len = read_long(data, &mut pos)?;
+                let start = pos;
+                skip(data, &mut pos, len, "metadata entry")?;
+                *part = &data[start..pos];
+            }
+            entries.push((kv[0], kv[1]));
+        }
+    }
+    let Some(&(_, schema)) = entries.iter().find(|(k, _)| *k == b"avro.schema") else {
+        return Err("header has no avro.schema".into());
+    };
+    if schema.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return Ok(None);
+    }
+    let mut wrapper =
+        br#"{"type":"record","name":"paimon_rs_root","fields":[{"name":"root","type":"#.to_vec();
+    wrapper.extend_from_slice(schema);
+    wrapper.extend_from_slice(b"}]}");
+    let mut out = Vec::with_capacity(data.len() + wrapper.len());
+    out.extend_from_slice(&data[..4]);
+    write_long(&mut out, entries.len() as i64);
+    for (k, v) in &entries {
+        let v: &[u8] = if *k == b"avro.schema" { &wrapper } else { v };
+        write_long(&mut out, k.len() as i64);
+        out.extend_from_slice(k);
+        write_long(&mut out, v.len() as i64);
+        out.extend_from_slice(v);
+    }
+    write_long(&mut out, 0);
+    out.extend_from_slice(&data[pos..]);
+    Ok(Some(Bytes::from(out)))
+}
+
+/// The columns of the record inside [`wrap_root_union`]'s one field. A null row has no
+/// columns to give: Paimon never writes one, so it is an error rather than a row of nulls.
+fn unnest_root(batch: RecordBatch) -> std::result::Result<RecordBatch, String> {
+    let root = batch
+        .columns()
+        .first()
+        .and_then(|c| c.as_struct_opt())
+        .ok_or("the root union did not decode to a record")?;
+    if root.null_count() > 0 {
+        return Err(format!("{} rows are null records", root.null_count()));
+    }
+    Ok(RecordBatch::from(root.clone()))
 }
 
 /// Walks the object-container framing (`docs`: Avro spec, "Object Container Files"): header,
@@ -105,6 +190,16 @@ fn read_long(data: &[u8], pos: &mut usize) -> std::result::Result<i64, String> {
     Err(format!("varint longer than 10 bytes at byte {pos}"))
 }
 
+/// Appends an Avro zig-zag varint long.
+fn write_long(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
 fn skip(data: &[u8], pos: &mut usize, len: i64, what: &str) -> std::result::Result<(), String> {
     let end = usize::try_from(len)
         .ok()
@@ -118,4 +213,105 @@ fn skip(data: &[u8], pos: &mut usize, len: i64, what: &str) -> std::result::Resu
         })?;
     *pos = end;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use arrow_array::types::Float32Type;
+
+    use super::*;
+
+    fn request(columns: &[&str]) -> DecodeRequest {
+        DecodeRequest {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+            expected_rows: None,
+        }
+    }
+
+    fn decode_all(data: Bytes, columns: &[&str]) -> Result<Vec<RecordBatch>> {
+        decode("test.vector.avro", data, &request(columns))?.collect()
+    }
+
+    /// The vector-store file of `append/vector_store`'s snapshot 2, as Java 1.4.2 wrote it: root
+    /// `["null", record]`, rows 1100..1109 with emb `[i, i / 2, -i]` and row 1103's emb null
+    /// (fixtures/README.md, and Java's rows in fixtures/expected/append/vector_store).
+    #[test]
+    fn java_vector_store_file_with_a_union_root_decodes() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/warehouse/append.db/vector_store/bucket-0");
+        let mut found = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().ends_with(".vector.avro") {
+                continue;
+            }
+            let data = Bytes::from(std::fs::read(&path).unwrap());
+            assert!(wrap_root_union(&data).unwrap().is_some());
+            let batches = decode_all(data, &["emb"]).unwrap();
+            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+            if rows != 10 {
+                continue;
+            }
+            found += 1;
+            let batch = &batches[0];
+            assert_eq!(batch.schema().field(0).name(), "emb");
+            let emb = batch.column(0).as_list::<i32>();
+            for (k, id) in (1100..1110).enumerate() {
+                if id == 1103 {
+                    assert!(emb.is_null(k));
+                    continue;
+                }
+                let v = emb.value(k);
+                let v: Vec<f32> = v.as_primitive::<Float32Type>().values().to_vec();
+                assert_eq!(
+                    v,
+                    vec![id as f32, id as f32 * 0.5, -(id as f32)],
+                    "row id {id}"
+                );
+            }
+        }
+        assert_eq!(
+            found,
+            1,
+            "one 10-row vector-store file in {}",
+            dir.display()
+        );
+    }
+
+    fn union_root_file(rows: Vec<apache_avro::types::Value>) -> Bytes {
+        let schema = apache_avro::Schema::parse_str(
+            r#"["null", {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}]"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new());
+        for r in rows {
+            w.append(r).unwrap();
+        }
+        Bytes::from(w.into_inner().unwrap())
+    }
+
+    #[test]
+    fn union_root_rows_decode_and_a_null_row_is_an_error() {
+        use apache_avro::types::Value;
+        let rec = |a: i32| {
+            Value::Union(
+                1,
+                Box::new(Value::Record(vec![("a".into(), Value::Int(a))])),
+            )
+        };
+        let batches = decode_all(union_root_file(vec![rec(7), rec(-3)]), &["a"]).unwrap();
+        let a = batches[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::Int32Type>();
+        assert_eq!(a.values().to_vec(), vec![7, -3]);
+
+        let null_row = union_root_file(vec![rec(1), Value::Union(0, Box::new(Value::Null))]);
+        let err = decode_all(null_row, &["a"]).unwrap_err().to_string();
+        assert!(err.contains("1 rows are null records"), "{err}");
+    }
 }

@@ -7,7 +7,12 @@
 //!              2  y  20                           21                        2  y  21
 //! ```
 //! Each field comes from the newest file (highest `max_sequence_number`) whose columns contain
-//! its id. The group's deletion vector belongs to its *anchor* file, the oldest normal file by
+//! its id. A BLOB column's `.blob` files and the vector-store files (`….vector.<format>`,
+//! Java's `vector.file.format` for VECTOR columns) may split a range into several files: they
+//! are read one after another and must cover the whole range, as Java 1.4.2 requires (it has
+//! no placeholder rows for a gap and fails such a read). A column no file of the range has
+//! (a column added after the range was written) reads as null.
+//! The group's deletion vector belongs to its *anchor* file, the oldest normal file by
 //! `(max_sequence_number, file_name)`, and is applied to every file shifted by that file's
 //! offset inside the anchor's row range, so all readers drop the same rows.
 
@@ -183,8 +188,21 @@ impl Iterator for ResolveDescriptors {
     }
 }
 
+/// A `.blob` file: one BLOB column of a row-id range, possibly split over several files.
 fn is_blob(name: &str) -> bool {
-    matches!(FileFormat::from_file_name(name), Ok(FileFormat::Blob)) || name.contains(".vector.")
+    matches!(FileFormat::from_file_name(name), Ok(FileFormat::Blob))
+}
+
+/// A vector-store file (Java `VectorType.isVectorStoreFile`): the VECTOR columns of a row-id
+/// range in the table's `vector.file.format`, named `….vector.<format>`.
+fn is_vector_store(name: &str) -> bool {
+    name.contains(".vector.")
+}
+
+/// Blob and vector-store files: they never anchor a deletion vector, and a range's files of
+/// one kind are read one after another as one column source.
+fn is_special(name: &str) -> bool {
+    is_blob(name) || is_vector_store(name)
 }
 
 fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result<BatchIter> {
@@ -193,18 +211,18 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
         let task = ctx.file_task(group[0])?;
         return read_file(ctx.io.as_ref(), &task, &ctx.file_output(read, false));
     }
-    // Newest first; blob and vector files after the normal ones.
+    // Newest first; blob and vector-store files after the normal ones.
     let mut sorted = group.to_vec();
     sorted.sort_by(|&a, &b| {
         let (fa, fb) = (&files[a], &files[b]);
-        is_blob(&fa.file_name)
-            .cmp(&is_blob(&fb.file_name))
+        is_special(&fa.file_name)
+            .cmp(&is_special(&fb.file_name))
             .then(fb.max_sequence_number.cmp(&fa.max_sequence_number))
     });
     let anchor = group
         .iter()
         .copied()
-        .filter(|&i| !is_blob(&files[i].file_name))
+        .filter(|&i| !is_special(&files[i].file_name))
         .min_by(|&a, &b| {
             (files[a].max_sequence_number, &files[a].file_name)
                 .cmp(&(files[b].max_sequence_number, &files[b].file_name))
@@ -218,22 +236,24 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
     let anchor_first = files[anchor].first_row_id.unwrap_or(0);
     let dv = ctx.deletion_vector(anchor)?;
     // Readers: each normal file on its own, newest first, then one per blob field over its
-    // blob files in row-id order. Each field is read from the first reader that has it.
+    // blob files in row-id order, then one per set of vector-store columns over its files.
+    // Each field is read from the first reader that has it.
     let mut readers: Vec<Vec<FileTask>> = Vec::with_capacity(sorted.len());
     let mut blobs: Vec<FileTask> = Vec::new();
+    let mut vectors: Vec<FileTask> = Vec::new();
     for &i in &sorted {
         let task = ctx.file_task(i)?;
-        if matches!(
-            FileFormat::from_file_name(&task.meta.file_name),
-            Ok(FileFormat::Blob)
-        ) {
+        if is_blob(&task.meta.file_name) {
             blobs.push(task);
+        } else if is_vector_store(&task.meta.file_name) {
+            vectors.push(task);
         } else {
             readers.push(vec![task]);
         }
     }
     let expected_rows = files[anchor].row_count;
-    readers.extend(blob_bunches(blobs, anchor_first, expected_rows)?);
+    readers.extend(special_bunches(blobs, anchor_first, expected_rows)?);
+    readers.extend(special_bunches(vectors, anchor_first, expected_rows)?);
     let mut assigned: Vec<Vec<DataField>> = vec![Vec::new(); readers.len()];
     let mut source_of: Vec<Option<usize>> = Vec::with_capacity(read.len());
     for f in read {
@@ -248,15 +268,6 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
             })
         };
         if let Some(p) = pos {
-            if let Some(t) = readers[p]
-                .first()
-                .filter(|t| t.meta.file_name.contains(".vector."))
-            {
-                return Err(Error::unsupported(format!(
-                    "vector-store column {} of {}",
-                    f.name, t.path
-                )));
-            }
             assigned[p].push(f.clone());
         }
         source_of.push(pos);
@@ -324,11 +335,41 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
     Ok(Box::new(chunks.into_iter()))
 }
 
-/// The blob files of a group as one reader per blob field (Java `BlobBunch`): files in row-id
-/// order, of the files starting at the same row id only the newest, and a file that starts
-/// inside rows already covered (an older overlapping write) left out. Together they must cover
-/// exactly the group's `expected_rows` rows from `first_row_id`.
-fn blob_bunches(
+/// Which files of a group are read one after another as one column source (Java
+/// `SpecialFieldBunch`): a blob file by its one column, a vector-store file by its schema,
+/// format and written columns.
+#[derive(PartialEq)]
+enum BunchKey {
+    Blob(i32),
+    VectorStore(i64, FileFormat, Vec<i32>),
+}
+
+fn bunch_key(task: &FileTask) -> Result<BunchKey> {
+    if is_vector_store(&task.meta.file_name) {
+        let format = FileFormat::from_file_name(&task.meta.file_name)?;
+        let mut ids: Vec<i32> = task.file_fields.iter().map(|f| f.id).collect();
+        ids.sort_unstable();
+        return Ok(BunchKey::VectorStore(task.meta.schema_id, format, ids));
+    }
+    match task.file_fields.as_slice() {
+        [f] => Ok(BunchKey::Blob(f.id)),
+        _ => Err(Error::corrupt(
+            &task.path,
+            format!(
+                "a blob file must write one column, its _WRITE_COLS give {}",
+                task.file_fields.len()
+            ),
+        )),
+    }
+}
+
+/// The blob (or vector-store) files of a group as one reader per bunch (Java
+/// `SpecialFieldBunch`): files in row-id order, of the files starting at the same row id only
+/// the newest, and a file that starts inside rows already covered (an older overlapping write)
+/// left out. Together they must cover exactly the group's `expected_rows` rows from
+/// `first_row_id`: Java 1.4.2 fails such a read otherwise ("All files in a field merge split
+/// should have the same row count"), it has no placeholder rows for a gap.
+fn special_bunches(
     mut blobs: Vec<FileTask>,
     first_row_id: i64,
     expected_rows: i64,
@@ -339,25 +380,14 @@ fn blob_bunches(
             .cmp(&first(b))
             .then(b.meta.max_sequence_number.cmp(&a.meta.max_sequence_number))
     });
-    let mut bunches: Vec<(i32, i64, Vec<FileTask>)> = Vec::new();
+    let mut bunches: Vec<(BunchKey, i64, Vec<FileTask>)> = Vec::new();
     for task in blobs {
-        let field = match task.file_fields.as_slice() {
-            [f] => f.id,
-            _ => {
-                return Err(Error::corrupt(
-                    &task.path,
-                    format!(
-                        "a blob file must write one column, its _WRITE_COLS give {}",
-                        task.file_fields.len()
-                    ),
-                ))
-            }
-        };
+        let key = bunch_key(&task)?;
         let start = first(&task);
-        let idx = match bunches.iter().position(|(id, _, _)| *id == field) {
+        let idx = match bunches.iter().position(|(k, _, _)| *k == key) {
             Some(i) => i,
             None => {
-                bunches.push((field, first_row_id, Vec::new()));
+                bunches.push((key, first_row_id, Vec::new()));
                 bunches.len() - 1
             }
         };
@@ -368,7 +398,7 @@ fn blob_bunches(
         if start > *next {
             return Err(Error::corrupt(
                 &task.path,
-                format!("blob file starts at row id {start}, expected {next}"),
+                format!("file starts at row id {start}, expected {next}"),
             ));
         }
         *next = start + task.meta.row_count;
@@ -380,10 +410,109 @@ fn blob_bunches(
             return Err(Error::corrupt(
                 path,
                 format!(
-                    "blob files cover row ids {first_row_id}..{next}, the group has {expected_rows} rows"
+                    "files cover row ids {first_row_id}..{next}, the group has {expected_rows} rows"
                 ),
             ));
         }
     }
     Ok(bunches.into_iter().map(|(_, _, files)| files).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use paimon_spec::data_file::DataFileMeta;
+    use paimon_spec::stats::SimpleStats;
+    use paimon_spec::types::{DataType, TypeKind};
+
+    use super::*;
+
+    fn task(name: &str, first_row_id: i64, rows: i64, seq: i64, field: i32) -> FileTask {
+        FileTask {
+            path: name.to_string(),
+            meta: DataFileMeta {
+                file_name: name.to_string(),
+                file_size: 1,
+                row_count: rows,
+                min_key: vec![],
+                max_key: vec![],
+                key_stats: SimpleStats::empty(),
+                value_stats: SimpleStats::empty(),
+                min_sequence_number: seq,
+                max_sequence_number: seq,
+                schema_id: 0,
+                level: 0,
+                extra_files: vec![],
+                creation_time: None,
+                delete_row_count: None,
+                embedded_index: None,
+                file_source: None,
+                value_stats_cols: None,
+                external_path: None,
+                first_row_id: Some(first_row_id),
+                write_cols: None,
+                write_cols_sequences: None,
+            },
+            file_fields: vec![DataField::new(
+                field,
+                format!("f{field}"),
+                DataType::nullable(TypeKind::Blob),
+            )],
+            rows: None,
+        }
+    }
+
+    fn names(bunches: &[Vec<FileTask>]) -> Vec<Vec<&str>> {
+        bunches
+            .iter()
+            .map(|b| b.iter().map(|t| t.meta.file_name.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn vector_store_files_of_one_column_set_are_read_in_row_id_order() {
+        // As `append/vector_store` snapshot 1: the writer rolled after 1000 of 1100 rows.
+        let files = vec![
+            task("d-2.vector.avro", 1000, 100, 1, 3),
+            task("d-1.vector.avro", 0, 1000, 1, 3),
+        ];
+        let bunches = special_bunches(files, 0, 1100).unwrap();
+        assert_eq!(
+            names(&bunches),
+            vec![vec!["d-1.vector.avro", "d-2.vector.avro"]]
+        );
+    }
+
+    #[test]
+    fn one_bunch_per_blob_field_and_the_newest_file_of_a_start_wins() {
+        let files = vec![
+            task("old.blob", 0, 2, 1, 5),
+            task("b.blob", 2, 1, 1, 5),
+            task("new.blob", 0, 2, 4, 5),
+            task("other.blob", 0, 3, 1, 6),
+        ];
+        let bunches = special_bunches(files, 0, 3).unwrap();
+        assert_eq!(
+            names(&bunches),
+            vec![vec!["new.blob", "b.blob"], vec!["other.blob"]]
+        );
+    }
+
+    /// Java 1.4.2 refuses both ("Blob/vector-store file first row id should be continuous" and
+    /// "All files in a field merge split should have the same row count"): no placeholder rows.
+    #[test]
+    fn blob_files_leaving_a_gap_are_an_error() {
+        let hole = vec![task("a.blob", 0, 5, 1, 5), task("b.blob", 6, 4, 1, 5)];
+        let err = special_bunches(hole, 0, 10).unwrap_err().to_string();
+        assert!(
+            err.contains("b.blob") && err.contains("starts at row id 6, expected 5"),
+            "{err}"
+        );
+
+        let short = vec![task("a.blob", 0, 5, 1, 5)];
+        let err = special_bunches(short, 0, 10).unwrap_err().to_string();
+        assert!(
+            err.contains("cover row ids 0..5, the group has 10 rows"),
+            "{err}"
+        );
+    }
 }

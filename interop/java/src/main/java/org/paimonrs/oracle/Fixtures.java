@@ -33,6 +33,7 @@ final class Fixtures {
             FixturesDv.register(all);
             FixturesPk.register(all);
             FixturesEvolution.register(all);
+            FixturesBlob.register(all);
             String only = System.getenv("ORACLE_ONLY");
             for (Object[] e : all) {
                 String name = (String) e[0];

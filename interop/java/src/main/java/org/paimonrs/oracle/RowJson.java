@@ -131,6 +131,12 @@ public final class RowJson {
             case ARRAY:
                 appendArray(sb, row.getArray(pos), ((ArrayType) type).getElementType());
                 break;
+            case VECTOR:
+                appendArray(
+                        sb,
+                        row.getVector(pos),
+                        ((org.apache.paimon.types.VectorType) type).getElementType());
+                break;
             case MAP:
                 {
                     MapType mt = (MapType) type;
