@@ -83,7 +83,8 @@ enum Make {
 
 struct HostileCase {
     name: &'static str,
-    /// `unaware` (append, parquet) or `dv_append` (a split with a deletion file).
+    /// `unaware` (append, parquet), `dv_append` (a split with a deletion file) or
+    /// `data_evolution` (a split of two row-id ranges, each in two column groups).
     table: &'static str,
     make: Make,
     /// Accepted names in the error (any one).
@@ -413,8 +414,37 @@ fn cases(escape: &Path) -> Vec<HostileCase> {
             &["data-missing-0.parquet"],
             false,
         ),
+        // The two column groups of row ids [0, 20) no longer line up (Java 1.4 refuses such a
+        // range in `mergeRangesAndSort`). The error names a file of the range.
+        c(
+            "data-evolution file shifted 5 row ids off its range",
+            "data_evolution",
+            value(|s| {
+                if let Some(f) = s.data_files.iter_mut().find(|f| f.row_count == 20) {
+                    f.first_row_id = Some(5);
+                }
+            }),
+            &[EDITED_FILE, RANGE_FILES],
+            false,
+        ),
+        c(
+            "data-evolution file claiming 15 of its range's 20 rows",
+            "data_evolution",
+            value(|s| {
+                if let Some(f) = s.data_files.iter_mut().rev().find(|f| f.row_count == 20) {
+                    f.row_count = 15;
+                }
+            }),
+            &[EDITED_FILE, RANGE_FILES],
+            false,
+        ),
     ]
 }
+
+/// In `names`: the file names of the data files the edit changed.
+const EDITED_FILE: &str = "<edited file>";
+/// In `names`: the file names of the data files of the row-id range [0, 20).
+const RANGE_FILES: &str = "<range files>";
 
 /// The deletion file of data file 0.
 fn dv(s: &mut DataSplit) -> &mut paimon_spec::data_file::DeletionFile {
@@ -430,16 +460,17 @@ pub fn run_all() -> Vec<(String, Outcome)> {
     let root = tempfile::tempdir().expect("tempdir");
     let unaware = plan(root.path(), "append", "unaware", false);
     let dv_append = plan(root.path(), "append", "dv_append", true);
+    let data_evolution = plan(root.path(), "append", "data_evolution", false);
     // A copy of the table outside it: a path escape that worked would read it.
     let escape = root.path().join("escape");
     copy_dir(&fixture("append", "unaware"), &escape);
     let schema = latest_schema(&fixture("append", "unaware"));
     let mut out = Vec::new();
     for (i, case) in cases(&escape).into_iter().enumerate() {
-        let planned = if case.table == "dv_append" {
-            &dv_append
-        } else {
-            &unaware
+        let planned = match case.table {
+            "dv_append" => &dv_append,
+            "data_evolution" => &data_evolution,
+            _ => &unaware,
         };
         let mut split = planned.split.clone();
         let bytes = match &case.make {
@@ -458,15 +489,28 @@ pub fn run_all() -> Vec<(String, Outcome)> {
         std::fs::write(&file, bytes).expect("write split");
         let run = read_split(&planned.table, &file);
         let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let edited: Vec<&str> = split
+            .data_files
+            .iter()
+            .zip(&planned.split.data_files)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.file_name.as_str())
+            .collect();
+        let range: Vec<&str> = planned
+            .split
+            .data_files
+            .iter()
+            .filter(|f| f.first_row_id == Some(0))
+            .map(|f| f.file_name.as_str())
+            .collect();
         let names: Vec<&str> = case
             .names
             .iter()
-            .map(|n| {
-                if n == "split" {
-                    file_name.as_str()
-                } else {
-                    n.as_str()
-                }
+            .flat_map(|n| match n.as_str() {
+                "split" => vec![file_name.as_str()],
+                EDITED_FILE => edited.clone(),
+                RANGE_FILES => range.clone(),
+                other => vec![other],
             })
             .collect();
         let o = if case.may_read {

@@ -234,6 +234,25 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
             ))
         })?;
     let anchor_first = files[anchor].first_row_id.unwrap_or(0);
+    // Java 1.4 (`DataEvolutionSplitRead.mergeRangesAndSort`) refuses a range whose normal
+    // files cover different row ids: their columns could not be lined up row by row.
+    let anchor_rows = files[anchor].row_count;
+    for &i in group {
+        let f = &files[i];
+        let first = f.first_row_id.unwrap_or(anchor_first);
+        if !is_special(&f.file_name) && (first, f.row_count) != (anchor_first, anchor_rows) {
+            return Err(Error::corrupt(
+                ctx.file_task(i)?.path,
+                format!(
+                    "covers row ids [{first}, {}) but {} of the same data-evolution range \
+                     covers [{anchor_first}, {})",
+                    first.saturating_add(f.row_count),
+                    files[anchor].file_name,
+                    anchor_first.saturating_add(anchor_rows)
+                ),
+            ));
+        }
+    }
     let dv = ctx.deletion_vector(anchor)?;
     // Readers: each normal file on its own, newest first, then one per blob field over its
     // blob files in row-id order, then one per set of vector-store columns over its files.
@@ -303,8 +322,9 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
                 return Err(Error::corrupt(
                     path,
                     format!(
-                        "has {} rows after deletions but its row-range group has {n}",
-                        batch.num_rows()
+                        "has {} rows{} but its row-range group has {n}",
+                        batch.num_rows(),
+                        if dv.is_some() { " after deletions" } else { "" }
                     ),
                 ))
             }
