@@ -10,7 +10,11 @@ use crate::error::{Error, Result};
 /// # Errors
 /// [`Error::Corrupt`] naming `path`, the field and the bad name.
 pub(crate) fn check_plain_name(path: &str, field: &str, name: &str) -> Result<()> {
-    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.bytes().any(|b| b == b'/' || b == b'\\')
+    {
         return Err(Error::corrupt(
             path,
             format!(

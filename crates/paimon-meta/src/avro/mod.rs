@@ -121,6 +121,83 @@ pub fn for_each_block<P>(
     Ok(())
 }
 
+/// One block of a container, located but not decompressed: `count` records in
+/// `bytes[start..end]` (codec-compressed).
+#[derive(Debug, Clone, Copy)]
+pub struct BlockSpan {
+    /// Records in the block.
+    pub count: usize,
+    /// Start of the compressed block bytes.
+    pub start: usize,
+    /// End of the compressed block bytes.
+    pub end: usize,
+}
+
+/// Reads the header and locates every block (checking each sync marker) without decompressing
+/// any, so that blocks can be decoded independently with [`decode_block`].
+///
+/// # Errors
+/// A reason string when the container framing is invalid.
+pub fn locate_blocks(bytes: &[u8]) -> Result<(Header, Vec<BlockSpan>), String> {
+    let mut c = Cursor::new(bytes);
+    let header = read_header(&mut c)?;
+    let zero_width = header.schema.can_be_empty();
+    let mut records = 0usize;
+    let mut spans = Vec::new();
+    while c.remaining() > 0 {
+        let count = c.read_long()?;
+        let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
+        let data = c.read_bytes()?;
+        let end = c.pos();
+        let start = end - data.len();
+        let sync = c.take(16)?;
+        if sync != header.sync {
+            return Err(format!("sync marker mismatch before offset {}", c.pos()));
+        }
+        records = records.saturating_add(count);
+        if zero_width && records > decode::MAX_EMPTY_ITEMS {
+            return Err(format!(
+                "blocks claim {records} records of a schema that may encode in zero bytes; at \
+                 most {} are accepted",
+                decode::MAX_EMPTY_ITEMS
+            ));
+        }
+        spans.push(BlockSpan { count, start, end });
+    }
+    Ok((header, spans))
+}
+
+/// Decompresses the block `span` of `bytes` (located by [`locate_blocks`]) and hands `on_block`
+/// a cursor over it with the record count, as [`for_each_block`] does; `on_block` must consume
+/// the whole block.
+///
+/// # Errors
+/// A reason string when the block does not decompress or decode, or has trailing bytes.
+pub fn decode_block<T>(
+    header: &Header,
+    bytes: &[u8],
+    span: BlockSpan,
+    on_block: impl FnOnce(&mut Cursor<'_>, usize) -> Result<T, String>,
+) -> Result<T, String> {
+    let data = bytes
+        .get(span.start..span.end)
+        .ok_or_else(|| format!("block {}..{} beyond the file", span.start, span.end))?;
+    let block = decompress(&header.codec, data)?;
+    if !header.schema.can_be_empty() && span.count > block.len() {
+        return Err(format!(
+            "block claims {} records in {} bytes",
+            span.count,
+            block.len()
+        ));
+    }
+    let mut bc = Cursor::new(&block);
+    let out = on_block(&mut bc, span.count)?;
+    if bc.remaining() != 0 {
+        return Err(format!("{} trailing bytes in a block", bc.remaining()));
+    }
+    Ok(out)
+}
+
 /// Reads the header: magic, metadata and sync marker.
 ///
 /// # Errors

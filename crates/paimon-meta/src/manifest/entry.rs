@@ -122,6 +122,31 @@ impl ManifestEntry {
         Ok(entries)
     }
 
+    /// Locates the blocks of a data manifest so that they can be decoded independently
+    /// ([`ManifestBlocks`]); a manifest the block decoder cannot walk (not Avro, or a writer
+    /// schema it does not know) has no blocks and is decoded whole.
+    pub(crate) fn blocks(path: String, bytes: bytes::Bytes) -> ManifestBlocks {
+        let fast = if bytes.starts_with(crate::avro::MAGIC) {
+            crate::avro::locate_blocks(&bytes)
+                .ok()
+                .and_then(|(h, spans)| EntryPlan::new(&h.schema).ok().map(|p| (h, p, spans)))
+        } else {
+            None
+        };
+        let mut first = Vec::new();
+        let mut n = 0usize;
+        for s in fast.iter().flat_map(|f| &f.2) {
+            first.push(n);
+            n = n.saturating_add(s.count);
+        }
+        ManifestBlocks {
+            path,
+            bytes,
+            fast,
+            first,
+        }
+    }
+
     #[cfg(test)]
     pub(super) fn decode_generic_for_tests(
         path: &str,
@@ -173,6 +198,76 @@ impl ManifestEntry {
             embedded_index: self.file.embedded_index.as_deref(),
             external_path: self.file.external_path.as_deref(),
         }
+    }
+}
+
+/// A data manifest split into its Avro blocks, which decode independently (in parallel),
+/// with [`ManifestEntry::decode_manifest_with`]'s results: a block the fast decoder rejects
+/// makes the caller decode the whole file through the generic path
+/// ([`ManifestBlocks::decode_all`]) and take the entries from that block on.
+#[derive(Debug)]
+pub(crate) struct ManifestBlocks {
+    path: String,
+    bytes: bytes::Bytes,
+    fast: Option<(crate::avro::Header, EntryPlan, Vec<crate::avro::BlockSpan>)>,
+    /// Index of each block's first entry in the file.
+    first: Vec<usize>,
+}
+
+impl ManifestBlocks {
+    /// The manifest's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Blocks the fast decoder can walk (0: decode the file whole).
+    pub fn block_count(&self) -> usize {
+        self.fast.as_ref().map_or(0, |f| f.2.len())
+    }
+
+    /// Index in the file of block `i`'s first entry.
+    pub fn first_entry(&self, i: usize) -> usize {
+        self.first.get(i).copied().unwrap_or(0)
+    }
+
+    /// The entries of block `i`, or `Ok(None)` when the fast decoder rejects the block (the
+    /// caller then uses [`ManifestBlocks::decode_all`]).
+    ///
+    /// # Errors
+    /// `Corrupt` naming the manifest when an entry names a file that is not a plain name.
+    pub fn decode_block(
+        &self,
+        i: usize,
+        opts: DecodeOptions,
+    ) -> Result<Option<Vec<ManifestEntry>>> {
+        let Some((header, plan, spans)) = &self.fast else {
+            return Ok(None);
+        };
+        let Some(span) = spans.get(i) else {
+            return Ok(None);
+        };
+        let decoded = crate::avro::decode_block(header, &self.bytes, *span, |c, count| {
+            let mut out = Vec::with_capacity(count.min(c.remaining()));
+            for _ in 0..count {
+                out.push(decode_entry(c, plan, opts)?);
+            }
+            Ok(out)
+        });
+        match decoded {
+            Ok(entries) => {
+                check_file_names(&self.path, &entries)?;
+                Ok(Some(entries))
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Every entry of the file, as [`ManifestEntry::decode_manifest_with`] gives them.
+    ///
+    /// # Errors
+    /// As [`ManifestEntry::decode_manifest_with`].
+    pub fn decode_all(&self, opts: DecodeOptions) -> Result<Vec<ManifestEntry>> {
+        ManifestEntry::decode_manifest_with(&self.path, self.bytes.clone(), opts)
     }
 }
 

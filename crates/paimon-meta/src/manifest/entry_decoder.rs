@@ -259,6 +259,27 @@ fn array<'a>(
     field: &str,
     mut item: impl FnMut(Lite<'a>) -> Result<(), String>,
 ) -> Result<bool, String> {
+    array_sized(c, schema, field, |e| match e {
+        ArrayEvent::Block(_) => Ok(()),
+        ArrayEvent::Item(x) => item(x),
+    })
+}
+
+/// What [`array_sized`] reports: a block's element count (bounded by the bytes left), then
+/// its elements.
+enum ArrayEvent<'a> {
+    Block(usize),
+    Item(Lite<'a>),
+}
+
+/// [`array`] that also reports each block's size first, so that collections can be allocated
+/// at their exact size.
+fn array_sized<'a>(
+    c: &mut Cursor<'a>,
+    schema: &Schema,
+    field: &str,
+    mut event: impl FnMut(ArrayEvent<'a>) -> Result<(), String>,
+) -> Result<bool, String> {
     let s = c.read_union_branch(schema)?;
     let items = match s {
         Schema::Null => return Ok(false),
@@ -274,8 +295,9 @@ fn array<'a>(
         if n == 0 {
             break;
         }
+        event(ArrayEvent::Block(n.min(c.remaining())))?;
         for _ in 0..n {
-            item(lite(c, items)?)?;
+            event(ArrayEvent::Item(lite(c, items)?))?;
         }
     }
     Ok(true)
@@ -348,12 +370,12 @@ fn stats(
             S::Max => max = Some(lite(c, fs)?),
             S::NullCounts => {
                 let mut v = Vec::new();
-                let present = array(c, fs, field, |x| {
-                    if keep {
-                        v.push(match x {
-                            Lite::Long(l) => Some(l),
-                            _ => None,
-                        });
+                let present = array_sized(c, fs, field, |e| {
+                    match e {
+                        _ if !keep => {}
+                        ArrayEvent::Block(n) => v.reserve_exact(n),
+                        ArrayEvent::Item(Lite::Long(l)) => v.push(Some(l)),
+                        ArrayEvent::Item(_) => v.push(None),
                     }
                     Ok(())
                 })?;
@@ -584,107 +606,4 @@ pub fn decode_entry(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn manifests(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                manifests(&p, out);
-            } else if p.parent().is_some_and(|d| d.ends_with("manifest"))
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("manifest-") && !n.starts_with("manifest-list"))
-            {
-                out.push(p);
-            }
-        }
-    }
-
-    fn fast(bytes: &[u8], opts: DecodeOptions) -> Result<Vec<ManifestEntry>, String> {
-        let mut out = Vec::new();
-        crate::avro::for_each_block(
-            bytes,
-            |h| EntryPlan::new(&h.schema),
-            |plan, c, count| {
-                for _ in 0..count {
-                    out.push(decode_entry(c, plan, opts)?);
-                }
-                Ok(())
-            },
-        )?;
-        Ok(out)
-    }
-
-    /// The fast decoder gives exactly the generic decoder's entries on every Avro data manifest
-    /// of the shared test tables (every layout Java has written).
-    #[test]
-    fn agrees_with_the_generic_decoder_on_every_test_manifest() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
-        let mut files = Vec::new();
-        manifests(&root, &mut files);
-        let mut checked = 0;
-        for p in files {
-            let bytes = std::fs::read(&p).unwrap();
-            if !bytes.starts_with(crate::avro::MAGIC) {
-                continue;
-            }
-            let path = p.display().to_string();
-            let Ok(tree) = ManifestEntry::decode_generic_for_tests(&path, bytes.clone().into())
-            else {
-                continue;
-            };
-            let mine = fast(&bytes, DecodeOptions::default())
-                .unwrap_or_else(|e| panic!("{path}: fast decoder failed: {e}"));
-            assert_eq!(mine, tree, "{path}");
-            let lean = fast(
-                &bytes,
-                DecodeOptions {
-                    keep_value_stats: false,
-                },
-            )
-            .unwrap();
-            for (a, b) in lean.iter().zip(&tree) {
-                assert_eq!(a.file.value_stats, SimpleStats::empty());
-                let mut b = b.clone();
-                b.file.value_stats = SimpleStats::empty();
-                assert_eq!(*a, b);
-            }
-            checked += 1;
-        }
-        assert!(
-            checked > 0,
-            "no Avro manifests found under {}",
-            root.display()
-        );
-    }
-
-    /// Truncated or flipped bytes give errors (or other entries), never panics.
-    #[test]
-    fn bad_bytes_are_errors_not_panics() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
-        let mut files = Vec::new();
-        manifests(&root, &mut files);
-        let Some(p) = files.into_iter().find(|p| {
-            std::fs::read(p).is_ok_and(|b| b.starts_with(crate::avro::MAGIC) && b.len() < 8192)
-        }) else {
-            return;
-        };
-        let good = std::fs::read(&p).unwrap();
-        for cut in (0..good.len()).step_by(7) {
-            let _ = fast(&good[..cut], DecodeOptions::default());
-        }
-        for i in (0..good.len()).step_by(3) {
-            let mut b = good.clone();
-            b[i] ^= 0xff;
-            let _ = fast(&b, DecodeOptions::default());
-            let _ = ManifestEntry::decode_manifest("x", b.into());
-        }
-    }
-}
+mod tests;

@@ -10,6 +10,7 @@ mod entry_decoder;
 mod index;
 mod list;
 
+pub(crate) use entry::ManifestBlocks;
 pub use entry::{FileKind, ManifestEntry};
 pub use entry_decoder::DecodeOptions;
 pub use index::{DeletionVectorMeta, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};

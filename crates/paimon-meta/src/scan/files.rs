@@ -73,12 +73,12 @@ impl PartitionDecoder {
 #[derive(Debug)]
 pub(crate) struct ManifestReader {
     table: Table,
-    manifest_dir: String,
-    partitions: PartitionDecoder,
+    pub(super) manifest_dir: String,
+    pub(super) partitions: PartitionDecoder,
     filter: Option<Predicate>,
     skip_level0: bool,
     buckets: Option<BucketSelector>,
-    decode: DecodeOptions,
+    pub(super) decode: DecodeOptions,
 }
 
 impl ManifestReader {
@@ -111,7 +111,7 @@ impl ManifestReader {
         })
     }
 
-    fn read(&self, name: &str) -> Result<(String, bytes::Bytes)> {
+    pub(super) fn read(&self, name: &str) -> Result<(String, bytes::Bytes)> {
         let path = paimon_io::join(&self.manifest_dir, name);
         let bytes = self.table.file_io().read(&path).map_err(Error::io)?;
         Ok((path, bytes))
@@ -146,42 +146,7 @@ impl ManifestReader {
             .collect();
         let per_manifest: Vec<Vec<ManifestEntry>> = metas
             .par_iter()
-            .map(|m| {
-                let (path, bytes) = self.read(&m.file_name)?;
-                let entries = ManifestEntry::decode_manifest_with(&path, bytes, self.decode)?;
-                let mut cache: HashMap<Vec<u8>, bool> = HashMap::new();
-                let mut out = Vec::with_capacity(entries.len());
-                for e in entries {
-                    if batch && (e.bucket < 0 || (self.skip_level0 && e.file.level == 0)) {
-                        continue;
-                    }
-                    if let Some(sel) = &self.buckets {
-                        if !sel.may_contain(e.bucket, e.total_buckets) {
-                            continue;
-                        }
-                    }
-                    if let Some(filter) = &self.filter {
-                        let keep = match cache.get(&e.partition) {
-                            Some(k) => *k,
-                            None => {
-                                let values = self
-                                    .partitions
-                                    .decode(&e.partition)
-                                    .map_err(|err| Error::spec(&path, err))?;
-                                let k = self.partitions.may_match(filter, &values);
-                                cache.insert(e.partition.clone(), k);
-                                k
-                            }
-                        };
-                        if !keep {
-                            continue;
-                        }
-                    }
-                    out.push(e);
-                }
-                cancel_local_pairs(&mut out);
-                Ok(out)
-            })
+            .map(|m| self.read_manifest(m, batch))
             .collect::<Result<_>>()?;
         out.reserve(per_manifest.iter().map(Vec::len).sum());
         for m in per_manifest {
@@ -190,7 +155,59 @@ impl ManifestReader {
         Ok(())
     }
 
-    fn manifest_may_match(&self, m: &ManifestFileMeta, batch: bool) -> bool {
+    /// The entries of one manifest that pass the scan's filters (see
+    /// [`ManifestReader::read_list_entries`]), with the ADD/DELETE pairs it cancels itself
+    /// dropped.
+    fn read_manifest(&self, m: &ManifestFileMeta, batch: bool) -> Result<Vec<ManifestEntry>> {
+        let (path, bytes) = self.read(&m.file_name)?;
+        let entries = ManifestEntry::decode_manifest_with(&path, bytes, self.decode)?;
+        let mut out = self.filter_entries(&path, entries, batch)?;
+        cancel_local_pairs(&mut out);
+        Ok(out)
+    }
+
+    /// The entries (of the manifest `path`) that pass the scan's bucket, level and partition
+    /// filters.
+    pub(super) fn filter_entries(
+        &self,
+        path: &str,
+        entries: Vec<ManifestEntry>,
+        batch: bool,
+    ) -> Result<Vec<ManifestEntry>> {
+        let mut cache: HashMap<Vec<u8>, bool> = HashMap::new();
+        let mut out = Vec::with_capacity(entries.len());
+        for e in entries {
+            if batch && (e.bucket < 0 || (self.skip_level0 && e.file.level == 0)) {
+                continue;
+            }
+            if let Some(sel) = &self.buckets {
+                if !sel.may_contain(e.bucket, e.total_buckets) {
+                    continue;
+                }
+            }
+            if let Some(filter) = &self.filter {
+                let keep = match cache.get(&e.partition) {
+                    Some(k) => *k,
+                    None => {
+                        let values = self
+                            .partitions
+                            .decode(&e.partition)
+                            .map_err(|err| Error::spec(path, err))?;
+                        let k = self.partitions.may_match(filter, &values);
+                        cache.insert(e.partition.clone(), k);
+                        k
+                    }
+                };
+                if !keep {
+                    continue;
+                }
+            }
+            out.push(e);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn manifest_may_match(&self, m: &ManifestFileMeta, batch: bool) -> bool {
         if batch && m.max_bucket.is_some_and(|b| b < 0) {
             return false;
         }
@@ -432,18 +449,11 @@ pub fn merge_entries(mut entries: Vec<ManifestEntry>) -> Result<Vec<ManifestEntr
     Ok(entries)
 }
 
-/// [`merge_entries`] over the manifests of `snapshot` (read from the file `snapshot_path`): a
-/// file added twice means one of its manifests or manifest lists is damaged, so the error names
-/// the snapshot file and its lists.
-///
-/// # Errors
-/// [`Error::Corrupt`] naming `snapshot_path`.
-pub(crate) fn merge_snapshot_entries(
-    entries: Vec<ManifestEntry>,
-    snapshot: &Snapshot,
-    snapshot_path: &str,
-) -> Result<Vec<ManifestEntry>> {
-    merge_entries(entries).map_err(|e| match e {
+/// A reconciliation error of the manifests of `snapshot` (read from the file `snapshot_path`):
+/// a file added twice means one of its manifests or manifest lists is damaged, so the error
+/// names the snapshot file and its lists.
+pub(super) fn snapshot_merge_error(e: Error, snapshot: &Snapshot, snapshot_path: &str) -> Error {
+    match e {
         Error::Corrupt { path, reason } => Error::corrupt(
             snapshot_path,
             format!(
@@ -452,5 +462,5 @@ pub(crate) fn merge_snapshot_entries(
             ),
         ),
         other => other,
-    })
+    }
 }

@@ -13,6 +13,8 @@ mod changes;
 mod file_prune;
 mod files;
 mod incremental;
+mod live;
+mod live_read;
 pub mod partition_path;
 pub mod prune;
 pub mod split_gen;
@@ -430,6 +432,7 @@ impl ScanBuilder {
         if self.drop_stats && (self.filter.is_none() || table.is_primary_key_table()) {
             reader.drop_value_stats();
         }
+        let mut keep = self.file_filter();
         let (snapshot, entries, streaming) = match &self.incremental {
             Some(Incremental::Delta { start, end, mode }) => {
                 let (snapshot, entries) = self.delta_entries(&reader, *start, *end, *mode)?;
@@ -448,43 +451,59 @@ impl ScanBuilder {
                 let Some(snapshot) = self.snapshot()? else {
                     return Ok(None);
                 };
-                let mut entries = Vec::new();
-                reader.read_list_entries_into(&snapshot.base_manifest_list, true, &mut entries)?;
-                reader.read_list_entries_into(&snapshot.delta_manifest_list, true, &mut entries)?;
+                let dvs = if table.options().deletion_vectors_enabled {
+                    Some(reader.deletion_files(&snapshot)?)
+                } else {
+                    None
+                };
                 let path = table.snapshot_manager().snapshot_path(snapshot.id);
-                let entries = files::merge_snapshot_entries(entries, &snapshot, &path)?;
-                (snapshot, entries, false)
+                let buckets =
+                    reader.read_live_buckets(&snapshot, &path, &mut keep, dvs.as_ref())?;
+                return Ok(Some((snapshot, self.prune(buckets)?, false)));
             }
         };
-        let mut entries = entries;
-        if let (Some(filter), false) = (&self.filter, table.is_primary_key_table()) {
-            if !table.options().data_evolution_enabled {
-                let current = table.schema();
-                let mut kept = Vec::with_capacity(entries.len());
-                for e in entries {
-                    let file_schema = table.schema_manager().schema(e.file.schema_id)?;
-                    if stats::file_may_match(filter, &e.file, current, &file_schema) {
-                        kept.push(e);
-                    }
+        let mut kept = Vec::with_capacity(entries.len());
+        for mut e in entries {
+            if keep(&mut e.file)? {
+                kept.push(e);
+            }
+        }
+        let buckets = reader.group(kept, None)?;
+        Ok(Some((snapshot, self.prune(buckets)?, streaming)))
+    }
+
+    /// Whether a live file stays in the plan: for append tables with a filter, its value stats
+    /// may match (data-evolution tables excepted); with `drop_stats` its value stats are
+    /// emptied on the way.
+    fn file_filter(&self) -> impl FnMut(&mut DataFileMeta) -> Result<bool> + '_ {
+        let table = &self.table;
+        let stats_filter = self
+            .filter
+            .as_ref()
+            .filter(|_| !table.is_primary_key_table() && !table.options().data_evolution_enabled);
+        let drop_stats = self.drop_stats;
+        move |f: &mut DataFileMeta| {
+            if let Some(filter) = stats_filter {
+                let file_schema = table.schema_manager().schema(f.schema_id)?;
+                if !stats::file_may_match(filter, f, table.schema(), &file_schema) {
+                    return Ok(false);
                 }
-                entries = kept;
             }
-        }
-        let dvs = if !streaming && table.options().deletion_vectors_enabled {
-            Some(reader.deletion_files(&snapshot)?)
-        } else {
-            None
-        };
-        if self.drop_stats {
-            for e in &mut entries {
-                e.file.value_stats = paimon_spec::stats::SimpleStats::empty();
+            if drop_stats {
+                f.value_stats = paimon_spec::stats::SimpleStats::empty();
             }
+            Ok(true)
         }
-        let mut buckets = reader.group(entries, dvs.as_ref())?;
-        if let Some(filter) = &self.filter {
-            buckets = file_prune::prune_buckets(table, filter, self.file_index_sidecars, buckets)?;
+    }
+
+    /// File-index and key-stats pruning of grouped files when the scan has a filter.
+    fn prune(&self, buckets: Vec<BucketFiles>) -> Result<Vec<BucketFiles>> {
+        match &self.filter {
+            Some(filter) => {
+                file_prune::prune_buckets(&self.table, filter, self.file_index_sidecars, buckets)
+            }
+            None => Ok(buckets),
         }
-        Ok(Some((snapshot, buckets, streaming)))
     }
 }
 

@@ -16,24 +16,33 @@ pub struct SplitGroup {
     pub raw_convertible: bool,
 }
 
-/// Java `BinPacking.packForOrdered`: greedy, order-preserving packing.
+/// Java `BinPacking.packForOrdered`: greedy, order-preserving packing. Each bin is allocated
+/// at its exact size (bins of data files are what plans hold).
 pub fn pack_ordered<T>(items: Vec<T>, weight: impl Fn(&T) -> i64, target: i64) -> Vec<Vec<T>> {
-    let mut out = Vec::new();
-    let mut current = Vec::new();
+    let mut lens = Vec::new();
+    let mut current: usize = 0;
     let mut current_weight: i64 = 0;
-    for item in items {
-        let w = weight(&item);
-        if current_weight.saturating_add(w) > target && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
+    for item in &items {
+        let w = weight(item);
+        if current_weight.saturating_add(w) > target && current > 0 {
+            lens.push(current);
+            current = 0;
             current_weight = 0;
         }
         current_weight = current_weight.saturating_add(w);
-        current.push(item);
+        current += 1;
     }
-    if !current.is_empty() {
-        out.push(current);
+    if current > 0 {
+        lens.push(current);
     }
-    out
+    let mut items = items.into_iter();
+    lens.into_iter()
+        .map(|n| {
+            let mut bin = Vec::with_capacity(n);
+            bin.extend(items.by_ref().take(n));
+            bin
+        })
+        .collect()
 }
 
 /// Sizes that drive packing (`source.split.target-size`, `source.split.open-file-cost`).
