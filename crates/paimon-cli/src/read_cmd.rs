@@ -58,6 +58,31 @@ pub struct OutputArgs {
     /// Threads decoding files at once (default 1).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Bytes of decoded data the read keeps in flight, e.g. `64MiB`, `512MB` or `1048576`
+    /// (units are powers of 1024, as in Paimon's table options). Bounds the batches buffered
+    /// between threads and each batch's size; not the data files' own bytes or the output,
+    /// which this command gathers before writing it (`--format null` streams). Default: none.
+    #[arg(long = "memory-budget", value_parser = parse_memory_budget)]
+    pub memory_budget: Option<usize>,
+}
+
+/// `--memory-budget`: a number of bytes with an optional unit, `b`, `k`/`kb`/`kib`,
+/// `m`/`mb`/`mib`, `g`/`gb`/`gib` or `t`/`tb`/`tib` (case-insensitive, all powers of 1024).
+fn parse_memory_budget(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    // Paimon's `MemorySize` units read `kb`, `mb`, ... as powers of 1024 already; the IEC
+    // spellings mean the same.
+    let java_spelling = match lower.strip_suffix("ib") {
+        Some(head) if head.ends_with(['k', 'm', 'g', 't']) => format!("{head}b"),
+        _ => lower,
+    };
+    paimon_spec::options::parse_memory_size(&java_spelling)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            format!("'{t}' is not a memory size above zero such as 64MiB, 512MB or 1048576")
+        })
 }
 
 /// `paimon read TABLE`.
@@ -180,9 +205,26 @@ fn count_rows(reader: &SplitReader, table: &str, splits: &[Split]) -> Result<()>
 /// # Errors
 /// Any planning or reading error.
 pub fn read_to_json_lines(table: &str, scan: &ScanArgs) -> Result<Vec<String>> {
+    read_to_json_lines_with(table, scan, None)
+}
+
+/// [`read_to_json_lines`] with the reader tuned by `output`'s batch size, threads and memory
+/// budget (its format and limit are not used).
+///
+/// # Errors
+/// Any planning or reading error.
+pub fn read_to_json_lines_with(
+    table: &str,
+    scan: &ScanArgs,
+    output: Option<&OutputArgs>,
+) -> Result<Vec<String>> {
     let opened = scan.open(table)?;
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
-    let reader = reader_builder(&opened, scan).build();
+    let mut b = reader_builder(&opened, scan);
+    if let Some(o) = output {
+        b = tune(b, o);
+    }
+    let reader = b.build();
     let fields = with_kind_field(
         output_fields(&opened.schema, opened.select.as_deref())?,
         scan.with_kind,
@@ -239,6 +281,20 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     }
 }
 
+/// `b` with the batch size, threads and memory budget of `o`.
+fn tune(mut b: paimon_data::SplitReaderBuilder, o: &OutputArgs) -> paimon_data::SplitReaderBuilder {
+    if let Some(n) = o.batch_size {
+        b = b.with_batch_size(n);
+    }
+    if let Some(n) = o.threads {
+        b = b.with_parallelism(n);
+    }
+    if let Some(n) = o.memory_budget {
+        b = b.with_memory_budget(n);
+    }
+    b
+}
+
 /// A reader for `opened`: its schema, projection, filter, branch and row kind.
 fn reader_builder(opened: &OpenedScan, scan: &ScanArgs) -> paimon_data::SplitReaderBuilder {
     let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
@@ -257,15 +313,9 @@ fn reader_builder(opened: &OpenedScan, scan: &ScanArgs) -> paimon_data::SplitRea
 fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     *planned = plan.snapshot_id.or(*planned);
-    let mut b = reader_builder(opened, &a.scan);
-    if let Some(n) = a.output.batch_size {
-        b = b.with_batch_size(n);
-    }
+    let mut b = tune(reader_builder(opened, &a.scan), &a.output);
     if let Some(l) = a.output.limit {
         b = b.with_limit(l);
-    }
-    if let Some(n) = a.output.threads {
-        b = b.with_parallelism(n);
     }
     let reader = b.build();
     if a.output.format == Format::Null {
@@ -326,16 +376,10 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     if let Some(f) = &a.filter {
         b = b.with_predicate(parse_filter(f, &table_schema)?);
     }
-    if let Some(n) = a.output.batch_size {
-        b = b.with_batch_size(n);
-    }
     if let Some(l) = a.output.limit {
         b = b.with_limit(l);
     }
-    if let Some(n) = a.output.threads {
-        b = b.with_parallelism(n);
-    }
-    let reader = b.build();
+    let reader = tune(b, &a.output).build();
     if a.output.format == Format::Null {
         return count_rows(&reader, &path, &splits);
     }
@@ -452,5 +496,26 @@ pub fn compare_rows(a: CompareRowsArgs) -> Result<()> {
             a.expected.display(),
             a.actual.display()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_memory_budget;
+
+    #[test]
+    fn memory_budgets_read_bytes_and_binary_units() {
+        let mib = 1usize << 20;
+        assert_eq!(parse_memory_budget("1048576"), Ok(mib));
+        assert_eq!(parse_memory_budget("64MiB"), Ok(64 * mib));
+        assert_eq!(parse_memory_budget("64mib"), Ok(64 * mib));
+        assert_eq!(parse_memory_budget("512MB"), Ok(512 * mib));
+        assert_eq!(parse_memory_budget("512 mb"), Ok(512 * mib));
+        assert_eq!(parse_memory_budget("16KiB"), Ok(16 << 10));
+        assert_eq!(parse_memory_budget("2g"), Ok(2 << 30));
+        assert_eq!(parse_memory_budget("100b"), Ok(100));
+        for bad in ["", "0", "MiB", "1.5GB", "-1", "10 xb", "12ib"] {
+            assert!(parse_memory_budget(bad).is_err(), "{bad:?}");
+        }
     }
 }

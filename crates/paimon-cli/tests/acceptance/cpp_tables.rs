@@ -14,7 +14,7 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, String, ScanArgs, PathBuf)>) {
+pub(crate) fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, String, ScanArgs, PathBuf)>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|r| r.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();

@@ -21,7 +21,7 @@ fn repo() -> PathBuf {
 }
 
 /// (case name, table dir, scan args, expected file)
-fn cases() -> Vec<(String, PathBuf, Vec<String>, PathBuf)> {
+pub(crate) fn cases() -> Vec<(String, PathBuf, Vec<String>, PathBuf)> {
     let root = repo().join("fixtures");
     let mut out = Vec::new();
     let expected_root = root.join("expected");

@@ -6,5 +6,6 @@
 
 mod cpp_tables;
 mod fixtures;
+mod memory_budget;
 mod projection;
 mod skips;

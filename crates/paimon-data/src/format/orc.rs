@@ -20,8 +20,18 @@ use super::ts_range::format_timestamp_hybrid;
 use super::{check_file_rows, BatchIter, DecodeRequest};
 use crate::error::{Error, Result};
 
+mod long_runs;
+
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    decode_as(path, data, req, true)
+    match long_runs::coarsen(&data, req) {
+        None => decode_as(path, data, req, true),
+        Some((coarse, keep)) => {
+            let batches = decode_as(path, data, &coarse, true)?;
+            Ok(Box::new(super::SelectAfterDecode::new(
+                batches, &keep, path,
+            )))
+        }
+    }
 }
 
 /// [`decode`]; with `diagnose`, a timestamp overflow is looked into to name its column.

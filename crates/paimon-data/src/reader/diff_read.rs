@@ -74,6 +74,7 @@ fn side_context(ctx: &SplitContext) -> SplitContext {
         bucket_dir: ctx.bucket_dir.clone(),
         batch_size: ctx.batch_size,
         constants: ctx.constants.clone(),
+        sizer: ctx.sizer.clone(),
         options: ctx.options.clone(),
         schemas: ctx.schemas.clone(),
         schema_dir: ctx.schema_dir.clone(),
@@ -200,12 +201,13 @@ impl SideSetup {
         ctx: &Arc<SplitContext>,
         runs: Vec<Vec<usize>>,
     ) -> Result<BatchIter> {
+        let out = self.out.clone().shared_by(runs.len());
         let sorted: Vec<SortedRun<Error>> = runs
             .into_iter()
             .map(|files| {
                 let schema = self.schema.clone();
                 Box::new(
-                    chain_files(ctx.clone(), files, self.out.clone())
+                    chain_files(ctx.clone(), files, out.clone())
                         .map(move |b| b.and_then(|b| with_sequence_copy(&schema, &b))),
                 ) as SortedRun<Error>
             })

@@ -20,6 +20,8 @@ use crate::format::{
 };
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
+use super::budget::{estimate_row_bytes, BatchBudget};
+
 /// Field id of the `_ROW_ID` system column (Java `SpecialFields.ROW_ID`).
 pub const ROW_ID_FIELD_ID: i32 = i32::MAX - 5;
 /// Field id of `_SEQUENCE_NUMBER` (Java `SpecialFields.SEQUENCE_NUMBER`).
@@ -63,6 +65,8 @@ pub(crate) struct FileOutput {
     /// (Parquet). Only for files whose rows are output one for one: before a merge, a row
     /// failing the predicate may still supersede an older one that passes.
     pub prune: Option<Predicate>,
+    /// Under a memory budget: batches are cut to the budget's share, and their sizes measured.
+    pub budget: Option<BatchBudget>,
 }
 
 impl FileOutput {
@@ -73,6 +77,34 @@ impl FileOutput {
             fields.push(Field::new(VALUE_KIND, arrow_schema::DataType::Int8, false));
         }
         Arc::new(Schema::new(fields))
+    }
+
+    /// This output where `parts` batches of it are held at once (the sorted runs of a merge),
+    /// each cut to that share of a batch's bytes under a memory budget.
+    pub(crate) fn shared_by(mut self, parts: usize) -> Self {
+        if let Some(b) = &mut self.budget {
+            b.parts = parts.max(1);
+        }
+        self
+    }
+
+    /// Rows per batch of the file `meta`: [`FileOutput::batch_size`], cut to the budget's share.
+    fn batch_rows(&self, meta: &DataFileMeta) -> usize {
+        match &self.budget {
+            None => self.batch_size,
+            Some(b) => b.sizer.rows(
+                &self.column_ids(),
+                estimate_row_bytes(&self.fields, meta.file_size, meta.row_count),
+                b.parts,
+                self.batch_size,
+            ),
+        }
+    }
+
+    /// The field ids of the batches, with `_VALUE_KIND`'s: whose measured row widths apply.
+    fn column_ids(&self) -> Vec<i32> {
+        let kind = self.with_value_kind.then_some(VALUE_KIND_FIELD_ID);
+        self.fields.iter().map(|f| f.id).chain(kind).collect()
     }
 }
 
@@ -139,7 +171,7 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         columns,
         types,
         rows: (!rows.is_all()).then(|| rows.clone()),
-        batch_size: out.batch_size,
+        batch_size: out.batch_rows(&task.meta),
         expected_rows: Some(task.meta.row_count),
     };
     let batches = decode(format, &task.path, data, &req)?;
@@ -154,9 +186,11 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         range_idx: 0,
         range_off: 0,
     };
+    let measure = out.budget.as_ref().map(|b| (b.clone(), out.column_ids()));
     Ok(Box::new(MappedBatches {
         inner: batches,
         state,
+        measure,
     }))
 }
 
@@ -244,6 +278,8 @@ impl FileState {
 struct MappedBatches {
     inner: BatchIter,
     state: FileState,
+    /// Where the widths of the batches are recorded, under a memory budget.
+    measure: Option<(BatchBudget, Vec<i32>)>,
 }
 
 impl Iterator for MappedBatches {
@@ -254,6 +290,10 @@ impl Iterator for MappedBatches {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        Some(self.state.map(&batch))
+        let mapped = self.state.map(&batch);
+        if let (Ok(b), Some((budget, ids))) = (&mapped, &self.measure) {
+            budget.sizer.observe(ids, b);
+        }
+        Some(mapped)
     }
 }

@@ -120,7 +120,8 @@ pub(super) fn tasks(
         .into_iter()
         .map(|runs| {
             let ctx = ctx.clone();
-            let out = out.clone();
+            // Under a memory budget each run reads its share of a batch: one per run is held.
+            let out = out.clone().shared_by(runs.len());
             let schema = schema.clone();
             let layout = layout.clone();
             let engine = engine.clone();

@@ -13,6 +13,7 @@
 //!
 //! Then the predicate is applied exactly, the projection taken and the limit enforced.
 
+mod budget;
 mod data_evolution;
 mod diff_read;
 mod file;
@@ -48,6 +49,7 @@ use crate::datum::datum_to_array;
 use crate::deletion_vector::DeletionVector;
 use crate::error::{Error, Result};
 use crate::format::{BatchIter, RowRanges};
+use budget::{estimate_row_bytes, BatchBudget, BatchSizer};
 use file::{FileOutput, FileTask};
 use schemas::SchemaCache;
 
@@ -110,6 +112,13 @@ impl SplitReaderBuilder {
         self
     }
 
+    /// Bytes of decoded data the read keeps in flight ([`ReadOptions::memory_budget`], which
+    /// says what it covers).
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.options.memory_budget = Some(bytes);
+        self
+    }
+
     /// Replaces all options.
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
@@ -122,6 +131,7 @@ impl SplitReaderBuilder {
             io: self.io,
             options: Arc::new(self.options),
             schemas: Arc::new(SchemaCache::default()),
+            sizer: None,
         }
     }
 }
@@ -132,6 +142,9 @@ pub struct SplitReader {
     io: FileIORef,
     options: Arc<ReadOptions>,
     schemas: Arc<SchemaCache>,
+    /// Batch sizes under the memory budget, shared by the splits of one
+    /// [`SplitReader::read_splits`]; `None` = one per split read.
+    sizer: Option<Arc<BatchSizer>>,
 }
 
 impl SplitReader {
@@ -247,12 +260,17 @@ impl SplitReader {
             CoreOptions::try_new(&files_table.options)
                 .map_err(|e| Error::spec(schema_dir.as_str(), e))?
         };
+        let sizer = self.sizer.clone().or_else(|| {
+            let budget = self.options.memory_budget?;
+            Some(Arc::new(BatchSizer::new(budget, 1)))
+        });
         let ctx = Arc::new(SplitContext::new(
             self,
             table_path,
             split,
             files_table.clone(),
             schema_dir,
+            sizer.map(|s| (s, read.as_slice())),
         )?);
         let pk = !files_table.primary_keys.is_empty();
         let tasks = if core.data_evolution_enabled && !split.raw_convertible {
@@ -383,6 +401,8 @@ pub(crate) struct SplitContext {
     pub bucket_dir: String,
     pub batch_size: usize,
     pub constants: Vec<(i32, ArrayRef)>,
+    /// Batch sizes under [`ReadOptions::memory_budget`], when set.
+    pub sizer: Option<Arc<BatchSizer>>,
     options: Arc<ReadOptions>,
     schemas: Arc<SchemaCache>,
     schema_dir: String,
@@ -390,12 +410,15 @@ pub(crate) struct SplitContext {
 }
 
 impl SplitContext {
+    /// With a memory budget, `budget` gives the read's sizer and the fields read, whose rows
+    /// set the split's batch size.
     fn new(
         reader: &SplitReader,
         table_path: &str,
         split: &DataSplit,
         table: TableSchemaRef,
         schema_dir: String,
+        budget: Option<(Arc<BatchSizer>, &[DataField])>,
     ) -> Result<Self> {
         let partition_fields = table.partition_fields();
         let mut constants = Vec::new();
@@ -427,14 +450,27 @@ impl SplitContext {
             table.partition_keys.len(),
             path_directory,
         )?;
+        let mut batch_size = reader.options.batch_size.max(1);
+        if let Some((sizer, read)) = &budget {
+            let ids: Vec<i32> = read.iter().map(|f| f.id).collect();
+            let widest = split
+                .data_files
+                .iter()
+                .chain(&split.before_files)
+                .map(|m| estimate_row_bytes(read, m.file_size, m.row_count))
+                .max()
+                .unwrap_or(1);
+            batch_size = sizer.rows(&ids, widest, 1, batch_size);
+        }
         Ok(SplitContext {
             io: reader.io.clone(),
             table_path: table_path.to_string(),
             table,
             split: split.clone(),
             bucket_dir,
-            batch_size: reader.options.batch_size.max(1),
+            batch_size,
             constants,
+            sizer: budget.map(|(s, _)| s),
             options: reader.options.clone(),
             schemas: reader.schemas.clone(),
             schema_dir,
@@ -535,6 +571,10 @@ impl SplitContext {
             with_value_kind,
             batch_size: self.batch_size,
             prune: None,
+            budget: self
+                .sizer
+                .clone()
+                .map(|sizer| BatchBudget { sizer, parts: 1 }),
         }
     }
 }

@@ -39,6 +39,26 @@ pub struct ReadOptions {
     /// [`super::SplitReader::read_splits`]. Default 1: the caller's thread does all the work,
     /// which suits engines that already run one reader per core.
     pub parallelism: usize,
+    /// Bytes of decoded Arrow data the read keeps in flight; default `None`: batches of
+    /// [`ReadOptions::batch_size`] rows, and a parallel read buffers up to 32 batches per
+    /// task for 4 tasks per thread ahead of the consumer.
+    ///
+    /// Covered, as `RecordBatch::get_array_memory_size` counts it: the batches a parallel
+    /// [`super::SplitReader::read_splits`] buffers ahead of the consumer (at most half the
+    /// budget; one batch of the task being drained may always wait, so a batch larger than
+    /// the budget still flows) and the batches its tasks hold while decoding or merging:
+    /// every batch is cut to `budget / (8 x (parallelism + 1))` bytes, a merge of `k` sorted
+    /// runs reads each run in batches of `1/k` of that, so the tasks together stay under
+    /// `3/8` of the budget. Rows per batch come from the bytes per row measured on the
+    /// read's earlier batches; a read's first files are cut by an estimate from their size
+    /// and row count, which can be off by the files' compression ratio.
+    ///
+    /// Not covered: the batch the caller holds; each open data file's bytes (files are read
+    /// whole: one per running task, one per sorted run of a merge); a format decoder's own
+    /// buffers (a Parquet page and dictionary per column, an ORC stripe's streams); deletion
+    /// vectors and index files; a data-evolution group of several files, which is assembled
+    /// whole; the rows an incremental diff pins while comparing its two sides.
+    pub memory_budget: Option<usize>,
 }
 
 impl Default for ReadOptions {
@@ -53,6 +73,7 @@ impl Default for ReadOptions {
             path_rewrites: Vec::new(),
             with_row_kind: false,
             parallelism: 1,
+            memory_budget: None,
         }
     }
 }

@@ -16,8 +16,10 @@
 //!
 //! Workers take tasks in dispatch order, so the task the consumer waits on is always done or
 //! running; a worker blocked on a full channel of a later task never blocks it. Memory stays
-//! bounded by `window x channel capacity` batches. Dropping the stream stops the workers after
-//! their current batch.
+//! bounded by `window x channel capacity` batches, and with a
+//! [`ReadOptions::memory_budget`](super::ReadOptions::memory_budget) by bytes too: a worker
+//! decodes a batch only while the batches buffered for the consumer leave room for it (see
+//! `budget.rs`). Dropping the stream stops the workers after their current batch.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -27,6 +29,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use paimon_split::{DataSplit, Split};
 
+use super::budget::{BatchSizer, ByteGate};
 use super::{SplitBatches, SplitReader, SplitReaderBuilder};
 use crate::error::{Error, Result};
 
@@ -74,13 +77,25 @@ impl SplitReader {
 
     fn read_queue(&self, table_path: &str, splits: VecDeque<Split>) -> Result<PlanBatches> {
         let schema = self.output_schema(table_path)?;
+        let threads = self.options.parallelism.max(1);
+        // One sizer for the whole read, so later splits are cut by the widths earlier ones had.
+        let mut reader = self.clone();
+        reader.sizer = self
+            .options
+            .memory_budget
+            .map(|b| Arc::new(BatchSizer::new(b, threads)));
+        let gate = match (&reader.sizer, self.options.memory_budget) {
+            (Some(sizer), Some(budget)) if threads > 1 => {
+                Some(Arc::new(ByteGate::new(budget / 2, sizer.target())))
+            }
+            _ => None,
+        };
         let source = TaskSource {
-            reader: self.clone(),
+            reader,
             table_path: table_path.to_string(),
             splits,
             pending: VecDeque::new(),
         };
-        let threads = self.options.parallelism.max(1);
         let mode = if threads == 1 {
             Mode::Sequential {
                 source,
@@ -101,6 +116,7 @@ impl SplitReader {
                 jobs: Some(jobs_tx),
                 running: VecDeque::new(),
                 window: threads * WINDOW_PER_THREAD,
+                gate,
             }
         };
         Ok(PlanBatches {
@@ -110,6 +126,9 @@ impl SplitReader {
         })
     }
 }
+
+/// A batch (or error) as a worker sends it, with its bytes as the [`ByteGate`] counted them.
+type Sent = (Result<RecordBatch>, usize);
 
 /// The batches of several splits, in order; see [`SplitReader::read_splits`].
 pub struct PlanBatches {
@@ -143,15 +162,19 @@ enum Mode {
         source: TaskSource,
         /// Dropped when the source is exhausted, so idle workers exit.
         jobs: Option<std::sync::mpsc::Sender<Job>>,
-        running: VecDeque<Receiver<Result<RecordBatch>>>,
+        running: VecDeque<Receiver<Sent>>,
         window: usize,
+        /// Byte back-pressure under a memory budget.
+        gate: Option<Arc<ByteGate>>,
     },
 }
 
 /// One task of one split, with the split's filter, projection and limit.
 struct Job {
     unit: SplitBatches,
-    out: SyncSender<Result<RecordBatch>>,
+    out: SyncSender<Sent>,
+    /// The read's gate and this task's sequence number in it.
+    gate: Option<(Arc<ByteGate>, u64)>,
 }
 
 /// Yields the splits' tasks one at a time, opening a split only when its first task is due.
@@ -199,9 +222,27 @@ fn worker(jobs: &Mutex<Receiver<Job>>) {
             },
             Err(_) => return,
         };
-        for b in job.unit {
+        let Job {
+            mut unit,
+            out,
+            gate,
+        } = job;
+        let mut expected = gate.as_ref().map_or(0, |(g, _)| g.first_batch());
+        loop {
+            if let Some((g, seq)) = &gate {
+                if !g.admit(*seq, expected) {
+                    break;
+                }
+            }
+            let Some(b) = unit.next() else { break };
             let failed = b.is_err();
-            if job.out.send(b).is_err() || failed {
+            let mut bytes = 0;
+            if let Some((g, seq)) = &gate {
+                bytes = b.as_ref().map_or(0, RecordBatch::get_array_memory_size);
+                g.sent(*seq, bytes);
+                expected = bytes;
+            }
+            if out.send((b, bytes)).is_err() || failed {
                 break;
             }
         }
@@ -228,6 +269,7 @@ impl Mode {
                 jobs,
                 running,
                 window,
+                gate,
             } => loop {
                 while running.len() < *window {
                     let Some(tx) = jobs.as_ref() else { break };
@@ -239,7 +281,8 @@ impl Mode {
                         Some(Err(e)) => return Some(Err(e)),
                         Some(Ok(unit)) => {
                             let (out, rx) = sync_channel(CHANNEL_CAPACITY);
-                            if tx.send(Job { unit, out }).is_err() {
+                            let gate = gate.as_ref().map(|g| (g.clone(), g.dispatch()));
+                            if tx.send(Job { unit, out, gate }).is_err() {
                                 return Some(Err(Error::Internal(
                                     "read threads stopped early".into(),
                                 )));
@@ -250,12 +293,29 @@ impl Mode {
                 }
                 let front = running.front()?;
                 match front.recv() {
-                    Ok(b) => return Some(b),
+                    Ok((b, bytes)) => {
+                        if let Some(g) = gate {
+                            g.taken(bytes);
+                        }
+                        return Some(b);
+                    }
                     Err(_) => {
                         running.pop_front();
+                        if let Some(g) = gate {
+                            g.advance();
+                        }
                     }
                 }
             },
+        }
+    }
+}
+
+impl Drop for PlanBatches {
+    fn drop(&mut self) {
+        // Workers waiting for room in the budget would otherwise wait forever.
+        if let Mode::Parallel { gate: Some(g), .. } = &self.mode {
+            g.close();
         }
     }
 }

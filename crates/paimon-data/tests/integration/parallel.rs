@@ -1,4 +1,5 @@
-//! `SplitReader::read_splits`: the same rows in the same order at any parallelism.
+//! `SplitReader::read_splits`: the same rows in the same order at any parallelism, with or
+//! without a memory budget.
 
 use std::sync::Arc;
 
@@ -38,12 +39,21 @@ fn all_splits(t: &str) -> Vec<DataSplit> {
         .collect()
 }
 
-fn read(t: &str, splits: &[DataSplit], threads: usize, limit: Option<usize>) -> Vec<String> {
+fn read(
+    t: &str,
+    splits: &[DataSplit],
+    threads: usize,
+    limit: Option<usize>,
+    budget: Option<usize>,
+) -> Vec<String> {
     let mut b = SplitReader::builder(Arc::new(LocalFileIO::new()))
         .with_batch_size(1)
         .with_parallelism(threads);
     if let Some(l) = limit {
         b = b.with_limit(l);
+    }
+    if let Some(n) = budget {
+        b = b.with_memory_budget(n);
     }
     let batches: Vec<RecordBatch> = b
         .build()
@@ -71,16 +81,19 @@ fn parallel_read_keeps_plan_order() {
         one_by_one.extend(ordered_rows(&batches));
     }
     assert!(one_by_one.len() > 3);
-    for threads in [1, 2, 3, 8] {
-        assert_eq!(
-            read(&t, &splits, threads, None),
-            one_by_one,
-            "{threads} threads"
-        );
-        assert_eq!(
-            read(&t, &splits, threads, Some(3)),
-            one_by_one[..3].to_vec(),
-            "{threads} threads, limit 3"
-        );
+    // A budget of 1 byte: every batch is over it, so only the task being drained moves.
+    for budget in [None, Some(1), Some(1 << 20)] {
+        for threads in [1, 2, 3, 8] {
+            assert_eq!(
+                read(&t, &splits, threads, None, budget),
+                one_by_one,
+                "{threads} threads, budget {budget:?}"
+            );
+            assert_eq!(
+                read(&t, &splits, threads, Some(3), budget),
+                one_by_one[..3].to_vec(),
+                "{threads} threads, limit 3, budget {budget:?}"
+            );
+        }
     }
 }
