@@ -253,8 +253,45 @@ pub fn read_header(c: &mut Cursor<'_>) -> Result<Header, String> {
     })
 }
 
+thread_local! {
+    /// One zstd decompression context per thread, reused block after block (creating one
+    /// allocates and clears over 100 KiB, as much as a manifest block holds).
+    static ZSTD_CONTEXT: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decompresses the zstd frames of one block with this thread's context.
+fn zstd_decompress(data: &[u8]) -> Result<Vec<u8>, String> {
+    ZSTD_CONTEXT.with(|cell| {
+        let mut slot = cell
+            .try_borrow_mut()
+            .map_err(|_| "zstd: decompression context already in use".to_string())?;
+        let ctx = match &mut *slot {
+            Some(ctx) => ctx,
+            None => slot.insert(
+                zstd::zstd_safe::DCtx::try_create()
+                    .ok_or("zstd: cannot create a decompression context")?,
+            ),
+        };
+        // A previous block may have failed mid-frame.
+        ctx.reset(zstd::zstd_safe::ResetDirective::SessionOnly)
+            .map_err(|code| format!("zstd: {}", zstd::zstd_safe::get_error_name(code)))?;
+        read_limited_sized(
+            zstd::stream::read::Decoder::with_context(data, ctx),
+            "zstandard",
+            data.len().saturating_mul(4),
+        )
+    })
+}
+
 fn read_limited(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
+    read_limited_sized(r, what, 0)
+}
+
+/// [`read_limited`] into a buffer of `guess` bytes to start with (at most 4 MiB, so that a
+/// corrupt block cannot reserve much before it fails).
+fn read_limited_sized(r: impl Read, what: &str, guess: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(guess.min(1 << 22));
     r.take(MAX_BLOCK_SIZE as u64 + 1)
         .read_to_end(&mut out)
         .map_err(|e| format!("{what} block: {e}"))?;
@@ -274,10 +311,7 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u
             flate2::read::DeflateDecoder::new(data),
             "deflate",
         )?)),
-        "zstandard" | "zstd" => {
-            let dec = zstd::stream::read::Decoder::new(data).map_err(|e| format!("zstd: {e}"))?;
-            Ok(Cow::Owned(read_limited(dec, "zstandard")?))
-        }
+        "zstandard" | "zstd" => Ok(Cow::Owned(zstd_decompress(data)?)),
         "snappy" => {
             if data.len() < 4 {
                 return Err("snappy block shorter than its CRC".into());
@@ -364,6 +398,23 @@ mod tests {
         assert_eq!(r.get("s"), &Value::String("hi".into()));
         assert_eq!(r.get("missing"), &Value::Null);
         assert_eq!(values[1].as_record().unwrap().get("s"), &Value::Null);
+    }
+
+    /// The thread's zstd context is reset before each block: a block that fails mid-frame does
+    /// not spoil the next one, and frames of any size round-trip.
+    #[test]
+    fn zstd_blocks_decode_after_a_failed_one() {
+        let raw: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let good = zstd::encode_all(&raw[..], 3).unwrap();
+        let mut bad = good.clone();
+        bad.truncate(good.len() / 2);
+        assert_eq!(decompress("zstandard", &good).unwrap().as_ref(), &raw[..]);
+        assert!(decompress("zstandard", &bad).is_err());
+        assert_eq!(decompress("zstandard", &good).unwrap().as_ref(), &raw[..]);
+        let small = zstd::encode_all(&b"abc"[..], 1).unwrap();
+        assert_eq!(decompress("zstd", &small).unwrap().as_ref(), b"abc");
     }
 
     #[test]
