@@ -20,6 +20,7 @@ use paimon_split::Split;
 
 use crate::filter::parse_filter;
 use crate::incremental_split::incremental_as_data_split;
+use crate::progress::Progress;
 use crate::rows::batch_to_json_rows;
 use crate::scan_args::{table_location, OpenedScan, ScanArgs};
 
@@ -148,7 +149,17 @@ fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
     std::iter::once(kind).chain(fields).collect()
 }
 
-/// Reads `splits` and returns every batch, or the first error.
+/// The rows the data splits among `splits` hold (before merging, deletions and filters).
+fn planned_rows(splits: &[Split]) -> u64 {
+    splits
+        .iter()
+        .filter_map(Split::data_split)
+        .map(|d| u64::try_from(d.row_count()).unwrap_or(0))
+        .sum()
+}
+
+/// Reads `splits` and returns every batch, or the first error. A progress bar shows on
+/// stderr when it is a terminal and the read takes more than a second ([`Progress`]).
 pub fn read_all(
     reader: &SplitReader,
     table: &str,
@@ -161,14 +172,17 @@ pub fn read_all(
     let schema = it.schema();
     let mut batches = Vec::new();
     let mut rows = 0usize;
+    let mut progress = Progress::new(planned_rows(splits));
     for b in it {
         let b = b.map_err(|e| anyhow!("{e}"))?;
         rows += b.num_rows();
+        progress.add(b.num_rows());
         batches.push(b);
         if limit.is_some_and(|l| rows >= l) {
             break;
         }
     }
+    progress.finish();
     if let Some(l) = limit {
         let mut kept = Vec::new();
         let mut left = l;
@@ -189,12 +203,16 @@ pub fn read_all(
 /// kept, so memory stays at what the reader itself holds.
 fn count_rows(reader: &SplitReader, table: &str, splits: &[Split]) -> Result<()> {
     let mut rows = 0usize;
+    let mut progress = Progress::new(planned_rows(splits));
     for b in reader
         .read_any_splits(table, splits)
         .map_err(|e| anyhow!("{e}"))?
     {
-        rows += b.map_err(|e| anyhow!("{e}"))?.num_rows();
+        let n = b.map_err(|e| anyhow!("{e}"))?.num_rows();
+        rows += n;
+        progress.add(n);
     }
+    progress.finish();
     println!("{rows}");
     Ok(())
 }
