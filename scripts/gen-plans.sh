@@ -81,3 +81,32 @@ if [[ $# -eq 0 ]]; then
   changes_plan partitioned 0
   echo "gen-plans: streaming plans in $CHANGES"
 fi
+
+# Java's plans with filters (value statistics prune primary-key files only where Java's
+# KeyValueFileStoreScan lets them), compared by the acceptance suite's filtered_plans test:
+#   fixtures/plans/filtered/cases.jsonl   {"name", "table" (in pk.db), "args"} per case
+#   fixtures/plans/filtered/<name>.jsonl  Java's split summaries, as for the pk plans above
+FILTERED="$ROOT/fixtures/plans/filtered"
+if [[ $# -eq 0 ]]; then
+  while IFS= read -r line; do
+    [[ -z "$line" ]] && continue
+    name=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["name"])' "$line")
+    table=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["table"])' "$line")
+    mapfile -t args < <(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["args"]))' "$line")
+    "$ORACLE" plan "$WH/$table" "${args[@]}" --out-dir "$TMP/filtered-$name" \
+      | python3 -c '
+import json, os, sys
+for line in sys.stdin:
+    if line.strip():
+        d = json.loads(line)
+        d.pop("bucketPath", None)
+        d.pop("file", None)
+        for f in d.get("files", []):
+            dv = f.get("deletionFile")
+            if dv:
+                dv["path"] = os.path.basename(dv["path"])
+        print(json.dumps(d, separators=(",", ":")))
+' > "$FILTERED/$name.jsonl"
+  done < "$FILTERED/cases.jsonl"
+  echo "gen-plans: filtered plans in $FILTERED"
+fi

@@ -1,23 +1,41 @@
 //! File pruning after the live files are grouped by bucket:
 //!
-//! * primary-key tables: key statistics, for the predicate's key columns only (Java
-//!   `KeyValueFileStoreScan` key filter). A value column is never used: before merging, an
-//!   old record of a key may not match while the merged one does, or the other way round.
+//! * primary-key tables: key statistics, for the predicate's key columns (Java
+//!   `KeyValueFileStoreScan` key filter); value statistics only where Java uses them, because
+//!   before merging an old record of a key may not match while the merged one does, or the
+//!   other way round ([`ValuePruning`]).
 //! * append tables: file indexes (bloom filter, bitmap), embedded in the manifest
 //!   (`_EMBEDDED_FILE_INDEX`, as Java `AppendOnlyFileStoreScan` does) or as `<file>.index`
 //!   sidecars listed in `_EXTRA_FILES` (Java evaluates those when reading; we can at planning).
 
 use paimon_spec::binary::BinaryRow;
 use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::options::{ChangelogProducer, MergeEngine};
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType};
 
 use super::prune::{may_match, ColumnStats};
+use super::stats::file_may_match;
 use super::BucketFiles;
 use crate::error::{Error, Result};
 use crate::file_index::{self, FileIndexFile};
 use crate::table::Table;
+
+/// Where the value statistics of primary-key files may prune, as Java `KeyValueFileStoreScan`
+/// decides from its scan mode (the key statistics always may).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ValuePruning {
+    /// Delta files of an incremental or streaming read (Java `ScanMode.DELTA`): never.
+    Never,
+    /// Changelog files (Java `ScanMode.CHANGELOG`): each file on its own when the table's
+    /// changelog producer is `lookup` or `full-compaction`, else never.
+    Changelog,
+    /// The live files of a snapshot (Java `ScanMode.ALL`): whole buckets
+    /// (`filterWholeBucketByStats`), and each file on its own on tables whose batch reads skip
+    /// level 0 (deletion vectors or `first-row`: Java's batch scan `enableValueFilter`).
+    Snapshot,
+}
 
 /// Drops the files of `buckets` that cannot hold a row matching `filter`, and buckets left
 /// without files.
@@ -26,6 +44,7 @@ pub(super) fn prune_buckets(
     filter: &Predicate,
     sidecars: bool,
     buckets: Vec<BucketFiles>,
+    values: ValuePruning,
 ) -> Result<Vec<BucketFiles>> {
     let opts = table.options();
     if opts.data_evolution_enabled {
@@ -33,6 +52,15 @@ pub(super) fn prune_buckets(
     }
     let pk = table.is_primary_key_table();
     let current = table.schema();
+    let per_file_values = pk
+        && match values {
+            ValuePruning::Never => false,
+            ValuePruning::Changelog => matches!(
+                opts.changelog_producer,
+                ChangelogProducer::Lookup | ChangelogProducer::FullCompaction
+            ),
+            ValuePruning::Snapshot => opts.batch_scan_skip_level0(),
+        };
     let mut out = Vec::with_capacity(buckets.len());
     for mut b in buckets {
         let mut keep = Vec::with_capacity(b.files.len());
@@ -40,6 +68,8 @@ pub(super) fn prune_buckets(
             let file_schema = table.schema_manager().schema(f.schema_id)?;
             let k = if pk {
                 key_stats_may_match(filter, f, current, &file_schema)
+                    && (!per_file_values
+                        || value_may_match(table, filter, f, &b.bucket_path, &file_schema)?)
             } else {
                 index_may_match(
                     table,
@@ -53,21 +83,95 @@ pub(super) fn prune_buckets(
             };
             keep.push(k);
         }
-        if keep.iter().all(|k| *k) {
-            out.push(b);
-            continue;
-        }
-        let mut it = keep.iter();
-        b.files.retain(|_| it.next().copied().unwrap_or(true));
-        if let Some(d) = b.deletion_files.as_mut() {
-            let mut it = keep.iter();
-            d.retain(|_| it.next().copied().unwrap_or(true));
+        retain_files(&mut b, &keep);
+        if pk && values == ValuePruning::Snapshot && !b.files.is_empty() {
+            let keep = whole_bucket(table, filter, &b)?;
+            retain_files(&mut b, &keep);
         }
         if !b.files.is_empty() {
             out.push(b);
         }
     }
     Ok(out)
+}
+
+/// Keeps the files (and their deletion files) of `b` whose flag in `keep` is set.
+fn retain_files(b: &mut BucketFiles, keep: &[bool]) {
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    let mut it = keep.iter();
+    b.files.retain(|_| it.next().copied().unwrap_or(true));
+    if let Some(d) = b.deletion_files.as_mut() {
+        let mut it = keep.iter();
+        d.retain(|_| it.next().copied().unwrap_or(true));
+    }
+}
+
+/// Java `KeyValueFileStoreScan.filterWholeBucketByStats` over the files of one bucket that
+/// survived the per-file filters: when no two files can hold the same key (all on one level
+/// above 0, or a single file), each file is judged by its value statistics on its own;
+/// otherwise the bucket is kept whole if any file may match, and dropped whole if none may,
+/// except that `partial-update` and `aggregation` tables without deletion vectors keep it
+/// whole (their merged rows combine fields of several records, so no one file's statistics
+/// bound them).
+fn whole_bucket(table: &Table, filter: &Predicate, b: &BucketFiles) -> Result<Vec<bool>> {
+    let mut matches = Vec::with_capacity(b.files.len());
+    for f in &b.files {
+        let file_schema = table.schema_manager().schema(f.schema_id)?;
+        matches.push(value_may_match(
+            table,
+            filter,
+            f,
+            &b.bucket_path,
+            &file_schema,
+        )?);
+    }
+    if no_overlapping(&b.files) {
+        return Ok(matches);
+    }
+    let opts = table.options();
+    let combining = matches!(
+        opts.merge_engine,
+        MergeEngine::PartialUpdate | MergeEngine::Aggregation
+    );
+    let whole = (!opts.deletion_vectors_enabled && combining) || matches.iter().any(|m| *m);
+    Ok(vec![whole; b.files.len()])
+}
+
+/// Java `KeyValueFileStoreScan.noOverlapping`: at most one file, or all files on one level
+/// above 0.
+fn no_overlapping(files: &[DataFileMeta]) -> bool {
+    match files.first() {
+        None => true,
+        Some(_) if files.len() == 1 => true,
+        Some(first) => first.level != 0 && files.iter().all(|f| f.level == first.level),
+    }
+}
+
+/// Java `KeyValueFileStoreScan.filterByValueFilter`: whether a primary-key file may hold a
+/// record matching `pred` by its value statistics (all columns of the row) and, unless
+/// `file-index.read.enabled` is false, its embedded file index.
+fn value_may_match(
+    table: &Table,
+    pred: &Predicate,
+    file: &DataFileMeta,
+    bucket_path: &str,
+    file_schema: &TableSchema,
+) -> Result<bool> {
+    let current = table.schema();
+    if !file_may_match(pred, file, current, file_schema) {
+        return Ok(false);
+    }
+    let index_read = table
+        .options()
+        .raw
+        .get("file-index.read.enabled")
+        .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
+    if !index_read || file.embedded_index.is_none() {
+        return Ok(true);
+    }
+    index_may_match(table, pred, file, bucket_path, current, file_schema, false)
 }
 
 /// Whether a primary-key file may hold a key matching `pred`, by its key statistics. Only

@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use crate::table::Table;
 pub use changes::{ChangePlan, ChangeScan};
+use file_prune::ValuePruning;
 pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
 use incremental::{DeltaMode, Incremental};
@@ -428,8 +429,8 @@ impl ScanBuilder {
     fn collect(&self) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
         let table = &self.table;
         let mut reader = files::ManifestReader::new(table, self.filter.clone())?;
-        // Value stats are only read to prune append files with a filter.
-        if self.drop_stats && (self.filter.is_none() || table.is_primary_key_table()) {
+        // Value stats are only read to prune files with a filter.
+        if self.drop_stats && self.filter.is_none() {
             reader.drop_value_stats();
         }
         let mut keep = self.file_filter();
@@ -459,7 +460,8 @@ impl ScanBuilder {
                 let path = table.snapshot_manager().snapshot_path(snapshot.id);
                 let buckets =
                     reader.read_live_buckets(&snapshot, &path, &mut keep, dvs.as_ref())?;
-                return Ok(Some((snapshot, self.prune(buckets)?, false)));
+                let buckets = self.prune(buckets, ValuePruning::Snapshot)?;
+                return Ok(Some((snapshot, buckets, false)));
             }
         };
         let mut kept = Vec::with_capacity(entries.len());
@@ -469,7 +471,14 @@ impl ScanBuilder {
             }
         }
         let buckets = reader.group(kept, None)?;
-        Ok(Some((snapshot, self.prune(buckets)?, streaming)))
+        // Java 1.4 prunes by value stats in a streaming follow-up scan of changelog files
+        // (`ScanMode.CHANGELOG`), never in `incremental-between` (its starting scanner reads the
+        // files without the value filter; checked against the oracle on both changelog tables).
+        let values = match &self.incremental {
+            Some(Incremental::FollowUp(_)) => ValuePruning::Changelog,
+            _ => ValuePruning::Never,
+        };
+        Ok(Some((snapshot, self.prune(buckets, values)?, streaming)))
     }
 
     /// Whether a live file stays in the plan: for append tables with a filter, its value stats
@@ -481,7 +490,9 @@ impl ScanBuilder {
             .filter
             .as_ref()
             .filter(|_| !table.is_primary_key_table() && !table.options().data_evolution_enabled);
-        let drop_stats = self.drop_stats;
+        // Primary-key value stats prune after grouping by bucket; they are dropped there.
+        let drop_stats =
+            self.drop_stats && !(table.is_primary_key_table() && self.filter.is_some());
         move |f: &mut DataFileMeta| {
             if let Some(filter) = stats_filter {
                 let file_schema = table.schema_manager().schema(f.schema_id)?;
@@ -496,14 +507,25 @@ impl ScanBuilder {
         }
     }
 
-    /// File-index and key-stats pruning of grouped files when the scan has a filter.
-    fn prune(&self, buckets: Vec<BucketFiles>) -> Result<Vec<BucketFiles>> {
-        match &self.filter {
-            Some(filter) => {
-                file_prune::prune_buckets(&self.table, filter, self.file_index_sidecars, buckets)
+    /// File-index, key-stats and (primary-key) value-stats pruning of grouped files when the
+    /// scan has a filter; with `drop_stats`, primary-key files lose their value stats here.
+    fn prune(&self, buckets: Vec<BucketFiles>, values: ValuePruning) -> Result<Vec<BucketFiles>> {
+        let Some(filter) = &self.filter else {
+            return Ok(buckets);
+        };
+        let mut buckets = file_prune::prune_buckets(
+            &self.table,
+            filter,
+            self.file_index_sidecars,
+            buckets,
+            values,
+        )?;
+        if self.drop_stats && self.table.is_primary_key_table() {
+            for f in buckets.iter_mut().flat_map(|b| b.files.iter_mut()) {
+                f.value_stats = paimon_spec::stats::SimpleStats::empty();
             }
-            None => Ok(buckets),
         }
+        Ok(buckets)
     }
 }
 

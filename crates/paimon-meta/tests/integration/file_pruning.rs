@@ -290,11 +290,19 @@ fn pk_key_stats_never_prune_a_file_holding_the_key() {
             pruned += ranges.len() - planned.len();
         }
         assert!(pruned > 0, "pk/{name}: key stats pruned nothing");
+        // A value filter prunes whole buckets only, and only where Java's does
+        // (`java-oracle.sh plan pk/<name> --filter "<value column> IS NULL"` planned all files
+        // but those of sequence_field, which has no null `v`).
         let value_filter = Predicate::leaf(value_col.as_str(), LeafOp::IsNull, vec![]);
+        let java_files = if name == "sequence_field" {
+            0
+        } else {
+            ranges.len()
+        };
         assert_eq!(
             planned_files(&t, Some(value_filter), true).len(),
-            ranges.len(),
-            "pk/{name}: a value filter pruned a file"
+            java_files,
+            "pk/{name}: {value_col} IS NULL"
         );
     }
 }
