@@ -52,7 +52,9 @@ fn avro_files(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             avro_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "avro")
-            && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("data-"))
+            && p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("data-"))
         {
             out.push(p);
         }
@@ -132,7 +134,9 @@ fn append(builder: &mut dyn ArrayBuilder, value: &Value) {
     };
     macro_rules! put {
         ($t:ty, $v:expr) => {
-            any.downcast_mut::<$t>().expect("builder type").append_option($v)
+            any.downcast_mut::<$t>()
+                .expect("builder type")
+                .append_option($v)
         };
     }
     match value {
