@@ -7,6 +7,7 @@
 mod cpp_tables;
 mod filtered_plans;
 mod fixtures;
+mod late_filter;
 mod memory_budget;
 mod projection;
 mod skips;

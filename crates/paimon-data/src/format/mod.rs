@@ -7,14 +7,17 @@
 
 mod avro;
 mod blob;
+mod guard;
 mod orc;
 mod parquet;
+mod parquet_filter;
 mod parquet_pages;
 mod prune;
 mod ts_range;
 
+pub use parquet_filter::MODE_VAR as LATE_MATERIALIZATION_VAR;
 pub use prune::PruneStats;
-pub(crate) use prune::{prune_parquet, FilePredicate};
+pub(crate) use prune::{prune_orc, prune_parquet, FilePredicate};
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;
@@ -22,10 +25,13 @@ use std::ops::Range;
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
+use paimon_spec::predicate::Predicate;
+use paimon_spec::types::DataField;
 
 pub use blob::{decompress_delta_varint, BlobDescriptor, BlobFile, BlobValue};
 
 use crate::error::{Error, Result};
+use guard::guard_panics;
 
 /// Compression extensions Java may put after the format extension (`HadoopCompressionType`).
 const COMPRESSION_EXTENSIONS: [&str; 6] = ["gz", "bz2", "deflate", "snappy", "lz4", "zst"];
@@ -188,14 +194,62 @@ pub fn decode(
     data: Bytes,
     req: &DecodeRequest,
 ) -> Result<BatchIter> {
+    decode_filtered(format, path, data, req, None)
+}
+
+/// Decodes as [`decode`], with `predicate` (over `fields`, the file's own fields, by name)
+/// pushed into the Parquet decoder: its columns are decoded first and the other columns only
+/// for the rows it keeps (late materialization). Rows it drops do not match; rows it keeps may
+/// still not match, so the exact filter ([`crate::filter::filter_batch`]) must still run.
+/// Other formats decode as [`decode`].
+///
+/// # Errors
+/// As [`decode`]; with the filter pushed, a decode yielding more than the selected rows is
+/// [`Error::Corrupt`] (fewer is the filter's doing).
+pub fn decode_with_predicate(
+    format: FileFormat,
+    path: &str,
+    data: Bytes,
+    req: &DecodeRequest,
+    predicate: &Predicate,
+    fields: &[DataField],
+) -> Result<BatchIter> {
+    let sources: Vec<_> = fields
+        .iter()
+        .map(|f| {
+            let src = crate::schema_mapper::ColumnSource::File {
+                name: f.name.clone(),
+                file_type: f.data_type.clone(),
+            };
+            (f.clone(), src)
+        })
+        .collect();
+    let filter = FilePredicate::for_row_filter(predicate, &sources);
+    decode_filtered(format, path, data, req, Some(&filter))
+}
+
+/// [`decode`], with `filter` pushed into the Parquet decoder when given
+/// ([`parquet_filter`]); the caller still applies the exact filter.
+pub(crate) fn decode_filtered(
+    format: FileFormat,
+    path: &str,
+    data: Bytes,
+    req: &DecodeRequest,
+    filter: Option<&FilePredicate>,
+) -> Result<BatchIter> {
     if let Some(n) = req.expected_rows.filter(|n| *n < 0) {
         return Err(Error::corrupt(
             path,
             format!("the file's metadata claims a negative row count {n}"),
         ));
     }
+    let mut filtered = false;
     let batches = match format {
-        FileFormat::Parquet => guard_panics(path, "Parquet", || parquet::decode(path, data, req)),
+        FileFormat::Parquet => guard_panics(path, "Parquet", || {
+            let (batches, pushed) = parquet::decode(path, data, req, filter)?;
+            filtered = pushed;
+            Ok(batches)
+        }),
         FileFormat::Orc => guard_panics(path, "ORC", || orc::decode(path, data, req)),
         FileFormat::Avro => avro::decode(path, data, req),
         FileFormat::Blob => blob::decode(path, data, req),
@@ -206,76 +260,11 @@ pub fn decode(
             path: path.to_string(),
             expected,
             selected: req.rows.as_ref().map(RowRanges::selected),
+            filtered,
             seen: 0,
         }),
         None => batches,
     })
-}
-
-/// Runs `open` and then the batches it returns with panics turned into [`Error::Corrupt`]
-/// naming the file: `orc-rust` 0.9 and the `parquet` crate panic on some damaged files
-/// (unwrapped decompression errors, out-of-bounds slicing, arithmetic overflow, asserts on
-/// negative column offsets), while opening them as well as while decoding. A panic ends the
-/// batches.
-fn guard_panics(
-    path: &str,
-    library: &'static str,
-    open: impl FnOnce() -> Result<BatchIter>,
-) -> Result<BatchIter> {
-    let panicked = |payload: Box<dyn std::any::Any + Send>| {
-        Error::corrupt(
-            path,
-            format!(
-                "the {library} reader failed on a damaged file: {}",
-                panic_message(payload.as_ref())
-            ),
-        )
-    };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
-        Ok(Ok(inner)) => Ok(Box::new(PanicToError {
-            inner: Some(inner),
-            path: path.to_string(),
-            library,
-        })),
-        Ok(Err(e)) => Err(e),
-        Err(payload) => Err(panicked(payload)),
-    }
-}
-
-struct PanicToError {
-    inner: Option<BatchIter>,
-    path: String,
-    library: &'static str,
-}
-
-impl Iterator for PanicToError {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let inner = self.inner.as_mut()?;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
-            Ok(item) => item,
-            Err(payload) => {
-                self.inner = None;
-                Some(Err(Error::corrupt(
-                    &self.path,
-                    format!(
-                        "the {} reader failed on a damaged file: {}",
-                        self.library,
-                        panic_message(payload.as_ref())
-                    ),
-                )))
-            }
-        }
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
 }
 
 /// Checks the rows a file holds, as its footer or block headers count them, against the rows
@@ -300,12 +289,15 @@ pub(crate) fn check_file_rows(path: &str, req: &DecodeRequest, found: u64) -> Re
 
 /// Counts the rows a decoder yields; at the end they must be the selected rows (or, with no
 /// selection, the rows the metadata claims). A decoder that stops early or runs on past the
-/// file's count would otherwise go unnoticed.
+/// file's count would otherwise go unnoticed. With a pushed row filter only running on past
+/// them is caught here: the file's own count was checked against the metadata's before
+/// decoding.
 struct CountedBatches {
     inner: Option<BatchIter>,
     path: String,
     expected: i64,
     selected: Option<u64>,
+    filtered: bool,
     seen: u64,
 }
 
@@ -328,21 +320,23 @@ impl Iterator for CountedBatches {
                 let want = self
                     .selected
                     .unwrap_or(u64::try_from(self.expected).unwrap_or(0));
-                if self.seen == want {
+                if self.seen == want || (self.filtered && self.seen < want) {
                     return None;
                 }
                 Some(Err(match self.selected {
-                    None => Error::RowCountMismatch {
+                    None if !self.filtered => Error::RowCountMismatch {
                         path: self.path.clone(),
                         expected: self.expected,
                         found: self.seen,
                     },
-                    Some(selected) => Error::corrupt(
+                    selected => Error::corrupt(
                         &self.path,
                         format!(
-                            "decoded {} rows where {selected} of the {} rows its metadata \
-                             claims were selected",
-                            self.seen, self.expected
+                            "decoded {} rows where {} of the {} rows its metadata claims \
+                             were selected",
+                            self.seen,
+                            selected.unwrap_or(want),
+                            self.expected
                         ),
                     ),
                 }))

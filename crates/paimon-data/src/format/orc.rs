@@ -4,20 +4,23 @@
 //! Timestamps decode straight to the unit of the column's Paimon precision: `orc-rust`
 //! defaults to nanoseconds, whose range (1677..2262) cannot hold every TIMESTAMP(0..6) value.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
-use arrow_schema::{ArrowError, DataType as ArrowType, Field, FieldRef, Fields, Schema, TimeUnit};
+use arrow_schema::{
+    ArrowError, DataType as ArrowType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit,
+};
 use bytes::Bytes;
-use orc_rust::arrow_reader::ArrowReaderBuilder;
+use orc_rust::arrow_reader::{ArrowReader, ArrowReaderBuilder};
 use orc_rust::error::OrcError;
 use orc_rust::projection::ProjectionMask;
 use orc_rust::row_selection::{RowSelection, RowSelector};
 use orc_rust::schema::DataType as OrcType;
 
 use super::ts_range::format_timestamp_hybrid;
-use super::{check_file_rows, BatchIter, DecodeRequest};
+use super::{check_file_rows, BatchIter, DecodeRequest, RowRanges};
 use crate::error::{Error, Result};
 
 mod long_runs;
@@ -61,6 +64,13 @@ fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Re
         ));
     }
     check_file_rows(path, req, stripe_rows)?;
+    let mut stripes = Vec::with_capacity(meta.stripe_metadatas().len());
+    let mut start = 0u64;
+    for s in meta.stripe_metadatas() {
+        let end = start + s.number_of_rows();
+        stripes.push((s.offset(), start..end));
+        start = end;
+    }
     let root = builder.file_metadata().root_data_type();
     let present: Vec<&str> = root
         .children()
@@ -75,6 +85,7 @@ fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Re
         .map(|c| c.name().to_string())
         .collect();
     let mask = ProjectionMask::named_roots(root, &present);
+    let present: Vec<String> = present.iter().map(|n| n.to_string()).collect();
     let builder = builder.with_projection(mask);
     let schema = builder.schema();
     let fields: Vec<FieldRef> = schema
@@ -90,29 +101,33 @@ fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Re
         .collect();
     let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
     let main_schema = schema.clone();
-    let mut builder = builder
-        .with_schema(schema)
+    let builder = builder
+        .with_schema(schema.clone())
         .with_batch_size(req.batch_size.max(1));
-    if let Some(rows) = &req.rows {
-        if rows.selected() == 0 {
-            return Ok(Box::new(std::iter::empty()));
-        }
-        if !rows.is_all() {
-            let selectors: Vec<RowSelector> = rows
-                .runs()
-                .into_iter()
-                .map(|(keep, n)| {
-                    if keep {
-                        RowSelector::select(n)
-                    } else {
-                        RowSelector::skip(n)
+    let reader: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send> =
+        match &req.rows {
+            Some(rows) if rows.selected() == 0 => return Ok(Box::new(std::iter::empty())),
+            Some(rows) if !rows.is_all() => {
+                let runs = stripe_runs(&stripes, rows);
+                match runs.as_slice() {
+                    // Every stripe holds a selected row: one reader over the whole file.
+                    [(None, sel)] => Box::new(builder.with_row_selection(selection(sel)).build()),
+                    _ => {
+                        let data = for_diagnosis.0.clone();
+                        let readers = runs
+                            .iter()
+                            .map(|run| open_run(&data, &present, &schema, req.batch_size, run))
+                            .collect::<std::result::Result<Vec<_>, _>>()
+                            .map_err(|e| Error::Orc {
+                                path: path.to_string(),
+                                source: e,
+                            })?;
+                        Box::new(readers.into_iter().flatten())
                     }
-                })
-                .collect();
-            builder = builder.with_row_selection(RowSelection::from(selectors));
-        }
-    }
-    let reader = builder.build();
+                }
+            }
+            _ => Box::new(builder.build()),
+        };
     let path = path.to_string();
     let batches = reader.map(move |r| {
         r.map_err(|e| {
@@ -125,6 +140,96 @@ fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Re
         .and_then(|b| trim_chars(b, &char_columns, &path))
     });
     Ok(Box::new(batches))
+}
+
+/// A run of consecutive stripes to read: the byte range holding their offsets (`None`: every
+/// stripe of the file) and the selection of their rows, positions relative to its first.
+type StripeRun = (Option<Range<usize>>, RowRanges);
+
+/// The runs of consecutive stripes (`(offset, rows)` each) holding a row of `rows`: stripes
+/// without one (pruned by their statistics, or deleted) are never read.
+fn stripe_runs(stripes: &[(u64, Range<u64>)], rows: &RowRanges) -> Vec<StripeRun> {
+    // A byte range selects stripes by offset: with offsets out of order it could take in a
+    // stripe of another run, so such a (damaged) file is read whole.
+    if stripes.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return vec![(None, rows.clone())];
+    }
+    let holds = |r: &Range<u64>| {
+        rows.ranges()
+            .iter()
+            .any(|k| k.start < r.end && r.start < k.end)
+    };
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for (i, (_, r)) in stripes.iter().enumerate() {
+        if !holds(r) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.end == i => run.end = i + 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    runs.into_iter()
+        .map(|run| {
+            let first = &stripes[run.start];
+            let last = &stripes[run.end - 1];
+            let (start, end) = (first.1.start, last.1.end);
+            let local = RowRanges {
+                ranges: rows
+                    .ranges()
+                    .iter()
+                    .filter_map(|k| {
+                        let (s, e) = (k.start.max(start), k.end.min(end));
+                        (s < e).then(|| s - start..e - start)
+                    })
+                    .collect(),
+                total: end - start,
+            };
+            let bytes = (run.len() != stripes.len()).then(|| {
+                let to = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+                to(first.0)..to(last.0).saturating_add(1)
+            });
+            (bytes, local)
+        })
+        .collect()
+}
+
+/// An ORC row selection of `rows`.
+fn selection(rows: &RowRanges) -> RowSelection {
+    RowSelection::from(
+        rows.runs()
+            .into_iter()
+            .map(|(keep, n)| {
+                if keep {
+                    RowSelector::select(n)
+                } else {
+                    RowSelector::skip(n)
+                }
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A reader of the stripes of `run` only, decoding the `present` columns as `schema`.
+fn open_run(
+    data: &Bytes,
+    present: &[String],
+    schema: &SchemaRef,
+    batch_size: usize,
+    run: &StripeRun,
+) -> std::result::Result<ArrowReader<Bytes>, OrcError> {
+    let builder = ArrowReaderBuilder::try_new(data.clone())?;
+    let names: Vec<&str> = present.iter().map(String::as_str).collect();
+    let mask = ProjectionMask::named_roots(builder.file_metadata().root_data_type(), &names);
+    let mut builder = builder
+        .with_projection(mask)
+        .with_schema(schema.clone())
+        .with_batch_size(batch_size.max(1))
+        .with_row_selection(selection(&run.1));
+    if let Some(bytes) = &run.0 {
+        builder = builder.with_file_byte_range(bytes.clone());
+    }
+    Ok(builder.build())
 }
 
 /// A [`Error::TimestampOutOfRange`] for `e` when it is `orc-rust`'s refusal of a timestamp

@@ -23,10 +23,18 @@ use parquet::basic::Type as PhysicalType;
 use parquet::errors::ParquetError;
 
 use super::ts_range::find_out_of_range;
-use super::{check_file_rows, BatchIter, DecodeRequest};
+use super::{check_file_rows, BatchIter, DecodeRequest, FilePredicate};
 use crate::error::{Error, Result};
 
-pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
+/// Decodes `data`; with `filter`, the predicate's columns are decoded first and the other
+/// columns only for rows it keeps ([`super::parquet_filter`]). The flag tells whether the
+/// filter was pushed (then fewer rows than selected may come back).
+pub(super) fn decode(
+    path: &str,
+    data: Bytes,
+    req: &DecodeRequest,
+    filter: Option<&FilePredicate>,
+) -> Result<(BatchIter, bool)> {
     let perr = |e| Error::Parquet {
         path: path.to_string(),
         source: e,
@@ -44,7 +52,7 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .map(|(i, _)| i)
         .collect();
     let selection = match &req.rows {
-        Some(rows) if rows.selected() == 0 => return Ok(Box::new(std::iter::empty())),
+        Some(rows) if rows.selected() == 0 => return Ok((Box::new(std::iter::empty()), false)),
         Some(rows) if !rows.is_all() => Some(RowSelection::from(
             rows.runs()
                 .into_iter()
@@ -69,6 +77,7 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         r.dedup();
         r
     };
+    let has_int96 = !int96_roots.is_empty();
     let check = if int96_roots.is_empty() {
         None
     } else {
@@ -76,23 +85,36 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         let options = ArrowReaderOptions::new().with_schema(Arc::new(schema));
         let meta =
             ArrowReaderMetadata::try_new(builder.metadata().clone(), options).map_err(perr)?;
-        let check = ParquetRecordBatchReaderBuilder::new_with_metadata(data, meta);
+        let check = ParquetRecordBatchReaderBuilder::new_with_metadata(data.clone(), meta);
         let mask = ProjectionMask::roots(check.parquet_schema(), int96_roots);
         Some(build(check, mask, selection.clone(), req.batch_size).map_err(perr)?)
     };
+    // The INT96 check decodes in step with the main decode, row for row: no row filter then.
+    let row_filter = match filter {
+        Some(f) if !has_int96 => {
+            super::parquet_filter::plan(f, builder.schema(), builder.parquet_schema(), &roots)
+                .filter(|p| p.selective(&data, builder.metadata(), selection.clone()))
+                .map(super::parquet_filter::Pushed::into_row_filter)
+        }
+        _ => None,
+    };
+    let filtered = row_filter.is_some();
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let builder = match row_filter {
+        Some(f) => builder.with_row_filter(f),
+        None => builder,
+    };
     let reader = build(builder, mask, selection, req.batch_size).map_err(perr)?;
     let path = path.to_string();
-    match check {
-        None => Ok(Box::new(
-            reader.map(move |r| r.map_err(|e| Error::arrow(&path, e))),
-        )),
-        Some(check) => Ok(Box::new(CheckedBatches {
+    let batches: BatchIter = match check {
+        None => Box::new(reader.map(move |r| r.map_err(|e| Error::arrow(&path, e)))),
+        Some(check) => Box::new(CheckedBatches {
             reader,
             check,
             path,
-        })),
-    }
+        }),
+    };
+    Ok((batches, filtered))
 }
 
 /// The rows of the file's row groups (what the reader decodes), which must agree with the
@@ -279,8 +301,9 @@ mod tests {
             int96(JULIAN_EPOCH + 1, 123),
             int96(JULIAN_EPOCH + 106_751, 0),
         ]);
-        let batches: Vec<_> = decode("f.parquet", data, &request())
+        let batches: Vec<_> = decode("f.parquet", data, &request(), None)
             .unwrap()
+            .0
             .collect::<Result<_>>()
             .unwrap();
         let ts = batches[0]
@@ -294,8 +317,9 @@ mod tests {
     fn int96_out_of_range_is_an_error_not_a_wrapped_value() {
         // 0001-01-01T00:00:00 is Julian day 1721426.
         let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
-        let err = decode("f.parquet", data, &request())
+        let err = decode("f.parquet", data, &request(), None)
             .unwrap()
+            .0
             .collect::<Result<Vec<_>>>()
             .unwrap_err();
         match &err {
@@ -321,8 +345,9 @@ mod tests {
         let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
         let mut req = request();
         req.rows = Some(super::super::RowRanges::excluding(2, [1]));
-        let batches: Vec<_> = decode("f.parquet", data, &req)
+        let batches: Vec<_> = decode("f.parquet", data, &req, None)
             .unwrap()
+            .0
             .collect::<Result<_>>()
             .unwrap();
         assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);

@@ -16,7 +16,8 @@ use crate::arrow_schema::{to_arrow_field, to_arrow_type};
 use crate::datum::repeat;
 use crate::error::{Error, Result};
 use crate::format::{
-    decode, prune_parquet, BatchIter, DecodeRequest, FileFormat, FilePredicate, RowRanges,
+    decode_filtered, prune_orc, prune_parquet, BatchIter, DecodeRequest, FileFormat, FilePredicate,
+    RowRanges,
 };
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
@@ -62,8 +63,11 @@ pub(crate) struct FileOutput {
     /// Rows per batch.
     pub batch_size: usize,
     /// The read's predicate, to skip rows the file's statistics rule out before decoding
-    /// (Parquet). Only for files whose rows are output one for one: before a merge, a row
-    /// failing the predicate may still supersede an older one that passes.
+    /// (Parquet row groups and pages, ORC stripes) and, in Parquet files, to decode the
+    /// other columns only for rows it keeps (late materialization, not with `_ROW_ID` or
+    /// `_SEQUENCE_NUMBER` in the output). Only for files whose rows are output one for one:
+    /// before a merge, a row failing the predicate may still supersede an older one that
+    /// passes.
     pub prune: Option<Predicate>,
     /// Under a memory budget: batches are cut to the budget's share, and their sizes measured.
     pub budget: Option<BatchBudget>,
@@ -155,7 +159,22 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         (Some(p), FileFormat::Parquet) => {
             prune_parquet(&data, &FilePredicate::new(p, mapper.sources()), rows).0
         }
+        (Some(p), FileFormat::Orc) => {
+            prune_orc(&data, &FilePredicate::new(p, mapper.sources()), rows).0
+        }
         _ => rows,
+    };
+    // Late materialization drops rows inside the decoder, so positions no longer follow
+    // `rows`: not when a column is derived from them.
+    let positional = out
+        .fields
+        .iter()
+        .any(|f| f.id == ROW_ID_FIELD_ID || f.id == SEQUENCE_NUMBER_FIELD_ID);
+    let row_filter = match (&out.prune, format) {
+        (Some(p), FileFormat::Parquet) if !positional => {
+            Some(FilePredicate::for_row_filter(p, mapper.sources()))
+        }
+        _ => None,
     };
     let types = mapper
         .sources()
@@ -174,7 +193,7 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         batch_size: out.batch_rows(&task.meta),
         expected_rows: Some(task.meta.row_count),
     };
-    let batches = decode(format, &task.path, data, &req)?;
+    let batches = decode_filtered(format, &task.path, data, &req, row_filter.as_ref())?;
     let schema = out.schema();
     let state = FileState {
         mapper,

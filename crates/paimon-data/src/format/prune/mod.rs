@@ -20,6 +20,7 @@
 //!
 //! The kept ranges are file-global row positions, intersected with the deletion vector's
 //! [`RowRanges`]; the reader then decodes only those rows and `_ROW_ID` positions follow them.
+//! ORC files are pruned by whole stripes the same way ([`orc`]).
 
 use std::ops::Range;
 
@@ -40,6 +41,7 @@ use super::RowRanges;
 use crate::arrow_schema::to_arrow_type;
 use crate::datum::datum_to_array;
 use crate::schema_mapper::ColumnSource;
+use ranges::{coalesce, intersect, overlaps, union};
 
 /// A read predicate restated over one file's own columns, keeping only what statistics can
 /// judge exactly.
@@ -67,17 +69,39 @@ pub(crate) enum FilePredicate {
 }
 
 impl FilePredicate {
-    /// `pred` (over read fields by name) over the file's columns as `sources` maps them.
+    /// `pred` (over read fields by name) over the file's columns as `sources` maps them,
+    /// keeping the leaves that statistics can judge.
     pub(crate) fn new(pred: &Predicate, sources: &[(DataField, ColumnSource)]) -> Self {
+        Self::with_types(pred, sources, comparable)
+    }
+
+    /// `pred` over the file's columns, keeping the leaves on every scalar column read
+    /// without a cast (floating point too, which statistics cannot judge): what a filter evaluated on the decoded column judges exactly as
+    /// the read's own filter does ([`super::parquet_filter`]).
+    pub(crate) fn for_row_filter(pred: &Predicate, sources: &[(DataField, ColumnSource)]) -> Self {
+        Self::with_types(pred, sources, |ty| {
+            comparable(ty) || matches!(ty.kind, TypeKind::Float | TypeKind::Double)
+        })
+    }
+
+    fn with_types(
+        pred: &Predicate,
+        sources: &[(DataField, ColumnSource)],
+        accept: fn(&DataType) -> bool,
+    ) -> Self {
         match pred {
             Predicate::AlwaysFalse => FilePredicate::Never,
             Predicate::AlwaysTrue | Predicate::Not(_) => FilePredicate::Unknown,
-            Predicate::And(c) => {
-                FilePredicate::And(c.iter().map(|p| Self::new(p, sources)).collect())
-            }
-            Predicate::Or(c) => {
-                FilePredicate::Or(c.iter().map(|p| Self::new(p, sources)).collect())
-            }
+            Predicate::And(c) => FilePredicate::And(
+                c.iter()
+                    .map(|p| Self::with_types(p, sources, accept))
+                    .collect(),
+            ),
+            Predicate::Or(c) => FilePredicate::Or(
+                c.iter()
+                    .map(|p| Self::with_types(p, sources, accept))
+                    .collect(),
+            ),
             Predicate::Leaf {
                 column,
                 op,
@@ -85,7 +109,7 @@ impl FilePredicate {
             } => match sources.iter().find(|(f, _)| f.name == *column) {
                 Some((field, ColumnSource::File { name, file_type }))
                     if file_type.eq_ignore_nullable(&field.data_type)
-                        && comparable(&field.data_type) =>
+                        && accept(&field.data_type) =>
                 {
                     FilePredicate::Leaf {
                         column: name.clone(),
@@ -113,9 +137,9 @@ impl FilePredicate {
 /// What pruning skipped in one file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PruneStats {
-    /// Row groups of the file.
+    /// Row groups of the file (stripes of an ORC file).
     pub row_groups: usize,
-    /// Row groups none of whose rows is left to decode.
+    /// Row groups (stripes) none of whose rows is left to decode.
     pub row_groups_skipped: usize,
     /// Rows selected before pruning (the deletion vector applied).
     pub rows_before: u64,
@@ -547,46 +571,10 @@ fn and(a: &BooleanArray, b: &BooleanArray) -> Vec<bool> {
         .collect()
 }
 
-/// Sorts and merges overlapping or adjacent ranges, dropping empty ones.
-fn coalesce(mut v: Vec<Range<u64>>) -> Vec<Range<u64>> {
-    v.retain(|r| r.start < r.end);
-    v.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<u64>> = Vec::with_capacity(v.len());
-    for r in v {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
-}
+mod orc;
+mod ranges;
 
-/// The intersection of two sorted, disjoint range lists.
-fn intersect(a: &[Range<u64>], b: &[Range<u64>]) -> Vec<Range<u64>> {
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::new();
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        let (s, e) = (x.start.max(y.start), x.end.min(y.end));
-        if s < e {
-            out.push(s..e);
-        }
-        if x.end < y.end {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    out
-}
-
-/// The union of two sorted, disjoint range lists.
-fn union(a: &[Range<u64>], b: &[Range<u64>]) -> Vec<Range<u64>> {
-    coalesce(a.iter().chain(b).cloned().collect())
-}
-
-fn overlaps(ranges: &[Range<u64>], r: Range<u64>) -> bool {
-    ranges.iter().any(|x| x.start < r.end && r.start < x.end)
-}
+pub(crate) use orc::prune_orc;
 
 #[cfg(test)]
 mod tests;

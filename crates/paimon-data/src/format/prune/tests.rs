@@ -19,6 +19,9 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use super::*;
 use crate::format::{decode, DecodeRequest, FileFormat};
 
+mod late;
+mod orc;
+
 const ROWS: usize = 1000;
 /// 2024-01-01T00:00:00 in microseconds; row `i` is `i` milliseconds later.
 const TS_BASE_MICROS: i64 = 1_704_067_200_000_000;
