@@ -11,6 +11,7 @@ use anyhow::{anyhow, Context, Result};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use clap::{Args, ValueEnum};
+use paimon_data::format::LateMaterialization;
 use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
 use paimon_io::file_io_for;
@@ -65,6 +66,32 @@ pub struct OutputArgs {
     /// which this command gathers before writing it (`--format null` streams). Default: none.
     #[arg(long = "memory-budget", value_parser = parse_memory_budget)]
     pub memory_budget: Option<usize>,
+    /// When a filter is pushed into the Parquet decoder (its columns decoded first, the others
+    /// only for the rows it keeps): `auto` when a sample shows it keeps at most 0.5% of a
+    /// file's rows, `always`, or `never`. Rows are the same either way.
+    #[arg(long = "late-materialization", value_enum, default_value = "auto")]
+    pub late_materialization: LateMode,
+}
+
+/// `--late-materialization`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LateMode {
+    /// When a sample of the file shows the filter is selective.
+    Auto,
+    /// Whenever the filter can be pushed.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl From<LateMode> for LateMaterialization {
+    fn from(m: LateMode) -> Self {
+        match m {
+            LateMode::Auto => LateMaterialization::Auto,
+            LateMode::Always => LateMaterialization::Always,
+            LateMode::Never => LateMaterialization::Never,
+        }
+    }
 }
 
 /// `--memory-budget`: a number of bytes with an optional unit, `b`, `k`/`kb`/`kib`,
@@ -310,7 +337,7 @@ fn tune(mut b: paimon_data::SplitReaderBuilder, o: &OutputArgs) -> paimon_data::
     if let Some(n) = o.memory_budget {
         b = b.with_memory_budget(n);
     }
-    b
+    b.with_late_materialization(o.late_materialization.into())
 }
 
 /// A reader for `opened`: its schema, projection, filter, branch and row kind.

@@ -2,9 +2,10 @@
 //! groups, 9 columns: a filter column `k` uniform in 0..10000 that no statistics can prune,
 //! 4 BIGINT, 3 STRING and a DOUBLE; once with short strings uncompressed, once with 64-char
 //! strings compressed with zstd), every column projected, decoded and then filtered exactly,
-//! with the predicate pushed into the decoder ("on") and without ("off"), for filters keeping
-//! about 0.1%, 1%, 10% and 100% of the rows. A last block prints, per file and filter, the
-//! median time of each mode over the same number of alternating runs and their ratio.
+//! with the predicate pushed into the decoder whenever it can be ("always"), by the default
+//! sampling rule ("auto") and not at all ("off"), for filters keeping about 0.1%, 1%, 10% and
+//! 100% of the rows. A last block prints, per file and filter, the median time of each mode
+//! over the same number of alternating runs and their ratios to "off".
 //!
 //! Run: `cargo bench -p paimon-data --bench late_materialization`.
 
@@ -14,7 +15,9 @@ use std::time::{Duration, Instant};
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use paimon_data::format::{decode, decode_with_predicate, BatchIter, DecodeRequest, FileFormat};
+use paimon_data::format::{
+    decode, decode_with_predicate, BatchIter, DecodeRequest, FileFormat, LateMaterialization,
+};
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -101,20 +104,21 @@ fn request() -> DecodeRequest {
     }
 }
 
-/// Decodes (the predicate pushed when `on`) and filters exactly; the rows left.
-fn read(data: &Bytes, pred: &Predicate, on: bool) -> usize {
+/// Decodes (the predicate offered to the decoder in `mode`, not at all with `None`) and
+/// filters exactly; the rows left.
+fn read(data: &Bytes, pred: &Predicate, mode: Option<LateMaterialization>) -> usize {
     let f = fields();
-    let batches: BatchIter = if on {
-        decode_with_predicate(
+    let batches: BatchIter = match mode {
+        Some(mode) => decode_with_predicate(
             FileFormat::Parquet,
             PATH,
             data.clone(),
             &request(),
             pred,
             &f,
-        )
-    } else {
-        decode(FileFormat::Parquet, PATH, data.clone(), &request())
+            mode,
+        ),
+        None => decode(FileFormat::Parquet, PATH, data.clone(), &request()),
     }
     .unwrap();
     let type_of = |c: &str| f.iter().find(|x| x.name == c).map(|x| x.data_type.clone());
@@ -146,15 +150,26 @@ fn bench(c: &mut Criterion) {
     for (file_name, data) in &files {
         eprintln!("{file_name}: {} bytes, {ROWS} rows", data.len());
         for (name, pred) in filters() {
-            let (off, on) = (read(data, &pred, false), read(data, &pred, true));
-            assert_eq!(off, on, "late materialization changed the rows of {name}");
+            let off = read(data, &pred, None);
+            for mode in [LateMaterialization::Always, LateMaterialization::Auto] {
+                let on = read(data, &pred, Some(mode));
+                assert_eq!(
+                    off, on,
+                    "late materialization {mode:?} changed the rows of {name}"
+                );
+            }
             let mut g = c.benchmark_group(format!("late_materialization/{file_name}/{name}"));
             g.sample_size(10)
                 .warm_up_time(Duration::from_secs(1))
                 .measurement_time(Duration::from_secs(2))
                 .throughput(Throughput::Elements(ROWS as u64));
-            g.bench_function("off", |b| b.iter(|| read(data, &pred, false)));
-            g.bench_function("on", |b| b.iter(|| read(data, &pred, true)));
+            g.bench_function("off", |b| b.iter(|| read(data, &pred, None)));
+            g.bench_function("always", |b| {
+                b.iter(|| read(data, &pred, Some(LateMaterialization::Always)))
+            });
+            g.bench_function("auto", |b| {
+                b.iter(|| read(data, &pred, Some(LateMaterialization::Auto)))
+            });
             g.finish();
         }
     }
@@ -163,25 +178,32 @@ fn bench(c: &mut Criterion) {
     const RUNS: usize = 9;
     for (file_name, data) in &files {
         for (name, pred) in filters() {
-            let (mut off, mut on) = (Vec::new(), Vec::new());
+            let (mut off, mut always, mut auto) = (Vec::new(), Vec::new(), Vec::new());
             let mut kept = 0;
             for _ in 0..RUNS {
                 let t = Instant::now();
-                kept = read(data, &pred, false);
+                kept = read(data, &pred, None);
                 off.push(t.elapsed());
                 let t = Instant::now();
-                read(data, &pred, true);
-                on.push(t.elapsed());
+                read(data, &pred, Some(LateMaterialization::Always));
+                always.push(t.elapsed());
+                let t = Instant::now();
+                read(data, &pred, Some(LateMaterialization::Auto));
+                auto.push(t.elapsed());
             }
-            off.sort();
-            on.sort();
-            let (off, on) = (off[RUNS / 2], on[RUNS / 2]);
+            let median = |v: &mut Vec<Duration>| {
+                v.sort();
+                v[RUNS / 2].as_secs_f64()
+            };
+            let (off, always, auto) = (median(&mut off), median(&mut always), median(&mut auto));
             println!(
                 "late materialization, {file_name}, filter keeping {name} ({kept} rows): \
-                 off {:.1} ms, on {:.1} ms, on/off {:.2}",
-                off.as_secs_f64() * 1e3,
-                on.as_secs_f64() * 1e3,
-                on.as_secs_f64() / off.as_secs_f64()
+                 off {:.1} ms, always {:.1} ms ({:.2}x), auto {:.1} ms ({:.2}x)",
+                off * 1e3,
+                always * 1e3,
+                always / off,
+                auto * 1e3,
+                auto / off
             );
         }
     }

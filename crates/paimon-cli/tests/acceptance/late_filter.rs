@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use paimon_cli::read_cmd::read_to_json_lines;
+use clap::Parser;
+use paimon_cli::read_cmd::{read_to_json_lines_with, OutputArgs};
 use paimon_cli::scan_args::ScanArgs;
 use paimon_spec::types::TypeKind;
 use serde_json::Value;
@@ -39,12 +40,22 @@ fn table_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn read(table: &str, filter: Option<&str>) -> Result<Vec<Value>, String> {
+/// The reader options of `paimon read`, parsed as the command line gives them.
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// `table` read with `filter` and `--late-materialization mode`.
+fn read(table: &str, filter: Option<&str>, mode: &str) -> Result<Vec<Value>, String> {
     let scan = ScanArgs {
         filter: filter.map(str::to_string),
         ..Default::default()
     };
-    read_to_json_lines(table, &scan)
+    let cli =
+        Cli::try_parse_from(["read", "--late-materialization", mode]).map_err(|e| e.to_string())?;
+    read_to_json_lines_with(table, &scan, Some(&cli.output))
         .map_err(|e| format!("{e:#}"))?
         .iter()
         .map(|r| serde_json::from_str(r).map_err(|e| format!("{e}: {r}")))
@@ -111,9 +122,9 @@ fn tests(full: &[Value], col: &str, integer: bool) -> Vec<Test> {
 
 /// Checks the filters on `table`'s integer and string columns; the number of filtered reads,
 /// or None when the table's full read fails (other suites report that).
-fn check_table(table: &str, failures: &mut Vec<String>) -> Option<usize> {
+fn check_table(table: &str, mode: &str, failures: &mut Vec<String>) -> Option<usize> {
     let opened = ScanArgs::default().open(table).ok()?;
-    let full = read(table, None).ok()?;
+    let full = read(table, None, "never").ok()?;
     let simple = |n: &str| {
         n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && n.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -132,7 +143,7 @@ fn check_table(table: &str, failures: &mut Vec<String>) -> Option<usize> {
             let sql = t.sql(&f.name);
             let want: Vec<&Value> = full.iter().filter(|r| t.holds(r.get(&f.name))).collect();
             reads += 1;
-            let result = read(table, Some(&sql)).and_then(|got| {
+            let result = read(table, Some(&sql), mode).and_then(|got| {
                 let (got, want) = (sorted(&got.iter().collect::<Vec<_>>()), sorted(&want));
                 (got == want).then_some(()).ok_or_else(|| {
                     format!(
@@ -153,25 +164,22 @@ fn check_table(table: &str, failures: &mut Vec<String>) -> Option<usize> {
 }
 
 /// Once with late materialization forced on every Parquet file a filter can be pushed into
-/// (the fixture files are too small for the sampling rule to push many), once as configured.
-/// Other tests of this process may read while the variable is set: their rows must not change.
+/// (`--late-materialization always`: the fixture files are too small for the sampling rule to
+/// push many), once with the default rule.
 #[test]
 fn filtered_reads_equal_the_full_read_filtered() {
     let mut tables = Vec::new();
     table_dirs(&repo().join("fixtures/warehouse"), &mut tables);
     table_dirs(&repo().join("../shared/testdata/paimon-cpp"), &mut tables);
-    let var = paimon_data::format::LATE_MATERIALIZATION_VAR;
     for mode in ["always", "auto"] {
-        std::env::set_var(var, mode);
         let mut failures = Vec::new();
         let (mut checked, mut reads) = (0, 0);
         for t in &tables {
-            if let Some(n) = check_table(&t.to_string_lossy(), &mut failures) {
+            if let Some(n) = check_table(&t.to_string_lossy(), mode, &mut failures) {
                 checked += 1;
                 reads += n;
             }
         }
-        std::env::remove_var(var);
         for f in &failures {
             eprintln!("FAIL ({mode}) {f}");
         }

@@ -15,7 +15,6 @@ mod parquet_pages;
 mod prune;
 mod ts_range;
 
-pub use parquet_filter::MODE_VAR as LATE_MATERIALIZATION_VAR;
 pub use prune::PruneStats;
 pub(crate) use prune::{prune_orc, prune_parquet, FilePredicate};
 pub(crate) use ts_range::format_timestamp;
@@ -159,6 +158,20 @@ fn to_usize(v: u64) -> usize {
     usize::try_from(v).unwrap_or(usize::MAX)
 }
 
+/// When a read's predicate is pushed into the Parquet decoder (late materialization: the
+/// predicate's columns decoded first, the others only for the rows it keeps).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LateMaterialization {
+    /// When the predicate keeps at most 0.5% of a sample of the file's rows, where it was
+    /// measured to pay (`benches/late_materialization.rs`). The default.
+    #[default]
+    Auto,
+    /// Whenever the predicate can be pushed, however many rows it keeps.
+    Always,
+    /// Never: every projected column is decoded for every selected row.
+    Never,
+}
+
 /// What to decode from one file.
 #[derive(Debug, Clone)]
 pub struct DecodeRequest {
@@ -213,6 +226,7 @@ pub fn decode_with_predicate(
     req: &DecodeRequest,
     predicate: &Predicate,
     fields: &[DataField],
+    mode: LateMaterialization,
 ) -> Result<BatchIter> {
     let sources: Vec<_> = fields
         .iter()
@@ -225,7 +239,7 @@ pub fn decode_with_predicate(
         })
         .collect();
     let filter = FilePredicate::for_row_filter(predicate, &sources);
-    decode_filtered(format, path, data, req, Some(&filter))
+    decode_filtered(format, path, data, req, Some((&filter, mode)))
 }
 
 /// [`decode`], with `filter` pushed into the Parquet decoder when given
@@ -235,7 +249,7 @@ pub(crate) fn decode_filtered(
     path: &str,
     data: Bytes,
     req: &DecodeRequest,
-    filter: Option<&FilePredicate>,
+    filter: Option<(&FilePredicate, LateMaterialization)>,
 ) -> Result<BatchIter> {
     if let Some(n) = req.expected_rows.filter(|n| *n < 0) {
         return Err(Error::corrupt(

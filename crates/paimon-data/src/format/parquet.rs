@@ -23,7 +23,7 @@ use parquet::basic::Type as PhysicalType;
 use parquet::errors::ParquetError;
 
 use super::ts_range::find_out_of_range;
-use super::{check_file_rows, BatchIter, DecodeRequest, FilePredicate};
+use super::{check_file_rows, BatchIter, DecodeRequest, FilePredicate, LateMaterialization};
 use crate::error::{Error, Result};
 
 /// Decodes `data`; with `filter`, the predicate's columns are decoded first and the other
@@ -33,7 +33,7 @@ pub(super) fn decode(
     path: &str,
     data: Bytes,
     req: &DecodeRequest,
-    filter: Option<&FilePredicate>,
+    filter: Option<(&FilePredicate, LateMaterialization)>,
 ) -> Result<(BatchIter, bool)> {
     let perr = |e| Error::Parquet {
         path: path.to_string(),
@@ -91,9 +91,12 @@ pub(super) fn decode(
     };
     // The INT96 check decodes in step with the main decode, row for row: no row filter then.
     let row_filter = match filter {
-        Some(f) if !has_int96 => {
+        Some((f, mode)) if !has_int96 && mode != LateMaterialization::Never => {
             super::parquet_filter::plan(f, builder.schema(), builder.parquet_schema(), &roots)
-                .filter(|p| p.selective(&data, builder.metadata(), selection.clone()))
+                .filter(|p| {
+                    mode == LateMaterialization::Always
+                        || p.selective(&data, builder.metadata(), selection.clone())
+                })
                 .map(super::parquet_filter::Pushed::into_row_filter)
         }
         _ => None,

@@ -46,16 +46,6 @@ const SAMPLE_ROWS: usize = 65_536;
 /// filter's columns twice costs more than the skipped rows save.
 const MAX_KEPT: f64 = 0.005;
 
-/// Environment variable overriding the sample: `always` pushes every filter that can be
-/// evaluated, `never` none (for tests and measurements; anything else samples).
-pub const MODE_VAR: &str = "PAIMON_LATE_MATERIALIZATION";
-
-#[cfg(test)]
-thread_local! {
-    /// Tests push every filter that can be evaluated, however many rows it keeps.
-    pub(super) static ALWAYS_PUSH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// A filter that can be pushed into the decoder of one file.
 pub(super) struct Pushed {
     predicate: Predicate,
@@ -94,7 +84,8 @@ pub(super) fn plan(
 
 impl Pushed {
     /// Whether the filter keeps few enough of the first [`SAMPLE_ROWS`] selected rows of the
-    /// file (`meta` its metadata) to be worth pushing, unless [`MODE_VAR`] says; any failure
+    /// file (`meta` its metadata) to be worth pushing ([`super::LateMaterialization::Auto`]);
+    /// any failure
     /// says no.
     pub(super) fn selective(
         &self,
@@ -102,15 +93,6 @@ impl Pushed {
         meta: &Arc<ParquetMetaData>,
         selection: Option<RowSelection>,
     ) -> bool {
-        #[cfg(test)]
-        if ALWAYS_PUSH.with(|a| a.get()) {
-            return true;
-        }
-        match std::env::var(MODE_VAR).as_deref() {
-            Ok("always") => return true,
-            Ok("never") => return false,
-            _ => {}
-        }
         let Ok(meta) = ArrowReaderMetadata::try_new(meta.clone(), ArrowReaderOptions::new()) else {
             return false;
         };

@@ -17,7 +17,7 @@ use crate::datum::repeat;
 use crate::error::{Error, Result};
 use crate::format::{
     decode_filtered, prune_orc, prune_parquet, BatchIter, DecodeRequest, FileFormat, FilePredicate,
-    RowRanges,
+    LateMaterialization, RowRanges,
 };
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
@@ -69,6 +69,10 @@ pub(crate) struct FileOutput {
     /// before a merge, a row failing the predicate may still supersede an older one that
     /// passes.
     pub prune: Option<Predicate>,
+    /// When `prune` is pushed into the Parquet decoder ([`ReadOptions::late_materialization`]).
+    ///
+    /// [`ReadOptions::late_materialization`]: super::ReadOptions::late_materialization
+    pub late: LateMaterialization,
     /// Under a memory budget: batches are cut to the budget's share, and their sizes measured.
     pub budget: Option<BatchBudget>,
 }
@@ -193,7 +197,8 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
         batch_size: out.batch_rows(&task.meta),
         expected_rows: Some(task.meta.row_count),
     };
-    let batches = decode_filtered(format, &task.path, data, &req, row_filter.as_ref())?;
+    let pushed = row_filter.as_ref().map(|f| (f, out.late));
+    let batches = decode_filtered(format, &task.path, data, &req, pushed)?;
     let schema = out.schema();
     let state = FileState {
         mapper,

@@ -119,6 +119,13 @@ impl SplitReaderBuilder {
         self
     }
 
+    /// When the predicate is pushed into the Parquet decoder
+    /// ([`ReadOptions::late_materialization`]).
+    pub fn with_late_materialization(mut self, mode: crate::format::LateMaterialization) -> Self {
+        self.options.late_materialization = mode;
+        self
+    }
+
     /// Replaces all options.
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
@@ -571,6 +578,7 @@ impl SplitContext {
             with_value_kind,
             batch_size: self.batch_size,
             prune: None,
+            late: self.options.late_materialization,
             budget: self
                 .sizer
                 .clone()

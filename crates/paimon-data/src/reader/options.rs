@@ -2,6 +2,8 @@
 
 use paimon_spec::predicate::Predicate;
 
+use crate::format::LateMaterialization;
+
 /// Default rows per batch: Arrow kernels amortize well from a few thousand rows; Java's
 /// `read.batch-size` default is 1024 but larger batches are cheaper in Arrow.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -59,6 +61,11 @@ pub struct ReadOptions {
     /// vectors and index files; a data-evolution group of several files, which is assembled
     /// whole; the rows an incremental diff pins while comparing its two sides.
     pub memory_budget: Option<usize>,
+    /// When the predicate of a raw read is pushed into the Parquet decoder, so that the other
+    /// projected columns are decoded only for the rows it keeps. Default
+    /// [`LateMaterialization::Auto`]: when a sample of the file shows it keeps at most 0.5% of
+    /// the rows. Rows are the same either way.
+    pub late_materialization: LateMaterialization,
 }
 
 impl Default for ReadOptions {
@@ -74,6 +81,7 @@ impl Default for ReadOptions {
             with_row_kind: false,
             parallelism: 1,
             memory_budget: None,
+            late_materialization: LateMaterialization::Auto,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! itself already left out the rows an exactly judged predicate rules out.
 
 use super::*;
-use crate::format::decode_filtered;
+use crate::format::{decode_filtered, LateMaterialization};
 
 /// The ids a decode of the `id`, `name`, `n` and `d` columns returns with `filter` pushed
 /// (however many rows it keeps), before and after the exact filter.
@@ -40,13 +40,17 @@ fn late_as(
             .map(|f| f.data_type.clone())
     };
     let (mut decoded, mut exact) = (Vec::new(), Vec::new());
-    crate::format::parquet_filter::ALWAYS_PUSH.with(|a| a.set(always));
+    let mode = if always {
+        LateMaterialization::Always
+    } else {
+        LateMaterialization::Auto
+    };
     for b in decode_filtered(
         FileFormat::Parquet,
         "t.parquet",
         data.clone(),
         &req,
-        Some(filter),
+        Some((filter, mode)),
     )
     .unwrap()
     {
@@ -208,7 +212,8 @@ fn a_filter_on_every_projected_column_is_not_pushed() {
         batch_size: 64,
         expected_rows: Some(ROWS as i64),
     };
-    let n: usize = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, Some(&filter))
+    let pushed = Some((&filter, LateMaterialization::Always));
+    let n: usize = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, pushed)
         .unwrap()
         .map(|b| b.unwrap().num_rows())
         .sum();
@@ -227,7 +232,8 @@ fn the_file_row_count_is_still_checked() {
         batch_size: 64,
         expected_rows: Some(ROWS as i64 + 1),
     };
-    let err = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, Some(&filter))
+    let pushed = Some((&filter, LateMaterialization::Always));
+    let err = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, pushed)
         .err()
         .expect("a row count mismatch");
     assert!(
