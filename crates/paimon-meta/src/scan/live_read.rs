@@ -17,6 +17,9 @@ use crate::error::{Error, Result};
 use crate::manifest::{ManifestBlocks, ManifestEntry, ManifestFileMeta};
 use crate::snapshot::Snapshot;
 
+/// One decoded block's entries, or `None` when the block decoder rejected it.
+type Decoded = Option<Vec<ManifestEntry>>;
+
 impl ManifestReader {
     /// The live files of `snapshot` (read from `snapshot_path`) in batch mode, grouped by
     /// partition then bucket in Java's order, each file passed through `keep` (which may edit
@@ -66,19 +69,44 @@ impl ManifestReader {
         let mut acc = live::BucketAccumulator::default();
         let mut decoded_whole = vec![false; manifests.len()];
         for chunk in jobs.chunks(window) {
-            let decoded: Vec<Option<Vec<ManifestEntry>>> = chunk
-                .par_iter()
-                .map(|&(m, block)| {
-                    let Some(blocks) = manifests.get(m) else {
-                        return Ok(Some(Vec::new()));
-                    };
-                    let entries = match block {
-                        Some(b) => blocks.decode_block(b, self.decode)?,
-                        None => Some(blocks.decode_all(self.decode)?),
-                    };
-                    entries
-                        .map(|e| self.filter_entries(blocks.path(), e, true))
-                        .transpose()
+            let decode = |&(m, block): &(usize, Option<usize>)| -> Result<Decoded> {
+                let Some(blocks) = manifests.get(m) else {
+                    return Ok(Some(Vec::new()));
+                };
+                let entries = match block {
+                    Some(b) => blocks.decode_block(b, self.decode)?,
+                    None => Some(blocks.decode_all(self.decode)?),
+                };
+                entries
+                    .map(|e| self.filter_entries(blocks.path(), e, true))
+                    .transpose()
+            };
+            // Job i of the window runs on thread i mod n: each thread's allocator arena then
+            // holds the same share of the files from plan to plan (with work stealing the
+            // shares drift, and each arena keeps its own high-water mark).
+            let per_thread: Vec<Vec<(usize, Result<Decoded>)>> = rayon::broadcast(|ctx| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .skip(ctx.index())
+                    .step_by(ctx.num_threads().max(1))
+                    .map(|(i, job)| (i, decode(job)))
+                    .collect()
+            });
+            let mut slots: Vec<Option<Result<Decoded>>> = chunk.iter().map(|_| None).collect();
+            for (i, r) in per_thread.into_iter().flatten() {
+                if let Some(slot) = slots.get_mut(i) {
+                    *slot = Some(r);
+                }
+            }
+            let decoded: Vec<Decoded> = slots
+                .into_iter()
+                .map(|r| {
+                    r.unwrap_or_else(|| {
+                        Err(Error::Internal(
+                            "a manifest block of the window was given to no thread".into(),
+                        ))
+                    })
                 })
                 .collect::<Result<_>>()?;
             for (&(m, block), entries) in chunk.iter().zip(decoded) {
