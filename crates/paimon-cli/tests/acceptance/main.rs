@@ -5,6 +5,7 @@
 //! that starts passing fails the suite so the list stays honest.
 
 mod cpp_tables;
+mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
 mod late_filter;

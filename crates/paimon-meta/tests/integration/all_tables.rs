@@ -41,10 +41,28 @@ fn every_table_plans_its_latest_snapshot() {
     assert_eq!(planned + SKIP.len(), tables.len());
 }
 
+/// Snapshots Java refuses to read, and so do we: main snapshot 2 of the paimon-cpp
+/// `append_table_with_append_pt_branch` tables has `value2` while the fallback branch's snapshot
+/// before it has not (`java-oracle.sh dump TABLE --snapshot 2`: "Branch main and test does not
+/// have the same row type").
+const REFUSED: &[(&str, i64, &str)] = &[
+    (
+        "orc/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch",
+        2,
+        "row types differ",
+    ),
+    (
+        "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch",
+        2,
+        "row types differ",
+    ),
+];
+
 /// Every snapshot of every table plans too (time travel through all layouts).
 #[test]
 fn every_snapshot_of_every_table_plans() {
     let mut failures = Vec::new();
+    let mut refused = 0;
     let mut count = 0;
     for t in common::all_tables() {
         let rel = common::rel(&t);
@@ -56,12 +74,24 @@ fn every_snapshot_of_every_table_plans() {
         for s in table.snapshots().unwrap() {
             count += 1;
             if let Err(e) = table.scan().with_snapshot(s.id).plan() {
-                failures.push(format!("{rel} snapshot {}: {e}", s.id));
+                let expected = REFUSED.iter().any(|(name, id, why)| {
+                    *name == rel && *id == s.id && e.to_string().contains(why)
+                });
+                if expected {
+                    refused += 1;
+                } else {
+                    failures.push(format!("{rel} snapshot {}: {e}", s.id));
+                }
             }
         }
     }
     assert!(count > 200, "only {count} snapshots");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        refused,
+        REFUSED.len(),
+        "a snapshot Java refuses was planned"
+    );
 }
 
 /// `with_drop_stats(true)` plans the same splits, files and order, with empty value stats.
