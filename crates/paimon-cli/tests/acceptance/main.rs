@@ -11,4 +11,5 @@ mod fixtures;
 mod late_filter;
 mod memory_budget;
 mod projection;
+mod projection_ids;
 mod skips;

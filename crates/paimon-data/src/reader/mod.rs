@@ -76,6 +76,12 @@ impl SplitReaderBuilder {
         self
     }
 
+    /// Output columns by field id ([`ReadOptions::projection_ids`]).
+    pub fn with_projection_ids(mut self, ids: impl IntoIterator<Item = i32>) -> Self {
+        self.options.projection_ids = Some(ids.into_iter().collect());
+        self
+    }
+
     /// Row filter ([`ReadOptions::predicate`]).
     pub fn with_predicate(mut self, predicate: Predicate) -> Self {
         self.options.predicate = Some(predicate);
@@ -376,6 +382,32 @@ fn output_schema(out: &[DataField], options: &ReadOptions) -> SchemaRef {
 /// included.
 fn output_fields(table: &TableSchema, options: &ReadOptions) -> Result<Vec<DataField>> {
     let bigint = || DataType::nullable(TypeKind::BigInt);
+    if let Some(ids) = &options.projection_ids {
+        if options.projection.is_some() {
+            return Err(Error::unsupported(
+                "a projection by column names and one by field ids in the same read",
+            ));
+        }
+        return ids
+            .iter()
+            .map(|&id| match id {
+                ROW_ID_FIELD_ID => Ok(DataField::new(ROW_ID_FIELD_ID, ROW_ID, bigint())),
+                SEQUENCE_NUMBER_FIELD_ID => Ok(DataField::new(
+                    SEQUENCE_NUMBER_FIELD_ID,
+                    SEQUENCE_NUMBER,
+                    bigint(),
+                )),
+                _ => table
+                    .fields
+                    .iter()
+                    .find(|f| f.id == id)
+                    .cloned()
+                    .ok_or_else(|| Error::NotFound {
+                        path: format!("field id {id} (schema {})", table.id),
+                    }),
+            })
+            .collect();
+    }
     match &options.projection {
         None => Ok(table.fields.clone()),
         Some(names) => names

@@ -17,6 +17,12 @@ pub struct ReadOptions {
     /// Output columns by name, in this order; `None` (default) = every column of the table
     /// schema. The system columns `_ROW_ID` and `_SEQUENCE_NUMBER` (BIGINT) may be named too.
     pub projection: Option<Vec<String>>,
+    /// Output columns by field id, in this order, resolved against the schema read (so a
+    /// column renamed since keeps its id); the system columns by their reserved ids
+    /// ([`super::ROW_ID_FIELD_ID`], [`super::SEQUENCE_NUMBER_FIELD_ID`]). The columns come out
+    /// under their names in that schema. Not together with [`ReadOptions::projection`].
+    /// Default none.
+    pub projection_ids: Option<Vec<i32>>,
     /// Rows must satisfy this predicate (applied exactly, after pruning). Default none.
     pub predicate: Option<Predicate>,
     /// Stop after this many output rows. Default none.
@@ -73,6 +79,7 @@ impl Default for ReadOptions {
         ReadOptions {
             batch_size: DEFAULT_BATCH_SIZE,
             projection: None,
+            projection_ids: None,
             predicate: None,
             limit: None,
             schema_id: None,
