@@ -14,6 +14,7 @@
 //! Then the predicate is applied exactly, the projection taken and the limit enforced.
 
 mod budget;
+mod context;
 mod data_evolution;
 mod diff_read;
 mod file;
@@ -45,13 +46,12 @@ pub use options::{ReadOptions, DEFAULT_BATCH_SIZE};
 pub use parallel::PlanBatches;
 
 use crate::arrow_schema::to_arrow_schema;
-use crate::datum::datum_to_array;
-use crate::deletion_vector::DeletionVector;
 use crate::error::{Error, Result};
-use crate::format::{BatchIter, RowRanges};
-use budget::{estimate_row_bytes, BatchBudget, BatchSizer};
-use file::{FileOutput, FileTask};
+use crate::format::BatchIter;
+use budget::BatchSizer;
 use schemas::SchemaCache;
+
+pub(crate) use context::SplitContext;
 
 /// Name of the leading row-kind column ([`ReadOptions::with_row_kind`]).
 pub const ROW_KIND: &str = "_ROW_KIND";
@@ -429,195 +429,6 @@ fn output_fields(table: &TableSchema, options: &ReadOptions) -> Result<Vec<DataF
 
 /// A unit of work producing batches that contain (at least) the read columns by name.
 pub(crate) type Task = Box<dyn FnOnce() -> Result<BatchIter> + Send>;
-
-/// What the tasks of one split share.
-#[derive(Debug)]
-pub(crate) struct SplitContext {
-    pub io: FileIORef,
-    pub table_path: String,
-    pub table: TableSchemaRef,
-    pub split: DataSplit,
-    pub bucket_dir: String,
-    pub batch_size: usize,
-    pub constants: Vec<(i32, ArrayRef)>,
-    /// Batch sizes under [`ReadOptions::memory_budget`], when set.
-    pub sizer: Option<Arc<BatchSizer>>,
-    options: Arc<ReadOptions>,
-    schemas: Arc<SchemaCache>,
-    schema_dir: String,
-    index_files: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
-}
-
-impl SplitContext {
-    /// With a memory budget, `budget` gives the read's sizer and the fields read, whose rows
-    /// set the split's batch size.
-    fn new(
-        reader: &SplitReader,
-        table_path: &str,
-        split: &DataSplit,
-        table: TableSchemaRef,
-        schema_dir: String,
-        budget: Option<(Arc<BatchSizer>, &[DataField])>,
-    ) -> Result<Self> {
-        let partition_fields = table.partition_fields();
-        let mut constants = Vec::new();
-        if !partition_fields.is_empty() {
-            let row = split
-                .partition_row()
-                .map_err(|e| Error::spec(&split.bucket_path, e))?;
-            let types: Vec<DataType> = partition_fields
-                .iter()
-                .map(|f| f.data_type.clone())
-                .collect();
-            if row.arity() == types.len() {
-                let values = row
-                    .to_datums(&types)
-                    .map_err(|e| Error::spec(&split.bucket_path, e))?;
-                for (f, v) in partition_fields.iter().zip(values) {
-                    constants.push((f.id, datum_to_array(&v, &f.data_type)?));
-                }
-            }
-        }
-        let path_directory = table
-            .options
-            .get("data-file.path-directory")
-            .map(String::as_str);
-        let bucket_dir = paths::bucket_dir(
-            reader.io.as_ref(),
-            table_path,
-            &split.bucket_path,
-            table.partition_keys.len(),
-            path_directory,
-        )?;
-        let mut batch_size = reader.options.batch_size.max(1);
-        if let Some((sizer, read)) = &budget {
-            let ids: Vec<i32> = read.iter().map(|f| f.id).collect();
-            let widest = split
-                .data_files
-                .iter()
-                .chain(&split.before_files)
-                .map(|m| estimate_row_bytes(read, m.file_size, m.row_count))
-                .max()
-                .unwrap_or(1);
-            batch_size = sizer.rows(&ids, widest, 1, batch_size);
-        }
-        Ok(SplitContext {
-            io: reader.io.clone(),
-            table_path: table_path.to_string(),
-            table,
-            split: split.clone(),
-            bucket_dir,
-            batch_size,
-            constants,
-            sizer: budget.map(|(s, _)| s),
-            options: reader.options.clone(),
-            schemas: reader.schemas.clone(),
-            schema_dir,
-            index_files: std::sync::Mutex::new(HashMap::new()),
-        })
-    }
-
-    /// The schema a data file was written with.
-    pub(crate) fn file_schema(&self, schema_id: i64) -> Result<TableSchemaRef> {
-        if schema_id == self.table.id {
-            return Ok(self.table.clone());
-        }
-        self.schemas
-            .get(self.io.as_ref(), &self.schema_dir, schema_id)
-    }
-
-    /// The FileTask of data file `i`, with its deletion vector resolved.
-    pub(crate) fn file_task(&self, i: usize) -> Result<FileTask> {
-        let meta = self
-            .split
-            .data_files
-            .get(i)
-            .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?
-            .clone();
-        let external = meta
-            .external_path
-            .as_deref()
-            .map(|p| self.options.rewrite_path(p));
-        let path = paths::data_file(
-            self.io.as_ref(),
-            &self.bucket_dir,
-            &meta.file_name,
-            external.as_deref(),
-        )?;
-        let schema = self.file_schema(meta.schema_id)?;
-        let file_fields = match &meta.write_cols {
-            Some(cols) => schema.project(cols),
-            None => schema.fields.clone(),
-        };
-        let rows = match self.deletion_vector(i)? {
-            Some(dv) => {
-                let total = u64::try_from(meta.row_count).unwrap_or(0);
-                // A vector deleting a row past the file's row count means the two disagree:
-                // reading either way could return deleted rows.
-                if let Some(last) = dv.iter().last().filter(|p| *p >= total) {
-                    return Err(Error::corrupt(
-                        &path,
-                        format!("deletion vector deletes row {last} but the file has {total} rows"),
-                    ));
-                }
-                Some(RowRanges::excluding(total, dv.iter()))
-            }
-            None => None,
-        };
-        Ok(FileTask {
-            path,
-            meta,
-            file_fields,
-            rows,
-        })
-    }
-
-    /// The deletion vector of data file `i`, if the split carries one.
-    pub(crate) fn deletion_vector(&self, i: usize) -> Result<Option<DeletionVector>> {
-        let Some(df) = self.split.deletion_file(i) else {
-            return Ok(None);
-        };
-        let path = paths::index_file(
-            self.io.as_ref(),
-            &self.table_path,
-            &self.bucket_dir,
-            &self.options.rewrite_path(&df.path),
-        )?;
-        let cached = self
-            .index_files
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&path).cloned());
-        let bytes = match cached {
-            Some(b) => b,
-            None => {
-                let b = self.io.read(&path).map_err(|e| Error::io(&path, e))?;
-                if let Ok(mut m) = self.index_files.lock() {
-                    m.insert(path.clone(), b.clone());
-                }
-                b
-            }
-        };
-        DeletionVector::decode_in_file(&bytes, df.offset, df.length, &path).map(Some)
-    }
-
-    /// How files of this split are read into `fields`.
-    pub(crate) fn file_output(&self, fields: &[DataField], with_value_kind: bool) -> FileOutput {
-        FileOutput {
-            fields: fields.to_vec(),
-            constants: self.constants.clone(),
-            kv_file: !self.table.primary_keys.is_empty(),
-            with_value_kind,
-            batch_size: self.batch_size,
-            prune: None,
-            late: self.options.late_materialization,
-            budget: self
-                .sizer
-                .clone()
-                .map(|sizer| BatchBudget { sizer, parts: 1 }),
-        }
-    }
-}
 
 /// One task per file, read independently with its deletion vector; `with_value_kind` keeps
 /// each primary-key row's `_VALUE_KIND`.
