@@ -264,29 +264,38 @@ impl<T, F: Fn(&T, &T) -> Ordering> JavaPriorityQueue<T, F> {
 }
 
 /// Java `DataEvolutionSplitGenerator.splitForBatch`: group files with overlapping row-id
-/// ranges, then pack the groups.
+/// ranges (Java 1.4 `RangeHelper.mergeOverlappingRanges`: sorted by range start, then end;
+/// within a group the files keep their input order), then pack the groups.
 pub fn data_evolution_batch(
-    mut files: Vec<DataFileMeta>,
+    files: Vec<DataFileMeta>,
     sizes: SplitSizes,
     count_blob_size: bool,
 ) -> Vec<SplitGroup> {
-    files.sort_by_key(|f| f.first_row_id.unwrap_or(i64::MAX));
-    let mut groups: Vec<Vec<DataFileMeta>> = Vec::new();
+    let mut indexed: Vec<(usize, DataFileMeta)> = files.into_iter().enumerate().collect();
+    indexed.sort_by_key(|(_, f)| f.row_id_range().unwrap_or((i64::MAX, i64::MAX)));
+    let mut groups: Vec<Vec<(usize, DataFileMeta)>> = Vec::new();
     let mut group_end: Option<i64> = None;
-    for f in files {
+    for (i, f) in indexed {
         match (f.row_id_range(), group_end) {
             (Some((start, end)), Some(ge)) if start <= ge => {
                 group_end = Some(ge.max(end));
                 if let Some(g) = groups.last_mut() {
-                    g.push(f);
+                    g.push((i, f));
                 }
             }
             (range, _) => {
                 group_end = range.map(|r| r.1);
-                groups.push(vec![f]);
+                groups.push(vec![(i, f)]);
             }
         }
     }
+    let groups: Vec<Vec<DataFileMeta>> = groups
+        .into_iter()
+        .map(|mut g| {
+            g.sort_by_key(|(i, _)| *i);
+            g.into_iter().map(|(_, f)| f).collect()
+        })
+        .collect();
     let weight = |g: &Vec<DataFileMeta>| {
         g.iter()
             .map(|f| {
@@ -434,5 +443,36 @@ mod tests {
         assert_eq!(g[0].files.len(), 2);
         assert!(!g[0].raw_convertible);
         assert!(g[1].raw_convertible);
+    }
+
+    /// The layout of fixture `append/vector_store`, files in manifest order: Java 1.4.2 plans
+    /// them as `data`, `vec-1`, `vec-2`, `rewrite` (one range, input order kept), then `tail`,
+    /// `tail-vec` (the interop round trip compares the plans file for file).
+    #[test]
+    fn data_evolution_groups_keep_the_input_order() {
+        let f = |name: &str, first: i64, rows: i64| {
+            let mut m = file(name, 10, 0, 0);
+            m.first_row_id = Some(first);
+            m.row_count = rows;
+            m
+        };
+        let input = vec![
+            f("data", 0, 1100),
+            f("vec-1", 0, 1000),
+            f("vec-2", 1000, 100),
+            f("tail", 1100, 10),
+            f("tail-vec", 1100, 10),
+            f("rewrite", 0, 1100),
+        ];
+        let sizes = SplitSizes {
+            target: 1 << 30,
+            open_file_cost: 1,
+        };
+        let g = data_evolution_batch(input, sizes, true);
+        let names: Vec<&str> = g[0].files.iter().map(|f| f.file_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["data", "vec-1", "vec-2", "rewrite", "tail", "tail-vec"]
+        );
     }
 }
