@@ -2,7 +2,7 @@
 //!
 //! Avro has no row skipping, so deletion vectors are applied after decoding.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
@@ -14,15 +14,19 @@ use super::{check_file_rows, BatchIter, DecodeRequest, SelectAfterDecode};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    let rows = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    let rows = check_container(&data)
+        .map_err(|reason| Error::corrupt(path, reason))?
+        .rows();
     check_file_rows(path, req, rows)?;
     let wrapped = wrap_root_union(&data).map_err(|reason| Error::corrupt(path, reason))?;
     let unnest = wrapped.is_some();
-    let reader = ReaderBuilder::new()
-        .with_batch_size(req.batch_size.max(1))
-        .build(Cursor::new(wrapped.unwrap_or(data)))
-        .map_err(|e| Error::arrow(path, e))?;
-    let schema = reader.schema();
+    let data = wrapped.unwrap_or(data);
+    let layout = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    let header = data.slice(..layout.header_end);
+    let schema = ReaderBuilder::new()
+        .build(Cursor::new(header.clone()))
+        .map_err(|e| Error::arrow(path, e))?
+        .schema();
     let fields = match (unnest, schema.fields().first().map(|f| f.data_type())) {
         (false, _) => schema.fields().clone(),
         (true, Some(ArrowType::Struct(fields))) => fields.clone(),
@@ -40,8 +44,16 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .map(|(i, _)| i)
         .collect();
     let owned = path.to_string();
-    let projected: BatchIter = Box::new(reader.map(move |r| {
-        let batch = r.map_err(|e| Error::arrow(&owned, e))?;
+    let blocks = Blocks {
+        path: path.to_string(),
+        header,
+        data,
+        blocks: layout.blocks.into_iter(),
+        batch_size: req.batch_size.max(1),
+        pending: None,
+    };
+    let projected: BatchIter = Box::new(blocks.map(move |r| {
+        let batch = r?;
         let batch = if unnest {
             unnest_root(batch).map_err(|reason| Error::corrupt(&owned, reason))?
         } else {
@@ -121,11 +133,103 @@ fn unnest_root(batch: RecordBatch) -> std::result::Result<RecordBatch, String> {
     Ok(RecordBatch::from(root.clone()))
 }
 
+/// The batches of an object-container file, decoded one block at a time. `arrow-avro`'s
+/// `Reader` spins forever on a block whose bytes hold more than the rows it claims (its row
+/// count runs out before its bytes do, and it waits for the bytes to run out too; a fuzzed
+/// 1.8 KB file kept it busy for minutes): each block is decoded by a reader of its own, made
+/// to decode exactly the block's rows in one batch, and then dropped. Bytes after a block's
+/// rows are ignored, as Java's `DataFileStream` ignores them.
+struct Blocks {
+    path: String,
+    header: Bytes,
+    data: Bytes,
+    blocks: std::vec::IntoIter<Block>,
+    batch_size: usize,
+    /// The rest of the last block's batch, handed out `batch_size` rows at a time.
+    pending: Option<RecordBatch>,
+}
+
+impl Blocks {
+    fn decode_block(&self, block: &Block) -> Result<RecordBatch> {
+        let rows = usize::try_from(block.rows).unwrap_or(usize::MAX);
+        let bytes = Cursor::new(self.header.clone())
+            .chain(Cursor::new(self.data.slice(block.start..block.end)));
+        let mut reader = ReaderBuilder::new()
+            .with_batch_size(rows)
+            .build(std::io::BufReader::new(bytes))
+            .map_err(|e| Error::arrow(&self.path, e))?;
+        let batch = reader
+            .next()
+            .transpose()
+            .map_err(|e| Error::arrow(&self.path, e))?
+            .ok_or_else(|| {
+                Error::corrupt(
+                    &self.path,
+                    format!("a block of {rows} rows decoded to none"),
+                )
+            })?;
+        if batch.num_rows() != rows {
+            return Err(Error::corrupt(
+                &self.path,
+                format!("a block of {rows} rows decoded {} rows", batch.num_rows()),
+            ));
+        }
+        Ok(batch)
+    }
+}
+
+impl Iterator for Blocks {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(batch) = self.pending.take() {
+                if batch.num_rows() > self.batch_size {
+                    let rest = batch.num_rows() - self.batch_size;
+                    self.pending = Some(batch.slice(self.batch_size, rest));
+                    return Some(Ok(batch.slice(0, self.batch_size)));
+                }
+                return Some(Ok(batch));
+            }
+            let block = self.blocks.next()?;
+            if block.rows == 0 {
+                continue;
+            }
+            match self.decode_block(&block) {
+                Ok(batch) => self.pending = Some(batch),
+                Err(e) => {
+                    self.blocks = Vec::new().into_iter();
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+/// One block of an object-container file: its rows and its bytes, `[count][size][bytes][sync]`.
+struct Block {
+    rows: u64,
+    start: usize,
+    end: usize,
+}
+
+/// Where an object-container file's header ends and its blocks lie.
+struct Layout {
+    header_end: usize,
+    blocks: Vec<Block>,
+}
+
+impl Layout {
+    /// The rows the blocks claim.
+    fn rows(&self) -> u64 {
+        self.blocks.iter().map(|b| b.rows).sum()
+    }
+}
+
 /// Walks the object-container framing (`docs`: Avro spec, "Object Container Files"): header,
 /// then blocks of `[count][size][size bytes][sync]` up to the very end of the file. The decoder
-/// stops quietly at a cut-off block, which would drop its rows without a word. Returns the
-/// rows the blocks claim.
-fn check_container(data: &[u8]) -> std::result::Result<u64, String> {
+/// stops quietly at a cut-off block, which would drop its rows without a word.
+fn check_container(data: &[u8]) -> std::result::Result<Layout, String> {
     let mut pos = 4usize;
     if data.get(..4) != Some(b"Obj\x01".as_slice()) {
         return Err("not an Avro object container file (bad magic)".into());
@@ -150,9 +254,12 @@ fn check_container(data: &[u8]) -> std::result::Result<u64, String> {
         .get(pos..pos + 16)
         .ok_or("truncated header: no sync marker")?;
     pos += 16;
+    let header_end = pos;
+    let mut blocks = Vec::new();
     let mut block = 0usize;
     let mut rows = 0u64;
     while pos < data.len() {
+        let start = pos;
         let count = read_long(data, &mut pos)?;
         let size = read_long(data, &mut pos)?;
         if count < 0 {
@@ -169,9 +276,14 @@ fn check_container(data: &[u8]) -> std::result::Result<u64, String> {
             ));
         }
         pos += 16;
+        blocks.push(Block {
+            rows: count.unsigned_abs(),
+            start,
+            end: pos,
+        });
         block += 1;
     }
-    Ok(rows)
+    Ok(Layout { header_end, blocks })
 }
 
 /// An Avro zig-zag varint long.
@@ -313,5 +425,44 @@ mod tests {
         let null_row = union_root_file(vec![rec(1), Value::Union(0, Box::new(Value::Null))]);
         let err = decode_all(null_row, &["a"]).unwrap_err().to_string();
         assert!(err.contains("1 rows are null records"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod block_tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    /// fuzz/regressions/data_file/avro-block-bytes-beyond-its-rows-spin: a 1.8 KB file (after
+    /// the fuzz target's 4 header bytes) whose one block claims 25 rows but holds more bytes
+    /// than they take. `arrow-avro`'s `Reader` spun on it for minutes; decoded block by block,
+    /// its 25 rows come out and the extra bytes are ignored, as Java ignores them.
+    #[test]
+    fn a_block_with_bytes_beyond_its_rows_decodes_its_rows() {
+        let input = std::fs::read(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fuzz/regressions/data_file/avro-block-bytes-beyond-its-rows-spin"),
+        )
+        .unwrap();
+        let data = Bytes::from(input[4..].to_vec());
+        let layout = check_container(&data).unwrap();
+        assert_eq!(layout.blocks.len(), 1);
+        assert_eq!(layout.rows(), 25);
+        let req = DecodeRequest {
+            columns: vec!["id".into(), "name".into()],
+            types: Vec::new(),
+            rows: None,
+            batch_size: 10,
+            expected_rows: Some(25),
+        };
+        let batches: Vec<RecordBatch> = decode("t.avro", data, &req)
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        // Batches of at most 10 rows: the block's 25 rows sliced 10, 10, 5.
+        let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+        assert_eq!(sizes, [10, 10, 5]);
+        assert_eq!(batches[0].num_columns(), 2);
     }
 }

@@ -177,6 +177,21 @@ fn normalize(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRe
     if array.data_type() == target {
         return Ok(array.clone());
     }
+    // arrow-cast 59 casts a list to a fixed-size list from the start of its child values,
+    // whatever its first offset: a sliced list (a batch cut in two) would take the wrong
+    // values, or panic past their end. Such a list is copied to start at offset 0 first.
+    let compacted;
+    let array = match (target, array.as_list_opt::<i32>()) {
+        (ArrowType::FixedSizeList(..), Some(list))
+            if list.value_offsets().first().is_some_and(|o| *o != 0) =>
+        {
+            let all = arrow_array::UInt32Array::from_iter_values(0..list.len() as u32);
+            compacted = arrow_select::take::take(array.as_ref(), &all, None)
+                .map_err(|e| Error::arrow(path, e))?;
+            &compacted
+        }
+        _ => array,
+    };
     cast_with_options(array, target, &CastOptions::default()).map_err(|e| Error::arrow(path, e))
 }
 

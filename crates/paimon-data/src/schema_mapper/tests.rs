@@ -462,3 +462,38 @@ fn widening_a_timestamp_past_nanoseconds_is_an_error_not_null() {
     assert_eq!(r.value(0), 1_000_001_000);
     assert!(r.is_null(1));
 }
+
+/// A VECTOR column decoded as a list (Avro) and cut out of a larger batch: the fixed-size
+/// list it becomes holds the slice's own vectors. arrow-cast 59 alone takes the child values
+/// from offset 0 (here 1..6 instead of 4..9; past the end of them, it panics).
+#[test]
+fn sliced_list_to_vector_keeps_the_slice_values() {
+    let list = ListArray::from_iter_primitive::<Float32Type, _, _>([
+        Some(vec![Some(1.0), Some(2.0), Some(3.0)]),
+        Some(vec![Some(4.0), Some(5.0), Some(6.0)]),
+        Some(vec![Some(7.0), Some(8.0), Some(9.0)]),
+    ]);
+    let sliced: ArrayRef = Arc::new(list.slice(1, 2));
+    let target = arrow_schema::DataType::FixedSizeList(
+        Arc::new(arrow_schema::Field::new(
+            "element",
+            arrow_schema::DataType::Float32,
+            true,
+        )),
+        3,
+    );
+    let unguarded = arrow_cast::cast(&sliced, &target).unwrap();
+    let unguarded = unguarded
+        .as_fixed_size_list()
+        .values()
+        .as_primitive::<Float32Type>();
+    assert_eq!(unguarded.values().to_vec(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let out = normalize(&sliced, &target, "test").unwrap();
+    let fixed = out.as_fixed_size_list();
+    let values: Vec<f32> = fixed
+        .values()
+        .as_primitive::<Float32Type>()
+        .values()
+        .to_vec();
+    assert_eq!(values, [4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+}
