@@ -74,23 +74,44 @@ pub fn check_type_tree(file: &[u8]) -> Result<(), String> {
             subtypes.push(subs);
         }
     }
+    check_pre_order(&subtypes)
+}
+
+/// The types, as their subtype lists, form one tree numbered in pre-order, as ORC writers
+/// number them: walking from type 0, each type is reached once, as the next number, and every
+/// type is reached. orc-rust projects a column by its subtree's numbers, so two columns sharing
+/// a number would each read the other's streams; a number pointing back would recurse forever.
+fn check_pre_order(subtypes: &[Vec<u64>]) -> Result<(), String> {
     let n = subtypes.len();
-    let mut depth = vec![1usize; n];
-    for i in (0..n).rev() {
-        for &s in &subtypes[i] {
-            let s = usize::try_from(s)
-                .ok()
-                .filter(|s| *s > i && *s < n)
-                .ok_or_else(|| {
-                    format!("ORC type {i} names subtype {s}, not a later one of the {n} types")
-                })?;
-            depth[i] = depth[i].max(depth[s] + 1);
+    if n == 0 {
+        return Ok(());
+    }
+    let mut next = 1usize;
+    // (type, index of its next child to visit)
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    while let Some(&mut (ty, ref mut child)) = stack.last_mut() {
+        let Some(&sub) = subtypes[ty].get(*child) else {
+            stack.pop();
+            continue;
+        };
+        *child += 1;
+        if usize::try_from(sub).ok() != Some(next) || next >= n {
+            return Err(format!(
+                "ORC type {ty} names subtype {sub} where a pre-order tree of {n} types has {next}"
+            ));
         }
-        if depth[i] > MAX_TYPE_DEPTH {
+        next += 1;
+        if stack.len() >= MAX_TYPE_DEPTH {
             return Err(format!(
                 "ORC types nest deeper than {MAX_TYPE_DEPTH} levels"
             ));
         }
+        stack.push((usize::try_from(sub).unwrap_or(0), 0));
+    }
+    if next != n {
+        return Err(format!(
+            "ORC footer lists {n} types but its tree reaches {next}"
+        ));
     }
     Ok(())
 }
@@ -306,6 +327,26 @@ mod tests {
         chain.push((3, &[]));
         let e = check_type_tree(&tail(&chain, false)).unwrap_err();
         assert!(e.contains("deeper than 256"), "{e}");
+        // Two columns sharing type 2 (fuzz finding data_file/orc-shared-subtype-extra-column:
+        // orc-rust projected the other column along): not a pre-order tree.
+        let shared: &[(u64, &[u64])] = &[(12, &[1, 2]), (12, &[2]), (3, &[])];
+        let e = check_type_tree(&tail(shared, false)).unwrap_err();
+        assert!(e.contains("type 0 names subtype 2"), "{e}");
+        // A type no column reaches.
+        let stray: &[(u64, &[u64])] = &[(12, &[1]), (3, &[]), (3, &[])];
+        let e = check_type_tree(&tail(stray, false)).unwrap_err();
+        assert!(e.contains("lists 3 types but its tree reaches 2"), "{e}");
+        // A well-formed nested tree passes: struct<a int, b struct<c int, d list<int>>, e int>.
+        let nested: &[(u64, &[u64])] = &[
+            (12, &[1, 2, 6]),
+            (3, &[]),
+            (12, &[3, 4]),
+            (3, &[]),
+            (10, &[5]),
+            (3, &[]),
+            (3, &[]),
+        ];
+        check_type_tree(&tail(nested, true)).unwrap();
     }
 
     #[test]
