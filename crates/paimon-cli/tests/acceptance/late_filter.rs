@@ -8,37 +8,13 @@
 //! computed here from the full read's JSON values (SQL semantics: NULL matches nothing but IS
 //! NULL). The full read is checked against Java's rows by the other suites.
 
-use std::path::{Path, PathBuf};
-
 use clap::Parser;
 use paimon_cli::read_cmd::{read_to_json_lines_with, OutputArgs};
 use paimon_cli::scan_args::ScanArgs;
 use paimon_spec::types::TypeKind;
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Table directories (a `schema` and a `snapshot` directory) under `dir`, recursively.
-fn table_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
-    if dir.join("schema").is_dir() && dir.join("snapshot").is_dir() {
-        out.push(dir.to_path_buf());
-        return;
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|r| {
-            r.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    entries.sort();
-    for e in entries {
-        table_dirs(&e, out);
-    }
-}
+use crate::paths::{repo, table_dirs};
 
 /// The reader options of `paimon read`, parsed as the command line gives them.
 #[derive(Parser)]

@@ -13,6 +13,7 @@ use paimon_cli::compare::diff_rows;
 use paimon_cli::read_cmd::{output_fields, read_to_json_lines_with, OutputArgs};
 use paimon_cli::scan_args::ScanArgs;
 
+use crate::paths::repo;
 use crate::skips::skip_reason;
 
 #[derive(Debug, Parser)]
@@ -24,10 +25,6 @@ struct Cli {
 }
 
 const BUDGETS: [&str; 2] = ["1", "16KiB"];
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Reads `table` with the scan `args` plus 2 threads and `budget`, compared with `expected`.
 fn run(table: &Path, args: &[String], budget: &str, expected: &Path) -> Result<(), String> {

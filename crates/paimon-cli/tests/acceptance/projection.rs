@@ -6,34 +6,10 @@
 //! sequence-group fields, ...), so a wrong rule shows up as a projected read that differs from
 //! the full one. The full read is checked against Java's rows by the other suites.
 
-use std::path::{Path, PathBuf};
-
 use paimon_cli::read_cmd::read_to_json_lines;
 use paimon_cli::scan_args::ScanArgs;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Table directories (a `schema` and a `snapshot` directory) under `dir`, recursively.
-fn table_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
-    if dir.join("schema").is_dir() && dir.join("snapshot").is_dir() {
-        out.push(dir.to_path_buf());
-        return;
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|r| {
-            r.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    entries.sort();
-    for e in entries {
-        table_dirs(&e, out);
-    }
-}
+use crate::paths::{repo, table_dirs};
 
 /// `rows` (JSON objects) cut to `cols`, each rendered as a JSON array, sorted.
 fn cut(rows: &[String], cols: &[String]) -> Result<Vec<String>, String> {

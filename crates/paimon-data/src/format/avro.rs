@@ -14,14 +14,18 @@ use super::{check_file_rows, BatchIter, DecodeRequest, SelectAfterDecode};
 use crate::error::{Error, Result};
 
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    let rows = check_container(&data)
-        .map_err(|reason| Error::corrupt(path, reason))?
-        .rows();
-    check_file_rows(path, req, rows)?;
+    let layout = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    check_file_rows(path, req, layout.rows())?;
     let wrapped = wrap_root_union(&data).map_err(|reason| Error::corrupt(path, reason))?;
     let unnest = wrapped.is_some();
-    let data = wrapped.unwrap_or(data);
-    let layout = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    // A rewritten header moves the blocks: walk the new file's framing once more.
+    let (data, layout) = match wrapped {
+        Some(w) => {
+            let layout = check_container(&w).map_err(|reason| Error::corrupt(path, reason))?;
+            (w, layout)
+        }
+        None => (data, layout),
+    };
     let header = data.slice(..layout.header_end);
     let schema = ReaderBuilder::new()
         .build(Cursor::new(header.clone()))

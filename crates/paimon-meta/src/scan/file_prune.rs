@@ -84,7 +84,9 @@ pub(super) fn prune_buckets(
             keep.push(k);
         }
         retain_files(&mut b, &keep);
-        if pk && values == ValuePruning::Snapshot && !b.files.is_empty() {
+        // After the per-file value filter every file left may match, which keeps the bucket
+        // whole: the whole-bucket test has nothing to add.
+        if pk && values == ValuePruning::Snapshot && !per_file_values && !b.files.is_empty() {
             let keep = whole_bucket(table, filter, &b)?;
             retain_files(&mut b, &keep);
         }
