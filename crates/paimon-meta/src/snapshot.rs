@@ -3,16 +3,12 @@
 use std::collections::BTreeMap;
 
 use paimon_io::FileIORef;
+use paimon_spec::layout::{self, BranchLayout};
 use serde_json::Value as Json;
 
 use crate::error::{Error, Result};
 
-/// Prefix of snapshot files.
-pub const SNAPSHOT_PREFIX: &str = "snapshot-";
-/// Hint file holding the latest snapshot id.
-pub const LATEST: &str = "LATEST";
-/// Hint file holding the earliest snapshot id.
-pub const EARLIEST: &str = "EARLIEST";
+pub use layout::{EARLIEST, LATEST, SNAPSHOT_PREFIX};
 
 /// One `snapshot/snapshot-N` file (Java `Snapshot`).
 #[derive(Debug, Clone, PartialEq)]
@@ -146,16 +142,29 @@ impl Snapshot {
 #[derive(Debug, Clone)]
 pub struct SnapshotManager {
     file_io: FileIORef,
+    layout: BranchLayout,
     dir: String,
 }
 
 impl SnapshotManager {
     /// Snapshots under `branch_root/snapshot`.
     pub fn new(file_io: FileIORef, branch_root: &str) -> Self {
+        let layout = BranchLayout::at(branch_root);
         SnapshotManager {
             file_io,
-            dir: paimon_io::join(branch_root, "snapshot"),
+            dir: layout.snapshot_dir(),
+            layout,
         }
+    }
+
+    /// The branch's directories.
+    pub fn layout(&self) -> &BranchLayout {
+        &self.layout
+    }
+
+    /// Storage.
+    pub fn file_io(&self) -> &FileIORef {
+        &self.file_io
     }
 
     /// The snapshot directory.
@@ -165,7 +174,7 @@ impl SnapshotManager {
 
     /// Path of `snapshot-<id>`.
     pub fn snapshot_path(&self, id: i64) -> String {
-        paimon_io::join(&self.dir, &format!("{SNAPSHOT_PREFIX}{id}"))
+        self.layout.snapshot_path(id)
     }
 
     /// Reads snapshot `id`.
@@ -202,14 +211,14 @@ impl SnapshotManager {
         let mut ids: Vec<i64> = entries
             .iter()
             .filter(|e| !e.is_dir)
-            .filter_map(|e| e.name().strip_prefix(SNAPSHOT_PREFIX)?.parse().ok())
+            .filter_map(|e| layout::parse_id(SNAPSHOT_PREFIX, e.name()))
             .collect();
         ids.sort_unstable();
         Ok(ids)
     }
 
-    fn read_hint(&self, name: &str) -> Result<Option<i64>> {
-        match self.file_io.read(&paimon_io::join(&self.dir, name)) {
+    fn read_hint(&self, path: &str) -> Result<Option<i64>> {
+        match self.file_io.read(path) {
             Ok(b) => Ok(std::str::from_utf8(&b)
                 .ok()
                 .and_then(|s| s.trim().parse().ok())),
@@ -234,7 +243,7 @@ impl SnapshotManager {
     /// # Errors
     /// Storage errors.
     pub fn latest_id(&self) -> Result<Option<i64>> {
-        if let Some(n) = self.read_hint(LATEST)? {
+        if let Some(n) = self.read_hint(&self.layout.latest_hint())? {
             if n > 0 && !self.exists(n + 1)? {
                 return Ok(Some(n));
             }
@@ -248,7 +257,7 @@ impl SnapshotManager {
     /// # Errors
     /// Storage errors.
     pub fn earliest_id(&self) -> Result<Option<i64>> {
-        if let Some(n) = self.read_hint(EARLIEST)? {
+        if let Some(n) = self.read_hint(&self.layout.earliest_hint())? {
             if self.exists(n)? {
                 return Ok(Some(n));
             }
