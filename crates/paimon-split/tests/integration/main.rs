@@ -5,4 +5,5 @@ mod commit_golden;
 mod common;
 mod cpp_splits;
 mod golden;
+mod java_rows;
 mod roundtrip;
