@@ -1,7 +1,9 @@
 //! Integration tests of the split protocol: Java's golden bytes, Java-planned splits of real
 //! tables, and property round trips.
 
+mod commit_golden;
 mod common;
 mod cpp_splits;
 mod golden;
+mod java_rows;
 mod roundtrip;
