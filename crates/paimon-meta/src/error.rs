@@ -24,6 +24,23 @@ pub enum Error {
         /// The feature.
         feature: String,
     },
+    /// A commit that cannot be applied on the table as it now is (Java `ConflictDetection`), or
+    /// that kept losing the race for the next snapshot id.
+    #[error("commit conflict on table {table}: {reason}")]
+    CommitConflict {
+        /// The table root.
+        table: String,
+        /// What conflicts, naming the file.
+        reason: String,
+    },
+    /// A commit message or schema the committer refuses (bad bucket, invalid schema...).
+    #[error("invalid commit on table {table}: {reason}")]
+    InvalidCommit {
+        /// The table root.
+        table: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A snapshot that existed but has been expired.
     #[error("snapshot {id} has expired (earliest is {earliest})")]
     SnapshotExpired {

@@ -28,6 +28,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod avro;
+pub mod commit;
 pub mod error;
 pub mod file_index;
 mod file_name;

@@ -1,0 +1,116 @@
+//! Conflict detection between a commit's changes and the table's latest snapshot (Java
+//! `ConflictDetection`): files deleted under us, total buckets that changed, and overlapping
+//! key ranges of one LSM level >= 1 in a primary-key table.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use paimon_spec::binary::{BinaryRow, Datum};
+use paimon_spec::predicate::compare_datums;
+use paimon_spec::types::DataType;
+
+use crate::manifest::{FileKind, ManifestEntry};
+
+/// What was wrong, naming the file.
+pub(super) type Conflict = String;
+
+/// Checks `changes` against `live` (the latest snapshot's live ADD entries).
+///
+/// `key_types` are the trimmed primary-key types of a primary-key table (empty for append
+/// tables, which have no key ranges).
+pub(super) fn check(
+    live: &[ManifestEntry],
+    changes: &[ManifestEntry],
+    key_types: &[DataType],
+) -> Result<(), Conflict> {
+    let changed_partitions: HashSet<&[u8]> = changes.iter().map(|e| &e.partition[..]).collect();
+    // Total buckets: one value per partition, among the live files and what we add (Java
+    // `checkBucketKeepSame`); postpone (-2) and unaware (-1) buckets have no fixed count.
+    let mut totals: HashMap<&[u8], (i32, &str)> = HashMap::new();
+    for e in live
+        .iter()
+        .filter(|e| changed_partitions.contains(&e.partition[..]))
+        .chain(changes.iter().filter(|e| e.kind == FileKind::Add))
+        .filter(|e| e.bucket >= 0)
+    {
+        match totals.get(&e.partition[..]) {
+            Some((t, other)) if *t != e.total_buckets => {
+                return Err(format!(
+                    "total buckets of a partition changed: file {} has {} buckets, file {} has \
+                     {t} (the table was rescaled concurrently)",
+                    e.file.file_name, e.total_buckets, other
+                ));
+            }
+            Some(_) => {}
+            None => {
+                totals.insert(&e.partition[..], (e.total_buckets, &e.file.file_name));
+            }
+        }
+    }
+    // Every DELETE must retire a file that is still live.
+    let live_ids: HashSet<_> = live.iter().map(ManifestEntry::identifier).collect();
+    let mut merged: Vec<&ManifestEntry> = live
+        .iter()
+        .filter(|e| changed_partitions.contains(&e.partition[..]))
+        .collect();
+    let mut deleted = HashSet::new();
+    for e in changes.iter().filter(|e| e.kind == FileKind::Delete) {
+        if !live_ids.contains(&e.identifier()) {
+            return Err(format!(
+                "file {} (bucket {}, level {}) is to be deleted but is no longer live: another \
+                 commit deleted or compacted it",
+                e.file.file_name, e.bucket, e.file.level
+            ));
+        }
+        deleted.insert(e.identifier());
+    }
+    merged.retain(|e| !deleted.contains(&e.identifier()));
+    merged.extend(changes.iter().filter(|e| e.kind == FileKind::Add));
+    if key_types.is_empty() {
+        return Ok(());
+    }
+    check_key_ranges(&merged, key_types)
+}
+
+/// Files of one (partition, bucket, level >= 1) must have disjoint key ranges.
+fn check_key_ranges(files: &[&ManifestEntry], key_types: &[DataType]) -> Result<(), Conflict> {
+    let mut runs: BTreeMap<(&[u8], i32, i32), Vec<(Vec<Datum>, Vec<Datum>, &str)>> =
+        BTreeMap::new();
+    for e in files.iter().filter(|e| e.file.level >= 1) {
+        let decode = |b: &[u8]| {
+            BinaryRow::from_serialized(b)
+                .and_then(|r| r.to_datums(key_types))
+                .map_err(|err| format!("key of file {}: {err}", e.file.file_name))
+        };
+        runs.entry((&e.partition, e.bucket, e.file.level))
+            .or_default()
+            .push((
+                decode(&e.file.min_key)?,
+                decode(&e.file.max_key)?,
+                &e.file.file_name,
+            ));
+    }
+    for ((_, bucket, level), mut run) in runs {
+        run.sort_by(|a, b| cmp_keys(&a.0, &b.0));
+        for w in run.windows(2) {
+            if cmp_keys(&w[0].1, &w[1].0) != Ordering::Less {
+                return Err(format!(
+                    "key ranges of files {} and {} overlap in bucket {bucket} level {level} \
+                     (a concurrent compaction wrote the same level)",
+                    w[0].2, w[1].2
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn cmp_keys(a: &[Datum], b: &[Datum]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match compare_datums(x, y).unwrap_or(Ordering::Equal) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    a.len().cmp(&b.len())
+}

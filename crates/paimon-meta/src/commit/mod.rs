@@ -1,0 +1,674 @@
+//! Committing writers' [`CommitMessage`]s into snapshots (Java `FileStoreCommitImpl`,
+//! `RenamingSnapshotCommit`).
+//!
+//! One commit attempt writes the delta manifests of the changes, a base manifest list (the
+//! previous base and delta lists merged by [`manifests::ManifestWriter::merge`]), a delta list,
+//! a changelog list and an index manifest when needed, then publishes `snapshot-N` with
+//! `publish_if_absent`, so of several committers racing for `N` exactly one wins. A loser
+//! deletes what it wrote, re-reads the latest snapshot, re-checks conflicts and tries `N + 1`,
+//! up to `commit.max-retries` with Java's backoff. Before any attempt the snapshots of the same
+//! `commitUser` are consulted (Java `filterCommitted`): an identifier already committed is not
+//! applied again.
+
+mod conflict;
+mod manifests;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use paimon_spec::binary::{BinaryRow, Datum};
+use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::types::DataType;
+use paimon_split::commit::CommitMessage;
+
+use crate::error::{Error, Result};
+use crate::manifest::encode::ManifestWriteOptions;
+use crate::manifest::{
+    DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry, ManifestEntry,
+    ManifestFileMeta,
+};
+use crate::scan::merge_entries;
+use crate::snapshot::Snapshot;
+use crate::table::Table;
+use manifests::ManifestWriter;
+
+/// Java `Snapshot.CommitKind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitKind {
+    /// New files written.
+    Append,
+    /// Files rewritten by a compaction.
+    Compact,
+    /// Live files of some partitions replaced.
+    Overwrite,
+}
+
+impl CommitKind {
+    fn name(self) -> &'static str {
+        match self {
+            CommitKind::Append => "APPEND",
+            CommitKind::Compact => "COMPACT",
+            CommitKind::Overwrite => "OVERWRITE",
+        }
+    }
+}
+
+/// A partition spec: partition column names and values; a subset of the columns selects every
+/// partition with those values (Java's static partition spec).
+pub type PartitionSpec = Vec<(String, Datum)>;
+
+/// Which live files an overwrite replaces.
+#[derive(Debug, Clone, PartialEq)]
+enum OverwriteScope {
+    /// Every partition matching one of the specs (an empty spec matches all).
+    Static(Vec<PartitionSpec>),
+    /// The partitions the new files land in (`dynamic-partition-overwrite`).
+    Dynamic,
+}
+
+/// Commits for one `commitUser` (Java `TableCommitImpl`); create with [`Table::new_commit`].
+#[derive(Debug, Clone)]
+pub struct TableCommit {
+    table: Table,
+    user: String,
+}
+
+impl Table {
+    /// A committer writing snapshots as `commit_user`.
+    pub fn new_commit(&self, commit_user: &str) -> TableCommit {
+        TableCommit {
+            table: self.clone(),
+            user: commit_user.to_string(),
+        }
+    }
+}
+
+/// The changes of one snapshot.
+#[derive(Debug, Default, Clone)]
+struct Changes {
+    table_files: Vec<ManifestEntry>,
+    changelog: Vec<ManifestEntry>,
+    new_index: Vec<IndexManifestEntry>,
+    deleted_index: Vec<IndexManifestEntry>,
+}
+
+impl Changes {
+    fn is_empty(&self) -> bool {
+        self.table_files.is_empty()
+            && self.changelog.is_empty()
+            && self.new_index.is_empty()
+            && self.deleted_index.is_empty()
+    }
+}
+
+impl TableCommit {
+    /// Commits `messages` as `identifier`: an APPEND snapshot for the files written, then a
+    /// COMPACT snapshot for compactions, as Java does. Returns the ids of the snapshots made,
+    /// empty when there was nothing to commit or `identifier` was already committed by this
+    /// user.
+    ///
+    /// # Errors
+    /// [`Error::CommitConflict`] when the changes conflict with the table (a file to delete is
+    /// gone, key ranges overlap, total buckets changed) or the retries are used up;
+    /// [`Error::InvalidCommit`] for a malformed message; storage errors. Nothing is committed
+    /// then, and the manifests written are deleted.
+    pub fn commit(&self, identifier: i64, messages: &[CommitMessage]) -> Result<Vec<i64>> {
+        if self.already_committed(identifier)? {
+            return Ok(Vec::new());
+        }
+        let (append, compact) = self.collect(messages)?;
+        let mut ids = Vec::new();
+        if !append.is_empty() {
+            ids.push(self.try_commit(identifier, CommitKind::Append, &append, None)?);
+        }
+        if !compact.is_empty() {
+            ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None)?);
+        }
+        Ok(ids)
+    }
+
+    /// Replaces the live files of the partitions matching `partition` (every partition when
+    /// `None`) with the files of `messages` in one OVERWRITE snapshot (Java `overwrite` with a
+    /// static partition).
+    ///
+    /// # Errors
+    /// As [`TableCommit::commit`]; [`Error::InvalidCommit`] when a new file lies outside the
+    /// overwritten partitions or the spec names a column that is not a partition column.
+    pub fn overwrite(
+        &self,
+        identifier: i64,
+        partition: Option<PartitionSpec>,
+        messages: &[CommitMessage],
+    ) -> Result<Vec<i64>> {
+        let scope = OverwriteScope::Static(vec![partition.unwrap_or_default()]);
+        self.overwrite_scope(identifier, scope, messages)
+    }
+
+    /// Replaces the live files of exactly the partitions `messages` write to (Java dynamic
+    /// partition overwrite).
+    ///
+    /// # Errors
+    /// As [`TableCommit::commit`].
+    pub fn overwrite_dynamic(
+        &self,
+        identifier: i64,
+        messages: &[CommitMessage],
+    ) -> Result<Vec<i64>> {
+        self.overwrite_scope(identifier, OverwriteScope::Dynamic, messages)
+    }
+
+    /// Deletes every live file (Java `truncateTable`).
+    ///
+    /// # Errors
+    /// As [`TableCommit::commit`].
+    pub fn truncate(&self, identifier: i64) -> Result<Vec<i64>> {
+        self.overwrite_scope(identifier, OverwriteScope::Static(vec![Vec::new()]), &[])
+    }
+
+    /// Deletes the live files of the partitions matching any of `partitions` (Java
+    /// `dropPartitions`).
+    ///
+    /// # Errors
+    /// As [`TableCommit::overwrite`]; `InvalidCommit` for an empty list.
+    pub fn drop_partitions(
+        &self,
+        identifier: i64,
+        partitions: Vec<PartitionSpec>,
+    ) -> Result<Vec<i64>> {
+        if partitions.is_empty() || partitions.iter().any(Vec::is_empty) {
+            return Err(self.invalid("drop partitions needs at least one non-empty partition spec"));
+        }
+        self.overwrite_scope(identifier, OverwriteScope::Static(partitions), &[])
+    }
+
+    fn overwrite_scope(
+        &self,
+        identifier: i64,
+        scope: OverwriteScope,
+        messages: &[CommitMessage],
+    ) -> Result<Vec<i64>> {
+        if self.already_committed(identifier)? {
+            return Ok(Vec::new());
+        }
+        let (append, compact) = self.collect(messages)?;
+        if !compact.is_empty() {
+            return Err(self.invalid("an overwrite cannot carry compaction results"));
+        }
+        Ok(vec![self.try_commit(
+            identifier,
+            CommitKind::Overwrite,
+            &append,
+            Some(&scope),
+        )?])
+    }
+
+    fn invalid(&self, reason: impl Into<String>) -> Error {
+        Error::InvalidCommit {
+            table: self.table.path().to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    fn conflict(&self, reason: impl Into<String>) -> Error {
+        Error::CommitConflict {
+            table: self.table.path().to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Java `filterCommitted`: whether the newest snapshot of this user already carries
+    /// `identifier` or a later one.
+    fn already_committed(&self, identifier: i64) -> Result<bool> {
+        let sm = self.table.snapshot_manager();
+        let (Some(earliest), Some(latest)) = (sm.earliest_id()?, sm.latest_id()?) else {
+            return Ok(false);
+        };
+        for id in (earliest..=latest).rev() {
+            let s = match sm.snapshot(id) {
+                Ok(s) => s,
+                // Expired while we scan: older snapshots are gone too.
+                Err(Error::SnapshotNotFound { .. } | Error::SnapshotExpired { .. }) => break,
+                Err(e) => return Err(e),
+            };
+            if s.commit_user == self.user {
+                return Ok(s.commit_identifier >= identifier);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Java `collectChanges`: the entries of the written files and of the compactions.
+    fn collect(&self, messages: &[CommitMessage]) -> Result<(Changes, Changes)> {
+        let table_buckets = self.table.options().bucket;
+        let mut append = Changes::default();
+        let mut compact = Changes::default();
+        for m in messages {
+            if m.partition.len() < 4 {
+                return Err(self.invalid(format!(
+                    "commit message for bucket {} has a partition of {} bytes (not a serialized \
+                     row)",
+                    m.bucket,
+                    m.partition.len()
+                )));
+            }
+            let total = m.total_buckets.unwrap_or(table_buckets);
+            if table_buckets > 0 && !(0..total).contains(&m.bucket) {
+                return Err(self.invalid(format!(
+                    "commit message for bucket {} of a table with {total} buckets",
+                    m.bucket
+                )));
+            }
+            let entry = |kind, f: &DataFileMeta| ManifestEntry {
+                kind,
+                partition: m.partition.clone(),
+                bucket: m.bucket,
+                total_buckets: total,
+                file: Box::new(f.clone()),
+            };
+            let index = |kind, f: &paimon_spec::index_file::IndexFileMeta| IndexManifestEntry {
+                kind,
+                partition: m.partition.clone(),
+                bucket: m.bucket,
+                index_file: index_file_meta(f),
+            };
+            let d = &m.data_increment;
+            append
+                .table_files
+                .extend(d.new_files.iter().map(|f| entry(FileKind::Add, f)));
+            append
+                .table_files
+                .extend(d.deleted_files.iter().map(|f| entry(FileKind::Delete, f)));
+            append
+                .changelog
+                .extend(d.changelog_files.iter().map(|f| entry(FileKind::Add, f)));
+            append
+                .new_index
+                .extend(d.new_index_files.iter().map(|f| index(FileKind::Add, f)));
+            append.deleted_index.extend(
+                d.deleted_index_files
+                    .iter()
+                    .map(|f| index(FileKind::Delete, f)),
+            );
+            let c = &m.compact_increment;
+            compact
+                .table_files
+                .extend(c.compact_before.iter().map(|f| entry(FileKind::Delete, f)));
+            compact
+                .table_files
+                .extend(c.compact_after.iter().map(|f| entry(FileKind::Add, f)));
+            compact
+                .changelog
+                .extend(c.changelog_files.iter().map(|f| entry(FileKind::Add, f)));
+            compact
+                .new_index
+                .extend(c.new_index_files.iter().map(|f| index(FileKind::Add, f)));
+            compact.deleted_index.extend(
+                c.deleted_index_files
+                    .iter()
+                    .map(|f| index(FileKind::Delete, f)),
+            );
+        }
+        Ok((append, compact))
+    }
+
+    /// Commits one snapshot, retrying lost races (Java `tryCommit`).
+    fn try_commit(
+        &self,
+        identifier: i64,
+        kind: CommitKind,
+        changes: &Changes,
+        overwrite: Option<&OverwriteScope>,
+    ) -> Result<i64> {
+        let opts = self.table.options();
+        let retries = opts.commit_max_retries.max(0) as u32;
+        let started = SystemTime::now();
+        for attempt in 0..=retries {
+            if let Some(id) = self.try_commit_once(identifier, kind, changes, overwrite)? {
+                return Ok(id);
+            }
+            let elapsed = started.elapsed().unwrap_or_default().as_millis() as u64;
+            if opts.commit_timeout_millis.is_some_and(|t| elapsed > t) {
+                break;
+            }
+            std::thread::sleep(backoff(
+                attempt,
+                opts.commit_min_retry_wait_millis,
+                opts.commit_max_retry_wait_millis,
+            ));
+        }
+        Err(self.conflict(format!(
+            "commit {identifier} of user {} lost the race for the next snapshot {} times",
+            self.user,
+            retries + 1
+        )))
+    }
+
+    /// One attempt: `Some(id)` when `snapshot-id` was published, `None` when another
+    /// committer took the id first.
+    fn try_commit_once(
+        &self,
+        identifier: i64,
+        kind: CommitKind,
+        changes: &Changes,
+        overwrite: Option<&OverwriteScope>,
+    ) -> Result<Option<i64>> {
+        let table = &self.table;
+        let opts = table.options();
+        let sm = table.snapshot_manager();
+        let latest = sm.latest()?;
+        let schema = table
+            .schema_manager()
+            .latest()?
+            .ok_or_else(|| Error::NotFound {
+                path: sm.layout().schema_dir(),
+            })?;
+        let partition_fields = schema.partition_fields();
+        let partition_types: Vec<DataType> = partition_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
+        let key_types: Vec<DataType> = if schema.primary_keys.is_empty() {
+            Vec::new()
+        } else {
+            schema
+                .trimmed_primary_key_fields()
+                .iter()
+                .map(|f| f.data_type.clone())
+                .collect()
+        };
+        let format =
+            ManifestWriteOptions::try_new(&opts.manifest_format, &opts.manifest_compression)?;
+        let mut w = ManifestWriter::new(
+            table.file_io().clone(),
+            table.layout().clone(),
+            format,
+            partition_fields,
+            schema.id,
+            opts.manifest_target_file_size,
+        );
+        let result = (|| {
+            let (prev_base, prev_delta) = match &latest {
+                Some(s) => (
+                    self.read_list(&w, &s.base_manifest_list)?,
+                    self.read_list(&w, &s.delta_manifest_list)?,
+                ),
+                None => (Vec::new(), Vec::new()),
+            };
+            let mut table_files = changes.table_files.clone();
+            let mut deleted_index = changes.deleted_index.clone();
+            let has_deletes = table_files.iter().any(|e| e.kind == FileKind::Delete);
+            let needs_live = latest.is_some()
+                && (overwrite.is_some() || has_deletes || !key_types.is_empty() || opts.bucket > 0);
+            let prev_index = match latest.as_ref().and_then(|s| s.index_manifest.clone()) {
+                Some(name) => {
+                    let path = table.layout().manifest_path(&name);
+                    let bytes = table.file_io().read(&path).map_err(Error::io)?;
+                    IndexManifestEntry::decode_index_manifest(&path, bytes)?
+                }
+                None => Vec::new(),
+            };
+            if needs_live {
+                let mut all = Vec::new();
+                for m in prev_base.iter().chain(&prev_delta) {
+                    all.extend(w.read_manifest(&m.file_name)?);
+                }
+                let live = merge_entries(all)?;
+                if let Some(scope) = overwrite {
+                    let matches = self.partition_matcher(scope, &partition_types, &table_files)?;
+                    for e in table_files.iter().filter(|e| e.kind == FileKind::Add) {
+                        if !matches(&e.partition)? {
+                            return Err(self.invalid(format!(
+                                "file {} lies outside the partitions being overwritten",
+                                e.file.file_name
+                            )));
+                        }
+                    }
+                    let mut deletes = Vec::new();
+                    for e in &live {
+                        if matches(&e.partition)? {
+                            let mut d = e.clone();
+                            d.kind = FileKind::Delete;
+                            deletes.push(d);
+                        }
+                    }
+                    for e in &prev_index {
+                        if matches(&e.partition)? {
+                            let mut d = e.clone();
+                            d.kind = FileKind::Delete;
+                            deleted_index.push(d);
+                        }
+                    }
+                    deletes.append(&mut table_files);
+                    table_files = deletes;
+                }
+                conflict::check(&live, &table_files, &key_types).map_err(|r| self.conflict(r))?;
+            }
+            // Row tracking: new files get consecutive first row ids (Java
+            // `assignRowTrackingMeta`).
+            let mut next_row_id = latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0);
+            if opts.row_tracking_enabled && kind != CommitKind::Compact {
+                for e in table_files.iter_mut().filter(|e| e.kind == FileKind::Add) {
+                    if e.file.first_row_id.is_none() {
+                        e.file.first_row_id = Some(next_row_id);
+                        next_row_id += e.file.row_count;
+                    }
+                }
+            }
+            let delta_metas = w.write_manifests(&table_files)?;
+            let mut base_input = prev_base;
+            base_input.extend(prev_delta);
+            let base = w.merge(
+                base_input,
+                opts.manifest_merge_min_count.max(1) as usize,
+                opts.manifest_full_compaction_threshold_size,
+            )?;
+            let (base_list, base_size) = w.write_list(&base)?;
+            let (delta_list, delta_size) = w.write_list(&delta_metas)?;
+            let (changelog_list, changelog_size) = if changes.changelog.is_empty() {
+                (None, None)
+            } else {
+                let metas = w.write_manifests(&changes.changelog)?;
+                let (n, s) = w.write_list(&metas)?;
+                (Some(n), Some(s))
+            };
+            let index_manifest = if changes.new_index.is_empty() && deleted_index.is_empty() {
+                latest.as_ref().and_then(|s| s.index_manifest.clone())
+            } else {
+                let gone: std::collections::HashSet<&str> = deleted_index
+                    .iter()
+                    .map(|e| e.index_file.file_name.as_str())
+                    .collect();
+                let mut entries: Vec<IndexManifestEntry> = prev_index
+                    .iter()
+                    .filter(|e| !gone.contains(e.index_file.file_name.as_str()))
+                    .cloned()
+                    .collect();
+                entries.extend(changes.new_index.iter().cloned());
+                Some(w.write_index_manifest(&entries)?)
+            };
+            let rows = |k: FileKind| -> i64 {
+                table_files
+                    .iter()
+                    .filter(|e| e.kind == k)
+                    .map(|e| e.file.row_count)
+                    .sum()
+            };
+            let delta_records = rows(FileKind::Add) - rows(FileKind::Delete);
+            let id = latest.as_ref().map_or(1, |s| s.id + 1);
+            let snapshot = Snapshot {
+                version: 3,
+                id,
+                schema_id: schema.id,
+                base_manifest_list: base_list,
+                base_manifest_list_size: Some(base_size),
+                delta_manifest_list: delta_list,
+                delta_manifest_list_size: Some(delta_size),
+                changelog_manifest_list: changelog_list,
+                changelog_manifest_list_size: changelog_size,
+                index_manifest,
+                commit_user: self.user.clone(),
+                commit_identifier: identifier,
+                commit_kind: kind.name().to_string(),
+                time_millis: now_millis(),
+                total_record_count: Some(
+                    latest
+                        .as_ref()
+                        .and_then(|s| s.total_record_count)
+                        .unwrap_or(0)
+                        + delta_records,
+                ),
+                delta_record_count: Some(delta_records),
+                changelog_record_count: (!changes.changelog.is_empty())
+                    .then(|| changes.changelog.iter().map(|e| e.file.row_count).sum()),
+                watermark: latest.as_ref().and_then(|s| s.watermark),
+                statistics: latest.as_ref().and_then(|s| s.statistics.clone()),
+                properties: None,
+                next_row_id: opts.row_tracking_enabled.then_some(next_row_id),
+            };
+            let path = sm.snapshot_path(id);
+            let won = table
+                .file_io()
+                .publish_if_absent(&path, snapshot.to_json().as_bytes())
+                .map_err(Error::io)?;
+            Ok(won.then_some(id))
+        })();
+        match result {
+            Ok(Some(id)) => {
+                // Hints are only hints: readers fall back to listing when they are stale.
+                let io = table.file_io();
+                let _ = io.overwrite(&sm.layout().latest_hint(), id.to_string().as_bytes());
+                if id == 1 {
+                    let _ = io.overwrite(&sm.layout().earliest_hint(), b"1");
+                }
+                Ok(Some(id))
+            }
+            Ok(None) => {
+                w.clean_up();
+                Ok(None)
+            }
+            Err(e) => {
+                w.clean_up();
+                Err(e)
+            }
+        }
+    }
+
+    fn read_list(&self, w: &ManifestWriter, name: &str) -> Result<Vec<ManifestFileMeta>> {
+        let path = self.table.layout().manifest_path(name);
+        let bytes = w.io.read(&path).map_err(Error::io)?;
+        ManifestFileMeta::decode_list(&path, bytes)
+    }
+
+    /// A predicate over serialized partitions for an overwrite scope.
+    fn partition_matcher<'a>(
+        &'a self,
+        scope: &'a OverwriteScope,
+        types: &'a [DataType],
+        changes: &[ManifestEntry],
+    ) -> Result<impl Fn(&[u8]) -> Result<bool> + 'a> {
+        let fields = self.table.schema().partition_fields();
+        let specs: Vec<Vec<(usize, Datum)>> = match scope {
+            OverwriteScope::Dynamic => Vec::new(),
+            OverwriteScope::Static(specs) => specs
+                .iter()
+                .map(|spec| {
+                    spec.iter()
+                        .map(|(k, v)| {
+                            fields
+                                .iter()
+                                .position(|f| &f.name == k)
+                                .map(|i| (i, v.clone()))
+                                .ok_or_else(|| {
+                                    self.invalid(format!("{k:?} is not a partition column"))
+                                })
+                        })
+                        .collect::<Result<Vec<_>>>()
+                })
+                .collect::<Result<_>>()?,
+        };
+        let dynamic: std::collections::HashSet<Vec<u8>> = changes
+            .iter()
+            .filter(|e| e.kind == FileKind::Add)
+            .map(|e| e.partition.clone())
+            .collect();
+        let path = self.table.path().to_string();
+        Ok(move |partition: &[u8]| -> Result<bool> {
+            if matches!(scope, OverwriteScope::Dynamic) {
+                return Ok(dynamic.contains(partition));
+            }
+            let values = BinaryRow::from_serialized(partition)
+                .and_then(|r| r.to_datums(types))
+                .map_err(|e| Error::spec(&path, e))?;
+            Ok(specs.iter().any(|spec| {
+                spec.iter()
+                    .all(|(i, v)| values.get(*i).is_some_and(|x| x == v))
+            }))
+        })
+    }
+}
+
+fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
+    IndexFileMeta {
+        index_type: f.index_type.clone(),
+        file_name: f.file_name.clone(),
+        file_size: f.file_size,
+        row_count: f.row_count,
+        dv_ranges: f.dv_ranges.as_ref().map(|r| {
+            r.iter()
+                .map(|d| DeletionVectorMeta {
+                    data_file_name: d.data_file_name.clone(),
+                    offset: i64::from(d.offset),
+                    length: i64::from(d.length),
+                    cardinality: d.cardinality,
+                })
+                .collect()
+        }),
+        external_path: f.external_path.clone(),
+    }
+}
+
+fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A random number from the process's hash seed, the time and a counter (no RNG dependency).
+fn random_u64() -> u64 {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// A random (version 4) UUID string, as Java's `UUID.randomUUID().toString()`.
+pub(crate) fn random_uuid() -> String {
+    let (a, b) = (random_u64(), random_u64());
+    let b = (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000;
+    let a = (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xFFFF,
+        a & 0xFFFF,
+        b >> 48,
+        b & 0xFFFF_FFFF_FFFF
+    )
+}
+
+/// Java `commitRetryWait`: exponential from the minimum wait, capped, with up to 20% jitter.
+fn backoff(attempt: u32, min_ms: u64, max_ms: u64) -> Duration {
+    let base = min_ms.saturating_mul(1u64 << attempt.min(20)).min(max_ms);
+    let jitter = random_u64() % (base / 5 + 1);
+    Duration::from_millis(base + jitter)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,228 @@
+//! Commits on copies of Java-written fixture tables; what Java reads after them is checked in
+//! `tests/integration/java_commit.rs`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use paimon_spec::binary::BinaryRowBuilder;
+use paimon_split::commit::CommitMessage;
+
+use super::*;
+use crate::scan::LiveFile;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A private copy of `fixtures/warehouse/<rel>`.
+pub(super) fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/warehouse")
+        .join(rel);
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join("t");
+    copy_dir(&src, &dst);
+    (dir, dst)
+}
+
+fn open(p: &Path) -> Table {
+    Table::open(Arc::new(paimon_io::LocalFileIO::new()), p.to_str().unwrap()).unwrap()
+}
+
+fn partition_bytes(t: &Table, f: &LiveFile) -> Vec<u8> {
+    let types = t
+        .schema()
+        .partition_fields()
+        .iter()
+        .map(|f| f.data_type.clone())
+        .collect();
+    let mut b = BinaryRowBuilder::new(types);
+    for (i, v) in f.partition.iter().enumerate() {
+        b.set(i, v.clone()).unwrap();
+    }
+    b.build_serialized().unwrap()
+}
+
+/// One message per live file, deleting it.
+fn delete_messages(t: &Table, files: &[&LiveFile]) -> Vec<CommitMessage> {
+    files
+        .iter()
+        .map(|f| {
+            let mut m = CommitMessage::new(partition_bytes(t, f), f.bucket)
+                .with_total_buckets(Some(f.total_buckets));
+            m.data_increment.deleted_files.push(f.file.clone());
+            m
+        })
+        .collect()
+}
+
+fn manifest_files(p: &Path) -> usize {
+    std::fs::read_dir(p.join("manifest")).unwrap().count()
+}
+
+#[test]
+fn delete_commit_is_applied_once() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let t = open(&p);
+    let before_id = t.snapshot_manager().latest_id().unwrap().unwrap();
+    let live = t.live_files(None).unwrap();
+    let total: i64 = live.iter().map(|f| f.file.row_count).sum();
+    let eu: Vec<&LiveFile> = live
+        .iter()
+        .filter(|f| f.partition[0] == Datum::String("eu".into()))
+        .collect();
+    assert!(!eu.is_empty());
+    let eu_rows: i64 = eu.iter().map(|f| f.file.row_count).sum();
+    let msgs = delete_messages(&t, &eu);
+    let c = t.new_commit("rust-user");
+    assert_eq!(c.commit(7, &msgs).unwrap(), vec![before_id + 1]);
+    // The same identifier again (a retried job) and an older one are skipped.
+    assert_eq!(c.commit(7, &msgs).unwrap(), Vec::<i64>::new());
+    assert_eq!(c.commit(3, &msgs).unwrap(), Vec::<i64>::new());
+    let t = open(&p);
+    let s = t.snapshot_manager().latest().unwrap().unwrap();
+    assert_eq!(s.id, before_id + 1);
+    assert_eq!(s.commit_kind, "APPEND");
+    assert_eq!(s.commit_user, "rust-user");
+    assert_eq!(s.commit_identifier, 7);
+    assert_eq!(s.delta_record_count, Some(-eu_rows));
+    assert_eq!(s.total_record_count, Some(total - eu_rows));
+    let hint = std::fs::read_to_string(p.join("snapshot/LATEST")).unwrap();
+    assert_eq!(hint, (before_id + 1).to_string());
+    let after = t.live_files(None).unwrap();
+    assert_eq!(after.len(), live.len() - eu.len());
+    assert!(after
+        .iter()
+        .all(|f| f.partition[0] != Datum::String("eu".into())));
+}
+
+#[test]
+fn deleting_a_file_that_is_gone_is_a_conflict_and_leaves_nothing() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let t = open(&p);
+    let live = t.live_files(None).unwrap();
+    let msgs = delete_messages(&t, &[&live[0]]);
+    t.new_commit("a").commit(1, &msgs).unwrap();
+    let latest = t.snapshot_manager().latest_id().unwrap();
+    let manifests = manifest_files(&p);
+    let e = t.new_commit("b").commit(1, &msgs).unwrap_err();
+    let Error::CommitConflict { reason, .. } = &e else {
+        panic!("{e}")
+    };
+    assert!(reason.contains(&live[0].file.file_name), "{reason}");
+    assert_eq!(t.snapshot_manager().latest_id().unwrap(), latest);
+    assert_eq!(
+        manifest_files(&p),
+        manifests,
+        "a failed attempt leaves no manifest"
+    );
+}
+
+/// Threads racing for the next snapshot: every commit lands once, ids are dense.
+#[test]
+fn concurrent_committers_get_dense_ids() {
+    let (_d, p) = copy_fixture("append.db/unaware");
+    let t = open(&p);
+    let first = t.snapshot_manager().latest_id().unwrap().unwrap();
+    let live = t.live_files(None).unwrap();
+    let src = &live[0];
+    let threads = 6;
+    let per_thread = 3;
+    std::thread::scope(|s| {
+        for th in 0..threads {
+            let t = t.clone();
+            let src = src.clone();
+            s.spawn(move || {
+                let c = t.new_commit(&format!("user-{th}"));
+                for i in 0..per_thread {
+                    // A copy of a Java data file under a new name, added by this commit.
+                    let name = format!("data-copy-{th}-{i}.parquet");
+                    let dir = Path::new(&src.bucket_path);
+                    std::fs::copy(dir.join(&src.file.file_name), dir.join(&name)).unwrap();
+                    let mut f = src.file.clone();
+                    f.file_name = name;
+                    let mut m = CommitMessage::new(partition_bytes(&t, &src), src.bucket)
+                        .with_total_buckets(Some(src.total_buckets));
+                    m.data_increment.new_files.push(f);
+                    assert_eq!(c.commit(i, &[m]).unwrap().len(), 1);
+                }
+            });
+        }
+    });
+    let sm = t.snapshot_manager();
+    let ids = sm.snapshot_ids().unwrap();
+    let n = (threads * per_thread) as i64;
+    assert_eq!(*ids.last().unwrap(), first + n);
+    let ours: Vec<Snapshot> = sm
+        .snapshots()
+        .unwrap()
+        .into_iter()
+        .filter(|s| s.id > first)
+        .collect();
+    assert_eq!(ours.len() as i64, n);
+    for th in 0..threads {
+        let mut idents: Vec<i64> = ours
+            .iter()
+            .filter(|s| s.commit_user == format!("user-{th}"))
+            .map(|s| s.commit_identifier)
+            .collect();
+        idents.sort_unstable();
+        assert_eq!(idents, (0..per_thread).collect::<Vec<_>>());
+    }
+    let after = open(&p).live_files(None).unwrap();
+    assert_eq!(after.len(), live.len() + n as usize);
+}
+
+#[test]
+fn truncate_and_drop_partition_write_overwrite_snapshots() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let t = open(&p);
+    let live = t.live_files(None).unwrap();
+    let us = live
+        .iter()
+        .filter(|f| f.partition[0] == Datum::String("us".into()))
+        .count();
+    assert!(us > 0);
+    t.new_commit("u")
+        .drop_partitions(1, vec![vec![("region".into(), Datum::String("us".into()))]])
+        .unwrap();
+    let t = open(&p);
+    assert_eq!(t.live_files(None).unwrap().len(), live.len() - us);
+    let s = t.snapshot_manager().latest().unwrap().unwrap();
+    assert_eq!(s.commit_kind, "OVERWRITE");
+    let e = t
+        .new_commit("u")
+        .drop_partitions(2, vec![vec![("nope".into(), Datum::Int(1))]])
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidCommit { .. }), "{e}");
+    t.new_commit("u").truncate(3).unwrap();
+    let t = open(&p);
+    assert!(t.live_files(None).unwrap().is_empty());
+    assert_eq!(
+        t.snapshot_manager()
+            .latest()
+            .unwrap()
+            .unwrap()
+            .total_record_count,
+        Some(0)
+    );
+}
+
+#[test]
+fn uuids_look_like_javas() {
+    let u = random_uuid();
+    assert_eq!(u.len(), 36);
+    assert_eq!(&u[14..15], "4");
+    assert_ne!(u, random_uuid());
+    assert!(backoff(0, 10, 10_000) >= Duration::from_millis(10));
+    assert!(backoff(30, 10, 10_000) <= Duration::from_millis(12_000));
+}
