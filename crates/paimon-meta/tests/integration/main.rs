@@ -7,6 +7,7 @@ mod common;
 mod fallback;
 mod file_pruning;
 mod java_changes;
+mod java_commit;
 mod java_incremental;
 mod java_plans;
 mod java_splits;

@@ -79,6 +79,17 @@ final class CommitLoop {
         }
     }
 
+    /**
+     * {@code compact TABLE_PATH}: one full compaction (primary-key and bucketed tables) or
+     * append compaction (unaware-bucket tables), committed by Java; prints
+     * {"action":"compact","snapshot":N}.
+     */
+    static void compactOnce(Args a, PrintStream out) throws Exception {
+        FileStoreTable table = Commands.open(a.positional(0));
+        compact(table);
+        emit(out, "compact", Commands.open(a.positional(0)));
+    }
+
     private static void compact(FileStoreTable table) throws Exception {
         boolean unawareAppend = table.primaryKeys().isEmpty()
                 && table.coreOptions().bucket() == -1;

@@ -16,6 +16,7 @@ public final class Main {
                     "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
                     "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
+                    "  compact TABLE_PATH   (one full compaction, committed by Java)",
                     "  write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...",
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
@@ -55,6 +56,9 @@ public final class Main {
                     break;
                 case "commit-loop":
                     CommitLoop.run(Args.parse(rest), out);
+                    break;
+                case "compact":
+                    CommitLoop.compactOnce(Args.parse(rest), out);
                     break;
                 case "write-expected":
                     Expected.write(Args.parse(rest), System.err);

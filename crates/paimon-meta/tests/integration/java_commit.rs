@@ -1,0 +1,224 @@
+//! Java 1.4.2 (the oracle, `scripts/java-oracle.sh`) reads the snapshots our committer writes
+//! on copies of Java-written fixture tables, and keeps committing and compacting on top of
+//! them. Expected rows are Java's own dump of the table before our commit, filtered by what the
+//! commit removed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use paimon_meta::scan::LiveFile;
+use paimon_meta::Table;
+use paimon_spec::binary::{BinaryRowBuilder, Datum};
+use paimon_split::commit::CommitMessage;
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `java-oracle.sh ARGS`, its stdout lines; panics with stderr when Java fails.
+fn oracle(args: &[&str]) -> Vec<String> {
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(args)
+        .output()
+        .expect("run scripts/java-oracle.sh (needs java)");
+    assert!(
+        out.status.success(),
+        "java-oracle {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn dump(p: &Path) -> Vec<String> {
+    oracle(&["dump", p.to_str().unwrap(), "--sort"])
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join("t");
+    copy_dir(&repo().join("fixtures/warehouse").join(rel), &dst);
+    (dir, dst)
+}
+
+fn open(p: &Path) -> Table {
+    Table::open(Arc::new(paimon_io::LocalFileIO::new()), p.to_str().unwrap()).unwrap()
+}
+
+fn message(t: &Table, f: &LiveFile) -> CommitMessage {
+    let types = t
+        .schema()
+        .partition_fields()
+        .iter()
+        .map(|f| f.data_type.clone())
+        .collect();
+    let mut b = BinaryRowBuilder::new(types);
+    for (i, v) in f.partition.iter().enumerate() {
+        b.set(i, v.clone()).unwrap();
+    }
+    CommitMessage::new(b.build_serialized().unwrap(), f.bucket)
+        .with_total_buckets(Some(f.total_buckets))
+}
+
+fn region(row: &str) -> Value {
+    serde_json::from_str::<Value>(row).unwrap()["region"].clone()
+}
+
+/// Deleting Java's files of one partition: Java then reads exactly the other rows; the same
+/// commit retried is applied once.
+#[test]
+fn java_reads_a_delete_commit() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let before = dump(&p);
+    let t = open(&p);
+    let live = t.live_files(None).unwrap();
+    let msgs: Vec<CommitMessage> = live
+        .iter()
+        .filter(|f| f.partition[0] == Datum::String("eu".into()))
+        .map(|f| {
+            let mut m = message(&t, f);
+            m.data_increment.deleted_files.push(f.file.clone());
+            m
+        })
+        .collect();
+    let c = t.new_commit("rust");
+    assert_eq!(c.commit(1, &msgs).unwrap().len(), 1);
+    assert!(c.commit(1, &msgs).unwrap().is_empty());
+    let expected: Vec<String> = before
+        .iter()
+        .filter(|r| region(r) != Value::String("eu".into()))
+        .cloned()
+        .collect();
+    assert!(expected.len() < before.len() && !expected.is_empty());
+    assert_eq!(dump(&p), expected);
+}
+
+/// Concurrent committers adding copies of one Java data file: Java reads the file's rows once
+/// more per commit, and the ids are dense.
+#[test]
+fn java_reads_concurrent_appends() {
+    let (_d, p) = copy_fixture("append.db/unaware");
+    let before = dump(&p);
+    let t = open(&p);
+    let first = t.snapshot_manager().latest_id().unwrap().unwrap();
+    let live = t.live_files(None).unwrap();
+    let src = live[0].clone();
+    let (threads, per) = (4, 2);
+    std::thread::scope(|s| {
+        for th in 0..threads {
+            let (t, src) = (t.clone(), src.clone());
+            s.spawn(move || {
+                let c = t.new_commit(&format!("w{th}"));
+                for i in 0..per {
+                    let name = format!("data-copy-{th}-{i}.parquet");
+                    let dir = Path::new(&src.bucket_path);
+                    std::fs::copy(dir.join(&src.file.file_name), dir.join(&name)).unwrap();
+                    let mut f = src.file.clone();
+                    f.file_name = name;
+                    let mut m = message(&t, &src);
+                    m.data_increment.new_files.push(f);
+                    c.commit(i, &[m]).unwrap();
+                }
+            });
+        }
+    });
+    let ids = t.snapshot_manager().snapshot_ids().unwrap();
+    let n = (threads * per) as i64;
+    assert_eq!(
+        ids.iter()
+            .filter(|i| **i > first)
+            .copied()
+            .collect::<Vec<_>>(),
+        (first + 1..=first + n).collect::<Vec<_>>()
+    );
+    let after = dump(&p);
+    let count = |rows: &[String]| {
+        let mut m = BTreeMap::new();
+        for r in rows {
+            *m.entry(r.clone()).or_insert(0i64) += 1;
+        }
+        m
+    };
+    let (b, a) = (count(&before), count(&after));
+    let mut added = 0;
+    for (row, k) in &a {
+        let extra = k - b.get(row).copied().unwrap_or(0);
+        assert!(extra == 0 || extra == n, "{row}: {extra} extra copies");
+        added += extra;
+    }
+    assert_eq!(added, n * src.file.row_count);
+    assert_eq!(after.len() as i64, before.len() as i64 + added);
+}
+
+/// Drop partition, then truncate: Java reads the remaining rows, then none.
+#[test]
+fn java_reads_drop_partition_and_truncate() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let before = dump(&p);
+    let t = open(&p);
+    t.new_commit("rust")
+        .drop_partitions(1, vec![vec![("region".into(), Datum::String("us".into()))]])
+        .unwrap();
+    let expected: Vec<String> = before
+        .iter()
+        .filter(|r| region(r) != Value::String("us".into()))
+        .cloned()
+        .collect();
+    assert!(expected.len() < before.len());
+    assert_eq!(dump(&p), expected);
+    open(&p).new_commit("rust").truncate(2).unwrap();
+    assert!(dump(&p).is_empty());
+}
+
+/// Java appends, fully compacts (its conflict detection reading our manifests) and reads a
+/// primary-key table on top of a snapshot we committed; compaction keeps the rows.
+#[test]
+fn java_commits_and_compacts_after_us() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pk");
+    let ps = p.to_str().unwrap();
+    assert!(!oracle(&["commit-loop", ps, "--seconds", "1", "--rows", "10"]).is_empty());
+    let t = open(&p);
+    let live = t.live_files(None).unwrap();
+    let f = live.iter().max_by_key(|f| f.file.level).unwrap();
+    let mut m = message(&t, f);
+    m.data_increment.deleted_files.push(f.file.clone());
+    let ours = t.new_commit("rust").commit(1, &[m]).unwrap()[0];
+    let rows_after_ours = dump(&p);
+    let again = oracle(&["commit-loop", ps, "--seconds", "1", "--rows", "10"]);
+    let snapshot = |l: &String| serde_json::from_str::<Value>(l).unwrap()["snapshot"].as_i64();
+    assert!(again.iter().all(|l| snapshot(l) > Some(ours)), "{again:?}");
+    let before_compaction = dump(&p);
+    let keys = |rows: &[String]| -> std::collections::BTreeSet<i64> {
+        rows.iter()
+            .map(|r| {
+                serde_json::from_str::<Value>(r).unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    // Java's appends only add or update keys: every key we left is still there.
+    assert!(keys(&before_compaction).is_superset(&keys(&rows_after_ours)));
+    let c = oracle(&["compact", ps]);
+    assert!(snapshot(&c[0]) > snapshot(again.last().unwrap()), "{c:?}");
+    assert_eq!(dump(&p), before_compaction);
+}
