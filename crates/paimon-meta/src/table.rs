@@ -193,6 +193,11 @@ impl Catalog {
         }
     }
 
+    /// Storage.
+    pub fn file_io(&self) -> &FileIORef {
+        &self.file_io
+    }
+
     /// Database names (directories ending in `.db`), sorted.
     ///
     /// # Errors

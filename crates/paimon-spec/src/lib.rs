@@ -23,6 +23,7 @@ pub mod calendar;
 pub mod data_file;
 pub mod error;
 pub mod index_file;
+pub mod jackson;
 pub mod layout;
 pub mod options;
 #[cfg(feature = "orc")]

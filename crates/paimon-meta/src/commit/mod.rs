@@ -11,7 +11,10 @@
 //! applied again.
 
 mod conflict;
+mod create;
 mod manifests;
+
+pub use create::create_table_at;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

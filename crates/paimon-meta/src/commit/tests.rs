@@ -226,3 +226,77 @@ fn uuids_look_like_javas() {
     assert!(backoff(0, 10, 10_000) >= Duration::from_millis(10));
     assert!(backoff(30, 10, 10_000) <= Duration::from_millis(12_000));
 }
+
+#[test]
+fn create_table_validates_as_java() {
+    use paimon_spec::schema::TableSchema;
+    use paimon_spec::types::{DataField, DataType, TypeKind};
+    let base = TableSchema::from_json_str(
+        r#"{"version":3,"id":0,"fields":[{"id":0,"name":"k","type":"INT"},
+        {"id":1,"name":"p","type":"STRING"},{"id":2,"name":"a","type":{"type":"ARRAY","element":"INT"}}],
+        "highestFieldId":2,"partitionKeys":[],"primaryKeys":[],"options":{},"timeMillis":0}"#,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let io: paimon_io::FileIORef = Arc::new(paimon_io::LocalFileIO::new());
+    let try_create = |n: &str, f: &dyn Fn(&mut TableSchema)| {
+        let mut s = base.clone();
+        f(&mut s);
+        create_table_at(io.clone(), dir.path().join(n).to_str().unwrap(), s, false)
+    };
+    let bad = |n: &str, f: &dyn Fn(&mut TableSchema), want: &str| {
+        let e = try_create(n, f).unwrap_err().to_string();
+        assert!(e.contains(want), "{n}: {e}");
+        assert!(!dir.path().join(n).join("schema/schema-0").exists());
+    };
+    bad(
+        "b0",
+        &|s| {
+            s.options.insert("bucket".into(), "0".into());
+        },
+        "greater than 0",
+    );
+    bad(
+        "bk",
+        &|s| {
+            s.options.insert("bucket".into(), "2".into());
+        },
+        "bucket-key",
+    );
+    bad("pa", &|s| s.partition_keys = vec!["a".into()], "primitive");
+    bad(
+        "pk",
+        &|s| {
+            s.primary_keys = vec!["k".into()];
+            s.partition_keys = vec!["p".into()];
+        },
+        "include all partition",
+    );
+    bad(
+        "dup",
+        &|s| s.fields.push(DataField::new(9, "k", DataType::string())),
+        "twice",
+    );
+    bad(
+        "cp",
+        &|s| {
+            s.options
+                .insert("changelog-producer".into(), "input".into());
+        },
+        "primary key",
+    );
+    // A valid primary-key table: its key becomes NOT NULL; schema-0 reads back.
+    let t = try_create("ok", &|s| {
+        s.primary_keys = vec!["k".into(), "p".into()];
+        s.partition_keys = vec!["p".into()];
+        s.options.insert("bucket".into(), "2".into());
+    })
+    .unwrap();
+    assert_eq!(t.schema().id, 0);
+    assert!(!t.schema().field("k").unwrap().data_type.nullable);
+    assert_eq!(
+        t.schema().field("a").unwrap().data_type.kind,
+        TypeKind::Array(Box::new(DataType::nullable(TypeKind::Int)))
+    );
+    assert!(t.schema().time_millis > 0);
+}

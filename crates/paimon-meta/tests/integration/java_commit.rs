@@ -222,3 +222,47 @@ fn java_commits_and_compacts_after_us() {
     assert!(snapshot(&c[0]) > snapshot(again.last().unwrap()), "{c:?}");
     assert_eq!(dump(&p), before_compaction);
 }
+
+/// A table we create (schema-0) and fill by committing ADDs of a Java table's data files: Java
+/// reads the same rows as from the Java table, and the first commit writes both hints.
+#[test]
+fn java_reads_a_table_we_created_and_committed() {
+    let src = repo().join("fixtures/warehouse/append.db/part_multi");
+    let java = open(&src);
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().to_str().unwrap();
+    let catalog = paimon_meta::Catalog::new(Arc::new(paimon_io::LocalFileIO::new()), warehouse);
+    let mut schema = (**java.schema()).clone();
+    schema.time_millis = 0;
+    let t = catalog
+        .create_table("db", "t", schema.clone(), false)
+        .unwrap();
+    assert!(catalog
+        .create_table("db", "t", schema.clone(), false)
+        .is_err());
+    catalog.create_table("db", "t", schema, true).unwrap();
+    let mut msgs = Vec::new();
+    for f in java.live_files(None).unwrap() {
+        let rel = Path::new(&f.bucket_path)
+            .strip_prefix(&src)
+            .unwrap()
+            .to_path_buf();
+        let dst = Path::new(t.path()).join(&rel);
+        std::fs::create_dir_all(&dst).unwrap();
+        std::fs::copy(
+            Path::new(&f.bucket_path).join(&f.file.file_name),
+            dst.join(&f.file.file_name),
+        )
+        .unwrap();
+        let mut m = message(&t, &f);
+        m.data_increment.new_files.push(f.file.clone());
+        msgs.push(m);
+    }
+    assert_eq!(t.new_commit("rust").commit(1, &msgs).unwrap(), vec![1]);
+    let p = Path::new(t.path());
+    assert_eq!(
+        std::fs::read_to_string(p.join("snapshot/EARLIEST")).unwrap(),
+        "1"
+    );
+    assert_eq!(dump(p), dump(&src));
+}
