@@ -151,87 +151,71 @@ impl Snapshot {
     /// The snapshot JSON Java 1.4.2 writes (`Snapshot.toJson`: Jackson's pretty printer, keys in
     /// the class's order, absent optional keys left out; `version` 3).
     pub fn to_json(&self) -> String {
-        fn q(s: &str) -> String {
-            Json::String(s.to_string()).to_string()
-        }
-        let mut kv: Vec<(&str, String)> = vec![
-            ("version", self.version.to_string()),
-            ("id", self.id.to_string()),
-            ("schemaId", self.schema_id.to_string()),
-            ("baseManifestList", q(&self.base_manifest_list)),
-        ];
-        let opt = |kv: &mut Vec<(&'static str, String)>, k, v: Option<String>| {
+        let mut m = serde_json::Map::new();
+        let mut put = |k: &str, v: Option<Json>| {
             if let Some(v) = v {
-                kv.push((k, v));
+                m.insert(k.to_string(), v);
             }
         };
-        opt(
-            &mut kv,
+        put("version", Some(self.version.into()));
+        put("id", Some(self.id.into()));
+        put("schemaId", Some(self.schema_id.into()));
+        put(
+            "baseManifestList",
+            Some(self.base_manifest_list.clone().into()),
+        );
+        put(
             "baseManifestListSize",
-            self.base_manifest_list_size.map(|v| v.to_string()),
+            self.base_manifest_list_size.map(Json::from),
         );
-        kv.push(("deltaManifestList", q(&self.delta_manifest_list)));
-        opt(
-            &mut kv,
+        put(
+            "deltaManifestList",
+            Some(self.delta_manifest_list.clone().into()),
+        );
+        put(
             "deltaManifestListSize",
-            self.delta_manifest_list_size.map(|v| v.to_string()),
+            self.delta_manifest_list_size.map(Json::from),
         );
-        opt(
-            &mut kv,
+        put(
             "changelogManifestList",
-            self.changelog_manifest_list.as_deref().map(q),
+            self.changelog_manifest_list.clone().map(Json::from),
         );
-        opt(
-            &mut kv,
+        put(
             "changelogManifestListSize",
-            self.changelog_manifest_list_size.map(|v| v.to_string()),
+            self.changelog_manifest_list_size.map(Json::from),
         );
-        opt(
-            &mut kv,
-            "indexManifest",
-            self.index_manifest.as_deref().map(q),
-        );
-        kv.push(("commitUser", q(&self.commit_user)));
-        kv.push(("commitIdentifier", self.commit_identifier.to_string()));
-        kv.push(("commitKind", q(&self.commit_kind)));
-        kv.push(("timeMillis", self.time_millis.to_string()));
+        put("indexManifest", self.index_manifest.clone().map(Json::from));
+        put("commitUser", Some(self.commit_user.clone().into()));
+        put("commitIdentifier", Some(self.commit_identifier.into()));
+        put("commitKind", Some(self.commit_kind.clone().into()));
+        put("timeMillis", Some(self.time_millis.into()));
         // Primitive `long`s in Java: always written.
-        kv.push((
+        put(
             "totalRecordCount",
-            self.total_record_count.unwrap_or(0).to_string(),
-        ));
-        kv.push((
-            "deltaRecordCount",
-            self.delta_record_count.unwrap_or(0).to_string(),
-        ));
-        opt(
-            &mut kv,
-            "changelogRecordCount",
-            self.changelog_record_count.map(|v| v.to_string()),
+            Some(self.total_record_count.unwrap_or(0).into()),
         );
-        opt(&mut kv, "watermark", self.watermark.map(|v| v.to_string()));
-        opt(&mut kv, "statistics", self.statistics.as_deref().map(q));
-        opt(
-            &mut kv,
+        put(
+            "deltaRecordCount",
+            Some(self.delta_record_count.unwrap_or(0).into()),
+        );
+        put(
+            "changelogRecordCount",
+            self.changelog_record_count.map(Json::from),
+        );
+        put("watermark", self.watermark.map(Json::from));
+        put("statistics", self.statistics.clone().map(Json::from));
+        put(
             "properties",
-            self.properties.as_ref().map(|m| {
-                if m.is_empty() {
-                    return "{ }".to_string();
-                }
-                let body: Vec<String> = m
-                    .iter()
-                    .map(|(k, v)| format!("    {} : {}", q(k), q(v)))
-                    .collect();
-                format!("{{\n{}\n  }}", body.join(",\n"))
+            self.properties.as_ref().map(|p| {
+                Json::Object(
+                    p.iter()
+                        .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+                        .collect(),
+                )
             }),
         );
-        opt(
-            &mut kv,
-            "nextRowId",
-            self.next_row_id.map(|v| v.to_string()),
-        );
-        let body: Vec<String> = kv.iter().map(|(k, v)| format!("  \"{k}\" : {v}")).collect();
-        format!("{{\n{}\n}}", body.join(",\n"))
+        put("nextRowId", self.next_row_id.map(Json::from));
+        paimon_spec::jackson::to_pretty_string(&Json::Object(m))
     }
 }
 

@@ -300,3 +300,99 @@ fn create_table_validates_as_java() {
     );
     assert!(t.schema().time_millis > 0);
 }
+
+/// Many small commits: the base manifest list is merged (Java `manifest.merge-min-count`) and
+/// the table keeps every file.
+#[test]
+fn small_manifests_are_merged() {
+    let (_d, p) = copy_fixture("append.db/unaware");
+    let t = open(&p);
+    let live = t.live_files(None).unwrap();
+    let src = live[0].clone();
+    let c = t.new_commit("merge");
+    let n = 40;
+    for i in 0..n {
+        let name = format!("data-m-{i}.parquet");
+        let dir = Path::new(&src.bucket_path);
+        std::fs::copy(dir.join(&src.file.file_name), dir.join(&name)).unwrap();
+        let mut f = src.file.clone();
+        f.file_name = name;
+        let mut m = CommitMessage::new(partition_bytes(&t, &src), src.bucket)
+            .with_total_buckets(Some(src.total_buckets));
+        m.data_increment.new_files.push(f);
+        c.commit(i, &[m]).unwrap();
+    }
+    let s = t.snapshot_manager().latest().unwrap().unwrap();
+    let path = t.layout().manifest_path(&s.base_manifest_list);
+    let base = ManifestFileMeta::decode_list(&path, std::fs::read(&path).unwrap().into()).unwrap();
+    assert!(
+        base.len() < 30,
+        "{} base manifests after {n} commits",
+        base.len()
+    );
+    assert_eq!(
+        open(&p).live_files(None).unwrap().len(),
+        live.len() + n as usize
+    );
+}
+
+fn key_entry(level: i32, min: i32, max: i32, name: &str, total: i32) -> ManifestEntry {
+    use paimon_spec::types::{DataType, TypeKind};
+    let key = |v: i32| {
+        let mut b = BinaryRowBuilder::new(vec![DataType::not_null(TypeKind::Int)]);
+        b.set(0, Datum::Int(v)).unwrap();
+        b.build_serialized().unwrap()
+    };
+    let empty = BinaryRowBuilder::new(vec![]).build_serialized().unwrap();
+    let file = DataFileMeta {
+        file_name: name.into(),
+        file_size: 1,
+        row_count: 1,
+        min_key: key(min),
+        max_key: key(max),
+        key_stats: paimon_spec::stats::SimpleStats::empty(),
+        value_stats: paimon_spec::stats::SimpleStats::empty(),
+        min_sequence_number: 0,
+        max_sequence_number: 0,
+        schema_id: 0,
+        level,
+        extra_files: vec![],
+        creation_time: None,
+        delete_row_count: None,
+        embedded_index: None,
+        file_source: None,
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: None,
+        write_cols: None,
+        write_cols_sequences: None,
+    };
+    ManifestEntry {
+        kind: FileKind::Add,
+        partition: empty,
+        bucket: 0,
+        total_buckets: total,
+        file: Box::new(file),
+    }
+}
+
+#[test]
+fn key_ranges_and_total_buckets_conflict() {
+    use paimon_spec::types::{DataType, TypeKind};
+    let keys = [DataType::not_null(TypeKind::Int)];
+    let live = vec![key_entry(1, 0, 10, "a", 2), key_entry(0, 0, 100, "l0", 2)];
+    // Level 0 may overlap; a level-1 file overlapping another level-1 file may not.
+    conflict::check(&live, &[key_entry(1, 11, 20, "b", 2)], &keys).unwrap();
+    conflict::check(&live, &[key_entry(0, 5, 7, "c", 2)], &keys).unwrap();
+    let e = conflict::check(&live, &[key_entry(1, 10, 20, "d", 2)], &keys).unwrap_err();
+    assert!(
+        e.contains("a") && e.contains("d") && e.contains("level 1"),
+        "{e}"
+    );
+    let e = conflict::check(&live, &[key_entry(2, 0, 1, "r", 4)], &keys).unwrap_err();
+    assert!(e.contains("total buckets") && e.contains("r"), "{e}");
+    let mut del = key_entry(1, 0, 10, "gone", 2);
+    del.kind = FileKind::Delete;
+    let e = conflict::check(&live, &[del], &keys).unwrap_err();
+    assert!(e.contains("gone") && e.contains("no longer live"), "{e}");
+}
