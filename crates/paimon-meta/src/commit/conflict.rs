@@ -72,10 +72,12 @@ pub(super) fn check(
     check_key_ranges(&merged, key_types)
 }
 
+/// A file's key range and name.
+type KeyRange<'a> = (Vec<Datum>, Vec<Datum>, &'a str);
+
 /// Files of one (partition, bucket, level >= 1) must have disjoint key ranges.
 fn check_key_ranges(files: &[&ManifestEntry], key_types: &[DataType]) -> Result<(), Conflict> {
-    let mut runs: BTreeMap<(&[u8], i32, i32), Vec<(Vec<Datum>, Vec<Datum>, &str)>> =
-        BTreeMap::new();
+    let mut runs: BTreeMap<(&[u8], i32, i32), Vec<KeyRange<'_>>> = BTreeMap::new();
     for e in files.iter().filter(|e| e.file.level >= 1) {
         let decode = |b: &[u8]| {
             BinaryRow::from_serialized(b)

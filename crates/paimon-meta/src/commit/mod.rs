@@ -2,7 +2,7 @@
 //! `RenamingSnapshotCommit`).
 //!
 //! One commit attempt writes the delta manifests of the changes, a base manifest list (the
-//! previous base and delta lists merged by [`manifests::ManifestWriter::merge`]), a delta list,
+//! previous base and delta lists merged as Java's `ManifestFileMerger` does), a delta list,
 //! a changelog list and an index manifest when needed, then publishes `snapshot-N` with
 //! `publish_if_absent`, so of several committers racing for `N` exactly one wins. A loser
 //! deletes what it wrote, re-reads the latest snapshot, re-checks conflicts and tries `N + 1`,

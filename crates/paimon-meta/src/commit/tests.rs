@@ -160,7 +160,7 @@ fn concurrent_committers_get_dense_ids() {
     });
     let sm = t.snapshot_manager();
     let ids = sm.snapshot_ids().unwrap();
-    let n = (threads * per_thread) as i64;
+    let n = threads * per_thread;
     assert_eq!(*ids.last().unwrap(), first + n);
     let ours: Vec<Snapshot> = sm
         .snapshots()

@@ -141,7 +141,7 @@ fn java_reads_concurrent_appends() {
         }
     });
     let ids = t.snapshot_manager().snapshot_ids().unwrap();
-    let n = (threads * per) as i64;
+    let n = threads * per;
     assert_eq!(
         ids.iter()
             .filter(|i| **i > first)
