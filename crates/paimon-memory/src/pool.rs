@@ -210,7 +210,10 @@ mod tests {
         let p = UnboundedMemoryPool::new();
         p.try_grow(1 << 40).unwrap();
         p.shrink(1 << 39);
-        assert_eq!((p.reserved(), p.peak(), p.limit()), (1 << 39, 1 << 40, None));
+        assert_eq!(
+            (p.reserved(), p.peak(), p.limit()),
+            (1 << 39, 1 << 40, None)
+        );
     }
 
     /// Threads racing for a small pool: the count never passes the limit, and every grant

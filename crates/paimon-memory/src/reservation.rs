@@ -112,7 +112,11 @@ mod tests {
                 limit: 100
             }
         );
-        assert_eq!((b.size(), pool.reserved()), (0, 70), "a refusal changes nothing");
+        assert_eq!(
+            (b.size(), pool.reserved()),
+            (0, 70),
+            "a refusal changes nothing"
+        );
         a.shrink(200);
         assert_eq!((a.size(), pool.reserved()), (0, 0), "never below zero");
         a.try_resize(50).unwrap();
