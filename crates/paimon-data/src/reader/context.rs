@@ -30,7 +30,7 @@ pub(crate) struct SplitContext {
     pub bucket_dir: String,
     pub batch_size: usize,
     pub constants: Vec<(i32, ArrayRef)>,
-    /// Batch sizes under [`ReadOptions::memory_budget`], when set.
+    /// Batch sizes under [`ReadOptions::memory_pool`], when set.
     pub sizer: Option<Arc<BatchSizer>>,
     pub(super) options: Arc<ReadOptions>,
     pub(super) schemas: Arc<SchemaCache>,

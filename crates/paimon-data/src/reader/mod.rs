@@ -118,11 +118,17 @@ impl SplitReaderBuilder {
         self
     }
 
-    /// Bytes of decoded data the read keeps in flight ([`ReadOptions::memory_budget`], which
-    /// says what it covers).
-    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
-        self.options.memory_budget = Some(bytes);
+    /// Bounds the decoded data the read keeps in flight by `pool`
+    /// ([`ReadOptions::memory_pool`], which says what it covers); the pool may be shared with
+    /// planning and other reads.
+    pub fn with_memory_pool(mut self, pool: Arc<dyn paimon_memory::MemoryPool>) -> Self {
+        self.options.memory_pool = Some(pool);
         self
+    }
+
+    /// [`SplitReaderBuilder::with_memory_pool`] with a pool of its own of `bytes`.
+    pub fn with_memory_budget(self, bytes: usize) -> Self {
+        self.with_memory_pool(Arc::new(paimon_memory::GreedyMemoryPool::new(bytes)))
     }
 
     /// When the predicate is pushed into the Parquet decoder
@@ -274,7 +280,7 @@ impl SplitReader {
                 .map_err(|e| Error::spec(schema_dir.as_str(), e))?
         };
         let sizer = self.sizer.clone().or_else(|| {
-            let budget = self.options.memory_budget?;
+            let budget = self.options.budget_bytes()?;
             Some(Arc::new(BatchSizer::new(budget, 1)))
         });
         let ctx = Arc::new(SplitContext::new(

@@ -49,7 +49,11 @@ fn every_table_plans_within_a_pool_and_gives_it_back() {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(a), Err(b)) => {
                     assert_eq!(a.to_string(), b.to_string(), "{rel} {name}");
-                    assert_eq!(pool.reserved(), 0, "{rel} {name}: a failed plan holds nothing");
+                    assert_eq!(
+                        pool.reserved(),
+                        0,
+                        "{rel} {name}: a failed plan holds nothing"
+                    );
                     continue;
                 }
                 (a, b) => panic!("{rel} {name}: without a pool {a:?}, with one {b:?}"),
@@ -62,9 +66,17 @@ fn every_table_plans_within_a_pool_and_gives_it_back() {
             );
             let clone = plan.clone();
             drop(plan);
-            assert_eq!(pool.reserved(), clone.reserved_bytes(), "{rel} {name}: a clone shares it");
+            assert_eq!(
+                pool.reserved(),
+                clone.reserved_bytes(),
+                "{rel} {name}: a clone shares it"
+            );
             drop(clone);
-            assert_eq!(pool.reserved(), 0, "{rel} {name}: dropping the plan gives it back");
+            assert_eq!(
+                pool.reserved(),
+                0,
+                "{rel} {name}: dropping the plan gives it back"
+            );
             let peak = pool.peak();
             checked += 1;
             if peak < 2 {
@@ -84,7 +96,11 @@ fn every_table_plans_within_a_pool_and_gives_it_back() {
                 }
                 other => panic!("{rel} {name}: limit {} of peak {peak}: {other:?}", peak / 2),
             }
-            assert_eq!(limited.reserved(), 0, "{rel} {name}: a refused plan holds nothing");
+            assert_eq!(
+                limited.reserved(),
+                0,
+                "{rel} {name}: a refused plan holds nothing"
+            );
         }
     }
     assert!(checked > 100, "{checked} plans checked");
@@ -145,8 +161,15 @@ fn concurrent_plans_share_one_pool_within_its_limit() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let made: usize = results.iter().map(|r| r.0).sum();
-    eprintln!("concurrent plans of {}: {results:?} (made, refused)", path.display());
+    eprintln!(
+        "concurrent plans of {}: {results:?} (made, refused)",
+        path.display()
+    );
     assert!(made > 0, "some plans fit");
-    assert!(pool.peak() <= limit, "peak {} over limit {limit}", pool.peak());
+    assert!(
+        pool.peak() <= limit,
+        "peak {} over limit {limit}",
+        pool.peak()
+    );
     assert_eq!(pool.reserved(), 0);
 }
