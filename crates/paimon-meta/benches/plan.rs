@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use paimon_memory::{GreedyMemoryPool, MemoryPool, UnboundedMemoryPool};
 
 fn table() -> Option<PathBuf> {
     let path = std::env::var_os("PAIMON_PLANNING_TABLE").map_or_else(
@@ -61,7 +62,7 @@ fn plan(c: &mut Criterion) {
         .throughput(Throughput::Elements(files as u64));
     group.bench_function(format!("{files}_files"), |b| b.iter(plan_once));
     let peak = {
-        let pool = Arc::new(paimon_memory::UnboundedMemoryPool::new());
+        let pool = Arc::new(UnboundedMemoryPool::new());
         let table = paimon_meta::Table::open(io.clone(), &path).expect("open the planning table");
         let plan = table
             .scan()
@@ -75,8 +76,7 @@ fn plan(c: &mut Criterion) {
         );
         pool.peak()
     };
-    let bounded: Arc<dyn paimon_memory::MemoryPool> =
-        Arc::new(paimon_memory::GreedyMemoryPool::new(peak * 4));
+    let bounded: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(peak * 4));
     group.bench_function(format!("{files}_files_bounded"), |b| {
         b.iter(|| {
             let table =
