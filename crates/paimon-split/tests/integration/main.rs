@@ -3,6 +3,7 @@
 
 mod commit_golden;
 mod common;
+mod cpp_commit_messages;
 mod cpp_splits;
 mod golden;
 mod java_rows;
