@@ -175,6 +175,7 @@ impl FileIO for ObjectStoreFileIO {
                 path: crate::join(dir, e.name().trim_end_matches('/')),
                 size: if is_dir { 0 } else { meta.content_length() },
                 is_dir,
+                modified_ms: None,
             });
         }
         if out.is_empty() && !marker && !prefix.is_empty() {
