@@ -205,6 +205,7 @@ impl SplitContext {
                 .sizer
                 .clone()
                 .map(|sizer| BatchBudget { sizer, parts: 1 }),
+            coalesce_gap: self.options.coalesce_gap,
         }
     }
 }

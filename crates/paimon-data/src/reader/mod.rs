@@ -502,7 +502,7 @@ fn raw_tasks(
             let out = out.clone();
             Box::new(move || {
                 let task = ctx.file_task(i)?;
-                file::read_file(ctx.io.as_ref(), &task, &out)
+                file::read_file(&ctx.io, &task, &out)
             }) as Task
         })
         .collect())

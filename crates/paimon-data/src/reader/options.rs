@@ -5,7 +5,7 @@ use std::sync::Arc;
 use paimon_memory::MemoryPool;
 use paimon_spec::predicate::Predicate;
 
-use crate::format::LateMaterialization;
+use crate::format::{LateMaterialization, DEFAULT_COALESCE_GAP};
 
 /// Default rows per batch: Arrow kernels amortize well from a few thousand rows; Java's
 /// `read.batch-size` default is 1024 but larger batches are cheaper in Arrow.
@@ -86,6 +86,11 @@ pub struct ReadOptions {
     /// [`LateMaterialization::Auto`]: when a sample of the file shows it keeps at most 0.5% of
     /// the rows. Rows are the same either way.
     pub late_materialization: LateMaterialization,
+    /// Parquet files are read by byte ranges: the footer, then the column chunks of the
+    /// projected (and filtered) columns in the row groups that survive pruning, one row group
+    /// at a time. Chunks of a row group at most this many bytes apart are fetched in one
+    /// request. Default [`DEFAULT_COALESCE_GAP`] (1 MiB); 0 fetches each chunk alone.
+    pub coalesce_gap: u64,
 }
 
 impl ReadOptions {
@@ -112,6 +117,7 @@ impl Default for ReadOptions {
             parallelism: 1,
             memory_pool: None,
             late_materialization: LateMaterialization::Auto,
+            coalesce_gap: DEFAULT_COALESCE_GAP,
         }
     }
 }
