@@ -11,5 +11,6 @@ mod java_commit;
 mod java_incremental;
 mod java_plans;
 mod java_splits;
+mod memory_pool;
 mod pruning;
 mod readme;
