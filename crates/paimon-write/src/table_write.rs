@@ -1,0 +1,415 @@
+//! [`TableWrite`]: Arrow batches in, data files and [`CommitMessage`]s out (Java
+//! `TableWriteImpl` over `AppendOnlyFileStoreWrite`).
+//!
+//! ```text
+//! batch ──check schema──> rows grouped by (partition, bucket), input order kept
+//!                          │ partition: BinaryRow of the partition columns + k=v/ directory
+//!                          │ bucket: -1 (unaware) or murmur(bucket-key row) % n
+//!                          v
+//!        one RollingWriter per (partition, bucket) ──> data-<uuid>-<n>.parquet ...
+//! prepare_commit() ──> one CommitMessage per (partition, bucket) with its new files
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, UInt32Array};
+use arrow_schema::SchemaRef;
+use paimon_data::arrow_schema::to_arrow_type;
+use paimon_io::FileIORef;
+use paimon_spec::binary::Datum;
+use paimon_spec::options::CoreOptions;
+use paimon_spec::schema::TableSchema;
+use paimon_spec::stats::serialize_datums;
+use paimon_spec::types::DataField;
+
+use crate::arrow_datum::datum_at;
+use crate::bucket::BucketAssigner;
+use crate::error::{Error, Result};
+use crate::layout_shim as layout;
+use crate::message::{CommitMessage, DataIncrement};
+use crate::options::WriteOptions;
+use crate::parquet_file::{parquet_arrow_schema, writer_properties};
+use crate::paths::DataFilePathFactory;
+use crate::rolling::{FileContext, FileContextRef, RollingWriter};
+
+/// How rows find their bucket.
+#[derive(Debug)]
+enum BucketMode {
+    /// `bucket = -1` append table: Java puts every file in bucket 0 (`bucket-0`).
+    Unaware,
+    /// `bucket = N > 0`.
+    Fixed(BucketAssigner),
+}
+
+#[derive(Debug)]
+struct BucketWriter {
+    writer: RollingWriter,
+}
+
+/// Writes batches of one table into data files and hands out commit messages.
+#[derive(Debug)]
+pub struct TableWrite {
+    table: String,
+    root: String,
+    fields: Vec<DataField>,
+    core: CoreOptions,
+    options: WriteOptions,
+    ctx: FileContextRef,
+    input_schema: SchemaRef,
+    partition_cols: Vec<(usize, DataField)>,
+    bucket_mode: BucketMode,
+    writers: HashMap<(Vec<u8>, i32), BucketWriter>,
+    order: Vec<(Vec<u8>, i32)>,
+    restored: HashMap<(Vec<u8>, i32), i64>,
+}
+
+impl TableWrite {
+    /// A writer for the table at `root` with its current `schema`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for table shapes not written yet (primary keys, dynamic or
+    /// postpone buckets, ORC/Avro files, data evolution, TIMESTAMP(7..9) columns);
+    /// [`Error::InvalidOption`] for malformed options.
+    pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
+        let table = root.to_string();
+        let core = CoreOptions::try_new(&schema.options)?;
+        let unsupported = |what: &str| {
+            Err(Error::Unsupported {
+                feature: format!("table {table}: {what}"),
+            })
+        };
+        if !schema.primary_keys.is_empty() {
+            return unsupported("writing primary-key tables");
+        }
+        if core.data_evolution_enabled {
+            return unsupported("writing data-evolution tables");
+        }
+        if core.file_format != "parquet" {
+            return unsupported(&format!("writing {} data files", core.file_format));
+        }
+        if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
+            return unsupported("data-file.external-paths / data-file.path-directory");
+        }
+        let options = WriteOptions::try_new(&core, false)?;
+        let fields = schema.fields.clone();
+        let names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
+        let stats_modes = options.field_stats_modes(&core, &names)?;
+        let arrow_schema = parquet_arrow_schema(&table, &fields)?;
+        let input_schema = Arc::new(arrow_schema::Schema::new(
+            fields
+                .iter()
+                .map(|f| {
+                    arrow_schema::Field::new(
+                        &f.name,
+                        to_arrow_type(&f.data_type),
+                        f.data_type.nullable,
+                    )
+                })
+                .collect::<Vec<_>>(),
+        ));
+        let col = |name: &str| -> Result<(usize, DataField)> {
+            fields
+                .iter()
+                .position(|f| f.name == name)
+                .map(|i| (i, fields[i].clone()))
+                .ok_or_else(|| Error::SchemaMismatch {
+                    table: table.clone(),
+                    reason: format!("key column {name} is not a field of the table"),
+                })
+        };
+        let partition_cols = schema
+            .partition_keys
+            .iter()
+            .map(|k| col(k))
+            .collect::<Result<Vec<_>>>()?;
+        let bucket_mode = match core.bucket {
+            -1 => BucketMode::Unaware,
+            n if n > 0 => {
+                let keys = schema
+                    .bucket_keys()
+                    .iter()
+                    .map(|k| col(k))
+                    .collect::<Result<Vec<_>>>()?;
+                BucketMode::Fixed(BucketAssigner::try_new(&table, n, keys)?)
+            }
+            n => return unsupported(&format!("writing with bucket = {n}")),
+        };
+        let ctx = Arc::new(FileContext {
+            table: table.clone(),
+            file_io,
+            fields: fields.clone(),
+            arrow_schema,
+            props: writer_properties(&options.file_compression, options.zstd_level)?,
+            stats_modes,
+            stats_dense: options.stats_dense_store,
+            target_file_size: options.target_file_size,
+            schema_id: schema.id,
+        });
+        Ok(TableWrite {
+            table,
+            root: root.to_string(),
+            fields,
+            core,
+            options,
+            ctx,
+            input_schema,
+            partition_cols,
+            bucket_mode,
+            writers: HashMap::new(),
+            order: Vec::new(),
+            restored: HashMap::new(),
+        })
+    }
+
+    /// Sets the largest sequence number already committed in a bucket (from the latest
+    /// snapshot, which the writer does not read); new rows continue after it. Buckets not given
+    /// start at 0.
+    pub fn with_restored_max_sequence_number(
+        mut self,
+        partition: Vec<u8>,
+        bucket: i32,
+        max_sequence_number: i64,
+    ) -> Self {
+        self.restored
+            .insert((partition, bucket), max_sequence_number);
+        self
+    }
+
+    /// The Arrow schema batches must have (names and types; field metadata is ignored).
+    pub fn input_schema(&self) -> &SchemaRef {
+        &self.input_schema
+    }
+
+    /// Writes one batch.
+    ///
+    /// The whole batch is checked before anything is written: a batch whose columns do not
+    /// match, a null in a NOT NULL column or a partition value Java cannot name fails without
+    /// writing a row.
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`], [`Error::NullValue`], [`Error::InvalidPartition`]; storage
+    /// and encoder errors (the files of this writer are then unusable: call
+    /// [`TableWrite::abort`]).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = self.conform(batch)?;
+        let groups = self.group_rows(&batch)?;
+        for (key, rows) in groups {
+            let part = if rows.len() == batch.num_rows() {
+                batch.clone()
+            } else {
+                let idx = UInt32Array::from(rows);
+                arrow_select::take::take_record_batch(&batch, &idx)
+                    .map_err(|e| Error::Internal(format!("selecting rows of one bucket: {e}")))?
+            };
+            self.writer_for(&key)?.writer.write(&part)?;
+        }
+        Ok(())
+    }
+
+    /// Closes every open file and returns one message per partition and bucket that got new
+    /// files since the last call (Java `prepareCommit`).
+    ///
+    /// # Errors
+    /// Storage and encoder errors while closing files.
+    pub fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        let mut out = Vec::new();
+        for key in &self.order {
+            let Some(w) = self.writers.get_mut(key) else {
+                continue;
+            };
+            let files = w.writer.prepare_commit()?;
+            if files.is_empty() {
+                continue;
+            }
+            out.push(
+                CommitMessage::new(key.0.clone(), key.1)
+                    .with_total_buckets(Some(self.core.bucket))
+                    .with_data_increment(DataIncrement { new_files: files }),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Abandons everything not yet handed out by [`TableWrite::prepare_commit`]: open files
+    /// are dropped and closed ones deleted (left as orphans where the storage cannot).
+    pub fn abort(&mut self) {
+        for w in self.writers.values_mut() {
+            w.writer.abort();
+        }
+    }
+
+    /// The batch with the file schema's field ids, after checking names, types and
+    /// nullability.
+    fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let mismatch = |reason: String| Error::SchemaMismatch {
+            table: self.table.clone(),
+            reason,
+        };
+        let schema = batch.schema();
+        if schema.fields().len() != self.fields.len() {
+            return Err(mismatch(format!(
+                "{} columns, the table has {}",
+                schema.fields().len(),
+                self.fields.len()
+            )));
+        }
+        for ((got, want), column) in schema
+            .fields()
+            .iter()
+            .zip(self.input_schema.fields())
+            .zip(batch.columns())
+        {
+            if got.name() != want.name() {
+                return Err(mismatch(format!(
+                    "column {} where the table has {}",
+                    got.name(),
+                    want.name()
+                )));
+            }
+            if got.data_type() != want.data_type() {
+                return Err(mismatch(format!(
+                    "column {} is {}, the table needs {}",
+                    got.name(),
+                    got.data_type(),
+                    want.data_type()
+                )));
+            }
+            if !want.is_nullable() && column.null_count() > 0 {
+                return Err(Error::NullValue {
+                    table: self.table.clone(),
+                    column: want.name().clone(),
+                });
+            }
+        }
+        RecordBatch::try_new(self.ctx.arrow_schema.clone(), batch.columns().to_vec())
+            .map_err(|e| mismatch(e.to_string()))
+    }
+
+    /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
+    fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<((Vec<u8>, i32), Vec<u32>)>> {
+        let buckets = match &self.bucket_mode {
+            BucketMode::Unaware => vec![0; batch.num_rows()],
+            BucketMode::Fixed(a) => a.assign(batch)?,
+        };
+        let partitions = self.partitions(batch)?;
+        let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
+        let mut groups: Vec<((Vec<u8>, i32), Vec<u32>)> = Vec::new();
+        for (row, bucket) in buckets.into_iter().enumerate() {
+            let key = (partitions.row(row).to_vec(), bucket);
+            let at = *index.entry(key.clone()).or_insert_with(|| {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            });
+            groups[at].1.push(row as u32);
+        }
+        Ok(groups)
+    }
+
+    fn partitions(&self, batch: &RecordBatch) -> Result<Partitions> {
+        let types: Vec<_> = self
+            .partition_cols
+            .iter()
+            .map(|(_, f)| f.data_type.clone())
+            .collect();
+        let mut distinct: Vec<Vec<u8>> = Vec::new();
+        let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut of_row = Vec::with_capacity(batch.num_rows());
+        let mut values = Vec::with_capacity(types.len());
+        for row in 0..batch.num_rows() {
+            values.clear();
+            for (i, f) in &self.partition_cols {
+                values.push(
+                    datum_at(batch.column(*i), row, &f.data_type).ok_or_else(|| {
+                        Error::InvalidPartition {
+                            table: self.table.clone(),
+                            column: f.name.clone(),
+                            reason: format!("type {} cannot be a partition", f.data_type),
+                        }
+                    })?,
+                );
+            }
+            let bytes = serialize_datums(&values, &types).map_err(|source| Error::Encode {
+                table: self.table.clone(),
+                source,
+            })?;
+            let next = distinct.len();
+            let at = *seen.entry(bytes.clone()).or_insert(next);
+            if at == next {
+                distinct.push(bytes);
+            }
+            of_row.push(at);
+        }
+        Ok(Partitions { distinct, of_row })
+    }
+
+    fn writer_for(&mut self, key: &(Vec<u8>, i32)) -> Result<&mut BucketWriter> {
+        if !self.writers.contains_key(key) {
+            let values = self.partition_values(&key.0)?;
+            let fields: Vec<DataField> =
+                self.partition_cols.iter().map(|(_, f)| f.clone()).collect();
+            let part_path = layout::partition_path(
+                &fields,
+                &values,
+                &self.core.partition_default_name,
+                self.core.partition_legacy_name,
+            )
+            .ok_or_else(|| Error::InvalidPartition {
+                table: self.table.clone(),
+                column: fields
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                reason: format!("values {values:?} have no Java partition directory name"),
+            })?;
+            let dir = layout::bucket_dir(&self.root, &part_path, key.1);
+            let paths =
+                DataFilePathFactory::new(dir, &self.options.data_file_prefix, &self.extension());
+            let restored = self.restored.get(key).copied().unwrap_or(-1);
+            self.writers.insert(
+                key.clone(),
+                BucketWriter {
+                    writer: RollingWriter::new(self.ctx.clone(), paths, restored),
+                },
+            );
+            self.order.push(key.clone());
+        }
+        self.writers
+            .get_mut(key)
+            .ok_or_else(|| Error::Internal("bucket writer vanished".into()))
+    }
+
+    fn partition_values(&self, serialized: &[u8]) -> Result<Vec<Datum>> {
+        let types: Vec<_> = self
+            .partition_cols
+            .iter()
+            .map(|(_, f)| f.data_type.clone())
+            .collect();
+        let row = paimon_spec::binary::BinaryRow::from_serialized(serialized)?;
+        Ok(row.to_datums(&types)?)
+    }
+
+    fn extension(&self) -> String {
+        if self.options.file_suffix_include_compression {
+            format!(
+                "{}.{}",
+                self.options.file_compression, self.core.file_format
+            )
+        } else {
+            self.core.file_format.clone()
+        }
+    }
+}
+
+/// Partition of each row, by index into the distinct serialized partitions.
+struct Partitions {
+    distinct: Vec<Vec<u8>>,
+    of_row: Vec<usize>,
+}
+
+impl Partitions {
+    fn row(&self, row: usize) -> &[u8] {
+        &self.distinct[self.of_row[row]]
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of paimon-write: bucket ids against Java's, files read back by
+//! paimon-data and by Java (the oracle).
+
+mod append;
+mod bucket_java;
+mod common;
