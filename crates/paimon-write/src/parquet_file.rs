@@ -8,7 +8,8 @@
 //! stats are read back from them, as Java does.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
@@ -122,8 +123,46 @@ pub fn writer_properties(compression: &str, zstd_level: i32) -> Result<WriterPro
 #[derive(Debug)]
 pub struct ParquetFile {
     path: String,
-    writer: ArrowWriter<Box<dyn FileWriter>>,
+    writer: ArrowWriter<Sink>,
+    out: Sink,
     rows: u64,
+}
+
+/// The storage stream, shared with the Parquet writer: `ArrowWriter::close` returns the
+/// footer but keeps its sink, and the stream must still be closed (or aborted) by us.
+#[derive(Debug, Clone)]
+struct Sink(Arc<Mutex<Option<Box<dyn FileWriter>>>>);
+
+impl Sink {
+    fn take(&self) -> Option<Box<dyn FileWriter>> {
+        self.0.lock().ok().and_then(|mut g| g.take())
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned sink"))?
+            .as_mut()
+        {
+            Some(w) => w.write(buf),
+            None => Err(std::io::Error::other("file already closed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned sink"))?
+            .as_mut()
+        {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A finished Parquet file.
@@ -149,15 +188,18 @@ impl ParquetFile {
         schema: SchemaRef,
         props: WriterProperties,
     ) -> Result<Self> {
-        let writer =
-            ArrowWriter::try_new(out, schema, Some(props)).map_err(|source| Error::Parquet {
+        let out = Sink(Arc::new(Mutex::new(Some(out))));
+        let writer = ArrowWriter::try_new(out.clone(), schema, Some(props)).map_err(|source| {
+            Error::Parquet {
                 table: table.to_string(),
                 path: path.to_string(),
                 source,
-            })?;
+            }
+        })?;
         Ok(ParquetFile {
             path: path.to_string(),
             writer,
+            out,
             rows: 0,
         })
     }
@@ -204,8 +246,17 @@ impl ParquetFile {
             path: path.clone(),
             source,
         };
-        let metadata = self.writer.finish().map_err(pq)?;
-        let out = self.writer.into_inner().map_err(pq)?;
+        let metadata = match self.writer.finish() {
+            Ok(m) => m,
+            Err(e) => {
+                self.abort();
+                return Err(pq(e));
+            }
+        };
+        let out = self
+            .out
+            .take()
+            .ok_or_else(|| Error::Internal(format!("stream of {path} already taken")))?;
         let size = out.close().map_err(|source| Error::Io {
             table: table.to_string(),
             path: path.clone(),
@@ -220,7 +271,7 @@ impl ParquetFile {
 
     /// Abandons the file; what was written is removed where the storage allows.
     pub fn abort(self) {
-        if let Ok(out) = self.writer.into_inner() {
+        if let Some(out) = self.out.take() {
             let _ = out.abort();
         }
     }
