@@ -1,7 +1,10 @@
 //! Integration tests of the split protocol: Java's golden bytes, Java-planned splits of real
 //! tables, and property round trips.
 
+mod commit_golden;
 mod common;
+mod cpp_commit_messages;
 mod cpp_splits;
 mod golden;
+mod java_rows;
 mod roundtrip;
