@@ -100,7 +100,7 @@ struct TableTypes {
 
 impl TableTypes {
     fn load(table: &Path) -> Result<Self> {
-        let dir = table.join("schema");
+        let dir = table.join(paimon_spec::layout::SCHEMA_DIR);
         let mut schemas = Vec::new();
         for e in
             std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))?
@@ -108,7 +108,7 @@ impl TableTypes {
             let p = e?.path();
             if p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("schema-"))
+                .is_some_and(|n| n.starts_with(paimon_spec::layout::SCHEMA_PREFIX))
             {
                 let text = std::fs::read_to_string(&p)
                     .with_context(|| format!("{}: cannot read", p.display()))?;

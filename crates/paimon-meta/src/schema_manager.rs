@@ -4,20 +4,19 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use paimon_io::FileIORef;
+use paimon_spec::layout::{self, BranchLayout};
 use paimon_spec::schema::{TableSchema, TableSchemaRef};
 
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 
-/// Prefix of schema files.
-pub const SCHEMA_PREFIX: &str = "schema-";
-/// Prefix of tag files.
-pub const TAG_PREFIX: &str = "tag-";
+pub use layout::{SCHEMA_PREFIX, TAG_PREFIX};
 
 /// Reads `schema/schema-N` files, caching each parsed schema.
 #[derive(Debug)]
 pub struct SchemaManager {
     file_io: FileIORef,
+    layout: BranchLayout,
     dir: String,
     cache: Mutex<HashMap<i64, TableSchemaRef>>,
 }
@@ -25,11 +24,18 @@ pub struct SchemaManager {
 impl SchemaManager {
     /// Schemas under `branch_root/schema`.
     pub fn new(file_io: FileIORef, branch_root: &str) -> Self {
+        let layout = BranchLayout::at(branch_root);
         SchemaManager {
             file_io,
-            dir: paimon_io::join(branch_root, "schema"),
+            dir: layout.schema_dir(),
+            layout,
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Path of `schema-<id>`.
+    pub fn schema_path(&self, id: i64) -> String {
+        self.layout.schema_path(id)
     }
 
     /// Every schema id present, ascending.
@@ -45,7 +51,7 @@ impl SchemaManager {
         let mut ids: Vec<i64> = entries
             .iter()
             .filter(|e| !e.is_dir)
-            .filter_map(|e| e.name().strip_prefix(SCHEMA_PREFIX)?.parse().ok())
+            .filter_map(|e| layout::parse_id(SCHEMA_PREFIX, e.name()))
             .collect();
         ids.sort_unstable();
         Ok(ids)
@@ -59,7 +65,7 @@ impl SchemaManager {
         if let Some(s) = self.cache.lock().ok().and_then(|c| c.get(&id).cloned()) {
             return Ok(s);
         }
-        let path = paimon_io::join(&self.dir, &format!("{SCHEMA_PREFIX}{id}"));
+        let path = self.layout.schema_path(id);
         let bytes = self.file_io.read(&path).map_err(Error::io)?;
         let text = std::str::from_utf8(&bytes).map_err(|e| Error::corrupt(&path, e.to_string()))?;
         let schema = Arc::new(TableSchema::from_json_str(text).map_err(|e| Error::spec(&path, e))?);
@@ -85,15 +91,18 @@ impl SchemaManager {
 #[derive(Debug, Clone)]
 pub struct TagManager {
     file_io: FileIORef,
+    layout: BranchLayout,
     dir: String,
 }
 
 impl TagManager {
     /// Tags under `branch_root/tag`.
     pub fn new(file_io: FileIORef, branch_root: &str) -> Self {
+        let layout = BranchLayout::at(branch_root);
         TagManager {
             file_io,
-            dir: paimon_io::join(branch_root, "tag"),
+            dir: layout.tag_dir(),
+            layout,
         }
     }
 
@@ -102,7 +111,7 @@ impl TagManager {
     /// # Errors
     /// [`Error::TagNotFound`] when absent; `Corrupt` when malformed.
     pub fn tag(&self, name: &str) -> Result<Snapshot> {
-        let path = paimon_io::join(&self.dir, &format!("{TAG_PREFIX}{name}"));
+        let path = self.layout.tag_path(name);
         let bytes = self.file_io.read(&path).map_err(|e| {
             if e.is_not_found() {
                 Error::TagNotFound {

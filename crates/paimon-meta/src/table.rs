@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use paimon_io::FileIORef;
+use paimon_spec::layout::{self, TableLayout};
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchemaRef;
 
@@ -12,7 +13,7 @@ use crate::schema_manager::{SchemaManager, TagManager};
 use crate::snapshot::{Snapshot, SnapshotManager};
 
 /// The default branch.
-pub const MAIN_BRANCH: &str = "main";
+pub const MAIN_BRANCH: &str = layout::MAIN_BRANCH;
 /// Suffix of database directories.
 pub const DB_SUFFIX: &str = ".db";
 
@@ -26,6 +27,7 @@ pub struct Table {
 struct TableInner {
     file_io: FileIORef,
     path: String,
+    layout: TableLayout,
     branch: String,
     schema: TableSchemaRef,
     options: CoreOptions,
@@ -36,11 +38,7 @@ struct TableInner {
 
 /// Directory holding a branch's snapshot, schema and tag directories.
 pub fn branch_root(table_path: &str, branch: &str) -> String {
-    if branch == MAIN_BRANCH || branch.is_empty() {
-        table_path.to_string()
-    } else {
-        paimon_io::join(table_path, &format!("branch/branch-{branch}"))
-    }
+    layout::branch_root(table_path, branch)
 }
 
 impl Table {
@@ -58,14 +56,16 @@ impl Table {
     /// # Errors
     /// [`Error::NotFound`] when the branch has no schema.
     pub fn open_branch(file_io: FileIORef, path: &str, branch: &str) -> Result<Table> {
-        let path = path.trim_end_matches('/').to_string();
-        let root = branch_root(&path, branch);
+        let table_layout = TableLayout::new(path);
+        let path = table_layout.root().to_string();
+        let branch_layout = table_layout.branch(branch);
+        let root = branch_layout.root().to_string();
         let schemas = SchemaManager::new(file_io.clone(), &root);
         let schema = schemas.latest()?.ok_or_else(|| Error::NotFound {
-            path: paimon_io::join(&root, "schema"),
+            path: branch_layout.schema_dir(),
         })?;
         let options = CoreOptions::try_new(&schema.options)
-            .map_err(|e| Error::spec(paimon_io::join(&root, "schema"), e))?;
+            .map_err(|e| Error::spec(branch_layout.schema_dir(), e))?;
         // The fallback branch becomes the directory name `branch/branch-<name>`.
         if let Some(b) = options
             .scan_fallback_branch
@@ -73,14 +73,7 @@ impl Table {
             .filter(|b| b.contains(['/', '\\']))
         {
             return Err(Error::corrupt(
-                paimon_io::join(
-                    &root,
-                    &format!(
-                        "schema/{}{}",
-                        crate::schema_manager::SCHEMA_PREFIX,
-                        schema.id
-                    ),
-                ),
+                branch_layout.schema_path(schema.id),
                 format!(
                     "option scan.fallback-branch {b:?} contains '/' or '\\', so it cannot name \
                      a branch directory"
@@ -93,6 +86,7 @@ impl Table {
                 tags: TagManager::new(file_io.clone(), &root),
                 file_io,
                 path,
+                layout: table_layout,
                 branch: branch.to_string(),
                 schema,
                 options,
@@ -112,6 +106,11 @@ impl Table {
     /// Table root directory (data, manifests and indexes live here for every branch).
     pub fn path(&self) -> &str {
         &self.inner.path
+    }
+
+    /// The table's directories and file names.
+    pub fn layout(&self) -> &TableLayout {
+        &self.inner.layout
     }
 
     /// Branch name.
@@ -220,7 +219,7 @@ impl Catalog {
             if e.is_dir
                 && self
                     .file_io
-                    .exists(&paimon_io::join(&e.path, "schema"))
+                    .exists(&paimon_io::join(&e.path, layout::SCHEMA_DIR))
                     .map_err(Error::io)?
             {
                 out.push(e.name().to_string());

@@ -3,7 +3,8 @@
 //! Types shared by the control plane (`paimon-meta`) and the data plane (`paimon-data`), with
 //! no I/O: data types and their JSON form ([`types`]), table schemas ([`schema`]), typed table
 //! options ([`options`]), Java's binary row layouts ([`binary`]) and the data-file metadata
-//! carried in manifests, splits and commit messages ([`data_file`], [`index_file`], [`stats`]).
+//! carried in manifests, splits and commit messages ([`data_file`], [`index_file`], [`stats`]),
+//! and every path of a table ([`layout`]).
 //!
 //! ```
 //! use paimon_spec::types::{DataType, TypeKind};
@@ -22,6 +23,7 @@ pub mod calendar;
 pub mod data_file;
 pub mod error;
 pub mod index_file;
+pub mod layout;
 pub mod options;
 #[cfg(feature = "orc")]
 pub mod orc_tail;

@@ -87,6 +87,30 @@ pub struct CoreOptions {
     pub index_file_in_data_file_dir: bool,
     /// `scan.fallback-branch`.
     pub scan_fallback_branch: Option<String>,
+    /// `file.compression`, default `zstd`.
+    pub file_compression: String,
+    /// `file.suffix.include.compression`, default false.
+    pub file_suffix_include_compression: bool,
+    /// `data-file.prefix`, default `data-`.
+    pub data_file_prefix: String,
+    /// `changelog-file.prefix`, default `changelog-`.
+    pub changelog_file_prefix: String,
+    /// `manifest.compression`, default `zstd`.
+    pub manifest_compression: String,
+    /// `manifest.target-file-size` in bytes, default 8 MiB.
+    pub manifest_target_file_size: u64,
+    /// `manifest.merge-min-count`, default 30.
+    pub manifest_merge_min_count: i32,
+    /// `manifest.full-compaction-threshold-size` in bytes, default 16 MiB.
+    pub manifest_full_compaction_threshold_size: u64,
+    /// `commit.max-retries`, default 10.
+    pub commit_max_retries: i32,
+    /// `commit.timeout` in millis, unbounded when unset.
+    pub commit_timeout_millis: Option<u64>,
+    /// `commit.min-retry-wait` in millis, default 10.
+    pub commit_min_retry_wait_millis: u64,
+    /// `commit.max-retry-wait` in millis, default 10 s.
+    pub commit_max_retry_wait_millis: u64,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -186,6 +210,21 @@ impl CoreOptions {
             data_file_path_directory: r.get("data-file.path-directory").map(str::to_string),
             index_file_in_data_file_dir: r.bool("index-file-in-data-file-dir", false)?,
             scan_fallback_branch: r.get("scan.fallback-branch").map(str::to_string),
+            file_compression: r.get("file.compression").unwrap_or("zstd").to_string(),
+            file_suffix_include_compression: r.bool("file.suffix.include.compression", false)?,
+            data_file_prefix: r.raw_or("data-file.prefix", "data-"),
+            changelog_file_prefix: r.raw_or("changelog-file.prefix", "changelog-"),
+            manifest_compression: r.get("manifest.compression").unwrap_or("zstd").to_string(),
+            manifest_target_file_size: r.memory("manifest.target-file-size", 8 << 20)?,
+            manifest_merge_min_count: r.int("manifest.merge-min-count", 30)?,
+            manifest_full_compaction_threshold_size: r
+                .memory("manifest.full-compaction-threshold-size", 16 << 20)?,
+            commit_max_retries: r.int("commit.max-retries", 10)?,
+            commit_timeout_millis: r.duration_millis("commit.timeout")?,
+            commit_min_retry_wait_millis: r.duration_millis("commit.min-retry-wait")?.unwrap_or(10),
+            commit_max_retry_wait_millis: r
+                .duration_millis("commit.max-retry-wait")?
+                .unwrap_or(10_000),
             raw: raw.clone(),
         })
     }
@@ -278,6 +317,22 @@ impl Reader<'_> {
             .unwrap_or_default()
     }
 
+    /// A value taken as written (file-name prefixes keep their spaces, as Java's do).
+    fn raw_or(&self, key: &str, default: &str) -> String {
+        self.0
+            .get(key)
+            .map_or_else(|| default.to_string(), String::clone)
+    }
+
+    fn duration_millis(&self, key: &str) -> Result<Option<u64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => parse_duration_millis(v)
+                .map(Some)
+                .ok_or_else(|| self.invalid(key, "expected a duration such as '10 s' or '500ms'")),
+        }
+    }
+
     fn memory(&self, key: &str, default: u64) -> Result<u64> {
         match self.get(key) {
             None => Ok(default),
@@ -285,6 +340,26 @@ impl Reader<'_> {
                 .ok_or_else(|| self.invalid(key, "expected a memory size such as '128 mb'")),
         }
     }
+}
+
+/// Parses Java `TimeUtils.parseDuration` text into millis: a number and an optional unit
+/// (`ns`, `us`, `ms` (the default), `s`, `min`/`m`, `h`, `d`, and their long forms).
+pub fn parse_duration_millis(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let number: u64 = t[..split].parse().ok()?;
+    let unit = t[split..].trim().to_ascii_lowercase();
+    let nanos: u64 = match unit.as_str() {
+        "ns" | "nano" | "nanos" | "nanosecond" | "nanoseconds" => 1,
+        "us" | "µs" | "micro" | "micros" | "microsecond" | "microseconds" => 1_000,
+        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1_000_000,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
+        "h" | "hour" | "hours" => 3_600_000_000_000,
+        "d" | "day" | "days" => 86_400_000_000_000,
+        _ => return None,
+    };
+    Some(number.checked_mul(nanos)? / 1_000_000)
 }
 
 /// Parses Java `MemorySize` text: a number and an optional unit (b, k/kb, m/mb, g/gb, t/tb).

@@ -14,6 +14,7 @@
 //! [`Error::InvalidPath`].
 
 use paimon_io::{file_name, join, FileIO};
+use paimon_spec::layout::TableLayout;
 
 use crate::error::{Error, Result};
 
@@ -52,10 +53,7 @@ pub(crate) fn bucket_dir(
         &segs[segs.len() - keep..].join("/"),
         "the bucket path",
     )?;
-    let mut dir = table_path.trim_end_matches('/').to_string();
-    if let Some(d) = path_directory {
-        dir = join(&dir, d);
-    }
+    let mut dir = TableLayout::new(table_path).data_root(path_directory);
     for s in &segs[segs.len() - keep..] {
         dir = join(&dir, s);
     }
@@ -99,7 +97,7 @@ pub(crate) fn index_file(
     // external data files (and path rewrites may point there through `..`).
     let candidates = [
         path.to_string(),
-        join(&join(table_path, "index"), name),
+        TableLayout::new(table_path).index_path(name),
         join(bucket_dir, name),
     ];
     for c in &candidates {

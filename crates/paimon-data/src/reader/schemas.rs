@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use paimon_io::{join, FileIO};
+use paimon_spec::layout::{self, TableLayout};
 use paimon_spec::schema::{TableSchema, TableSchemaRef};
 
 use crate::error::{Error, Result};
@@ -17,13 +18,9 @@ pub(crate) struct SchemaCache {
 impl SchemaCache {
     /// `<table>/schema` or the branch's schema directory.
     pub(crate) fn schema_dir(table_path: &str, branch: Option<&str>) -> String {
-        match branch {
-            Some(b) if b != "main" => join(
-                &join(&join(table_path, "branch"), &format!("branch-{b}")),
-                "schema",
-            ),
-            _ => join(table_path, "schema"),
-        }
+        TableLayout::new(table_path)
+            .branch(branch.unwrap_or(layout::MAIN_BRANCH))
+            .schema_dir()
     }
 
     /// The schema with `id`.
@@ -35,7 +32,7 @@ impl SchemaCache {
         if let Some(s) = self.schemas.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(s);
         }
-        let path = join(dir, &format!("schema-{id}"));
+        let path = join(dir, &format!("{}{id}", layout::SCHEMA_PREFIX));
         let bytes = io.read(&path).map_err(|e| Error::io(&path, e))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| Error::corrupt(&path, e.to_string()))?;
         let schema = Arc::new(TableSchema::from_json_str(text).map_err(|e| Error::spec(&path, e))?);
@@ -53,14 +50,10 @@ impl SchemaCache {
         let entries = io.list(dir).map_err(|e| Error::io(dir, e))?;
         let id = entries
             .iter()
-            .filter_map(|e| {
-                e.name()
-                    .strip_prefix("schema-")
-                    .and_then(|n| n.parse::<i64>().ok())
-            })
+            .filter_map(|e| layout::parse_id(layout::SCHEMA_PREFIX, e.name()))
             .max()
             .ok_or_else(|| Error::NotFound {
-                path: join(dir, "schema-*"),
+                path: join(dir, &format!("{}*", layout::SCHEMA_PREFIX)),
             })?;
         self.get(io, dir, id)
     }

@@ -10,6 +10,7 @@
 //! in, [`Value`] records out; every length is checked and bad bytes give a reason, never a panic.
 
 mod decode;
+pub mod encode;
 mod schema;
 
 use std::io::Read;

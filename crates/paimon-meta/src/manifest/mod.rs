@@ -5,6 +5,7 @@
 //! options, and fields are mapped by name so that every layout Java has written (0.8 .. 2.x)
 //! decodes.
 
+pub mod encode;
 mod entry;
 mod entry_decoder;
 mod index;
@@ -151,5 +152,7 @@ impl Fields<'_> {
     }
 }
 
+#[cfg(test)]
+mod encode_tests;
 #[cfg(test)]
 mod tests;

@@ -35,7 +35,7 @@ use super::{merge_entries, Plan, ScanBuilder};
 use crate::error::{Error, Result};
 use crate::manifest::ManifestEntry;
 use crate::snapshot::Snapshot;
-use crate::table::{branch_root, Table};
+use crate::table::Table;
 
 /// The changes of one snapshot in a streaming read.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,10 +168,7 @@ impl ChangeScan {
                     return Ok(None);
                 }
                 Err(e @ Error::SnapshotExpired { .. }) => {
-                    let changelog = paimon_io::join(
-                        &branch_root(table.path(), table.branch()),
-                        &format!("changelog/changelog-{id}"),
-                    );
+                    let changelog = sm.layout().changelog_path(id);
                     if table.file_io().exists(&changelog).map_err(Error::io)? {
                         return Err(Error::unsupported(format!(
                             "reading the long-lived changelog of expired snapshot {id} \

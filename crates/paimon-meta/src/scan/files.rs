@@ -103,7 +103,7 @@ impl ManifestReader {
         Ok(ManifestReader {
             buckets,
             decode: DecodeOptions::default(),
-            manifest_dir: paimon_io::join(table.path(), "manifest"),
+            manifest_dir: table.layout().manifest_dir(),
             partitions: PartitionDecoder::new(table.schema().partition_fields()),
             skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
             table: table.clone(),
@@ -267,10 +267,7 @@ impl ManifestReader {
                         &e.index_file.file_name,
                     )
                 }
-                None => paimon_io::join(
-                    &paimon_io::join(self.table.path(), "index"),
-                    &e.index_file.file_name,
-                ),
+                None => self.table.layout().index_path(&e.index_file.file_name),
             };
             for dv in e.index_file.dv_ranges.iter().flatten() {
                 out.insert(

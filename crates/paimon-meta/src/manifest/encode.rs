@@ -1,0 +1,343 @@
+//! Writing manifests, manifest lists and index manifests as Java 1.4.2 does (Java
+//! `ManifestEntrySerializer`, `ManifestFileMetaSerializer`, `IndexManifestEntrySerializer` over
+//! `AvroFileFormat`): the same row types, so the header schema equals Java's.
+
+use std::sync::Arc;
+
+use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::stats::SimpleStats;
+
+use super::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::avro::encode::{codec_for, write_container, WriteType};
+use crate::error::{Error, Result};
+use crate::value::{Record, Value};
+
+use WriteType as T;
+
+fn stats_type() -> WriteType {
+    T::Record(vec![
+        ("_MIN_VALUES", T::Bytes),
+        ("_MAX_VALUES", T::Bytes),
+        ("_NULL_COUNTS", T::nullable(T::array(T::nullable(T::Long)))),
+    ])
+}
+
+fn strings() -> WriteType {
+    T::array(T::String)
+}
+
+/// `DataFileMeta.SCHEMA` of 1.4.2 (20 fields).
+fn data_file_type() -> WriteType {
+    T::Record(vec![
+        ("_FILE_NAME", T::String),
+        ("_FILE_SIZE", T::Long),
+        ("_ROW_COUNT", T::Long),
+        ("_MIN_KEY", T::Bytes),
+        ("_MAX_KEY", T::Bytes),
+        ("_KEY_STATS", stats_type()),
+        ("_VALUE_STATS", stats_type()),
+        ("_MIN_SEQUENCE_NUMBER", T::Long),
+        ("_MAX_SEQUENCE_NUMBER", T::Long),
+        ("_SCHEMA_ID", T::Long),
+        ("_LEVEL", T::Int),
+        ("_EXTRA_FILES", strings()),
+        ("_CREATION_TIME", T::nullable(T::TimestampMillis)),
+        ("_DELETE_ROW_COUNT", T::nullable(T::Long)),
+        ("_EMBEDDED_FILE_INDEX", T::nullable(T::Bytes)),
+        ("_FILE_SOURCE", T::nullable(T::Int)),
+        ("_VALUE_STATS_COLS", T::nullable(strings())),
+        ("_EXTERNAL_PATH", T::nullable(T::String)),
+        ("_FIRST_ROW_ID", T::nullable(T::Long)),
+        ("_WRITE_COLS", T::nullable(strings())),
+    ])
+}
+
+/// Java `ManifestEntry.SCHEMA` with `_VERSION`.
+pub fn manifest_entry_type() -> WriteType {
+    T::Record(vec![
+        ("_VERSION", T::Int),
+        ("_KIND", T::Int),
+        ("_PARTITION", T::Bytes),
+        ("_BUCKET", T::Int),
+        ("_TOTAL_BUCKETS", T::Int),
+        ("_FILE", data_file_type()),
+    ])
+}
+
+/// Java `ManifestFileMeta.SCHEMA` with `_VERSION`.
+pub fn manifest_file_meta_type() -> WriteType {
+    T::Record(vec![
+        ("_VERSION", T::Int),
+        ("_FILE_NAME", T::String),
+        ("_FILE_SIZE", T::Long),
+        ("_NUM_ADDED_FILES", T::Long),
+        ("_NUM_DELETED_FILES", T::Long),
+        ("_PARTITION_STATS", stats_type()),
+        ("_SCHEMA_ID", T::Long),
+        ("_MIN_BUCKET", T::nullable(T::Int)),
+        ("_MAX_BUCKET", T::nullable(T::Int)),
+        ("_MIN_LEVEL", T::nullable(T::Int)),
+        ("_MAX_LEVEL", T::nullable(T::Int)),
+        ("_MIN_ROW_ID", T::nullable(T::Long)),
+        ("_MAX_ROW_ID", T::nullable(T::Long)),
+    ])
+}
+
+/// Java `IndexManifestEntry.SCHEMA` with `_VERSION`.
+pub fn index_manifest_entry_type() -> WriteType {
+    T::Record(vec![
+        ("_VERSION", T::Int),
+        ("_KIND", T::Int),
+        ("_PARTITION", T::Bytes),
+        ("_BUCKET", T::Int),
+        ("_INDEX_TYPE", T::String),
+        ("_FILE_NAME", T::String),
+        ("_FILE_SIZE", T::Long),
+        ("_ROW_COUNT", T::Long),
+        (
+            "_DELETIONS_VECTORS_RANGES",
+            T::nullable(T::array(T::nullable(T::Record(vec![
+                ("f0", T::String),
+                ("f1", T::Int),
+                ("f2", T::Int),
+                ("_CARDINALITY", T::nullable(T::Long)),
+            ])))),
+        ),
+        ("_EXTERNAL_PATH", T::nullable(T::String)),
+        (
+            "_GLOBAL_INDEX",
+            T::nullable(T::Record(vec![
+                ("_ROW_RANGE_START", T::Long),
+                ("_ROW_RANGE_END", T::Long),
+                ("_INDEX_FIELD_ID", T::Int),
+                ("_EXTRA_FIELD_IDS", T::nullable(T::array(T::Int))),
+                ("_INDEX_META", T::nullable(T::Bytes)),
+            ])),
+        ),
+    ])
+}
+
+fn record(fields: Vec<(&str, Value)>) -> Value {
+    let names: Arc<[String]> = fields.iter().map(|(n, _)| n.to_string()).collect();
+    Value::Record(Record::new(
+        names,
+        fields.into_iter().map(|(_, v)| v).collect(),
+    ))
+}
+
+fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> Value) -> Value {
+    v.map_or(Value::Null, f)
+}
+
+fn string_array(v: &[String]) -> Value {
+    Value::Array(v.iter().cloned().map(Value::String).collect())
+}
+
+fn stats_value(s: &SimpleStats) -> Value {
+    record(vec![
+        ("_MIN_VALUES", Value::Bytes(s.min_values.clone())),
+        ("_MAX_VALUES", Value::Bytes(s.max_values.clone())),
+        (
+            "_NULL_COUNTS",
+            opt(s.null_counts.as_ref(), |c| {
+                Value::Array(c.iter().map(|n| opt(*n, Value::Long)).collect())
+            }),
+        ),
+    ])
+}
+
+fn kind_value(k: FileKind) -> Value {
+    Value::Int(match k {
+        FileKind::Add => 0,
+        FileKind::Delete => 1,
+    })
+}
+
+fn data_file_value(f: &DataFileMeta) -> Value {
+    record(vec![
+        ("_FILE_NAME", Value::String(f.file_name.clone())),
+        ("_FILE_SIZE", Value::Long(f.file_size)),
+        ("_ROW_COUNT", Value::Long(f.row_count)),
+        ("_MIN_KEY", Value::Bytes(f.min_key.clone())),
+        ("_MAX_KEY", Value::Bytes(f.max_key.clone())),
+        ("_KEY_STATS", stats_value(&f.key_stats)),
+        ("_VALUE_STATS", stats_value(&f.value_stats)),
+        ("_MIN_SEQUENCE_NUMBER", Value::Long(f.min_sequence_number)),
+        ("_MAX_SEQUENCE_NUMBER", Value::Long(f.max_sequence_number)),
+        ("_SCHEMA_ID", Value::Long(f.schema_id)),
+        ("_LEVEL", Value::Int(f.level)),
+        ("_EXTRA_FILES", string_array(&f.extra_files)),
+        ("_CREATION_TIME", opt(f.creation_time, Value::Long)),
+        ("_DELETE_ROW_COUNT", opt(f.delete_row_count, Value::Long)),
+        (
+            "_EMBEDDED_FILE_INDEX",
+            opt(f.embedded_index.clone(), Value::Bytes),
+        ),
+        (
+            "_FILE_SOURCE",
+            opt(f.file_source, |s| Value::Int(i32::from(s))),
+        ),
+        (
+            "_VALUE_STATS_COLS",
+            opt(f.value_stats_cols.as_deref(), string_array),
+        ),
+        (
+            "_EXTERNAL_PATH",
+            opt(f.external_path.clone(), Value::String),
+        ),
+        ("_FIRST_ROW_ID", opt(f.first_row_id, Value::Long)),
+        ("_WRITE_COLS", opt(f.write_cols.as_deref(), string_array)),
+    ])
+}
+
+/// The record of one manifest entry.
+pub fn manifest_entry_value(e: &ManifestEntry) -> Value {
+    record(vec![
+        ("_VERSION", Value::Int(2)),
+        ("_KIND", kind_value(e.kind)),
+        ("_PARTITION", Value::Bytes(e.partition.clone())),
+        ("_BUCKET", Value::Int(e.bucket)),
+        ("_TOTAL_BUCKETS", Value::Int(e.total_buckets)),
+        ("_FILE", data_file_value(&e.file)),
+    ])
+}
+
+/// The record of one manifest-list entry.
+pub fn manifest_file_meta_value(m: &ManifestFileMeta) -> Value {
+    record(vec![
+        ("_VERSION", Value::Int(2)),
+        ("_FILE_NAME", Value::String(m.file_name.clone())),
+        ("_FILE_SIZE", Value::Long(m.file_size)),
+        ("_NUM_ADDED_FILES", Value::Long(m.num_added_files)),
+        ("_NUM_DELETED_FILES", Value::Long(m.num_deleted_files)),
+        ("_PARTITION_STATS", stats_value(&m.partition_stats)),
+        ("_SCHEMA_ID", Value::Long(m.schema_id)),
+        ("_MIN_BUCKET", opt(m.min_bucket, Value::Int)),
+        ("_MAX_BUCKET", opt(m.max_bucket, Value::Int)),
+        ("_MIN_LEVEL", opt(m.min_level, Value::Int)),
+        ("_MAX_LEVEL", opt(m.max_level, Value::Int)),
+        ("_MIN_ROW_ID", opt(m.min_row_id, Value::Long)),
+        ("_MAX_ROW_ID", opt(m.max_row_id, Value::Long)),
+    ])
+}
+
+/// The record of one index-manifest entry.
+///
+/// # Errors
+/// `Unsupported` when a deletion vector's offset or length does not fit Java's `int`.
+pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
+    let f = &e.index_file;
+    let int = |v: i64, what: &str| {
+        i32::try_from(v).map(Value::Int).map_err(|_| {
+            Error::unsupported(format!(
+                "deletion vector {what} {v} of index file {} exceeds Java's int",
+                f.file_name
+            ))
+        })
+    };
+    let ranges = match &f.dv_ranges {
+        None => Value::Null,
+        Some(r) => Value::Array(
+            r.iter()
+                .map(|d| {
+                    Ok(record(vec![
+                        ("f0", Value::String(d.data_file_name.clone())),
+                        ("f1", int(d.offset, "offset")?),
+                        ("f2", int(d.length, "length")?),
+                        ("_CARDINALITY", opt(d.cardinality, Value::Long)),
+                    ]))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+    };
+    Ok(record(vec![
+        ("_VERSION", Value::Int(1)),
+        ("_KIND", kind_value(e.kind)),
+        ("_PARTITION", Value::Bytes(e.partition.clone())),
+        ("_BUCKET", Value::Int(e.bucket)),
+        ("_INDEX_TYPE", Value::String(f.index_type.clone())),
+        ("_FILE_NAME", Value::String(f.file_name.clone())),
+        ("_FILE_SIZE", Value::Long(f.file_size)),
+        ("_ROW_COUNT", Value::Long(f.row_count)),
+        ("_DELETIONS_VECTORS_RANGES", ranges),
+        (
+            "_EXTERNAL_PATH",
+            opt(f.external_path.clone(), Value::String),
+        ),
+        ("_GLOBAL_INDEX", Value::Null),
+    ]))
+}
+
+/// How manifest-family files are written (`manifest.format`, `manifest.compression`).
+#[derive(Debug, Clone)]
+pub struct ManifestWriteOptions {
+    codec: &'static str,
+}
+
+impl ManifestWriteOptions {
+    /// For a table's `manifest.format` and `manifest.compression`.
+    ///
+    /// # Errors
+    /// `Unsupported` for a format other than Avro or a compression without an Avro codec.
+    pub fn try_new(format: &str, compression: &str) -> Result<Self> {
+        if !format.eq_ignore_ascii_case("avro") {
+            return Err(Error::unsupported(format!(
+                "writing manifests in format {format:?} (only avro)"
+            )));
+        }
+        Ok(ManifestWriteOptions {
+            codec: codec_for(compression).map_err(Error::unsupported)?,
+        })
+    }
+
+    fn write(&self, path: &str, t: &WriteType, records: &[Value]) -> Result<Vec<u8>> {
+        write_container(t, self.codec, sync_marker(path), records)
+            .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
+    }
+
+    /// Bytes of a data manifest holding `entries`; `path` names it in errors.
+    ///
+    /// # Errors
+    /// `Internal` when an entry does not fit the schema.
+    pub fn manifest(&self, path: &str, entries: &[ManifestEntry]) -> Result<Vec<u8>> {
+        let recs: Vec<Value> = entries.iter().map(manifest_entry_value).collect();
+        self.write(path, &manifest_entry_type(), &recs)
+    }
+
+    /// Bytes of a manifest list.
+    ///
+    /// # Errors
+    /// `Internal` when an entry does not fit the schema.
+    pub fn manifest_list(&self, path: &str, metas: &[ManifestFileMeta]) -> Result<Vec<u8>> {
+        let recs: Vec<Value> = metas.iter().map(manifest_file_meta_value).collect();
+        self.write(path, &manifest_file_meta_type(), &recs)
+    }
+
+    /// Bytes of an index manifest.
+    ///
+    /// # Errors
+    /// `Unsupported` for offsets beyond Java's int; `Internal` when an entry does not fit.
+    pub fn index_manifest(&self, path: &str, entries: &[IndexManifestEntry]) -> Result<Vec<u8>> {
+        let recs = entries
+            .iter()
+            .map(index_manifest_entry_value)
+            .collect::<Result<Vec<_>>>()?;
+        self.write(path, &index_manifest_entry_type(), &recs)
+    }
+}
+
+/// A per-file sync marker: the file's name is unique (it carries a random UUID), so hashing it
+/// with the time gives a marker no other file shares.
+fn sync_marker(path: &str) -> [u8; 16] {
+    use std::hash::{Hash, Hasher};
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut out = [0u8; 16];
+    for (i, chunk) in out.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (path, nanos, i).hash(&mut h);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    out
+}
