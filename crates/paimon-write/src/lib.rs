@@ -38,8 +38,6 @@ pub mod arrow_datum;
 pub mod bucket;
 pub mod error;
 pub mod key_value;
-mod layout_shim;
-pub mod message;
 pub mod options;
 pub mod parquet_file;
 pub mod paths;
@@ -48,5 +46,5 @@ pub mod stats;
 pub mod table_write;
 
 pub use error::{Error, Result};
-pub use message::CommitMessage;
+pub use paimon_split::commit::CommitMessage;
 pub use table_write::TableWrite;

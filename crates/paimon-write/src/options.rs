@@ -1,7 +1,7 @@
 //! The write-side table options (Java `CoreOptions`), parsed once when a writer is built.
 //!
-//! Read-side options live in [`paimon_spec::options::CoreOptions`]; the keys only writers use
-//! are parsed here from its raw map, with Java 1.4's defaults.
+//! Options shared with the control plane live in [`paimon_spec::options::CoreOptions`]; the keys
+//! only writers use are parsed here from its raw map, with Java 1.4's defaults.
 
 use paimon_spec::options::{parse_memory_size, CoreOptions};
 
@@ -24,15 +24,8 @@ pub struct WriteOptions {
     /// `write-buffer-size`: memory a primary-key writer buffers before it flushes a sorted
     /// level-0 file. Default 256 MiB.
     pub write_buffer_size: u64,
-    /// `file.compression`, lower case. Default `zstd`.
-    pub file_compression: String,
     /// `file.compression.zstd-level`. Default 1.
     pub zstd_level: i32,
-    /// `data-file.prefix`. Default `data-`.
-    pub data_file_prefix: String,
-    /// `file.suffix.include.compression`: the compression goes into data file names. Default
-    /// false.
-    pub file_suffix_include_compression: bool,
     /// `metadata.stats-mode`. Default `truncate(16)`.
     pub stats_mode: StatsMode,
     /// `metadata.stats-dense-store`: value stats keep only the columns that have stats, named in
@@ -95,13 +88,7 @@ impl WriteOptions {
         Ok(WriteOptions {
             target_file_size,
             write_buffer_size: memory("write-buffer-size", DEFAULT_WRITE_BUFFER_SIZE)?,
-            file_compression: get("file.compression")
-                .unwrap_or("zstd")
-                .trim()
-                .to_ascii_lowercase(),
             zstd_level: int("file.compression.zstd-level", 1)?,
-            data_file_prefix: get("data-file.prefix").unwrap_or("data-").to_string(),
-            file_suffix_include_compression: boolean("file.suffix.include.compression", false)?,
             stats_mode,
             stats_dense_store: boolean("metadata.stats-dense-store", true)?,
             stats_keep_first_n_columns: int("metadata.stats-keep-first-n-columns", -1)?,

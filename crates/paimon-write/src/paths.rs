@@ -1,36 +1,31 @@
-//! Where a writer puts its files (Java `DataFilePathFactory`): one random UUID per bucket
-//! writer and a counter, `<prefix><uuid>-<n>.<ext>` inside the bucket directory.
+//! Where a bucket writer puts its files (Java `DataFilePathFactory`): one random UUID per
+//! writer and a counter; names and directories come from [`paimon_spec::layout`].
 
-use paimon_io::join;
+use paimon_spec::layout::{join, DataFileNames};
 
 /// Names the data files of one bucket writer.
 #[derive(Debug, Clone)]
 pub struct DataFilePathFactory {
     bucket_dir: String,
-    prefix: String,
+    names: DataFileNames,
     uuid: String,
-    extension: String,
     next: u64,
 }
 
 impl DataFilePathFactory {
-    /// A factory for files in `bucket_dir` named `<prefix><uuid>-<n>.<extension>`.
-    pub fn new(bucket_dir: String, prefix: &str, extension: &str) -> Self {
+    /// A factory for files in `bucket_dir` named by `names`.
+    pub fn new(bucket_dir: String, names: DataFileNames) -> Self {
         DataFilePathFactory {
             bucket_dir,
-            prefix: prefix.to_string(),
+            names,
             uuid: uuid::Uuid::new_v4().to_string(),
-            extension: extension.to_string(),
             next: 0,
         }
     }
 
-    /// The next file's path.
+    /// The next data file's path.
     pub fn new_path(&mut self) -> String {
-        let name = format!(
-            "{}{}-{}.{}",
-            self.prefix, self.uuid, self.next, self.extension
-        );
+        let name = self.names.data_file(&self.uuid, self.next);
         self.next += 1;
         join(&self.bucket_dir, &name)
     }

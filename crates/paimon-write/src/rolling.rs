@@ -18,7 +18,7 @@ use parquet::file::properties::WriterProperties;
 use crate::error::{Error, Result};
 use crate::parquet_file::ParquetFile;
 use crate::paths::DataFilePathFactory;
-use crate::stats::{parquet_field_stats, to_simple_stats, StatsMode};
+use crate::stats::{parquet_field_stats, StatsMode};
 
 /// Records between two size checks (Java `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
 pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
@@ -165,14 +165,16 @@ impl RollingWriter {
         let finished = file.finish(&self.ctx.table)?;
         let stats =
             parquet_field_stats(&finished.metadata, &self.ctx.fields, &self.ctx.stats_modes);
-        let (value_stats_cols, value_stats) =
-            to_simple_stats(&self.ctx.fields, &stats, self.ctx.stats_dense).map_err(|source| {
-                let _ = self.ctx.file_io.delete(&path);
-                Error::Encode {
-                    table: self.ctx.table.clone(),
-                    source,
-                }
-            })?;
+        let (value_stats, value_stats_cols) =
+            SimpleStats::from_col_stats(&self.ctx.fields, &stats, self.ctx.stats_dense).map_err(
+                |source| {
+                    let _ = self.ctx.file_io.delete(&path);
+                    Error::Encode {
+                        table: self.ctx.table.clone(),
+                        source,
+                    }
+                },
+            )?;
         let rows = i64::try_from(finished.rows).unwrap_or(i64::MAX);
         self.done.push(DataFileMeta {
             file_name: paimon_io::file_name(&path).to_string(),

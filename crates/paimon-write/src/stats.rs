@@ -11,13 +11,13 @@
 //! footer chunk stats (per row group, top-level leaf columns only)
 //!   -> merged per field (min of mins, max of maxes, sum of null counts)
 //!   -> mode: none (dropped) | counts (null count only) | full | truncate(n) (strings cut)
-//!   -> SimpleStats { min row, max row, null counts } + _VALUE_STATS_COLS
+//!   -> SimpleStats::from_col_stats: { min row, max row, null counts } + _VALUE_STATS_COLS
 //! ```
 
 use std::cmp::Ordering;
 
 use paimon_spec::binary::Datum;
-use paimon_spec::stats::{encode_long_array, serialize_datums, SimpleStats};
+use paimon_spec::stats::ColStats;
 use paimon_spec::types::{DataField, DataType, TypeKind};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::statistics::Statistics;
@@ -53,98 +53,35 @@ impl StatsMode {
     }
 }
 
-/// Statistics of one column (Java `SimpleColStats`); `Datum::Null` for an unknown bound.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ColStats {
-    /// Lower bound.
-    pub min: Datum,
-    /// Upper bound.
-    pub max: Datum,
-    /// Null count, `None` when unknown.
-    pub null_count: Option<i64>,
-}
-
-impl ColStats {
-    fn unknown() -> Self {
-        ColStats {
-            min: Datum::Null,
-            max: Datum::Null,
-            null_count: None,
-        }
-    }
-}
-
-/// Per-field statistics from a Parquet footer, converted by each field's mode; `None` is Java's
-/// `SimpleColStats.NONE` (the column has no stats at all).
+/// Per-field statistics from a Parquet footer, converted by each field's mode, ready for
+/// [`paimon_spec::stats::SimpleStats::from_col_stats`].
 ///
 /// A field without footer statistics of its own (nested types, whose leaves have dotted
-/// paths) gets unknown bounds and count whatever its mode, as Java.
+/// paths) knows nothing, which Java's `isNone` then treats as `none`: dense stats leave it out.
 pub fn parquet_field_stats(
     meta: &ParquetMetaData,
     fields: &[DataField],
     modes: &[StatsMode],
-) -> Vec<Option<ColStats>> {
+) -> Vec<ColStats> {
     if modes.iter().all(|m| *m == StatsMode::None) {
-        return vec![None; fields.len()];
+        return vec![ColStats::none(); fields.len()];
     }
     fields
         .iter()
         .zip(modes)
         .map(|(field, mode)| match merged_chunk_stats(meta, field) {
-            None => Some(ColStats::unknown()),
+            None => ColStats::none(),
             Some(s) => convert(*mode, s),
         })
         .collect()
 }
 
-/// Serializes per-field stats as Java `SimpleStatsConverter.toBinary`: the names of the
-/// columns kept (`None` when all are) and the stats rows.
-///
-/// # Errors
-/// [`paimon_spec::Error::Encode`] when a bound does not fit its column type (a bug).
-pub fn to_simple_stats(
-    fields: &[DataField],
-    stats: &[Option<ColStats>],
-    dense: bool,
-) -> paimon_spec::Result<(Option<Vec<String>>, SimpleStats)> {
-    let mut names = Vec::new();
-    let mut types = Vec::new();
-    let mut mins = Vec::new();
-    let mut maxs = Vec::new();
-    let mut counts = Vec::new();
-    for (f, s) in fields.iter().zip(stats) {
-        let s = match s {
-            Some(s) => s.clone(),
-            None if dense => continue,
-            None => ColStats::unknown(),
-        };
-        names.push(f.name.clone());
-        types.push(f.data_type.clone().with_nullable(true));
-        mins.push(s.min);
-        maxs.push(s.max);
-        counts.push(s.null_count);
-    }
-    let stats = SimpleStats {
-        min_values: serialize_datums(&mins, &types)?,
-        max_values: serialize_datums(&maxs, &types)?,
-        null_counts: Some(counts),
-    };
-    // Java keeps the null counts as a BinaryArray; check that they encode.
-    encode_long_array(stats.null_counts.as_deref().unwrap_or_default())?;
-    let cols = (dense && names.len() != fields.len()).then_some(names);
-    Ok((cols, stats))
-}
-
 /// Java `SimpleColStatsCollector.convert` for `mode`.
-fn convert(mode: StatsMode, s: ColStats) -> Option<ColStats> {
+fn convert(mode: StatsMode, s: ColStats) -> ColStats {
     match mode {
-        StatsMode::None => None,
-        StatsMode::Counts => Some(ColStats {
-            min: Datum::Null,
-            max: Datum::Null,
-            null_count: s.null_count,
-        }),
-        StatsMode::Full => Some(s),
+        StatsMode::None => ColStats::none(),
+        StatsMode::Counts => ColStats::new(Datum::Null, Datum::Null, s.null_count),
+        StatsMode::Full => s,
         StatsMode::Truncate(n) => {
             let min = match s.min {
                 Datum::String(v) => Datum::String(truncate_min(&v, n)),
@@ -153,28 +90,12 @@ fn convert(mode: StatsMode, s: ColStats) -> Option<ColStats> {
             let max = match s.max {
                 Datum::String(v) => match truncate_max(&v, n) {
                     Some(m) => Datum::String(m),
-                    None => {
-                        return Some(ColStats {
-                            min: Datum::Null,
-                            max: Datum::Null,
-                            null_count: s.null_count,
-                        })
-                    }
+                    None => return ColStats::new(Datum::Null, Datum::Null, s.null_count),
                 },
-                Datum::Null => {
-                    return Some(ColStats {
-                        min: Datum::Null,
-                        max: Datum::Null,
-                        null_count: s.null_count,
-                    })
-                }
+                Datum::Null => return ColStats::new(Datum::Null, Datum::Null, s.null_count),
                 other => other,
             };
-            Some(ColStats {
-                min,
-                max,
-                null_count: s.null_count,
-            })
+            ColStats::new(min, max, s.null_count)
         }
     }
 }
@@ -237,11 +158,7 @@ fn merged_chunk_stats(meta: &ParquetMetaData, field: &DataField) -> Option<ColSt
             max = hi;
         }
     }
-    found.then_some(ColStats {
-        min,
-        max,
-        null_count: nulls,
-    })
+    found.then_some(ColStats::new(min, max, nulls))
 }
 
 /// One chunk's min and max as values of `ty`; nulls where Java keeps no bound (binary

@@ -18,16 +18,16 @@ use arrow_schema::SchemaRef;
 use paimon_data::arrow_schema::to_arrow_type;
 use paimon_io::FileIORef;
 use paimon_spec::binary::Datum;
+use paimon_spec::layout::{self, DataFileNames, TableLayout};
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::stats::serialize_datums;
 use paimon_spec::types::DataField;
+use paimon_split::commit::{CommitMessage, DataIncrement};
 
 use crate::arrow_datum::datum_at;
 use crate::bucket::BucketAssigner;
 use crate::error::{Error, Result};
-use crate::layout_shim as layout;
-use crate::message::{CommitMessage, DataIncrement};
 use crate::options::WriteOptions;
 use crate::parquet_file::{parquet_arrow_schema, writer_properties};
 use crate::paths::DataFilePathFactory;
@@ -54,7 +54,6 @@ pub struct TableWrite {
     root: String,
     fields: Vec<DataField>,
     core: CoreOptions,
-    options: WriteOptions,
     ctx: FileContextRef,
     input_schema: SchemaRef,
     partition_cols: Vec<(usize, DataField)>,
@@ -140,7 +139,7 @@ impl TableWrite {
             file_io,
             fields: fields.clone(),
             arrow_schema,
-            props: writer_properties(&options.file_compression, options.zstd_level)?,
+            props: writer_properties(&core.file_compression, options.zstd_level)?,
             stats_modes,
             stats_dense: options.stats_dense_store,
             target_file_size: options.target_file_size,
@@ -151,7 +150,6 @@ impl TableWrite {
             root: root.to_string(),
             fields,
             core,
-            options,
             ctx,
             input_schema,
             partition_cols,
@@ -225,7 +223,10 @@ impl TableWrite {
             out.push(
                 CommitMessage::new(key.0.clone(), key.1)
                     .with_total_buckets(Some(self.core.bucket))
-                    .with_data_increment(DataIncrement { new_files: files }),
+                    .with_data_increment(DataIncrement {
+                        new_files: files,
+                        ..DataIncrement::default()
+                    }),
             );
         }
         Ok(out)
@@ -363,9 +364,8 @@ impl TableWrite {
                     .join(","),
                 reason: format!("values {values:?} have no Java partition directory name"),
             })?;
-            let dir = layout::bucket_dir(&self.root, &part_path, key.1);
-            let paths =
-                DataFilePathFactory::new(dir, &self.options.data_file_prefix, &self.extension());
+            let dir = TableLayout::new(&self.root).bucket_dir(None, &part_path, key.1);
+            let paths = DataFilePathFactory::new(dir, DataFileNames::from_options(&self.core));
             let restored = self.restored.get(key).copied().unwrap_or(-1);
             self.writers.insert(
                 key.clone(),
@@ -388,17 +388,6 @@ impl TableWrite {
             .collect();
         let row = paimon_spec::binary::BinaryRow::from_serialized(serialized)?;
         Ok(row.to_datums(&types)?)
-    }
-
-    fn extension(&self) -> String {
-        if self.options.file_suffix_include_compression {
-            format!(
-                "{}.{}",
-                self.options.file_compression, self.core.file_format
-            )
-        } else {
-            self.core.file_format.clone()
-        }
     }
 }
 

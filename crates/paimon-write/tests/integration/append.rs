@@ -177,12 +177,24 @@ fn unaware_bucket_files_read_by_us_and_java() {
     assert!(f.file_name.starts_with("data-") && f.file_name.ends_with("-0.parquet"));
     let on_disk = std::fs::metadata(dir.path().join("bucket-0").join(&f.file_name)).unwrap();
     assert_eq!(f.file_size as u64, on_disk.len());
-    // Every column has stats under truncate(16): value_stats_cols stays null.
-    assert_eq!(f.value_stats_cols, None);
-    let types: Vec<DataType> = schema
-        .fields
+    // The nested column has no footer stats under its own name (its leaf is
+    // `tags.list.element`), so it knows nothing and Java's dense stats leave it out.
+    let kept: Vec<String> = [
+        "id", "name", "price", "amount", "dt", "ts", "flag", "region",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(f.value_stats_cols, Some(kept.clone()));
+    let types: Vec<DataType> = kept
         .iter()
-        .map(|f| f.data_type.clone().with_nullable(true))
+        .map(|n| {
+            schema
+                .field(n)
+                .unwrap()
+                .data_type
+                .clone()
+                .with_nullable(true)
+        })
         .collect();
     let min = BinaryRow::from_serialized(&f.value_stats.min_values)
         .unwrap()
@@ -232,8 +244,10 @@ fn unaware_bucket_files_read_by_us_and_java() {
         (&min[6], &max[6]),
         (&Datum::Boolean(false), &Datum::Boolean(true))
     );
-    // A nested column has no footer stats of its own: unknown bounds and count, as Java.
-    assert_eq!((&min[7], &max[7]), (&Datum::Null, &Datum::Null));
+    assert_eq!(
+        (&min[7], &max[7]),
+        (&Datum::String("eu".into()), &Datum::String("us".into()))
+    );
     assert_eq!(
         f.value_stats.null_counts,
         Some(vec![
@@ -244,7 +258,6 @@ fn unaware_bucket_files_read_by_us_and_java() {
             Some(0),
             Some(0),
             Some(1),
-            None,
             Some(1)
         ])
     );
@@ -352,37 +365,27 @@ fn stats_modes_as_java() {
     let mut w = table_write(dir.path(), &schema);
     w.write(&batch(&schema, &rows())).unwrap();
     let f = w.prepare_commit().unwrap()[0].data_increment.new_files[0].clone();
-    // `tags` stays: Java finds no footer stats under its name (its leaf is `tags.list.element`)
-    // and keeps unknown bounds without applying the mode.
     assert_eq!(
         f.value_stats_cols,
-        Some(vec![
-            "id".to_string(),
-            "name".to_string(),
-            "tags".to_string()
-        ])
+        Some(vec!["id".to_string(), "name".to_string()])
     );
     let types = [
         DataType::nullable(paimon_spec::types::TypeKind::Int),
         DataType::string(),
-        schema.fields[7].data_type.clone(),
     ];
     let max = BinaryRow::from_serialized(&f.value_stats.max_values)
         .unwrap()
         .to_datums(&types)
         .unwrap();
+    // full keeps the whole string; counts keeps no bounds.
     assert_eq!(
         max,
         vec![
             Datum::Null,
-            Datum::String("zz much longer name than sixteen".into()),
-            Datum::Null
+            Datum::String("zz much longer name than sixteen".into())
         ]
     );
-    assert_eq!(
-        f.value_stats.null_counts,
-        Some(vec![Some(0), Some(1), None])
-    );
+    assert_eq!(f.value_stats.null_counts, Some(vec![Some(0), Some(1)]));
 
     // All columns none: no stats at all, an empty column list.
     let dir = tempfile::tempdir().unwrap();
