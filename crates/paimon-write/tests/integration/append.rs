@@ -15,7 +15,7 @@ use paimon_write::Error;
 
 use crate::common::{create_table, data_files, read_java, read_ours, table_write};
 
-fn schema_json(options: &str, partition_keys: &str) -> String {
+pub fn schema_json(options: &str, partition_keys: &str) -> String {
     format!(
         r#"{{"version":3,"id":0,"fields":[
         {{"id":0,"name":"id","type":"INT NOT NULL"}},
@@ -135,6 +135,11 @@ fn batch(schema: &TableSchema, rows: &[Row]) -> RecordBatch {
     let table = tempfile::tempdir().unwrap();
     let w = table_write(table.path(), schema);
     RecordBatch::try_new(w.input_schema().clone(), cols).unwrap()
+}
+
+/// The rows kept in this module as one batch.
+pub fn rows_batch(schema: &TableSchema) -> RecordBatch {
+    batch(schema, &rows())
 }
 
 fn sorted_java_lines(rows: &[Row]) -> Vec<String> {

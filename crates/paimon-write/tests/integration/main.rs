@@ -4,3 +4,4 @@
 mod append;
 mod bucket_java;
 mod common;
+mod messages;
