@@ -122,7 +122,7 @@ mod tests {
             let d: Vec<_> = vals.iter().map(|v| Datum::Int(*v)).collect();
             bucket_of_row("t", &d, fields, 100).unwrap()
         };
-        assert_eq!(bucket(&[5], &[a.clone()]), 96);
+        assert_eq!(bucket(&[5], std::slice::from_ref(&a)), 96);
         assert_eq!(bucket(&[5, 6], &[a.clone(), b.clone()]), 27);
         assert_eq!(bucket(&[5, 6, 7], &[a, b, c]), 40);
     }

@@ -38,6 +38,7 @@ pub mod arrow_datum;
 pub mod bucket;
 pub mod error;
 pub mod key_value;
+pub mod kv_buffer;
 pub mod options;
 pub mod parquet_file;
 pub mod paths;

@@ -17,9 +17,9 @@ use arrow_array::{RecordBatch, UInt32Array};
 use arrow_schema::SchemaRef;
 use paimon_data::arrow_schema::to_arrow_type;
 use paimon_io::FileIORef;
-use paimon_spec::binary::Datum;
+use paimon_spec::binary::{Datum, RowKind};
 use paimon_spec::layout::{self, DataFileNames, TableLayout};
-use paimon_spec::options::CoreOptions;
+use paimon_spec::options::{CoreOptions, MergeEngine};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::stats::serialize_datums;
 use paimon_spec::types::DataField;
@@ -28,10 +28,15 @@ use paimon_split::commit::{CommitMessage, DataIncrement};
 use crate::arrow_datum::datum_at;
 use crate::bucket::BucketAssigner;
 use crate::error::{Error, Result};
+use crate::key_value::{key_fields, key_value_fields};
+use crate::kv_buffer::{FlushMerge, KvBuffer};
 use crate::options::WriteOptions;
 use crate::parquet_file::{parquet_arrow_schema, writer_properties};
 use crate::paths::DataFilePathFactory;
-use crate::rolling::{FileContext, FileContextRef, RollingWriter};
+use crate::rolling::{FileContext, FileContextRef, FileKind, RollingWriter};
+
+/// A serialized partition and a bucket.
+type BucketKey = (Vec<u8>, i32);
 
 /// How rows find their bucket.
 #[derive(Debug)]
@@ -45,6 +50,18 @@ enum BucketMode {
 #[derive(Debug)]
 struct BucketWriter {
     writer: RollingWriter,
+    /// Primary-key tables: records not yet flushed, and the next sequence number.
+    buffer: KvBuffer,
+    next_sequence: i64,
+}
+
+/// What a primary-key table's writer needs beyond an append table's.
+#[derive(Debug)]
+struct PkSpec {
+    /// Trimmed primary-key columns in the row.
+    key_indices: Vec<usize>,
+    merge: FlushMerge,
+    write_buffer_size: u64,
 }
 
 /// Writes batches of one table into data files and hands out commit messages.
@@ -56,11 +73,13 @@ pub struct TableWrite {
     core: CoreOptions,
     ctx: FileContextRef,
     input_schema: SchemaRef,
+    row_schema: SchemaRef,
+    pk: Option<PkSpec>,
     partition_cols: Vec<(usize, DataField)>,
     bucket_mode: BucketMode,
-    writers: HashMap<(Vec<u8>, i32), BucketWriter>,
-    order: Vec<(Vec<u8>, i32)>,
-    restored: HashMap<(Vec<u8>, i32), i64>,
+    writers: HashMap<BucketKey, BucketWriter>,
+    order: Vec<BucketKey>,
+    restored: HashMap<BucketKey, i64>,
 }
 
 impl TableWrite {
@@ -78,8 +97,23 @@ impl TableWrite {
                 feature: format!("table {table}: {what}"),
             })
         };
-        if !schema.primary_keys.is_empty() {
-            return unsupported("writing primary-key tables");
+        let has_pk = !schema.primary_keys.is_empty();
+        if has_pk {
+            if core.bucket <= 0 {
+                return unsupported(&format!(
+                    "writing primary-key tables with bucket = {} (dynamic or postpone buckets)",
+                    core.bucket
+                ));
+            }
+            if !core.sequence_fields.is_empty() {
+                return unsupported("writing primary-key tables with sequence.field");
+            }
+            if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
+                return unsupported("writing primary-key tables with a changelog producer");
+            }
+            if core.deletion_vectors_enabled {
+                return unsupported("writing primary-key tables with deletion vectors");
+            }
         }
         if core.data_evolution_enabled {
             return unsupported("writing data-evolution tables");
@@ -90,11 +124,18 @@ impl TableWrite {
         if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
             return unsupported("data-file.external-paths / data-file.path-directory");
         }
-        let options = WriteOptions::try_new(&core, false)?;
+        let options = WriteOptions::try_new(&core, has_pk)?;
         let fields = schema.fields.clone();
-        let names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
+        let trimmed = schema.trimmed_primary_key_fields();
+        let file_fields = if has_pk {
+            key_value_fields(&key_fields(&trimmed), &fields)
+        } else {
+            fields.clone()
+        };
+        let names: Vec<String> = file_fields.iter().map(|f| f.name.clone()).collect();
         let stats_modes = options.field_stats_modes(&core, &names)?;
-        let arrow_schema = parquet_arrow_schema(&table, &fields)?;
+        let row_schema = parquet_arrow_schema(&table, &fields)?;
+        let arrow_schema = parquet_arrow_schema(&table, &file_fields)?;
         let input_schema = Arc::new(arrow_schema::Schema::new(
             fields
                 .iter()
@@ -134,16 +175,48 @@ impl TableWrite {
             }
             n => return unsupported(&format!("writing with bucket = {n}")),
         };
+        let pk = if has_pk {
+            let merge = match core.merge_engine {
+                MergeEngine::Deduplicate => FlushMerge::Deduplicate {
+                    ignore_delete: core.ignore_delete,
+                },
+                MergeEngine::FirstRow => FlushMerge::FirstRow {
+                    ignore_delete: core.ignore_delete,
+                },
+                other => {
+                    return unsupported(&format!("writing with the {other:?} merge engine"));
+                }
+            };
+            let key_indices = trimmed
+                .iter()
+                .map(|f| col(&f.name).map(|(i, _)| i))
+                .collect::<Result<Vec<_>>>()?;
+            Some(PkSpec {
+                key_indices,
+                merge,
+                write_buffer_size: options.write_buffer_size,
+            })
+        } else {
+            None
+        };
+        let kind = if has_pk {
+            FileKind::KeyValue {
+                keys: trimmed.len(),
+            }
+        } else {
+            FileKind::Append
+        };
         let ctx = Arc::new(FileContext {
             table: table.clone(),
             file_io,
-            fields: fields.clone(),
+            fields: file_fields,
             arrow_schema,
             props: writer_properties(&core.file_compression, options.zstd_level)?,
             stats_modes,
             stats_dense: options.stats_dense_store,
             target_file_size: options.target_file_size,
             schema_id: schema.id,
+            kind,
         });
         Ok(TableWrite {
             table,
@@ -152,6 +225,8 @@ impl TableWrite {
             core,
             ctx,
             input_schema,
+            row_schema,
+            pk,
             partition_cols,
             bucket_mode,
             writers: HashMap::new(),
@@ -190,9 +265,42 @@ impl TableWrite {
     /// and encoder errors (the files of this writer are then unusable: call
     /// [`TableWrite::abort`]).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_row_kinds(batch, None)
+    }
+
+    /// Writes one batch whose rows carry a row kind each (`+I`, `-U`, `+U`, `-D`); `None`
+    /// means all `+I`. Append tables take `+I` only, as Java.
+    ///
+    /// # Errors
+    /// As [`TableWrite::write`]; [`Error::SchemaMismatch`] when `kinds` does not have one kind
+    /// per row, or a retraction is given to an append table.
+    pub fn write_with_row_kinds(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: Option<&[RowKind]>,
+    ) -> Result<()> {
         let batch = self.conform(batch)?;
+        let all_insert = vec![RowKind::Insert; batch.num_rows()];
+        let kinds = kinds.unwrap_or(&all_insert);
+        if kinds.len() != batch.num_rows() {
+            return Err(Error::SchemaMismatch {
+                table: self.table.clone(),
+                reason: format!("{} row kinds for {} rows", kinds.len(), batch.num_rows()),
+            });
+        }
+        if self.pk.is_none() && kinds.iter().any(|k| *k != RowKind::Insert) {
+            return Err(Error::SchemaMismatch {
+                table: self.table.clone(),
+                reason: "an append table takes +I rows only".into(),
+            });
+        }
         let groups = self.group_rows(&batch)?;
+        // Every partition is named before a row is written, so a bad one writes nothing.
+        for (key, _) in &groups {
+            self.writer_for(key)?;
+        }
         for (key, rows) in groups {
+            let part_kinds: Vec<RowKind> = rows.iter().map(|r| kinds[*r as usize]).collect();
             let part = if rows.len() == batch.num_rows() {
                 batch.clone()
             } else {
@@ -200,7 +308,47 @@ impl TableWrite {
                 arrow_select::take::take_record_batch(&batch, &idx)
                     .map_err(|e| Error::Internal(format!("selecting rows of one bucket: {e}")))?
             };
-            self.writer_for(&key)?.writer.write(&part)?;
+            let is_pk = self.pk.is_some();
+            let w = self.writer_for(&key)?;
+            if is_pk {
+                let n = part.num_rows() as i64;
+                w.buffer.push(part, &part_kinds, w.next_sequence);
+                w.next_sequence += n;
+            } else {
+                w.writer.write(&part)?;
+            }
+        }
+        if let Some(pk) = &self.pk {
+            let used: usize = self.writers.values().map(|w| w.buffer.memory()).sum();
+            if used as u64 >= pk.write_buffer_size {
+                self.flush_buffers()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every buffered primary-key record as level-0 files, one file set per bucket
+    /// (Java `MergeTreeWriter.flushWriteBuffer`).
+    fn flush_buffers(&mut self) -> Result<()> {
+        let Some(pk) = &self.pk else {
+            return Ok(());
+        };
+        for key in &self.order {
+            let Some(w) = self.writers.get_mut(key) else {
+                continue;
+            };
+            if w.buffer.is_empty() {
+                continue;
+            }
+            if let Some(kv) = w.buffer.flush(
+                &self.table,
+                &pk.key_indices,
+                pk.merge,
+                &self.ctx.arrow_schema,
+            )? {
+                w.writer.write(&kv)?;
+            }
+            w.writer.end_file()?;
         }
         Ok(())
     }
@@ -211,6 +359,7 @@ impl TableWrite {
     /// # Errors
     /// Storage and encoder errors while closing files.
     pub fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        self.flush_buffers()?;
         let mut out = Vec::new();
         for key in &self.order {
             let Some(w) = self.writers.get_mut(key) else {
@@ -283,19 +432,29 @@ impl TableWrite {
                 });
             }
         }
-        RecordBatch::try_new(self.ctx.arrow_schema.clone(), batch.columns().to_vec())
+        if let Some(pk) = &self.pk {
+            for i in &pk.key_indices {
+                if batch.column(*i).null_count() > 0 {
+                    return Err(Error::NullValue {
+                        table: self.table.clone(),
+                        column: self.fields[*i].name.clone(),
+                    });
+                }
+            }
+        }
+        RecordBatch::try_new(self.row_schema.clone(), batch.columns().to_vec())
             .map_err(|e| mismatch(e.to_string()))
     }
 
     /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
-    fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<((Vec<u8>, i32), Vec<u32>)>> {
+    fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<(BucketKey, Vec<u32>)>> {
         let buckets = match &self.bucket_mode {
             BucketMode::Unaware => vec![0; batch.num_rows()],
             BucketMode::Fixed(a) => a.assign(batch)?,
         };
         let partitions = self.partitions(batch)?;
         let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
-        let mut groups: Vec<((Vec<u8>, i32), Vec<u32>)> = Vec::new();
+        let mut groups: Vec<(BucketKey, Vec<u32>)> = Vec::new();
         for (row, bucket) in buckets.into_iter().enumerate() {
             let key = (partitions.row(row).to_vec(), bucket);
             let at = *index.entry(key.clone()).or_insert_with(|| {
@@ -371,6 +530,8 @@ impl TableWrite {
                 key.clone(),
                 BucketWriter {
                     writer: RollingWriter::new(self.ctx.clone(), paths, restored),
+                    buffer: KvBuffer::default(),
+                    next_sequence: restored.saturating_add(1),
                 },
             );
             self.order.push(key.clone());

@@ -33,20 +33,20 @@ pub fn schema_json(options: &str, partition_keys: &str) -> String {
 }
 
 /// One row kept in the test: its values and the line Java prints for it.
-struct Row {
-    id: i32,
-    name: Option<&'static str>,
-    price: f64,
-    amount_cents: i128,
-    days: i32,
-    ts_micros: i64,
-    flag: Option<bool>,
-    tags: Option<Vec<Option<&'static str>>>,
-    region: Option<&'static str>,
-    java: &'static str,
+pub struct Row {
+    pub id: i32,
+    pub name: Option<&'static str>,
+    pub price: f64,
+    pub amount_cents: i128,
+    pub days: i32,
+    pub ts_micros: i64,
+    pub flag: Option<bool>,
+    pub tags: Option<Vec<Option<&'static str>>>,
+    pub region: Option<&'static str>,
+    pub java: &'static str,
 }
 
-fn rows() -> Vec<Row> {
+pub fn rows() -> Vec<Row> {
     vec![
         Row {
             id: 1,
@@ -99,7 +99,7 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-fn batch(schema: &TableSchema, rows: &[Row]) -> RecordBatch {
+pub fn batch(schema: &TableSchema, rows: &[Row]) -> RecordBatch {
     let mut tags = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
         arrow_schema::Field::new("element", arrow_schema::DataType::Utf8, true),
     ));

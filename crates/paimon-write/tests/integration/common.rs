@@ -52,7 +52,12 @@ pub fn split_of(dir: &Path, msg: &CommitMessage) -> DataSplit {
         data_files: msg.data_increment.new_files.clone(),
         data_deletion_files: None,
         is_streaming: false,
-        raw_convertible: true,
+        // Primary-key files (they have keys) are merged by the reader.
+        raw_convertible: msg
+            .data_increment
+            .new_files
+            .iter()
+            .all(|f| f.max_key == paimon_spec::stats::empty_serialized_row()),
     }
 }
 

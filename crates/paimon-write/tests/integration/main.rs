@@ -5,3 +5,4 @@ mod append;
 mod bucket_java;
 mod common;
 mod messages;
+mod pk;
