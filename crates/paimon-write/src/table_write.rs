@@ -442,8 +442,20 @@ impl TableWrite {
                 }
             }
         }
-        RecordBatch::try_new(self.row_schema.clone(), batch.columns().to_vec())
-            .map_err(|e| mismatch(e.to_string()))
+        // Nested ROW fields carry their field ids in the file schema: the columns take them on.
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.row_schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(c.clone())
+                } else {
+                    arrow_cast::cast(c, f.data_type()).map_err(|e| mismatch(e.to_string()))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        RecordBatch::try_new(self.row_schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
     }
 
     /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
