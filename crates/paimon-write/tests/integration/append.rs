@@ -469,3 +469,35 @@ fn abort_removes_unhanded_files() {
     w.abort();
     assert!(data_files(dir.path()).is_empty());
 }
+
+#[test]
+fn partition_values_java_cannot_name_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = create_table(
+        dir.path(),
+        r#"{"version":3,"id":0,"fields":[
+            {"id":0,"name":"id","type":"INT"},
+            {"id":1,"name":"p","type":"STRING"},
+            {"id":2,"name":"b","type":"BYTES"}],
+            "highestFieldId":2,"partitionKeys":["p","b"],"primaryKeys":[],
+            "options":{"bucket":"-1"},"timeMillis":0}"#,
+    );
+    let mut w = table_write(dir.path(), &schema);
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from(vec![1, 2])),
+        Arc::new(StringArray::from(vec!["x", "y"])),
+        Arc::new(arrow_array::BinaryArray::from(vec![
+            &b"ok"[..],
+            &b"\x00"[..],
+        ])),
+    ];
+    let b = RecordBatch::try_new(w.input_schema().clone(), cols).unwrap();
+    let err = w.write(&b).unwrap_err();
+    assert!(matches!(err, Error::InvalidPartition { .. }), "{err}");
+    assert!(
+        err.to_string().contains(dir.path().to_str().unwrap()),
+        "{err}"
+    );
+    assert!(w.prepare_commit().unwrap().is_empty());
+    assert!(data_files(dir.path()).is_empty());
+}
