@@ -57,7 +57,7 @@ pub struct OutputArgs {
     /// Rows per batch.
     #[arg(long = "batch-size")]
     pub batch_size: Option<usize>,
-    /// Threads decoding files at once (default 1).
+    /// Threads decoding files at once (default: the cores available to the process).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Bytes of decoded data the read keeps in flight, e.g. `64MiB`, `512MB` or `1048576`
@@ -180,7 +180,7 @@ fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
 fn planned_rows(splits: &[Split]) -> u64 {
     splits
         .iter()
-        .filter_map(Split::data_split)
+        .filter_map(Split::files_split)
         .map(|d| u64::try_from(d.row_count()).unwrap_or(0))
         .sum()
 }
@@ -326,14 +326,18 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     }
 }
 
+/// Threads of a read without `--threads`: one per available core. The library's default
+/// stays 1 ([`paimon_data::ReadOptions::parallelism`]), for engines that run a reader per core.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// `b` with the batch size, threads and memory budget of `o`.
 fn tune(mut b: paimon_data::SplitReaderBuilder, o: &OutputArgs) -> paimon_data::SplitReaderBuilder {
     if let Some(n) = o.batch_size {
         b = b.with_batch_size(n);
     }
-    if let Some(n) = o.threads {
-        b = b.with_parallelism(n);
-    }
+    b = b.with_parallelism(o.threads.unwrap_or_else(default_threads));
     if let Some(n) = o.memory_budget {
         b = b.with_memory_budget(n);
     }
@@ -387,13 +391,6 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
             let d = incremental_as_data_split(&io, &path, a.branch.as_deref(), inc)
                 .map_err(|e| anyhow!("{}: {e}", f.display()))?;
             split = Split::Data(d);
-        }
-        if split.data_split().is_none() {
-            return Err(anyhow!(
-                "{}: a {} split holds no single DataSplit to read",
-                f.display(),
-                split.kind_name()
-            ));
         }
         splits.push(split);
     }

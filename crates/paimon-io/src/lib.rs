@@ -54,7 +54,10 @@
 //! assert!(file_io_for("s3://bucket/warehouse/db.db/t").is_err());
 //! ```
 
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod counting;
 pub mod error;

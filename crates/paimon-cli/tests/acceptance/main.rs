@@ -14,3 +14,4 @@ mod paths;
 mod projection;
 mod projection_ids;
 mod skips;
+mod split_rules;

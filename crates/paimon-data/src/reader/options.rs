@@ -45,7 +45,9 @@ pub struct ReadOptions {
     pub with_row_kind: bool,
     /// Threads that decode files (or merge sections) at once in
     /// [`super::SplitReader::read_splits`]. Default 1: the caller's thread does all the work,
-    /// which suits engines that already run one reader per core.
+    /// which suits engines that already run one reader per core (DataFusion partitions, Spark
+    /// tasks); a standalone reader wants `std::thread::available_parallelism()`, which the
+    /// `paimon` CLI uses unless `--threads` is given.
     pub parallelism: usize,
     /// Bytes of decoded Arrow data the read keeps in flight; default `None`: batches of
     /// [`ReadOptions::batch_size`] rows, and a parallel read buffers up to 32 batches per

@@ -207,6 +207,7 @@ impl TaskSource {
                     predicate: batches.predicate.clone(),
                     types: batches.types.clone(),
                     remaining: batches.remaining,
+                    rules: batches.rules.clone(),
                 });
             }
         }

@@ -2,6 +2,7 @@
 //! tables, and property round trips.
 
 mod commit_golden;
+mod commit_oracle;
 mod common;
 mod cpp_commit_messages;
 mod cpp_splits;
