@@ -26,6 +26,7 @@ pub mod options;
 #[cfg(feature = "orc")]
 pub mod orc_tail;
 pub mod predicate;
+pub mod predicate_json;
 pub mod schema;
 pub mod stats;
 pub mod types;

@@ -152,8 +152,10 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
 /// Decodes split bytes in any envelope that hold one data split.
 ///
 /// # Errors
-/// As [`decode_any`], plus [`Error::Unsupported`] when the frame holds a kind without a single
-/// DataSplit (incremental, chain).
+/// As [`decode_any`], plus [`Error::Unsupported`] when the frame holds a kind that is more than
+/// one DataSplit read in full ([`Split::data_split`]): incremental and chain splits, and
+/// indexed and query-auth splits, whose row ranges, filters and masks a plain DataSplit would
+/// drop.
 pub fn decode_split(bytes: &[u8]) -> Result<DataSplit> {
     let d = decode_any(bytes)?;
     match d.split {
