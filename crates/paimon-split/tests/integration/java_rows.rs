@@ -157,4 +157,5 @@ fn java_written_partitions_keys_and_stats_rebuild_byte_for_byte() {
         partitions == stats && keys > 0 && typed_values > stats,
         "{keys} keys"
     );
+    assert!(dense > 0, "no file with _VALUE_STATS_COLS");
 }
