@@ -10,6 +10,7 @@ mod filtered_plans;
 mod fixtures;
 mod late_filter;
 mod memory_budget;
+mod memory_limit;
 mod paths;
 mod projection;
 mod projection_ids;

@@ -123,11 +123,17 @@ impl SplitReaderBuilder {
         self
     }
 
-    /// Bytes of decoded data the read keeps in flight ([`ReadOptions::memory_budget`], which
-    /// says what it covers).
-    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
-        self.options.memory_budget = Some(bytes);
+    /// Bounds the decoded data the read keeps in flight by `pool`
+    /// ([`ReadOptions::memory_pool`], which says what it covers); the pool may be shared with
+    /// planning and other reads.
+    pub fn with_memory_pool(mut self, pool: Arc<dyn paimon_memory::MemoryPool>) -> Self {
+        self.options.memory_pool = Some(pool);
         self
+    }
+
+    /// [`SplitReaderBuilder::with_memory_pool`] with a pool of its own of `bytes`.
+    pub fn with_memory_budget(self, bytes: usize) -> Self {
+        self.with_memory_pool(Arc::new(paimon_memory::GreedyMemoryPool::new(bytes)))
     }
 
     /// When the predicate is pushed into the Parquet decoder
@@ -323,7 +329,7 @@ impl SplitReader {
             _ => split,
         };
         let sizer = self.sizer.clone().or_else(|| {
-            let budget = self.options.memory_budget?;
+            let budget = self.options.budget_bytes()?;
             Some(Arc::new(BatchSizer::new(budget, 1)))
         });
         let ctx = Arc::new(SplitContext::new(
@@ -496,7 +502,7 @@ fn raw_tasks(
             let out = out.clone();
             Box::new(move || {
                 let task = ctx.file_task(i)?;
-                file::read_file(ctx.io.as_ref(), &task, &out)
+                file::read_file(&ctx.io, &task, &out)
             }) as Task
         })
         .collect())
