@@ -135,9 +135,7 @@ impl RowRanges {
             .data_files
             .iter()
             .map(|f| match f.first_row_id {
-                Some(first) => {
-                    self.intersects(first, first.saturating_add(f.row_count.max(1) - 1))
-                }
+                Some(first) => self.intersects(first, first.saturating_add(f.row_count.max(1) - 1)),
                 None => true,
             })
             .collect();
