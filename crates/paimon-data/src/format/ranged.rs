@@ -163,6 +163,15 @@ impl RangedFile {
         }
     }
 
+    /// The file's last [`TAIL_BYTES`] (or all of a smaller file).
+    ///
+    /// # Errors
+    /// The storage's error.
+    pub(crate) fn tail(&self) -> Result<Bytes, RangeError> {
+        let len = self.inner.len;
+        self.get(len.saturating_sub(TAIL_BYTES)..len, false)
+    }
+
     /// Installs the ranges the decoder will read, in group order, and the check each planned
     /// chunk must pass once fetched. Replaces any earlier plan.
     pub(crate) fn set_plan(&self, plan: Vec<Planned>, check: Option<ChunkCheck>) {
@@ -430,5 +439,95 @@ mod tests {
         let err = f.get(10..12, false).unwrap_err().to_string();
         assert_eq!(err, "group 2 chunk 10..20");
         assert!(f.get(30..40, false).is_ok());
+    }
+
+    /// An ORC file of 10 stripes read with a selection inside the last one (what stripe
+    /// pruning leaves): only that stripe's bytes and the tail are fetched. orc-rust's writer
+    /// writes no statistics, so the selection stands in for the pruning here; the pruning
+    /// itself is tested on Java-written files (`prune/tests/orc.rs`).
+    #[test]
+    fn an_orc_read_of_one_stripe_fetches_that_stripe() {
+        use std::sync::Arc as StdArc;
+
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::Int64Type;
+        use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+        use paimon_io::{CountingFileIO, LocalFileIO};
+
+        use crate::format::{decode_filtered, DecodeRequest, FileFormat, RowRanges};
+
+        const STRIPE_ROWS: i64 = 10_000;
+        let columns: Vec<(String, ArrayRef)> = (0..10u64)
+            .map(|c| {
+                let v: Int64Array = (0..10 * STRIPE_ROWS)
+                    .map(|i| {
+                        if c == 0 {
+                            i
+                        } else {
+                            (i as u64 ^ (c << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64
+                        }
+                    })
+                    .collect();
+                (format!("c{c}"), StdArc::new(v) as ArrayRef)
+            })
+            .collect();
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let mut file = Vec::new();
+        let mut w = orc_rust::ArrowWriterBuilder::new(&mut file, batch.schema())
+            .try_build()
+            .unwrap();
+        for s in 0..10 {
+            w.write(&batch.slice((s * STRIPE_ROWS) as usize, STRIPE_ROWS as usize))
+                .unwrap();
+            w.flush_stripe().unwrap();
+        }
+        w.close().unwrap();
+        let meta =
+            orc_rust::reader::metadata::read_metadata(&mut Bytes::from(file.clone())).unwrap();
+        let stripes = meta.stripe_metadatas();
+        assert_eq!(stripes.len(), 10);
+        let last = &stripes[9];
+        let last_len = last.index_length() + last.data_length() + last.footer_length();
+
+        let path =
+            std::env::temp_dir().join(format!("paimon-ranged-orc-{}.orc", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let path_str = path.display().to_string();
+        let counting = StdArc::new(CountingFileIO::new(StdArc::new(LocalFileIO::new())));
+        let data = RangedFile::open(
+            counting.clone(),
+            &path_str,
+            file.len() as u64,
+            DEFAULT_COALESCE_GAP,
+        );
+        let req = DecodeRequest {
+            columns: (0..10).map(|c| format!("c{c}")).collect(),
+            types: Vec::new(),
+            rows: Some(RowRanges::excluding(100_000, 0..90_005)),
+            batch_size: 4096,
+            expected_rows: Some(100_000),
+        };
+        let got: Vec<i64> = decode_filtered(FileFormat::Orc, &path_str, data, &req, None)
+            .unwrap()
+            .flat_map(|b| {
+                b.unwrap()
+                    .column(0)
+                    .as_primitive::<Int64Type>()
+                    .values()
+                    .to_vec()
+            })
+            .collect();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(got, (90_005..100_000).collect::<Vec<i64>>());
+        let fetched = counting.bytes_read();
+        eprintln!(
+            "ORC, 1 of 10 stripes: fetched {fetched} of {} bytes, the stripe holds {last_len}",
+            file.len()
+        );
+        assert!(fetched >= last.data_length(), "fetched {fetched}");
+        assert!(
+            fetched <= last_len + TAIL_BYTES,
+            "fetched {fetched}, stripe {last_len}"
+        );
     }
 }
