@@ -14,12 +14,14 @@ mod parquet_filter;
 mod parquet_pages;
 mod prune;
 mod ranged;
+mod stream;
 mod ts_range;
 
 pub use prune::PruneStats;
 pub(crate) use prune::{prune_orc, prune_parquet, FilePredicate};
 pub(crate) use ranged::RangedFile;
 pub use ranged::DEFAULT_COALESCE_GAP;
+pub use stream::decode_parquet_stream;
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;

@@ -71,6 +71,27 @@ struct State {
     check: Option<ChunkCheck>,
     /// Fetched planned ranges: (index in `plan`, bytes).
     fetched: Vec<(usize, Bytes)>,
+    /// The group of the planned range last read.
+    current: Option<usize>,
+}
+
+/// Runs the plan's check on the chunks of planned range `i` and keeps its bytes.
+fn admit(st: &mut State, i: usize, bytes: Bytes) -> Result<(), RangeError> {
+    let planned = &st.plan[i];
+    if let Some(check) = st.check {
+        // A reader started in a planned range stops at its end: the check sees the bytes the
+        // decoder will.
+        for c in &planned.chunks {
+            let s = to_usize(c.start.saturating_sub(planned.range.start));
+            if let Some(rest) = bytes.get(s..) {
+                check(planned.group, c, rest).map_err(RangeError::Check)?;
+            }
+        }
+    }
+    if !st.fetched.iter().any(|(j, _)| *j == i) {
+        st.fetched.push((i, bytes));
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for RangedFile {
@@ -179,6 +200,84 @@ impl RangedFile {
         st.plan = plan;
         st.check = check;
         st.fetched.clear();
+        st.current = None;
+    }
+
+    /// Fetches the file's tail, and the whole footer when it is longer, through
+    /// [`paimon_io::FileIO::read_range_async`], so that opening the file reads nothing more.
+    ///
+    /// # Errors
+    /// The storage's error.
+    pub(crate) async fn fetch_tail_async(&self) -> Result<(), RangeError> {
+        let Source::Io(io) = &self.inner.source else {
+            return Ok(());
+        };
+        let len = self.inner.len;
+        let mut start = len.saturating_sub(TAIL_BYTES);
+        let mut tail = io
+            .read_range_async(&self.inner.path, start..len)
+            .await
+            .map_err(RangeError::Io)?;
+        // A Parquet footer: metadata, its 4-byte length, the magic.
+        if let Some(n) = tail
+            .len()
+            .checked_sub(8)
+            .and_then(|at| tail.get(at..at + 4))
+        {
+            let footer = u64::from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])) + 8;
+            if footer > len - start && footer <= len {
+                start = len - footer;
+                tail = io
+                    .read_range_async(&self.inner.path, start..len)
+                    .await
+                    .map_err(RangeError::Io)?;
+            }
+        }
+        self.state().tail = Some((start, tail));
+        Ok(())
+    }
+
+    /// Fetches, through [`paimon_io::FileIO::read_range_async`], the planned ranges of the
+    /// group being decoded and of the next one, so that the decoder's next batch finds its
+    /// bytes at hand (a batch that crosses more than one row group boundary still reads the
+    /// third group itself).
+    ///
+    /// # Errors
+    /// The storage's error, or a fetched chunk failing its check.
+    pub(crate) async fn prefetch_async(&self) -> Result<(), RangeError> {
+        let Source::Io(io) = &self.inner.source else {
+            return Ok(());
+        };
+        let wanted: Vec<(usize, Range<u64>)> = {
+            let st = self.state();
+            let Some(first) = st.current.or_else(|| st.plan.first().map(|p| p.group)) else {
+                return Ok(());
+            };
+            let mut groups: Vec<usize> = st
+                .plan
+                .iter()
+                .map(|p| p.group)
+                .filter(|g| *g >= first)
+                .collect();
+            groups.dedup();
+            groups.truncate(2);
+            st.plan
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    groups.contains(&p.group) && !st.fetched.iter().any(|(j, _)| j == i)
+                })
+                .map(|(i, p)| (i, p.range.clone()))
+                .collect()
+        };
+        for (i, range) in wanted {
+            let bytes = io
+                .read_range_async(&self.inner.path, range)
+                .await
+                .map_err(RangeError::Io)?;
+            admit(&mut self.state(), i, bytes)?;
+        }
+        Ok(())
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -241,27 +340,19 @@ impl RangedFile {
             .iter()
             .position(|p| p.range.start <= range.start && range.end <= p.range.end);
         if let Some(i) = hit {
+            // Groups are decoded in order: the ranges of earlier groups are done with.
+            let group = st.plan[i].group;
+            st.current = Some(group);
+            let state = &mut *st;
+            let plan = &state.plan;
+            state.fetched.retain(|(j, _)| plan[*j].group >= group);
             if let Some((_, b)) = st.fetched.iter().find(|(j, _)| *j == i) {
                 return Ok(Some((slice(st.plan[i].range.start, b), true)));
             }
-            let planned = st.plan[i].clone();
-            let bytes = self.read_source(planned.range.clone())?;
-            if let Some(check) = st.check {
-                // A reader started in a planned range stops at its end: the check sees the
-                // bytes the decoder will.
-                for c in &planned.chunks {
-                    let s = to_usize(c.start.saturating_sub(planned.range.start));
-                    if let Some(rest) = bytes.get(s..) {
-                        check(planned.group, c, rest).map_err(RangeError::Check)?;
-                    }
-                }
-            }
-            // Groups are decoded in order: the ranges of earlier groups are done with.
-            let st = &mut *st;
-            let plan = &st.plan;
-            st.fetched.retain(|(j, _)| plan[*j].group >= planned.group);
-            st.fetched.push((i, bytes.clone()));
-            return Ok(Some((slice(planned.range.start, &bytes), true)));
+            let start = st.plan[i].range.start;
+            let bytes = self.read_source(st.plan[i].range.clone())?;
+            admit(&mut st, i, bytes.clone())?;
+            return Ok(Some((slice(start, &bytes), true)));
         }
         if st.tail.is_none() && range.end + TAIL_BYTES >= len && len > 0 {
             let start = len.saturating_sub(TAIL_BYTES).min(range.start);
