@@ -504,7 +504,10 @@ mod tests {
     fn reads_come_from_the_plan_tail_or_source() {
         let data: Vec<u8> = (0..=255u8).cycle().take(300_000).collect();
         let f = RangedFile::memory("f", Bytes::from(data.clone()));
-        f.set_plan(coalesce_group(0, vec![1000..2000], 0), None);
+        f.set_plan(
+            coalesce_group(0, std::iter::once(1000..2000).collect(), 0),
+            None,
+        );
         assert_eq!(&f.get(1500..1600, false).unwrap()[..], &data[1500..1600]);
         // A sequential reader started in a planned range ends with it; outside, it goes on.
         let mut r = f.reader_at(1990);
@@ -524,7 +527,7 @@ mod tests {
     fn a_failing_check_fails_the_read() {
         let f = RangedFile::memory("f", Bytes::from(vec![0u8; 100]));
         f.set_plan(
-            coalesce_group(2, vec![10..20], 0),
+            coalesce_group(2, std::iter::once(10..20).collect(), 0),
             Some(|g, c, _| Err(format!("group {g} chunk {c:?}"))),
         );
         let err = f.get(10..12, false).unwrap_err().to_string();
