@@ -18,6 +18,7 @@ mod live;
 mod live_read;
 pub mod partition_path;
 pub mod prune;
+mod read_schema;
 pub mod split_gen;
 mod stats;
 
@@ -37,6 +38,7 @@ use file_prune::ValuePruning;
 pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
 use incremental::{DeltaMode, Incremental};
+pub use read_schema::incremental_as_data_split;
 use split_gen::{KeyedFile, SplitGroup, SplitSizes};
 
 /// Which snapshot a scan reads.

@@ -78,7 +78,7 @@ fn convert(e: &Expr, schema: &TableSchema) -> R<Predicate> {
                     let ty = column_type(schema, &col)?;
                     Ok(Predicate::leaf(col, flip(cmp), vec![literal(left, &ty)?]))
                 } else {
-                    return Err(format!("a comparison needs a column on one side: {e}"))
+                    Err(format!("a comparison needs a column on one side: {e}"))
                 }
             }
         },
@@ -142,7 +142,7 @@ fn convert(e: &Expr, schema: &TableSchema) -> R<Predicate> {
                 return Err(format!("LIKE needs a string column, '{col}' is {ty}"));
             }
             let Some(pat) = string_value(pattern) else {
-                return Err("LIKE needs a string pattern".to_string())
+                return Err("LIKE needs a string pattern".to_string());
             };
             let prefix = pat
                 .strip_suffix('%')
@@ -161,7 +161,7 @@ fn convert(e: &Expr, schema: &TableSchema) -> R<Predicate> {
         }
         Expr::Value(v) if matches!(v.value, Value::Boolean(true)) => Ok(Predicate::AlwaysTrue),
         Expr::Value(v) if matches!(v.value, Value::Boolean(false)) => Ok(Predicate::AlwaysFalse),
-        other => return Err(format!("unsupported expression {other}")),
+        other => Err(format!("unsupported expression {other}")),
     }
 }
 
@@ -215,7 +215,7 @@ fn literal_text(e: &Expr) -> R<(String, bool)> {
             Value::Number(n, _) => Ok((n.to_string(), true)),
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Ok((s.clone(), false)),
             Value::Boolean(b) => Ok((b.to_string(), false)),
-            other => return Err(format!("unsupported literal {other}")),
+            other => Err(format!("unsupported literal {other}")),
         },
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
@@ -229,7 +229,7 @@ fn literal_text(e: &Expr) -> R<(String, bool)> {
         }
         Expr::Nested(inner) => literal_text(inner),
         Expr::TypedString(_) => Ok((string_value(e).unwrap_or_default(), false)),
-        other => return Err(format!("expected a literal, found {other}")),
+        other => Err(format!("expected a literal, found {other}")),
     }
 }
 
