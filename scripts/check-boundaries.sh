@@ -3,6 +3,7 @@
 #   paimon-spec   depends on no paimon crate
 #   paimon-split  depends on paimon-spec only
 #   paimon-io     depends on no paimon crate
+#   paimon-memory depends on no paimon crate
 #   paimon-meta   never depends on paimon-data
 #   paimon-data   never depends on paimon-meta
 # Prints one line per crate and exits 1 on any violation.
@@ -30,6 +31,7 @@ check() {
 check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
 check paimon-split paimon-io paimon-meta paimon-data paimon-cli
 check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli
+check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
 check paimon-meta paimon-data paimon-cli
 check paimon-data paimon-meta paimon-cli
 exit $fail

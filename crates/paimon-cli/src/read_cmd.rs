@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use clap::{Args, ValueEnum};
@@ -15,6 +15,7 @@ use paimon_data::format::LateMaterialization;
 use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
 use paimon_io::file_io_for;
+use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType, TypeKind};
 use paimon_split::Split;
@@ -57,7 +58,7 @@ pub struct OutputArgs {
     /// Rows per batch.
     #[arg(long = "batch-size")]
     pub batch_size: Option<usize>,
-    /// Threads decoding files at once (default 1).
+    /// Threads decoding files at once (default: the cores available to the process).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Bytes of decoded data the read keeps in flight, e.g. `64MiB`, `512MB` or `1048576`
@@ -96,7 +97,7 @@ impl From<LateMode> for LateMaterialization {
 
 /// `--memory-budget`: a number of bytes with an optional unit, `b`, `k`/`kb`/`kib`,
 /// `m`/`mb`/`mib`, `g`/`gb`/`gib` or `t`/`tb`/`tib` (case-insensitive, all powers of 1024).
-fn parse_memory_budget(text: &str) -> Result<usize, String> {
+pub(crate) fn parse_memory_budget(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let lower = t.to_ascii_lowercase();
     // Paimon's `MemorySize` units read `kb`, `mb`, ... as powers of 1024 already; the IEC
@@ -144,6 +145,9 @@ pub struct ReadSplitArgs {
     /// Branch whose schema files describe the table.
     #[arg(long)]
     pub branch: Option<String>,
+    /// Bound on the memory the read holds, e.g. `256MiB` (as `read --memory-limit`).
+    #[arg(long = "memory-limit", value_parser = parse_memory_budget)]
+    pub memory_limit: Option<usize>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -180,7 +184,7 @@ fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
 fn planned_rows(splits: &[Split]) -> u64 {
     splits
         .iter()
-        .filter_map(Split::data_split)
+        .filter_map(Split::files_split)
         .map(|d| u64::try_from(d.row_count()).unwrap_or(0))
         .sum()
 }
@@ -267,7 +271,9 @@ pub fn read_to_json_lines_with(
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     let mut b = reader_builder(&opened, scan);
     if let Some(o) = output {
-        b = tune(b, o);
+        b = tune(b, o, opened.pool.as_ref())?;
+    } else if let Some(p) = &opened.pool {
+        b = b.with_memory_pool(Arc::clone(p));
     }
     let reader = b.build();
     let fields = with_kind_field(
@@ -326,18 +332,30 @@ fn explain_expiry(opened: &OpenedScan, id: Option<i64>, e: anyhow::Error) -> any
     }
 }
 
-/// `b` with the batch size, threads and memory budget of `o`.
-fn tune(mut b: paimon_data::SplitReaderBuilder, o: &OutputArgs) -> paimon_data::SplitReaderBuilder {
+/// Threads of a read without `--threads`: one per available core. The library's default
+/// stays 1 ([`paimon_data::ReadOptions::parallelism`]), for engines that run a reader per core.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// `b` with the batch size, threads and memory budget of `o`, reading within `pool` (of
+/// `--memory-limit`) when given.
+fn tune(
+    mut b: paimon_data::SplitReaderBuilder,
+    o: &OutputArgs,
+    pool: Option<&Arc<dyn MemoryPool>>,
+) -> Result<paimon_data::SplitReaderBuilder> {
     if let Some(n) = o.batch_size {
         b = b.with_batch_size(n);
     }
-    if let Some(n) = o.threads {
-        b = b.with_parallelism(n);
+    b = b.with_parallelism(o.threads.unwrap_or_else(default_threads));
+    match (o.memory_budget, pool) {
+        (Some(_), Some(_)) => bail!("give --memory-limit or --memory-budget, not both"),
+        (Some(n), None) => b = b.with_memory_budget(n),
+        (None, Some(p)) => b = b.with_memory_pool(Arc::clone(p)),
+        (None, None) => {}
     }
-    if let Some(n) = o.memory_budget {
-        b = b.with_memory_budget(n);
-    }
-    b.with_late_materialization(o.late_materialization.into())
+    Ok(b.with_late_materialization(o.late_materialization.into()))
 }
 
 /// A reader for `opened`: its schema, projection, filter, branch and row kind.
@@ -358,7 +376,11 @@ fn reader_builder(opened: &OpenedScan, scan: &ScanArgs) -> paimon_data::SplitRea
 fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     *planned = plan.snapshot_id.or(*planned);
-    let mut b = tune(reader_builder(opened, &a.scan), &a.output);
+    let mut b = tune(
+        reader_builder(opened, &a.scan),
+        &a.output,
+        opened.pool.as_ref(),
+    )?;
     if let Some(l) = a.output.limit {
         b = b.with_limit(l);
     }
@@ -387,13 +409,6 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
             let d = incremental_as_data_split(&io, &path, a.branch.as_deref(), inc)
                 .map_err(|e| anyhow!("{}: {e}", f.display()))?;
             split = Split::Data(d);
-        }
-        if split.data_split().is_none() {
-            return Err(anyhow!(
-                "{}: a {} split holds no single DataSplit to read",
-                f.display(),
-                split.kind_name()
-            ));
         }
         splits.push(split);
     }
@@ -424,7 +439,10 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     if let Some(l) = a.output.limit {
         b = b.with_limit(l);
     }
-    let reader = tune(b, &a.output).build();
+    let pool = a
+        .memory_limit
+        .map(|n| Arc::new(GreedyMemoryPool::new(n)) as Arc<dyn MemoryPool>);
+    let reader = tune(b, &a.output, pool.as_ref())?.build();
     if a.output.format == Format::Null {
         return count_rows(&reader, &path, &splits);
     }

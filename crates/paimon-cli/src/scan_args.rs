@@ -5,6 +5,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use paimon_io::{file_io_for, FileIORef};
+use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, Table};
 use paimon_spec::predicate::Predicate;
@@ -56,6 +57,11 @@ pub struct ScanArgs {
     /// Add a leading `_ROW_KIND` column (`+I`, `-U`, `+U`, `-D`).
     #[arg(long = "with-kind")]
     pub with_kind: bool,
+    /// Bound on the memory planning holds (and reading, for `read`: one pool for both), e.g.
+    /// `256MiB`, `512MB` or `1048576` (powers of 1024). Planning beyond it fails with one
+    /// error line; a read waits for room, or fails when the plan holds the whole pool.
+    #[arg(long = "memory-limit", value_parser = crate::read_cmd::parse_memory_budget)]
+    pub memory_limit: Option<usize>,
 }
 
 /// A table opened with its scan, the schema rows are read with, and the filter.
@@ -75,6 +81,8 @@ pub struct OpenedScan {
     pub io: FileIORef,
     /// The table location.
     pub path: String,
+    /// The pool of `--memory-limit`, which the scan plans within.
+    pub pool: Option<Arc<dyn MemoryPool>>,
 }
 
 /// Strips a trailing slash so paths compare and join predictably.
@@ -100,6 +108,12 @@ impl ScanArgs {
             t = t.with_branch(b).map_err(|e| anyhow!("{e}"))?;
         }
         let mut scan = t.scan();
+        let pool = self
+            .memory_limit
+            .map(|n| Arc::new(GreedyMemoryPool::new(n)) as Arc<dyn MemoryPool>);
+        if let Some(p) = &pool {
+            scan = scan.with_memory_pool(Arc::clone(p));
+        }
         if let Some(id) = self.snapshot {
             scan = scan.with_snapshot(id);
         }
@@ -156,6 +170,7 @@ impl ScanArgs {
             select,
             io,
             path,
+            pool,
         })
     }
 }

@@ -266,7 +266,6 @@ fn split_json(split: &Split, types: Option<&TableTypes>) -> Value {
             "fileBucketPathMapping": c.file_bucket_path_mapping,
             "fileBranchMapping": c.file_branch_mapping,
         }),
-        other => json!({"kind": other.kind_name()}),
     }
 }
 

@@ -142,6 +142,17 @@ pub enum Error {
     /// A bug in paimon-rs: an invariant the reader relies on does not hold.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),
+    /// The read's memory pool is held whole by other consumers (see
+    /// `ReadOptions::memory_pool`).
+    #[error("memory limit of {limit} bytes reached while {what}: {requested} more bytes needed")]
+    ResourcesExhausted {
+        /// Bytes asked for when the pool refused.
+        requested: usize,
+        /// The pool's limit.
+        limit: usize,
+        /// The table and what was being read.
+        what: String,
+    },
 }
 
 /// Result with [`Error`] as default error.

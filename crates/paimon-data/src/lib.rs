@@ -28,6 +28,10 @@
 //!     println!("{} rows", batch.unwrap().num_rows());
 //! }
 //! ```
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod arrow_schema;
 pub mod datum;

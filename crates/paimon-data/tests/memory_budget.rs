@@ -9,7 +9,7 @@
 //! name of 32 characters, DOUBLE value; zstd; row groups of 16,384 rows, pages of 64 KiB), read
 //! as one hand-built split with parallelism 2, with and without a 4 MiB budget.
 //!
-//! Bound with the budget: the budget, plus what it does not cover (`ReadOptions::memory_budget`):
+//! Bound with the budget: the budget, plus what it does not cover (`ReadOptions::memory_pool`):
 //! the two open files' bytes (each worker reads its file whole) and [`DECODER_ALLOWANCE`] per
 //! worker for the Parquet reader's own state. Without the budget the workers decode every
 //! file ahead of the consumer (8 tasks of 13 batches, under the 4 x 2 tasks x 32 batches it

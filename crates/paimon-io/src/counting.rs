@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use crate::error::Result;
-use crate::{FileIO, FileIORef, FileStatus};
+use crate::{BoxFuture, FileIO, FileIORef, FileStatus, FileWriter};
 
 /// One recorded read: the path and the byte range (a whole-file read records `0..size`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,12 +15,23 @@ pub struct ReadRecord {
     pub range: Range<u64>,
 }
 
-/// Wraps a [`FileIO`] and records every read and listing.
+/// One recorded change to storage: the operation (`create`, `overwrite`, `publish_if_absent`,
+/// `delete`, `delete_dir`, `mkdirs`) and its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteRecord {
+    /// The operation.
+    pub operation: &'static str,
+    /// The path it changed.
+    pub path: String,
+}
+
+/// Wraps a [`FileIO`] and records every read, listing and change.
 #[derive(Debug)]
 pub struct CountingFileIO {
     inner: FileIORef,
     reads: Mutex<Vec<ReadRecord>>,
     lists: Mutex<Vec<String>>,
+    writes: Mutex<Vec<WriteRecord>>,
 }
 
 impl CountingFileIO {
@@ -30,6 +41,7 @@ impl CountingFileIO {
             inner,
             reads: Mutex::new(Vec::new()),
             lists: Mutex::new(Vec::new()),
+            writes: Mutex::new(Vec::new()),
         }
     }
 
@@ -56,13 +68,30 @@ impl CountingFileIO {
         self.lists.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
-    /// Forgets the recorded reads and listings.
+    /// Every change so far, in order.
+    pub fn writes(&self) -> Vec<WriteRecord> {
+        self.writes.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Forgets the recorded reads, listings and changes.
     pub fn reset(&self) {
+        if let Ok(mut w) = self.writes.lock() {
+            w.clear();
+        }
         if let Ok(mut r) = self.reads.lock() {
             r.clear();
         }
         if let Ok(mut l) = self.lists.lock() {
             l.clear();
+        }
+    }
+
+    fn record_write(&self, operation: &'static str, path: &str) {
+        if let Ok(mut w) = self.writes.lock() {
+            w.push(WriteRecord {
+                operation,
+                path: path.to_string(),
+            });
         }
     }
 
@@ -89,6 +118,18 @@ impl FileIO for CountingFileIO {
         Ok(b)
     }
 
+    fn read_range_async<'a>(
+        &'a self,
+        path: &'a str,
+        range: Range<u64>,
+    ) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move {
+            let b = self.inner.read_range_async(path, range.clone()).await?;
+            self.record(path, range);
+            Ok(b)
+        })
+    }
+
     fn size(&self, path: &str) -> Result<u64> {
         self.inner.size(path)
     }
@@ -102,6 +143,45 @@ impl FileIO for CountingFileIO {
             l.push(dir.to_string());
         }
         self.inner.list(dir)
+    }
+
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
+        self.record_write("create", path);
+        self.inner.create(path)
+    }
+
+    fn write_new(&self, path: &str, data: &[u8]) -> Result<()> {
+        self.record_write("create", path);
+        self.inner.write_new(path, data)
+    }
+
+    fn overwrite(&self, path: &str, data: &[u8]) -> Result<()> {
+        self.record_write("overwrite", path);
+        self.inner.overwrite(path, data)
+    }
+
+    fn publish_if_absent(&self, path: &str, data: &[u8]) -> Result<bool> {
+        self.record_write("publish_if_absent", path);
+        self.inner.publish_if_absent(path, data)
+    }
+
+    fn delete(&self, path: &str) -> Result<bool> {
+        self.record_write("delete", path);
+        self.inner.delete(path)
+    }
+
+    fn delete_dir(&self, path: &str) -> Result<bool> {
+        self.record_write("delete_dir", path);
+        self.inner.delete_dir(path)
+    }
+
+    fn mkdirs(&self, path: &str) -> Result<()> {
+        self.record_write("mkdirs", path);
+        self.inner.mkdirs(path)
+    }
+
+    fn status(&self, path: &str) -> Result<FileStatus> {
+        self.inner.status(path)
     }
 }
 
@@ -123,7 +203,16 @@ mod tests {
         assert_eq!(io.read_count(), 2);
         assert_eq!(io.bytes_read(), 13);
         assert_eq!(io.reads()[1].range, 2..5);
+        futures::executor::block_on(io.read_range_async(p, 7..9)).unwrap();
+        assert_eq!(io.reads()[2].range, 7..9);
         io.reset();
         assert_eq!(io.bytes_read(), 0);
+        let q = dir.path().join("g");
+        let q = q.to_str().unwrap();
+        io.write_new(q, b"x").unwrap();
+        assert!(!io.publish_if_absent(q, b"y").unwrap());
+        assert!(io.delete(q).unwrap());
+        let ops: Vec<_> = io.writes().iter().map(|w| w.operation).collect();
+        assert_eq!(ops, ["create", "publish_if_absent", "delete"]);
     }
 }

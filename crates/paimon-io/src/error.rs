@@ -19,6 +19,20 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A file that must be new already exists.
+    #[error("already exists: {path}")]
+    AlreadyExists {
+        /// The path that was taken.
+        path: String,
+    },
+    /// The backend cannot perform this operation (e.g. writing to a read-only store).
+    #[error("{operation} is not supported for {path}")]
+    Unsupported {
+        /// The path involved.
+        path: String,
+        /// The operation, e.g. `publish_if_absent`.
+        operation: &'static str,
+    },
     /// A byte range outside the file, or an inverted range.
     #[error("invalid range {start}..{end} of {path} (file size {size})")]
     InvalidRange {
@@ -60,6 +74,8 @@ impl Error {
         let path = path.into();
         if source.kind() == std::io::ErrorKind::NotFound {
             Error::NotFound { path }
+        } else if source.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::AlreadyExists { path }
         } else {
             Error::Io { path, source }
         }

@@ -54,7 +54,10 @@
 //! assert!(file_io_for("s3://bucket/warehouse/db.db/t").is_err());
 //! ```
 
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod counting;
 pub mod error;
@@ -65,7 +68,7 @@ mod object_store;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use counting::{CountingFileIO, ReadRecord};
+pub use counting::{CountingFileIO, ReadRecord, WriteRecord};
 pub use error::{Error, Result};
 pub use local::LocalFileIO;
 #[cfg(feature = "opendal-core")]
@@ -80,6 +83,9 @@ pub struct FileStatus {
     pub size: u64,
     /// Whether the entry is a directory.
     pub is_dir: bool,
+    /// Last modification time in milliseconds since the epoch, when the storage reports one
+    /// (Java `FileStatus.getModificationTime`; orphan-file cleanup judges age by it).
+    pub modified_ms: Option<i64>,
 }
 
 impl FileStatus {
@@ -89,9 +95,38 @@ impl FileStatus {
     }
 }
 
-/// Synchronous read access to a storage system (Java `FileIO`, read side).
+/// A file being written (Java `PositionOutputStream`): bytes go in through [`std::io::Write`],
+/// and the file becomes visible, whole, at [`FileWriter::close`].
 ///
-/// Paths are strings: plain local paths, or URLs whose scheme selects the backend.
+/// Dropping a writer without closing it abandons the file: what is left behind, if anything, is
+/// an orphan that no snapshot references.
+pub trait FileWriter: std::io::Write + Send + std::fmt::Debug {
+    /// Bytes accepted so far (Java `PositionOutputStream.getPos`).
+    fn position(&self) -> u64;
+
+    /// Flushes everything and completes the file; returns its size.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the storage fails; the file must then be treated as not written.
+    fn close(self: Box<Self>) -> Result<u64>;
+
+    /// Abandons the file, removing what was written where the storage allows it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when cleanup fails (the partial file is then an orphan).
+    fn abort(self: Box<Self>) -> Result<()>;
+}
+
+/// Access to a storage system (Java `FileIO`).
+///
+/// Paths are strings: plain local paths, or URLs whose scheme selects the backend. Reads are
+/// synchronous, with an async ranged read for async callers (DataFusion, Python asyncio) that
+/// must not block their runtime. Writes never replace a file silently except through
+/// [`FileIO::overwrite`]; snapshot files go through [`FileIO::publish_if_absent`], the one atomic
+/// operation that commits rely on.
+///
+/// The write methods have default bodies that return [`Error::Unsupported`], so a read-only
+/// backend stays read-only; every built-in backend overrides them.
 pub trait FileIO: Send + Sync + std::fmt::Debug {
     /// Reads the whole file.
     ///
@@ -104,6 +139,22 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// [`Error::InvalidRange`] when the range exceeds the file; otherwise as [`FileIO::read`].
     fn read_range(&self, path: &str, range: Range<u64>) -> Result<bytes::Bytes>;
+
+    /// Reads the bytes in `range` without blocking an async caller's thread.
+    ///
+    /// The default runs [`FileIO::read_range`] when the future is polled, which is right for
+    /// storage whose reads do not wait on a network; object stores override it with a truly
+    /// asynchronous request.
+    ///
+    /// # Errors
+    /// As [`FileIO::read_range`].
+    fn read_range_async<'a>(
+        &'a self,
+        path: &'a str,
+        range: Range<u64>,
+    ) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move { self.read_range(path, range) })
+    }
 
     /// The file's size in bytes.
     ///
@@ -122,6 +173,101 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// [`Error::NotFound`] when the directory is absent.
     fn list(&self, dir: &str) -> Result<Vec<FileStatus>>;
+
+    /// Opens a new file for writing, creating missing parent directories. The file must not
+    /// exist yet (Java `newOutputStream(path, false)`).
+    ///
+    /// # Errors
+    /// [`Error::AlreadyExists`] when it exists (where the storage can tell before close),
+    /// [`Error::Io`] on storage failures, [`Error::Unsupported`] on read-only backends.
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
+        Err(unsupported(path, "create"))
+    }
+
+    /// Writes a whole new file that must not exist yet.
+    ///
+    /// # Errors
+    /// As [`FileIO::create`].
+    fn write_new(&self, path: &str, data: &[u8]) -> Result<()> {
+        let mut w = self.create(path)?;
+        if let Err(e) = std::io::Write::write_all(&mut w, data) {
+            let _ = w.abort();
+            return Err(Error::from_io(path, e));
+        }
+        w.close().map(|_| ())
+    }
+
+    /// Replaces the file's content with `data`, creating it if absent; readers see the old or
+    /// the new content, never a mix (Java `overwriteFileUtf8`, used for hint files).
+    ///
+    /// # Errors
+    /// [`Error::Io`] on storage failures, [`Error::Unsupported`] on read-only backends.
+    fn overwrite(&self, path: &str, data: &[u8]) -> Result<()> {
+        let _ = data;
+        Err(unsupported(path, "overwrite"))
+    }
+
+    /// Creates `path` with `data` atomically, unless something exists there: `Ok(true)` when
+    /// this call created it, `Ok(false)` when the path was taken (and is left untouched). Two
+    /// concurrent callers can never both get `Ok(true)`: this is how a snapshot is committed
+    /// (Java `FileIO.tryToWriteAtomic`, without its check-then-rename race).
+    ///
+    /// # Errors
+    /// [`Error::Io`] on storage failures (the outcome is then unknown: the caller must look at
+    /// the path to learn it), [`Error::Unsupported`] on backends without an atomic
+    /// create-if-absent.
+    fn publish_if_absent(&self, path: &str, data: &[u8]) -> Result<bool> {
+        let _ = data;
+        Err(unsupported(path, "publish_if_absent"))
+    }
+
+    /// Deletes a file: `Ok(false)` when it did not exist.
+    ///
+    /// # Errors
+    /// [`Error::Io`] on storage failures, [`Error::Unsupported`] on read-only backends.
+    fn delete(&self, path: &str) -> Result<bool> {
+        Err(unsupported(path, "delete"))
+    }
+
+    /// Deletes a directory and everything below it: `Ok(false)` when it did not exist.
+    ///
+    /// # Errors
+    /// As [`FileIO::delete`].
+    fn delete_dir(&self, path: &str) -> Result<bool> {
+        Err(unsupported(path, "delete_dir"))
+    }
+
+    /// Creates a directory and its missing parents (a no-op on object stores, which have no
+    /// directories).
+    ///
+    /// # Errors
+    /// As [`FileIO::delete`].
+    fn mkdirs(&self, path: &str) -> Result<()> {
+        Err(unsupported(path, "mkdirs"))
+    }
+
+    /// The status of one file or directory (its size and modification time).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when the path is absent.
+    fn status(&self, path: &str) -> Result<FileStatus> {
+        Ok(FileStatus {
+            path: path.to_string(),
+            size: self.size(path)?,
+            is_dir: false,
+            modified_ms: None,
+        })
+    }
+}
+
+/// A boxed future borrowing the [`FileIO`] it came from.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+fn unsupported(path: &str, operation: &'static str) -> Error {
+    Error::Unsupported {
+        path: path.to_string(),
+        operation,
+    }
 }
 
 /// Shared handle to a [`FileIO`].

@@ -1,11 +1,14 @@
 //! Local filesystem storage (Java `LocalFileIO`).
 
 use std::fs;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::UNIX_EPOCH;
 
 use crate::error::{Error, Result};
-use crate::{FileIO, FileStatus};
+use crate::{FileIO, FileStatus, FileWriter};
 
 /// [`FileIO`] over the local filesystem; accepts plain paths and `file://` URLs.
 #[derive(Debug, Clone, Default)]
@@ -78,14 +81,173 @@ impl FileIO for LocalFileIO {
             let entry = entry.map_err(|e| Error::from_io(dir, e))?;
             let meta = entry.metadata().map_err(|e| Error::from_io(dir, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            out.push(FileStatus {
-                path: crate::join(dir, &name),
-                size: if meta.is_dir() { 0 } else { meta.len() },
-                is_dir: meta.is_dir(),
-            });
+            out.push(status_of(crate::join(dir, &name), &meta));
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
+    }
+
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
+        let os = Path::new(os_path(path));
+        make_parent(path, os)?;
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(os)
+            .map_err(|e| Error::from_io(path, e))?;
+        Ok(Box::new(LocalFileWriter {
+            path: path.to_string(),
+            file: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
+            position: 0,
+        }))
+    }
+
+    fn overwrite(&self, path: &str, data: &[u8]) -> Result<()> {
+        // Write aside, then rename over: rename replaces atomically on POSIX filesystems.
+        let os = Path::new(os_path(path));
+        make_parent(path, os)?;
+        let tmp = temp_sibling(os);
+        fs::write(&tmp, data).map_err(|e| Error::from_io(path, e))?;
+        fs::rename(&tmp, os).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            Error::from_io(path, e)
+        })
+    }
+
+    fn publish_if_absent(&self, path: &str, data: &[u8]) -> Result<bool> {
+        // The content is written whole under a private name, then linked to `path`: `link(2)`
+        // fails with EEXIST when the name is taken, atomically, so readers never see a partial
+        // file and two publishers never both win. Rename would replace an existing file.
+        let os = Path::new(os_path(path));
+        make_parent(path, os)?;
+        let tmp = temp_sibling(os);
+        fs::write(&tmp, data).map_err(|e| Error::from_io(path, e))?;
+        let linked = fs::hard_link(&tmp, os);
+        let removed = fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => {
+                removed.map_err(|e| Error::from_io(path, e))?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(Error::from_io(path, e)),
+        }
+    }
+
+    fn delete(&self, path: &str) -> Result<bool> {
+        match fs::remove_file(os_path(path)) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::from_io(path, e)),
+        }
+    }
+
+    fn delete_dir(&self, path: &str) -> Result<bool> {
+        match fs::remove_dir_all(os_path(path)) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::from_io(path, e)),
+        }
+    }
+
+    fn mkdirs(&self, path: &str) -> Result<()> {
+        fs::create_dir_all(os_path(path)).map_err(|e| Error::from_io(path, e))
+    }
+
+    fn status(&self, path: &str) -> Result<FileStatus> {
+        let meta = fs::metadata(os_path(path)).map_err(|e| Error::from_io(path, e))?;
+        Ok(status_of(path.to_string(), &meta))
+    }
+}
+
+fn status_of(path: String, meta: &fs::Metadata) -> FileStatus {
+    let modified_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok());
+    FileStatus {
+        path,
+        size: if meta.is_dir() { 0 } else { meta.len() },
+        is_dir: meta.is_dir(),
+        modified_ms,
+    }
+}
+
+fn make_parent(path: &str, os: &Path) -> Result<()> {
+    match os.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => {
+            fs::create_dir_all(parent).map_err(|e| Error::from_io(path, e))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A hidden name beside `os`, unique within this process and across processes.
+fn temp_sibling(os: &Path) -> std::path::PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = os
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    os.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
+/// A local file being written; removed again when aborted or dropped unclosed.
+#[derive(Debug)]
+struct LocalFileWriter {
+    path: String,
+    file: Option<std::io::BufWriter<fs::File>>,
+    position: u64,
+}
+
+impl Write for LocalFileWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("file already closed"))?;
+        let n = file.write(buf)?;
+        self.position += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl FileWriter for LocalFileWriter {
+    fn position(&self) -> u64 {
+        self.position
+    }
+
+    fn close(mut self: Box<Self>) -> Result<u64> {
+        if let Some(mut f) = self.file.take() {
+            f.flush().map_err(|e| Error::from_io(&self.path, e))?;
+        }
+        Ok(self.position)
+    }
+
+    fn abort(mut self: Box<Self>) -> Result<()> {
+        self.file = None;
+        match fs::remove_file(os_path(&self.path)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::from_io(&self.path, e)),
+        }
+    }
+}
+
+impl Drop for LocalFileWriter {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(os_path(&self.path));
+        }
     }
 }
 
@@ -120,5 +282,79 @@ mod tests {
         assert!(!l[0].is_dir);
         assert!(l[1].is_dir);
         assert!(io.list(&format!("{d}/nope")).unwrap_err().is_not_found());
+    }
+
+    #[test]
+    fn writes_new_files_and_never_replaces_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let io = LocalFileIO::new();
+        let f = format!("{d}/x/y/data-0.parquet");
+        io.write_new(&f, b"one").unwrap();
+        assert_eq!(&io.read(&f).unwrap()[..], b"one");
+        assert!(matches!(
+            io.write_new(&f, b"two"),
+            Err(Error::AlreadyExists { .. })
+        ));
+        assert_eq!(&io.read(&f).unwrap()[..], b"one");
+
+        let mut w = io.create(&format!("file://{d}/x/stream")).unwrap();
+        w.write_all(b"abc").unwrap();
+        w.write_all(b"de").unwrap();
+        assert_eq!(w.position(), 5);
+        assert_eq!(w.close().unwrap(), 5);
+        assert_eq!(&io.read(&format!("{d}/x/stream")).unwrap()[..], b"abcde");
+
+        let w = io.create(&format!("{d}/x/aborted")).unwrap();
+        w.abort().unwrap();
+        assert!(!io.exists(&format!("{d}/x/aborted")).unwrap());
+        drop(io.create(&format!("{d}/x/dropped")).unwrap());
+        assert!(!io.exists(&format!("{d}/x/dropped")).unwrap());
+
+        assert!(io.delete(&f).unwrap());
+        assert!(!io.delete(&f).unwrap());
+        assert!(io.delete_dir(&format!("{d}/x")).unwrap());
+        assert!(!io.exists(&format!("{d}/x")).unwrap());
+        io.mkdirs(&format!("{d}/m/n")).unwrap();
+        assert!(io.status(&format!("{d}/m/n")).unwrap().is_dir);
+    }
+
+    #[test]
+    fn publish_if_absent_has_one_winner_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap().to_string();
+        let io = std::sync::Arc::new(LocalFileIO::new());
+        let target = format!("{d}/snapshot/snapshot-7");
+        let winners: Vec<bool> = (0..8)
+            .map(|i| {
+                let io = io.clone();
+                let target = target.clone();
+                std::thread::spawn(move || {
+                    io.publish_if_absent(&target, format!("writer {i}").as_bytes())
+                        .unwrap()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        assert_eq!(winners.iter().filter(|w| **w).count(), 1);
+        let winner = winners.iter().position(|w| *w).unwrap();
+        assert_eq!(
+            io.read(&target).unwrap(),
+            format!("writer {winner}").as_bytes()
+        );
+        let names: Vec<String> = io
+            .list(&format!("{d}/snapshot"))
+            .unwrap()
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
+        assert_eq!(names, vec!["snapshot-7".to_string()]);
+
+        io.overwrite(&format!("{d}/snapshot/LATEST"), b"7").unwrap();
+        io.overwrite(&format!("{d}/snapshot/LATEST"), b"8").unwrap();
+        assert_eq!(&io.read(&format!("{d}/snapshot/LATEST")).unwrap()[..], b"8");
+        assert!(io.status(&target).unwrap().modified_ms.unwrap() > 0);
     }
 }

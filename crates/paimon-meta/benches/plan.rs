@@ -8,12 +8,17 @@
 //! dropped before the next but the allocator keeps some of the freed memory mapped (glibc
 //! raises its mmap threshold once large blocks are freed, so later plans grow their vectors in
 //! the heap, where the holes stay).
+//!
+//! `{files}_files` plans as a caller without a pool does (an unbounded pool counts what the
+//! plan holds); `{files}_files_bounded` plans within a `GreedyMemoryPool` with room for four
+//! plans, the cost of the reservations under a limit.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use paimon_memory::{GreedyMemoryPool, MemoryPool, UnboundedMemoryPool};
 
 fn table() -> Option<PathBuf> {
     let path = std::env::var_os("PAIMON_PLANNING_TABLE").map_or_else(
@@ -56,6 +61,33 @@ fn plan(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10))
         .throughput(Throughput::Elements(files as u64));
     group.bench_function(format!("{files}_files"), |b| b.iter(plan_once));
+    let peak = {
+        let pool = Arc::new(UnboundedMemoryPool::new());
+        let table = paimon_meta::Table::open(io.clone(), &path).expect("open the planning table");
+        let plan = table
+            .scan()
+            .with_memory_pool(pool.clone())
+            .plan()
+            .expect("plan the planning table");
+        eprintln!(
+            "plan bench: the pool's peak {:.1} MB, the plan holds {:.1} MB",
+            pool.peak() as f64 / 1e6,
+            plan.reserved_bytes() as f64 / 1e6
+        );
+        pool.peak()
+    };
+    let bounded: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(peak * 4));
+    group.bench_function(format!("{files}_files_bounded"), |b| {
+        b.iter(|| {
+            let table =
+                paimon_meta::Table::open(io.clone(), &path).expect("open the planning table");
+            table
+                .scan()
+                .with_memory_pool(bounded.clone())
+                .plan()
+                .expect("plan within the pool")
+        })
+    });
     group.finish();
     if let Some(mb) = peak_rss_mb() {
         eprintln!("plan bench: {files} files, after every plan: process peak RSS {mb:.0} MB");

@@ -60,6 +60,17 @@ pub enum Error {
         #[source]
         source: paimon_spec::Error,
     },
+    /// The caller's memory pool refused what planning needed (see `ScanBuilder::with_memory_pool`);
+    /// no plan was returned and the pool holds what it held before the call.
+    #[error("memory limit of {limit} bytes reached while {what}: {requested} more bytes needed")]
+    ResourcesExhausted {
+        /// Bytes asked for when the pool refused.
+        requested: usize,
+        /// The pool's limit.
+        limit: usize,
+        /// The table and what was being planned.
+        what: String,
+    },
     /// A bug in paimon-rs.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),

@@ -25,7 +25,10 @@
 //! println!("{} splits from snapshot {:?}", plan.splits.len(), plan.snapshot_id);
 //! # Ok::<(), paimon_meta::Error>(())
 //! ```
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod avro;
 pub mod error;

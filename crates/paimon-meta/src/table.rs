@@ -43,6 +43,26 @@ pub fn branch_root(table_path: &str, branch: &str) -> String {
     }
 }
 
+/// The error for a branch without schema files: the schema file its latest snapshot needs
+/// when there is one (a table whose schema files were lost), else the schema directory (not
+/// a table).
+fn missing_schema(file_io: &FileIORef, root: &str) -> Error {
+    let snapshots = SnapshotManager::new(file_io.clone(), root);
+    let path = match snapshots.latest() {
+        Ok(Some(s)) => paimon_io::join(
+            root,
+            &format!(
+                "schema/{}{}",
+                crate::schema_manager::SCHEMA_PREFIX,
+                s.schema_id
+            ),
+        ),
+        // A damaged snapshot is reported when the table is read; here only the schema is.
+        _ => paimon_io::join(root, "schema"),
+    };
+    Error::NotFound { path }
+}
+
 impl Table {
     /// Opens the table at `path` (main branch).
     ///
@@ -56,14 +76,15 @@ impl Table {
     /// at the table root; snapshots, schemas and tags are per branch.
     ///
     /// # Errors
-    /// [`Error::NotFound`] when the branch has no schema.
+    /// [`Error::NotFound`] when the branch has no schema: naming the schema file its latest
+    /// snapshot needs (`schema/schema-N`), or the schema directory when it has no snapshot.
     pub fn open_branch(file_io: FileIORef, path: &str, branch: &str) -> Result<Table> {
         let path = path.trim_end_matches('/').to_string();
         let root = branch_root(&path, branch);
         let schemas = SchemaManager::new(file_io.clone(), &root);
-        let schema = schemas.latest()?.ok_or_else(|| Error::NotFound {
-            path: paimon_io::join(&root, "schema"),
-        })?;
+        let Some(schema) = schemas.latest()? else {
+            return Err(missing_schema(&file_io, &root));
+        };
         let options = CoreOptions::try_new(&schema.options)
             .map_err(|e| Error::spec(paimon_io::join(&root, "schema"), e))?;
         // The fallback branch becomes the directory name `branch/branch-<name>`.

@@ -13,6 +13,21 @@ use crate::types::{DataType, TypeKind};
 pub const MIN_ARITY: usize = 15;
 /// Arity written by master (2.1).
 pub const MAX_ARITY: usize = 21;
+/// Arity of Paimon 0.7's rows (no delete row count, no embedded index), found only in old
+/// commit messages (Java `CommitMessageLegacyV2Serializer`).
+pub const LEGACY_07_ARITY: usize = 13;
+
+/// Names of the fields at positions 13.. (the ones older arities lack).
+const TRAILING_FIELDS: [&str; 8] = [
+    "_DELETE_ROW_COUNT",
+    "_EMBEDDED_FILE_INDEX",
+    "_FILE_SOURCE",
+    "_VALUE_STATS_COLS",
+    "_EXTERNAL_PATH",
+    "_FIRST_ROW_ID",
+    "_WRITE_COLS",
+    "_WRITE_COLS_SEQUENCES",
+];
 
 /// `FileSource` of a data file.
 pub const FILE_SOURCE_APPEND: i8 = 0;
@@ -220,6 +235,52 @@ impl DataFileMeta {
                 _ => return Err(bad("_WRITE_COLS_SEQUENCES")),
             },
         })
+    }
+
+    /// Decodes a Paimon 0.7 row of [`LEGACY_07_ARITY`] fields; the fields it lacks read as
+    /// `None`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the row is malformed.
+    pub fn from_legacy_07_row(row: &BinaryRow<'_>) -> Result<Self> {
+        if row.arity() != LEGACY_07_ARITY {
+            return Err(Error::corrupt(
+                "DataFileMeta",
+                format!("0.7 row of arity {}", row.arity()),
+            ));
+        }
+        let mut d = row.to_datums(&Self::row_types(LEGACY_07_ARITY))?;
+        d.resize(MIN_ARITY, Datum::Null);
+        Self::from_datums(d)
+    }
+
+    /// Checks that every field this file sets exists at `arity`, so that encoding at that
+    /// arity loses nothing.
+    ///
+    /// # Errors
+    /// [`Error::Encode`] naming the first set field the arity has no place for.
+    pub fn check_arity(&self, arity: usize) -> Result<()> {
+        let set = [
+            self.delete_row_count.is_some(),
+            self.embedded_index.is_some(),
+            self.file_source.is_some(),
+            self.value_stats_cols.is_some(),
+            self.external_path.is_some(),
+            self.first_row_id.is_some(),
+            self.write_cols.is_some(),
+            self.write_cols_sequences.is_some(),
+        ];
+        let first_missing = arity.saturating_sub(LEGACY_07_ARITY);
+        match (first_missing..set.len()).find(|i| set[*i]) {
+            Some(i) => Err(Error::Encode {
+                what: format!("data file {}", self.file_name),
+                reason: format!(
+                    "{} is set but a DataFileMeta row of arity {arity} has no such field",
+                    TRAILING_FIELDS[i]
+                ),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The field values, truncated to `arity` (15..=21).

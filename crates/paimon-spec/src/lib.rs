@@ -3,7 +3,7 @@
 //! Types shared by the control plane (`paimon-meta`) and the data plane (`paimon-data`), with
 //! no I/O: data types and their JSON form ([`types`]), table schemas ([`schema`]), typed table
 //! options ([`options`]), Java's binary row layouts ([`binary`]) and the data-file metadata
-//! carried in manifests and splits ([`data_file`], [`stats`]).
+//! carried in manifests, splits and commit messages ([`data_file`], [`index_file`], [`stats`]).
 //!
 //! ```
 //! use paimon_spec::types::{DataType, TypeKind};
@@ -21,10 +21,12 @@ pub mod binary;
 pub mod calendar;
 pub mod data_file;
 pub mod error;
+pub mod index_file;
 pub mod options;
 #[cfg(feature = "orc")]
 pub mod orc_tail;
 pub mod predicate;
+pub mod predicate_json;
 pub mod schema;
 pub mod stats;
 pub mod types;

@@ -18,7 +18,92 @@ pub struct SimpleStats {
     pub null_counts: Option<Vec<Option<i64>>>,
 }
 
+/// The statistics collected for one column (Java `SimpleColStats`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColStats {
+    /// Smallest value ([`Datum::Null`] when unknown or all null).
+    pub min: Datum,
+    /// Largest value.
+    pub max: Datum,
+    /// Nulls in the column; `None` when not counted.
+    pub null_count: Option<i64>,
+}
+
+impl ColStats {
+    /// Stats of a column.
+    pub fn new(min: Datum, max: Datum, null_count: Option<i64>) -> Self {
+        ColStats {
+            min,
+            max,
+            null_count,
+        }
+    }
+
+    /// No statistics (Java `SimpleColStats.NONE`, stats mode `none`).
+    pub fn none() -> Self {
+        ColStats::new(Datum::Null, Datum::Null, None)
+    }
+
+    /// Whether nothing is known (Java `SimpleColStats.isNone`).
+    pub fn is_none(&self) -> bool {
+        self.min.is_null() && self.max.is_null() && self.null_count.is_none()
+    }
+}
+
 impl SimpleStats {
+    /// Stats from serialized min and max rows (`[arity: i32 BE][row bytes]`, e.g. from
+    /// [`crate::binary::BinaryRowBuilder::build_serialized`]) and per-column null counts
+    /// (Java `new SimpleStats(min, max, BinaryArray.fromLongArray(nullCounts))`).
+    pub fn new(
+        min_values: Vec<u8>,
+        max_values: Vec<u8>,
+        null_counts: Option<Vec<Option<i64>>>,
+    ) -> Self {
+        SimpleStats {
+            min_values,
+            max_values,
+            null_counts,
+        }
+    }
+
+    /// Encodes per-column stats of `fields` as Java's `SimpleStatsConverter.toBinary` does.
+    ///
+    /// With `dense` (`metadata.stats-dense-store`, default true) columns whose stats are
+    /// [`ColStats::none`] are left out, and the second value lists the columns kept (the
+    /// file's `_VALUE_STATS_COLS`) unless that is every column, where it is `None`. Without
+    /// `dense` every column is kept and the list is always `None`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Encode`] when the counts differ or a value does not fit its column.
+    pub fn from_col_stats(
+        fields: &[DataField],
+        stats: &[ColStats],
+        dense: bool,
+    ) -> Result<(SimpleStats, Option<Vec<String>>)> {
+        if fields.len() != stats.len() {
+            return Err(crate::Error::Encode {
+                what: "SimpleStats".into(),
+                reason: format!("{} column stats for {} fields", stats.len(), fields.len()),
+            });
+        }
+        let kept: Vec<usize> = (0..fields.len())
+            .filter(|i| !dense || !stats[*i].is_none())
+            .collect();
+        let types: Vec<DataType> = kept
+            .iter()
+            .map(|i| fields[*i].data_type.with_nullable(true))
+            .collect();
+        let pick = |f: fn(&ColStats) -> Datum| -> Vec<Datum> {
+            kept.iter().map(|i| f(&stats[*i])).collect()
+        };
+        let min = serialize_datums(&pick(|s| s.min.clone()), &types)?;
+        let max = serialize_datums(&pick(|s| s.max.clone()), &types)?;
+        let nulls = kept.iter().map(|i| stats[*i].null_count).collect();
+        let cols = (kept.len() != fields.len())
+            .then(|| kept.iter().map(|i| fields[*i].name.clone()).collect());
+        Ok((SimpleStats::new(min, max, Some(nulls)), cols))
+    }
+
     /// Java `SimpleStats.EMPTY_STATS`: two arity-0 rows and an empty null-count array.
     pub fn empty() -> Self {
         SimpleStats {

@@ -36,7 +36,7 @@ pub fn file_meta_arity(version: i32) -> Option<usize> {
     }
 }
 
-fn spec_err(offset: usize) -> impl Fn(paimon_spec::Error) -> Error {
+pub(crate) fn spec_err(offset: usize) -> impl Fn(paimon_spec::Error) -> Error {
     move |source| Error::Spec { offset, source }
 }
 
@@ -142,6 +142,16 @@ pub(crate) fn read_files(
         found: version,
         supported: format!("{OLDEST_VERSION}..={CURRENT_VERSION}"),
     })?;
+    read_files_of_arity(r, arity, what)
+}
+
+/// Reads a file list whose DataFileMeta rows have `arity` fields (Java
+/// `ObjectSerializer.deserializeList`): i32 count, then `[size: i32][row]` per file.
+pub(crate) fn read_files_of_arity(
+    r: &mut WireReader<'_>,
+    arity: usize,
+    what: &str,
+) -> Result<Vec<DataFileMeta>> {
     // Each file takes at least a 4-byte size plus its fixed part.
     let n = r.count(what, 4 + 8 + 8 * arity)?;
     let mut files = Vec::with_capacity(n);

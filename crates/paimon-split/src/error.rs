@@ -1,4 +1,4 @@
-//! Errors of the split protocol.
+//! Errors of the split and commit-message protocol.
 
 /// Errors decoding or encoding split bytes.
 #[derive(Debug, thiserror::Error)]
@@ -15,6 +15,17 @@ pub enum Error {
     /// A split version this implementation does not read or write.
     #[error("unsupported DataSplit version {found} (supported: {supported})")]
     VersionMismatch {
+        /// The version found or asked for.
+        found: i32,
+        /// What is supported.
+        supported: String,
+    },
+    /// A commit-message or manifest-committable version this implementation does not read or
+    /// write.
+    #[error("unsupported {what} version {found} (supported: {supported})")]
+    UnsupportedVersion {
+        /// The serializer (`CommitMessage`, `ManifestCommittable`).
+        what: &'static str,
         /// The version found or asked for.
         found: i32,
         /// What is supported.
@@ -41,6 +52,24 @@ pub enum Error {
         #[source]
         source: paimon_spec::Error,
     },
+}
+
+impl Error {
+    /// The same error with its byte offset moved by `base` (for bytes decoded from a slice
+    /// that starts at `base` of the input).
+    pub(crate) fn shifted(self, base: usize) -> Self {
+        match self {
+            Error::Corrupt { offset, reason } => Error::Corrupt {
+                offset: offset + base,
+                reason,
+            },
+            Error::Spec { offset, source } => Error::Spec {
+                offset: offset + base,
+                source,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Result with [`Error`] as default error.

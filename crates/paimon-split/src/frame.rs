@@ -35,8 +35,10 @@ const FALLBACK_SPLIT: i32 = 7;
 const CURRENT_FILE_ARITY_VERSION: i32 = CURRENT_VERSION;
 
 /// Any split the `SPLIT_V1` frame can carry.
+///
+/// Deliberately exhaustive: a reader matches every kind, so a kind added here fails to compile
+/// in each reader instead of being read as something it is not.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum Split {
     /// Type 1: a plain DataSplit.
     Data(DataSplit),
@@ -136,13 +138,30 @@ pub struct QueryAuth {
 }
 
 impl Split {
-    /// The DataSplit inside, for kinds that hold exactly one.
+    /// The DataSplit this split reads in full, when that is the whole split: a data split, or
+    /// one that may come from the fallback branch (whose flag says which branch's schemas
+    /// read it). `None` for kinds whose other fields restrict or transform what is read
+    /// (indexed, query-auth) and for kinds without a single DataSplit (incremental, chain).
     pub fn data_split(&self) -> Option<&DataSplit> {
         match self {
             Split::Data(s) | Split::FallbackData { split: s, .. } => Some(s),
+            Split::Fallback { split, .. } => split.data_split(),
+            Split::Indexed(_)
+            | Split::QueryAuth { .. }
+            | Split::Incremental(_)
+            | Split::Chain(_) => None,
+        }
+    }
+
+    /// The DataSplit whose files this split draws on, for inspection (file lists, planned row
+    /// counts). Reading it alone would drop the row ranges of an indexed split and the row
+    /// filters and column masks of a query-auth split.
+    pub fn files_split(&self) -> Option<&DataSplit> {
+        match self {
+            Split::Data(s) | Split::FallbackData { split: s, .. } => Some(s),
             Split::Indexed(i) => Some(&i.split),
-            Split::QueryAuth { split, .. } | Split::Fallback { split, .. } => split.data_split(),
-            _ => None,
+            Split::QueryAuth { split, .. } | Split::Fallback { split, .. } => split.files_split(),
+            Split::Incremental(_) | Split::Chain(_) => None,
         }
     }
 

@@ -21,6 +21,9 @@
 //! assert_eq!(decode_split(&bytes).unwrap(), split);
 //! ```
 //!
+//! The same crate carries the other direction of the protocol: the [`commit`] messages writers
+//! hand the committer (Java `CommitMessageSerializer`, `ManifestCommittableSerializer`).
+//!
 //! Decoding never panics and never allocates from an unchecked length: malformed input gives
 //! [`Error::Corrupt`] with the byte offset where decoding stopped.
 
@@ -30,6 +33,7 @@
 )]
 
 pub mod codec;
+pub mod commit;
 pub mod error;
 pub mod frame;
 pub mod incremental;
@@ -38,6 +42,12 @@ mod split;
 pub mod wire;
 
 pub use codec::{CURRENT_VERSION, DATA_SPLIT_MAGIC};
+pub use commit::{
+    decode_commit_message, decode_commit_message_list, decode_manifest_committable,
+    decode_versioned_commit_message, encode_commit_message, encode_commit_message_list,
+    encode_manifest_committable, encode_versioned_commit_message, CommitMessage, CompactIncrement,
+    DataIncrement, ManifestCommittable, DEFAULT_COMMIT_MESSAGE_VERSION,
+};
 pub use error::{Error, Result};
 pub use frame::Split;
 pub use split::{DataSplit, DataSplitRef};
@@ -142,8 +152,10 @@ pub fn decode_any(bytes: &[u8]) -> Result<DecodedSplit> {
 /// Decodes split bytes in any envelope that hold one data split.
 ///
 /// # Errors
-/// As [`decode_any`], plus [`Error::Unsupported`] when the frame holds a kind without a single
-/// DataSplit (incremental, chain).
+/// As [`decode_any`], plus [`Error::Unsupported`] when the frame holds a kind that is more than
+/// one DataSplit read in full ([`Split::data_split`]): incremental and chain splits, and
+/// indexed and query-auth splits, whose row ranges, filters and masks a plain DataSplit would
+/// drop.
 pub fn decode_split(bytes: &[u8]) -> Result<DataSplit> {
     let d = decode_any(bytes)?;
     match d.split {

@@ -367,11 +367,6 @@ pub fn run_case(case: &Case, scratch: &Path) -> Option<Outcome> {
     if let Damage::Edit { to, .. } = &case.damage {
         names.extend(REFERENCED.iter().filter(|r| to.contains(*r)));
     }
-    // With its only schema file gone the table has no schema: the directory is named.
-    let schema_dir = format!("{}/schema", case.table);
-    if case.layer == Layer::Schema && matches!(case.damage, Damage::Delete) {
-        names.push(&schema_dir);
-    }
     // A LATEST hint past the last snapshot is reported by the snapshot it names.
     if case.layer == Layer::Hint && matches!(&case.damage, Damage::Replace(s) if s == "99") {
         names.push("snapshot-99");

@@ -9,11 +9,11 @@
 //! range fails the read ([`Error::TimestampOutOfRange`]) instead of coming back wrapped.
 //! INT64 nanosecond timestamps need no such check: they are Arrow's range by construction.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType as ArrowType, Field, Schema, TimeUnit};
-use bytes::Bytes;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
@@ -21,17 +21,25 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 use parquet::basic::Type as PhysicalType;
 use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
 
+use super::ranged::{coalesce_group, Planned, RangedFile};
 use super::ts_range::find_out_of_range;
-use super::{check_file_rows, BatchIter, DecodeRequest, FilePredicate, LateMaterialization};
+use super::{
+    check_file_rows, BatchIter, DecodeRequest, FilePredicate, LateMaterialization, RowRanges,
+};
 use crate::error::{Error, Result};
 
 /// Decodes `data`; with `filter`, the predicate's columns are decoded first and the other
 /// columns only for rows it keeps ([`super::parquet_filter`]). The flag tells whether the
 /// filter was pushed (then fewer rows than selected may come back).
+///
+/// Only the row groups holding selected rows are decoded, and `data` is given a plan of their
+/// projected column chunks ([`super::ranged`]), so a file behind a `FileIO` is read by those
+/// ranges: the footer, then one row group's chunks at a time.
 pub(super) fn decode(
     path: &str,
-    data: Bytes,
+    data: RangedFile,
     req: &DecodeRequest,
     filter: Option<(&FilePredicate, LateMaterialization)>,
 ) -> Result<(BatchIter, bool)> {
@@ -40,9 +48,8 @@ pub(super) fn decode(
         source: e,
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(data.clone()).map_err(perr)?;
-    check_file_rows(path, req, file_rows(path, builder.metadata())?)?;
-    super::parquet_pages::check_page_headers(&data, builder.metadata())
-        .map_err(|why| Error::corrupt(path, why))?;
+    let total = file_rows(path, builder.metadata())?;
+    check_file_rows(path, req, total)?;
     let roots: Vec<usize> = builder
         .schema()
         .fields()
@@ -51,22 +58,10 @@ pub(super) fn decode(
         .filter(|(_, f)| req.columns.iter().any(|c| c == f.name()))
         .map(|(i, _)| i)
         .collect();
-    let selection = match &req.rows {
-        Some(rows) if rows.selected() == 0 => return Ok((Box::new(std::iter::empty()), false)),
-        Some(rows) if !rows.is_all() => Some(RowSelection::from(
-            rows.runs()
-                .into_iter()
-                .map(|(keep, n)| {
-                    if keep {
-                        RowSelector::select(n)
-                    } else {
-                        RowSelector::skip(n)
-                    }
-                })
-                .collect::<Vec<_>>(),
-        )),
-        _ => None,
-    };
+    if matches!(&req.rows, Some(rows) if rows.selected() == 0) {
+        return Ok((Box::new(std::iter::empty()), false));
+    }
+    let groups = GroupSelection::new(builder.metadata(), req.rows.as_ref());
     let int96_roots: Vec<usize> = {
         let descr = builder.parquet_schema();
         let mut r: Vec<usize> = (0..descr.num_columns())
@@ -78,6 +73,27 @@ pub(super) fn decode(
         r
     };
     let has_int96 = !int96_roots.is_empty();
+    // The INT96 check decodes in step with the main decode, row for row: no row filter then.
+    let pushed = match filter {
+        Some((f, mode)) if !has_int96 && mode != LateMaterialization::Never => {
+            super::parquet_filter::plan(f, builder.schema(), builder.parquet_schema(), &roots)
+                .map(|p| (p, mode))
+        }
+        _ => None,
+    };
+    let mut planned_roots = roots.clone();
+    if let Some((p, _)) = &pushed {
+        planned_roots.extend(&p.roots);
+    }
+    data.set_plan(
+        plan_chunks(
+            builder.metadata(),
+            &groups.row_groups,
+            &planned_roots,
+            data.coalesce_gap(),
+        ),
+        Some(check_chunk_pages),
+    );
     let check = if int96_roots.is_empty() {
         None
     } else {
@@ -87,27 +103,26 @@ pub(super) fn decode(
             ArrowReaderMetadata::try_new(builder.metadata().clone(), options).map_err(perr)?;
         let check = ParquetRecordBatchReaderBuilder::new_with_metadata(data.clone(), meta);
         let mask = ProjectionMask::roots(check.parquet_schema(), int96_roots);
-        Some(build(check, mask, selection.clone(), req.batch_size).map_err(perr)?)
+        Some(build(check, mask, &groups, req.batch_size).map_err(perr)?)
     };
-    // The INT96 check decodes in step with the main decode, row for row: no row filter then.
-    let row_filter = match filter {
-        Some((f, mode)) if !has_int96 && mode != LateMaterialization::Never => {
-            super::parquet_filter::plan(f, builder.schema(), builder.parquet_schema(), &roots)
-                .filter(|p| {
-                    mode == LateMaterialization::Always
-                        || p.selective(&data, builder.metadata(), selection.clone())
-                })
-                .map(super::parquet_filter::Pushed::into_row_filter)
-        }
-        _ => None,
-    };
+    let row_filter = pushed
+        .filter(|(p, mode)| {
+            *mode == LateMaterialization::Always
+                || p.selective(
+                    &data,
+                    builder.metadata(),
+                    Some(groups.row_groups.clone()),
+                    groups.selection.clone(),
+                )
+        })
+        .map(|(p, _)| p.into_row_filter());
     let filtered = row_filter.is_some();
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let builder = match row_filter {
         Some(f) => builder.with_row_filter(f),
         None => builder,
     };
-    let reader = build(builder, mask, selection, req.batch_size).map_err(perr)?;
+    let reader = build(builder, mask, &groups, req.batch_size).map_err(perr)?;
     let path = path.to_string();
     let batches: BatchIter = match check {
         None => Box::new(reader.map(move |r| r.map_err(|e| Error::arrow(&path, e)))),
@@ -118,6 +133,96 @@ pub(super) fn decode(
         }),
     };
     Ok((batches, filtered))
+}
+
+/// The row groups holding selected rows, and the selection restated over them alone (what
+/// the `parquet` crate expects once row groups are chosen).
+struct GroupSelection {
+    row_groups: Vec<usize>,
+    selection: Option<RowSelection>,
+}
+
+impl GroupSelection {
+    fn new(meta: &ParquetMetaData, rows: Option<&RowRanges>) -> Self {
+        let all: Vec<usize> = (0..meta.num_row_groups()).collect();
+        let Some(rows) = rows.filter(|r| !r.is_all()) else {
+            return GroupSelection {
+                row_groups: all,
+                selection: None,
+            };
+        };
+        let mut row_groups = Vec::new();
+        let mut selectors = Vec::new();
+        let mut start = 0u64;
+        for (i, rg) in meta.row_groups().iter().enumerate() {
+            let end = start + u64::try_from(rg.num_rows()).unwrap_or(0);
+            let kept = rows.within(start..end);
+            if kept.iter().any(|r| r.start < r.end) {
+                row_groups.push(i);
+                let mut pos = start;
+                for r in kept {
+                    if r.start > pos {
+                        selectors.push(RowSelector::skip(to_usize(r.start - pos)));
+                    }
+                    selectors.push(RowSelector::select(to_usize(r.end - r.start)));
+                    pos = r.end;
+                }
+                if pos < end {
+                    selectors.push(RowSelector::skip(to_usize(end - pos)));
+                }
+            }
+            start = end;
+        }
+        GroupSelection {
+            row_groups,
+            selection: Some(RowSelection::from(selectors)),
+        }
+    }
+}
+
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// The byte ranges of the column chunks of `roots` in `row_groups`, coalesced per row group.
+fn plan_chunks(
+    meta: &ParquetMetaData,
+    row_groups: &[usize],
+    roots: &[usize],
+    gap: u64,
+) -> Vec<Planned> {
+    let descr = meta.file_metadata().schema_descr();
+    let leaves: Vec<usize> = (0..descr.num_columns())
+        .filter(|&leaf| roots.contains(&descr.get_column_root_idx(leaf)))
+        .collect();
+    let mut plan = Vec::new();
+    for &g in row_groups {
+        let Some(rg) = meta.row_groups().get(g) else {
+            continue;
+        };
+        let chunks = leaves
+            .iter()
+            .filter_map(|&leaf| rg.columns().get(leaf))
+            .map(|c| {
+                let (start, len) = c.byte_range();
+                start..start.saturating_add(len)
+            })
+            .collect();
+        plan.extend(coalesce_group(g, chunks, gap));
+    }
+    plan
+}
+
+/// The page-header walk of [`super::parquet_pages`] on one fetched column chunk.
+fn check_chunk_pages(group: usize, chunk: &Range<u64>, bytes: &[u8]) -> Result<(), String> {
+    let len = usize::try_from(chunk.end - chunk.start).unwrap_or(usize::MAX);
+    super::parquet_pages::check_chunk(bytes, len).map_err(|(offset, why)| {
+        format!(
+            "row group {group}, column chunk at byte {}: page header at byte {}: {why}",
+            chunk.start,
+            chunk.start + offset as u64
+        )
+    })
 }
 
 /// The rows of the file's row groups (what the reader decodes), which must agree with the
@@ -142,15 +247,16 @@ fn file_rows(path: &str, meta: &parquet::file::metadata::ParquetMetaData) -> Res
 }
 
 fn build(
-    builder: ParquetRecordBatchReaderBuilder<Bytes>,
+    builder: ParquetRecordBatchReaderBuilder<RangedFile>,
     mask: ProjectionMask,
-    selection: Option<RowSelection>,
+    groups: &GroupSelection,
     batch_size: usize,
 ) -> Result<ParquetRecordBatchReader, ParquetError> {
     let mut builder = builder
         .with_projection(mask)
+        .with_row_groups(groups.row_groups.clone())
         .with_batch_size(batch_size.max(1));
-    if let Some(selection) = selection {
+    if let Some(selection) = groups.selection.clone() {
         builder = builder.with_row_selection(selection);
     }
     builder.build()
@@ -158,7 +264,7 @@ fn build(
 
 /// The file's Arrow schema with every INT96 leaf read as `Timestamp(us)`. Arrow leaves follow
 /// the Parquet leaf columns in depth-first order.
-fn micros_schema(builder: &ParquetRecordBatchReaderBuilder<Bytes>) -> Schema {
+fn micros_schema(builder: &ParquetRecordBatchReaderBuilder<RangedFile>) -> Schema {
     let descr = builder.parquet_schema();
     let mut leaves = (0..descr.num_columns()).map(|i| descr.column(i).physical_type());
     let fields: Vec<Field> = builder
@@ -260,6 +366,7 @@ mod tests {
     use parquet::schema::parser::parse_message_type;
 
     use super::*;
+    use bytes::Bytes;
 
     const JULIAN_EPOCH: u32 = 2_440_588;
 
@@ -304,11 +411,16 @@ mod tests {
             int96(JULIAN_EPOCH + 1, 123),
             int96(JULIAN_EPOCH + 106_751, 0),
         ]);
-        let batches: Vec<_> = decode("f.parquet", data, &request(), None)
-            .unwrap()
-            .0
-            .collect::<Result<_>>()
-            .unwrap();
+        let batches: Vec<_> = decode(
+            "f.parquet",
+            RangedFile::memory("f.parquet", data),
+            &request(),
+            None,
+        )
+        .unwrap()
+        .0
+        .collect::<Result<_>>()
+        .unwrap();
         let ts = batches[0]
             .column(0)
             .as_primitive::<TimestampNanosecondType>();
@@ -320,11 +432,16 @@ mod tests {
     fn int96_out_of_range_is_an_error_not_a_wrapped_value() {
         // 0001-01-01T00:00:00 is Julian day 1721426.
         let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
-        let err = decode("f.parquet", data, &request(), None)
-            .unwrap()
-            .0
-            .collect::<Result<Vec<_>>>()
-            .unwrap_err();
+        let err = decode(
+            "f.parquet",
+            RangedFile::memory("f.parquet", data),
+            &request(),
+            None,
+        )
+        .unwrap()
+        .0
+        .collect::<Result<Vec<_>>>()
+        .unwrap_err();
         match &err {
             Error::TimestampOutOfRange {
                 path,
@@ -348,11 +465,16 @@ mod tests {
         let data = int96_file(&[int96(JULIAN_EPOCH, 0), int96(1_721_426, 0)]);
         let mut req = request();
         req.rows = Some(super::super::RowRanges::excluding(2, [1]));
-        let batches: Vec<_> = decode("f.parquet", data, &req, None)
-            .unwrap()
-            .0
-            .collect::<Result<_>>()
-            .unwrap();
+        let batches: Vec<_> = decode(
+            "f.parquet",
+            RangedFile::memory("f.parquet", data),
+            &req,
+            None,
+        )
+        .unwrap()
+        .0
+        .collect::<Result<_>>()
+        .unwrap();
         assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
     }
 }

@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use arrow_array::{Array, BooleanArray, RecordBatch};
 use arrow_schema::{ArrowError, Schema};
-use bytes::Bytes;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::types::DataType;
 use parquet::arrow::arrow_reader::{
@@ -32,6 +31,7 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::ChunkReader;
 use parquet::schema::types::SchemaDescriptor;
 
 use super::FilePredicate;
@@ -51,6 +51,8 @@ pub(super) struct Pushed {
     predicate: Predicate,
     types: HashMap<String, DataType>,
     mask: ProjectionMask,
+    /// The top-level columns the filter decodes.
+    pub(super) roots: Vec<usize>,
 }
 
 /// The filter for `pred` on a file whose columns decode as `schema` (`descr` its Parquet
@@ -78,7 +80,8 @@ pub(super) fn plan(
     Some(Pushed {
         predicate: to_predicate(&resolved),
         types,
-        mask: ProjectionMask::roots(descr, filter_roots),
+        mask: ProjectionMask::roots(descr, filter_roots.clone()),
+        roots: filter_roots,
     })
 }
 
@@ -87,10 +90,11 @@ impl Pushed {
     /// file (`meta` its metadata) to be worth pushing ([`super::LateMaterialization::Auto`]);
     /// any failure
     /// says no.
-    pub(super) fn selective(
+    pub(super) fn selective<R: ChunkReader + Clone + 'static>(
         &self,
-        data: &Bytes,
+        data: &R,
         meta: &Arc<ParquetMetaData>,
+        row_groups: Option<Vec<usize>>,
         selection: Option<RowSelection>,
     ) -> bool {
         let Ok(meta) = ArrowReaderMetadata::try_new(meta.clone(), ArrowReaderOptions::new()) else {
@@ -100,6 +104,9 @@ impl Pushed {
             .with_projection(self.mask.clone())
             .with_batch_size(SAMPLE_ROWS)
             .with_limit(SAMPLE_ROWS);
+        if let Some(g) = row_groups {
+            builder = builder.with_row_groups(g);
+        }
         if let Some(s) = selection {
             builder = builder.with_row_selection(s);
         }

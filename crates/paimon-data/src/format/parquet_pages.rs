@@ -13,9 +13,6 @@
 //! Anything the walk cannot follow (a truncated header, an unknown type) ends the walk of that
 //! chunk and is left to the `parquet` crate's own errors.
 
-use bytes::Bytes;
-use parquet::file::metadata::ParquetMetaData;
-
 /// Thrift nesting the walk follows: deeper than the `parquet` crate's skip goes (64 levels
 /// below the known fields it parses), so the walk sees everything that skip would visit.
 const MAX_DEPTH: u32 = 80;
@@ -23,37 +20,11 @@ const MAX_DEPTH: u32 = 80;
 /// Values one page header may take to skip.
 const MAX_VALUES: u64 = 1 << 20;
 
-/// Walks the page headers of every column chunk of `meta`'s row groups in `data`.
-///
-/// # Errors
-/// A reason naming the row group, column and offset of a header whose list, set or map claims
-/// more elements than bytes remain in its column chunk.
-pub(super) fn check_page_headers(data: &Bytes, meta: &ParquetMetaData) -> Result<(), String> {
-    for (rg, group) in meta.row_groups().iter().enumerate() {
-        for (c, column) in group.columns().iter().enumerate() {
-            let (start, len) = column.byte_range();
-            // The `parquet` crate reads each page header from a reader that runs to the end of
-            // the file, not of the chunk; pages follow one another while the chunk lasts.
-            let (Ok(start), Ok(len)) = (usize::try_from(start), usize::try_from(len)) else {
-                continue;
-            };
-            let Some(rest) = data.get(start..) else {
-                continue;
-            };
-            check_chunk(rest, len).map_err(|(offset, why)| {
-                format!(
-                    "row group {rg}, column {c}: page header at byte {}: {why}",
-                    start + offset
-                )
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Walks the pages of one column chunk of `chunk_len` bytes at the start of `rest` (the file
-/// from the chunk on); `Err((offset in chunk, reason))` on a lying header.
-fn check_chunk(rest: &[u8], chunk_len: usize) -> Result<(), (usize, String)> {
+/// Walks the pages of one column chunk of `chunk_len` bytes at the start of `rest` (the
+/// chunk's bytes, or the file from the chunk on); `Err((offset in chunk, reason))` on a lying
+/// header. Run on each column chunk a read fetches ([`super::ranged`]), before the `parquet`
+/// crate parses its pages.
+pub(super) fn check_chunk(rest: &[u8], chunk_len: usize) -> Result<(), (usize, String)> {
     let mut pos = 0usize;
     while pos < chunk_len {
         let Some(buf) = rest.get(pos..) else {

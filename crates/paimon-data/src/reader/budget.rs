@@ -1,6 +1,6 @@
-//! The memory budget of a read ([`ReadOptions::memory_budget`]): how batches are sized and how
-//! many decoded bytes may wait between the workers of [`SplitReader::read_splits`] and their
-//! consumer.
+//! The memory budget of a read (the free bytes of [`ReadOptions::memory_pool`]): how batches
+//! are sized and how many decoded bytes may wait between the workers of
+//! [`SplitReader::read_splits`] and their consumer (reserved from the pool while they wait).
 //!
 //! ```text
 //!  budget B, n threads, T = B / (8 x (n + 1)) bytes per batch
@@ -19,16 +19,18 @@
 //! so far (per set of columns), or, before any, estimated from the file (see
 //! [`estimate_row_bytes`]).
 //!
-//! [`ReadOptions::memory_budget`]: super::ReadOptions::memory_budget
+//! [`ReadOptions::memory_pool`]: super::ReadOptions::memory_pool
 //! [`SplitReader::read_splits`]: super::SplitReader::read_splits
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 
 use arrow_array::RecordBatch;
+use paimon_memory::{MemoryPool, MemoryReservation};
 use paimon_spec::types::DataField;
 
 use crate::arrow_schema::to_arrow_type;
+use crate::error::{Error, Result};
 
 /// Parts of the budget one batch may take, per thread plus one: a batch is `1 / (8 (n + 1))`
 /// of the budget, so `n` tasks holding about three batches each and the buffer's half fit.
@@ -126,6 +128,9 @@ pub(crate) fn estimate_row_bytes(fields: &[DataField], file_size: i64, row_count
 /// decodes its task's next batch only while the batches buffered for the consumer leave room
 /// for it, except that the task the consumer is draining may always have one batch buffered
 /// (so one batch larger than the whole budget still flows).
+///
+/// With a pool, the buffered batches are reserved from it, and a batch also waits for room in
+/// the pool, which other consumers (planning, other reads) may share.
 #[derive(Debug)]
 pub(crate) struct ByteGate {
     limit: usize,
@@ -133,6 +138,8 @@ pub(crate) struct ByteGate {
     first_batch: usize,
     state: Mutex<GateState>,
     changed: Condvar,
+    /// Where the buffered batches are reserved, and what the read is (for its error).
+    pool: Option<(MemoryReservation, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -156,7 +163,22 @@ impl ByteGate {
             first_batch,
             state: Mutex::new(GateState::default()),
             changed: Condvar::new(),
+            pool: None,
         }
+    }
+
+    /// Reserves the buffered batches from `pool`; `what` names the read in its error.
+    pub(crate) fn reserve_from(&mut self, pool: Arc<dyn MemoryPool>, what: String) {
+        self.pool = Some((MemoryReservation::new(pool), what));
+    }
+
+    /// Whether the pool has room for `bytes` more.
+    fn pool_room(&self, bytes: usize) -> bool {
+        self.pool.as_ref().is_none_or(|(r, _)| {
+            r.pool()
+                .limit()
+                .is_none_or(|l| r.pool().reserved().saturating_add(bytes) <= l)
+        })
     }
 
     /// The expected bytes of a task's first batch.
@@ -179,7 +201,8 @@ impl ByteGate {
             if s.closed {
                 return false;
             }
-            let fits = s.buffered.saturating_add(expected) <= self.limit;
+            let fits =
+                s.buffered.saturating_add(expected) <= self.limit && self.pool_room(expected);
             let draining = seq == s.front && s.counts.front() == Some(&0);
             if fits || draining {
                 return true;
@@ -191,17 +214,44 @@ impl ByteGate {
         }
     }
 
-    /// Task `seq` sent a batch of `bytes`.
-    pub(crate) fn sent(&self, seq: u64, bytes: usize) {
+    /// Task `seq` sent a batch of `bytes`; returns the bytes of it reserved from the pool:
+    /// all, or none for a batch let through without room (see [`ByteGate::admit`]).
+    ///
+    /// # Errors
+    /// [`Error::ResourcesExhausted`] when the pool refuses a batch that would fit it empty
+    /// while the read holds nothing of it: other consumers hold the pool.
+    pub(crate) fn sent(&self, seq: u64, bytes: usize) -> Result<usize> {
+        let reserved = match &self.pool {
+            None => 0,
+            Some((r, what)) => match r.try_grow(bytes) {
+                Ok(()) => bytes,
+                Err(_) => {
+                    let limit = r.pool().limit().unwrap_or(usize::MAX);
+                    if r.size() == 0 && bytes <= limit {
+                        return Err(Error::ResourcesExhausted {
+                            requested: bytes,
+                            limit,
+                            what: what.clone(),
+                        });
+                    }
+                    0
+                }
+            },
+        };
         let mut s = self.lock();
         s.buffered = s.buffered.saturating_add(bytes);
         if let Some(c) = Self::count(&mut s, seq) {
             *c += 1;
         }
+        Ok(reserved)
     }
 
-    /// The consumer took a batch of `bytes` of the front task.
-    pub(crate) fn taken(&self, bytes: usize) {
+    /// The consumer took a batch of `bytes`, `reserved` of them from the pool, of the front
+    /// task.
+    pub(crate) fn taken(&self, bytes: usize, reserved: usize) {
+        if let Some((r, _)) = &self.pool {
+            r.shrink(reserved);
+        }
         let mut s = self.lock();
         s.buffered = s.buffered.saturating_sub(bytes);
         if let Some(c) = s.counts.front_mut() {
@@ -291,10 +341,10 @@ mod tests {
         let (t0, t1) = (g.dispatch(), g.dispatch());
         assert_eq!((t0, t1), (0, 1));
         assert!(g.admit(t1, 60));
-        g.sent(t1, 60);
+        g.sent(t1, 60).unwrap();
         // 60 + 60 > 100: task 1 waits; task 0 (drained, nothing buffered) goes on.
         assert!(g.admit(t0, 60));
-        g.sent(t0, 500);
+        g.sent(t0, 500).unwrap();
         // Now task 0 has a batch buffered and the buffer is over: it waits too.
         let waiter = {
             let g = g.clone();
@@ -302,7 +352,7 @@ mod tests {
         };
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(!waiter.is_finished());
-        g.taken(500);
+        g.taken(500, 0);
         assert!(waiter.join().unwrap());
         // Task 0 done: task 1 is drained next, its 60 bytes still count.
         g.advance();
@@ -315,5 +365,42 @@ mod tests {
         assert!(!blocked.is_finished());
         g.close();
         assert!(!blocked.join().unwrap(), "closing releases waiting workers");
+    }
+
+    #[test]
+    fn the_gate_reserves_buffered_batches_from_its_pool() {
+        use paimon_memory::GreedyMemoryPool;
+        let pool: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(100));
+        let mut g = ByteGate::new(1000, 10);
+        g.reserve_from(pool.clone(), "reading t".into());
+        let (t0, t1) = (g.dispatch(), g.dispatch());
+        assert!(g.admit(t1, 60));
+        assert_eq!(g.sent(t1, 60).unwrap(), 60);
+        assert_eq!(pool.reserved(), 60);
+        // The gate's own limit leaves room, the pool does not: task 1 waits.
+        let g = Arc::new(g);
+        let waiter = {
+            let g = g.clone();
+            std::thread::spawn(move || g.admit(t1, 60))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!waiter.is_finished());
+        // The drained task passes; its batch finds no room and flows unreserved.
+        assert!(g.admit(t0, 60));
+        assert_eq!(g.sent(t0, 60).unwrap(), 0);
+        g.taken(60, 0);
+        g.advance();
+        g.taken(60, 60);
+        assert!(waiter.join().unwrap(), "room again");
+        assert_eq!(pool.reserved(), 0);
+        // Another consumer holding the pool while the read holds nothing: refused.
+        let other = MemoryReservation::new(pool.clone());
+        other.try_grow(95).unwrap();
+        let e = g.sent(t1, 10).unwrap_err().to_string();
+        assert!(e.contains("reading t") && e.contains("100 bytes"), "{e}");
+        // A batch larger than the whole pool still flows when nothing else fits either.
+        drop(other);
+        assert_eq!(g.sent(t1, 500).unwrap(), 0);
+        assert_eq!(pool.reserved(), 0);
     }
 }

@@ -30,7 +30,7 @@ pub(crate) struct SplitContext {
     pub bucket_dir: String,
     pub batch_size: usize,
     pub constants: Vec<(i32, ArrayRef)>,
-    /// Batch sizes under [`ReadOptions::memory_budget`], when set.
+    /// Batch sizes under [`ReadOptions::memory_pool`], when set.
     pub sizer: Option<Arc<BatchSizer>>,
     pub(super) options: Arc<ReadOptions>,
     pub(super) schemas: Arc<SchemaCache>,
@@ -205,6 +205,7 @@ impl SplitContext {
                 .sizer
                 .clone()
                 .map(|sizer| BatchBudget { sizer, parts: 1 }),
+            coalesce_gap: self.options.coalesce_gap,
         }
     }
 }

@@ -209,7 +209,7 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
     let files = &ctx.split.data_files;
     if group.len() == 1 {
         let task = ctx.file_task(group[0])?;
-        return read_file(ctx.io.as_ref(), &task, &ctx.file_output(read, false));
+        return read_file(&ctx.io, &task, &ctx.file_output(read, false));
     }
     // Newest first; blob and vector-store files after the normal ones.
     let mut sorted = group.to_vec();
@@ -309,7 +309,7 @@ fn read_group(ctx: &SplitContext, group: &[usize], read: &[DataField]) -> Result
                 let shift = u64::try_from(offset).unwrap_or(0);
                 RowRanges::excluding(total, dv.iter().filter(|p| *p >= shift).map(|p| p - shift))
             });
-            for b in read_file(ctx.io.as_ref(), task, &out)? {
+            for b in read_file(&ctx.io, task, &out)? {
                 batches.push(b?);
             }
         }

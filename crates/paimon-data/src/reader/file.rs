@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
-use paimon_io::FileIO;
+use paimon_io::FileIORef;
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::types::DataField;
@@ -17,7 +17,7 @@ use crate::datum::repeat;
 use crate::error::{Error, Result};
 use crate::format::{
     decode_filtered, prune_orc, prune_parquet, BatchIter, DecodeRequest, FileFormat, FilePredicate,
-    LateMaterialization, RowRanges,
+    LateMaterialization, RangedFile, RowRanges,
 };
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
@@ -75,6 +75,11 @@ pub(crate) struct FileOutput {
     pub late: LateMaterialization,
     /// Under a memory budget: batches are cut to the budget's share, and their sizes measured.
     pub budget: Option<BatchBudget>,
+    /// Planned byte ranges of a file at most this far apart are fetched as one
+    /// ([`ReadOptions::coalesce_gap`]).
+    ///
+    /// [`ReadOptions::coalesce_gap`]: super::ReadOptions::coalesce_gap
+    pub coalesce_gap: u64,
 }
 
 impl FileOutput {
@@ -120,7 +125,7 @@ impl FileOutput {
 ///
 /// # Errors
 /// I/O and format errors naming the file.
-pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> Result<BatchIter> {
+pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Result<BatchIter> {
     // From the path, so that an unknown extension is reported with the file's location.
     let format = FileFormat::from_file_name(&task.path)?;
     let mapped_fields: Vec<DataField> = out
@@ -158,13 +163,21 @@ pub(crate) fn read_file(io: &dyn FileIO, task: &FileTask, out: &FileOutput) -> R
     if task.rows.is_some() && rows.selected() == 0 {
         return Ok(Box::new(std::iter::empty()));
     }
-    let data = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
+    // Parquet files are read by ranges (footer, then the chunks decoded); the others whole.
+    let data = if format == FileFormat::Parquet {
+        let len = io.size(&task.path).map_err(|e| Error::io(&task.path, e))?;
+        RangedFile::open(io.clone(), &task.path, len, out.coalesce_gap)
+    } else {
+        let bytes = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
+        RangedFile::memory(&task.path, bytes)
+    };
     let rows = match (&out.prune, format) {
         (Some(p), FileFormat::Parquet) => {
             prune_parquet(&data, &FilePredicate::new(p, mapper.sources()), rows).0
         }
         (Some(p), FileFormat::Orc) => {
-            prune_orc(&data, &FilePredicate::new(p, mapper.sources()), rows).0
+            let bytes = data.whole().map_err(|e| Error::io(&task.path, e))?;
+            prune_orc(&bytes, &FilePredicate::new(p, mapper.sources()), rows).0
         }
         _ => rows,
     };

@@ -191,7 +191,7 @@ pub(super) fn chain_files(
     Box::new(files.into_iter().flat_map(move |i| {
         let opened = ctx
             .file_task(i)
-            .and_then(|task| read_file(ctx.io.as_ref(), &task, &out));
+            .and_then(|task| read_file(&ctx.io, &task, &out));
         match opened {
             Ok(it) => it,
             Err(e) => Box::new(std::iter::once(Err(e))) as BatchIter,

@@ -11,7 +11,10 @@
 //! | primary-key incremental diff (before files, not streaming) | both sides merged, the after rows that changed (`IncrementalDiffSplitRead`) |
 //! | data-evolution split that is not raw-convertible | column-wise union of the files of each row-id range (`DataEvolutionSplitRead`) |
 //!
-//! Then the predicate is applied exactly, the projection taken and the limit enforced.
+//! Then the predicate is applied exactly, the projection taken and the limit enforced. What a
+//! split carries beyond its files (an indexed split's row ranges, a query-auth split's row
+//! filters and column masks) is applied per batch, or the split is refused
+//! ([`SplitReader::read_any`]).
 
 mod budget;
 mod context;
@@ -22,6 +25,7 @@ mod merge_read;
 mod options;
 mod parallel;
 mod paths;
+mod rules;
 mod schemas;
 
 use std::collections::{HashMap, VecDeque};
@@ -49,6 +53,7 @@ use crate::arrow_schema::to_arrow_schema;
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use budget::BatchSizer;
+use rules::{SplitRules, WireSplit};
 use schemas::SchemaCache;
 
 pub(crate) use context::SplitContext;
@@ -118,11 +123,17 @@ impl SplitReaderBuilder {
         self
     }
 
-    /// Bytes of decoded data the read keeps in flight ([`ReadOptions::memory_budget`], which
-    /// says what it covers).
-    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
-        self.options.memory_budget = Some(bytes);
+    /// Bounds the decoded data the read keeps in flight by `pool`
+    /// ([`ReadOptions::memory_pool`], which says what it covers); the pool may be shared with
+    /// planning and other reads.
+    pub fn with_memory_pool(mut self, pool: Arc<dyn paimon_memory::MemoryPool>) -> Self {
+        self.options.memory_pool = Some(pool);
         self
+    }
+
+    /// [`SplitReaderBuilder::with_memory_pool`] with a pool of its own of `bytes`.
+    pub fn with_memory_budget(self, bytes: usize) -> Self {
+        self.with_memory_pool(Arc::new(paimon_memory::GreedyMemoryPool::new(bytes)))
     }
 
     /// When the predicate is pushed into the Parquet decoder
@@ -203,7 +214,7 @@ impl SplitReader {
     /// # Errors
     /// Setup errors (schemas, paths) here; per-file errors come out of the iterator.
     pub fn read(&self, table_path: &str, split: &DataSplit) -> Result<SplitBatches> {
-        self.read_from(table_path, split, false)
+        self.read_from(table_path, split, false, &SplitRules::default())
     }
 
     /// Reads `split` as a worker receives it from [`paimon_split::decode_any`]. A split of a
@@ -218,19 +229,45 @@ impl SplitReader {
     ///  pt | value | value2                   ──>      pt | value | value2
     /// ```
     ///
-    /// Other kinds holding one data split are read as [`SplitReader::read`] reads it.
+    /// Every other field of a split is honoured or the split is refused:
+    ///
+    /// | split (Java class) | read |
+    /// |---|---|
+    /// | `DataSplit` | as [`SplitReader::read`] |
+    /// | `FallbackDataSplit`, `FallbackSplit` | with the fallback branch's schemas when `isFallback` |
+    /// | `IndexedSplit` | only rows whose `_ROW_ID` lies in its inclusive row ranges; files outside them are not opened. Refused: a split with scores, a primary-key table, a file without a first row id |
+    /// | `QueryAuthSplit` | its row filters (ANDed, on raw values) and column masks applied as Java's `TableQueryAuthResult.doAuth`; the read's own predicate then sees masked values. Refused: a rule [`paimon_spec::predicate_json`] cannot express exactly, a rule naming a column the table does not have, a mask reading another masked column, a mask of another type than its column |
+    /// | `IncrementalSplit`, `ChainSplit` | refused (they need the table's metadata; convert an incremental split to a DataSplit first) |
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for kinds without a single data split (incremental, chain);
-    /// otherwise as [`SplitReader::read`].
+    /// [`Error::Unsupported`] naming the kind or field that cannot be honoured; otherwise as
+    /// [`SplitReader::read`].
     pub fn read_any(&self, table_path: &str, split: &Split) -> Result<SplitBatches> {
-        let data = split.data_split().ok_or_else(|| {
-            Error::unsupported(format!(
-                "reading a {} split of {table_path} as a data split",
-                split.kind_name()
-            ))
-        })?;
-        self.read_from(table_path, data, is_fallback(split))
+        let wire = WireSplit::resolve(split, table_path)?;
+        if wire.indexed.is_none() && wire.auth.is_none() {
+            return self.read_from(table_path, wire.data, wire.fallback, &SplitRules::default());
+        }
+        let table = self.table_schema(table_path)?;
+        let output: Vec<String> = output_fields(&table, &self.options)?
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        let (rules, pre) = SplitRules::new(
+            &wire,
+            &table,
+            table_path,
+            self.options.predicate.as_ref(),
+            &output,
+        )?;
+        // The read prunes and filters with the auth filter and the user's conjuncts on
+        // unmasked columns; conjuncts on masked columns wait for the masks.
+        let mut options = (*self.options).clone();
+        options.predicate = pre;
+        let reader = SplitReader {
+            options: Arc::new(options),
+            ..self.clone()
+        };
+        reader.read_from(table_path, wire.data, wire.fallback, &rules)
     }
 
     /// [`SplitReader::read`]; with `fallback`, the files are those of the table's
@@ -240,18 +277,26 @@ impl SplitReader {
         table_path: &str,
         split: &DataSplit,
         fallback: bool,
+        rules: &SplitRules,
     ) -> Result<SplitBatches> {
         let table = self.table_schema(table_path)?;
         let out = output_fields(&table, &self.options)?;
         let mut read = out.clone();
-        if let Some(p) = &self.options.predicate {
-            for c in p.columns() {
-                if !read.iter().any(|f| f.name == c) {
-                    let f = table.field(c).ok_or_else(|| Error::NotFound {
+        let predicate_columns = self.options.predicate.iter().flat_map(|p| p.columns());
+        for c in predicate_columns.chain(rules.extra_columns.iter().map(String::as_str)) {
+            if !read.iter().any(|f| f.name == c) {
+                let f = if c == ROW_ID {
+                    DataField::new(
+                        ROW_ID_FIELD_ID,
+                        ROW_ID,
+                        DataType::nullable(TypeKind::BigInt),
+                    )
+                } else {
+                    table.field(c).cloned().ok_or_else(|| Error::NotFound {
                         path: format!("column {c} of {table_path}"),
-                    })?;
-                    read.push(f.clone());
-                }
+                    })?
+                };
+                read.push(f);
             }
         }
         let core = CoreOptions::try_new(&table.options).map_err(|e| Error::spec(table_path, e))?;
@@ -273,8 +318,18 @@ impl SplitReader {
             CoreOptions::try_new(&files_table.options)
                 .map_err(|e| Error::spec(schema_dir.as_str(), e))?
         };
+        // Files none of whose rows an indexed split wants are not opened; a data-evolution
+        // merge keeps its groups whole (their files cover one row-id range together).
+        let pruned;
+        let split = match &rules.ranges {
+            Some(r) if !core.data_evolution_enabled || split.raw_convertible => {
+                pruned = r.prune(split);
+                &pruned
+            }
+            _ => split,
+        };
         let sizer = self.sizer.clone().or_else(|| {
-            let budget = self.options.memory_budget?;
+            let budget = self.options.budget_bytes()?;
             Some(Arc::new(BatchSizer::new(budget, 1)))
         });
         let ctx = Arc::new(SplitContext::new(
@@ -310,6 +365,7 @@ impl SplitReader {
             predicate: self.options.predicate.clone(),
             types,
             remaining: self.options.limit,
+            rules: (!rules.is_empty()).then(|| Arc::new(rules.clone())),
         })
     }
 
@@ -446,7 +502,7 @@ fn raw_tasks(
             let out = out.clone();
             Box::new(move || {
                 let task = ctx.file_task(i)?;
-                file::read_file(ctx.io.as_ref(), &task, &out)
+                file::read_file(&ctx.io, &task, &out)
             }) as Task
         })
         .collect())
@@ -461,6 +517,7 @@ pub struct SplitBatches {
     predicate: Option<Predicate>,
     types: HashMap<String, DataType>,
     remaining: Option<usize>,
+    rules: Option<Arc<SplitRules>>,
 }
 
 impl std::fmt::Debug for SplitBatches {
@@ -480,9 +537,24 @@ impl SplitBatches {
     }
 
     fn finish(&self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let batch = match &self.predicate {
-            Some(p) => crate::filter::filter_batch(p, batch, &|c| self.types.get(c).cloned())?,
+        let type_of = |c: &str| self.types.get(c).cloned();
+        let batch = match &self.rules {
+            Some(r) => r.keep_ranges(batch.clone())?,
             None => batch.clone(),
+        };
+        let batch = match &self.predicate {
+            Some(p) => crate::filter::filter_batch(p, &batch, &type_of)?,
+            None => batch,
+        };
+        let batch = match &self.rules {
+            Some(r) => {
+                let masked = r.mask(batch)?;
+                match &r.post_predicate {
+                    Some(p) => crate::filter::filter_batch(p, &masked, &type_of)?,
+                    None => masked,
+                }
+            }
+            None => batch,
         };
         let n = batch.num_rows();
         // A schema one field wider than the output fields leads with `_ROW_KIND`.
@@ -545,17 +617,6 @@ impl Iterator for SplitBatches {
                 }
             }
         }
-    }
-}
-
-/// Whether `split` was planned on the fallback branch (Java `FallbackSplit.isFallback`).
-fn is_fallback(split: &Split) -> bool {
-    match split {
-        Split::FallbackData { is_fallback, .. } | Split::Fallback { is_fallback, .. } => {
-            *is_fallback
-        }
-        Split::QueryAuth { split, .. } => is_fallback(split),
-        _ => false,
     }
 }
 

@@ -1,8 +1,11 @@
 //! Read options of a [`super::SplitReader`] (the tunables of one read).
 
+use std::sync::Arc;
+
+use paimon_memory::MemoryPool;
 use paimon_spec::predicate::Predicate;
 
-use crate::format::LateMaterialization;
+use crate::format::{LateMaterialization, DEFAULT_COALESCE_GAP};
 
 /// Default rows per batch: Arrow kernels amortize well from a few thousand rows; Java's
 /// `read.batch-size` default is 1024 but larger batches are cheaper in Arrow.
@@ -45,11 +48,22 @@ pub struct ReadOptions {
     pub with_row_kind: bool,
     /// Threads that decode files (or merge sections) at once in
     /// [`super::SplitReader::read_splits`]. Default 1: the caller's thread does all the work,
-    /// which suits engines that already run one reader per core.
+    /// which suits engines that already run one reader per core (DataFusion partitions, Spark
+    /// tasks); a standalone reader wants `std::thread::available_parallelism()`, which the
+    /// `paimon` CLI uses unless `--threads` is given.
     pub parallelism: usize,
-    /// Bytes of decoded Arrow data the read keeps in flight; default `None`: batches of
-    /// [`ReadOptions::batch_size`] rows, and a parallel read buffers up to 32 batches per
-    /// task for 4 tasks per thread ahead of the consumer.
+    /// The pool that bounds the decoded Arrow data the read keeps in flight; default `None`:
+    /// batches of [`ReadOptions::batch_size`] rows, and a parallel read buffers up to 32
+    /// batches per task for 4 tasks per thread ahead of the consumer. The same pool may bound
+    /// the planning of the splits (paimon-meta `ScanBuilder::with_memory_pool`) and other
+    /// reads.
+    ///
+    /// The read's budget is what a bounded pool has free when the read starts
+    /// ([`ReadOptions::budget_bytes`]; an unbounded pool sets none). The batches a parallel
+    /// read buffers for the consumer are reserved from the pool while they wait (a worker
+    /// waits for room, in the budget and in the pool); the batch of the task being drained
+    /// is reserved when it fits and flows anyway when the read holds nothing else, except
+    /// that the read fails with `ResourcesExhausted` when other consumers hold the whole pool.
     ///
     /// Covered, as `RecordBatch::get_array_memory_size` counts it: the batches a parallel
     /// [`super::SplitReader::read_splits`] buffers ahead of the consumer (at most half the
@@ -66,12 +80,26 @@ pub struct ReadOptions {
     /// buffers (a Parquet page and dictionary per column, an ORC stripe's streams); deletion
     /// vectors and index files; a data-evolution group of several files, which is assembled
     /// whole; the rows an incremental diff pins while comparing its two sides.
-    pub memory_budget: Option<usize>,
+    pub memory_pool: Option<Arc<dyn MemoryPool>>,
     /// When the predicate of a raw read is pushed into the Parquet decoder, so that the other
     /// projected columns are decoded only for the rows it keeps. Default
     /// [`LateMaterialization::Auto`]: when a sample of the file shows it keeps at most 0.5% of
     /// the rows. Rows are the same either way.
     pub late_materialization: LateMaterialization,
+    /// Parquet files are read by byte ranges: the footer, then the column chunks of the
+    /// projected (and filtered) columns in the row groups that survive pruning, one row group
+    /// at a time. Chunks of a row group at most this many bytes apart are fetched in one
+    /// request. Default [`DEFAULT_COALESCE_GAP`] (1 MiB); 0 fetches each chunk alone.
+    pub coalesce_gap: u64,
+}
+
+impl ReadOptions {
+    /// Bytes of decoded data a read starting now may keep in flight: the free bytes of a
+    /// bounded [`ReadOptions::memory_pool`] (at least 1), `None` without a bound.
+    pub fn budget_bytes(&self) -> Option<usize> {
+        let pool = self.memory_pool.as_ref()?;
+        Some(pool.limit()?.saturating_sub(pool.reserved()).max(1))
+    }
 }
 
 impl Default for ReadOptions {
@@ -87,8 +115,9 @@ impl Default for ReadOptions {
             path_rewrites: Vec::new(),
             with_row_kind: false,
             parallelism: 1,
-            memory_budget: None,
+            memory_pool: None,
             late_materialization: LateMaterialization::Auto,
+            coalesce_gap: DEFAULT_COALESCE_GAP,
         }
     }
 }

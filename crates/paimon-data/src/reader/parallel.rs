@@ -17,7 +17,7 @@
 //! Workers take tasks in dispatch order, so the task the consumer waits on is always done or
 //! running; a worker blocked on a full channel of a later task never blocks it. Memory stays
 //! bounded by `window x channel capacity` batches, and with a
-//! [`ReadOptions::memory_budget`](super::ReadOptions::memory_budget) by bytes too: a worker
+//! [`ReadOptions::memory_pool`](super::ReadOptions::memory_pool) by bytes too: a worker
 //! decodes a batch only while the batches buffered for the consumer leave room for it (see
 //! `budget.rs`). Dropping the stream stops the workers after their current batch.
 
@@ -80,13 +80,13 @@ impl SplitReader {
         let threads = self.options.parallelism.max(1);
         // One sizer for the whole read, so later splits are cut by the widths earlier ones had.
         let mut reader = self.clone();
-        reader.sizer = self
-            .options
-            .memory_budget
-            .map(|b| Arc::new(BatchSizer::new(b, threads)));
-        let gate = match (&reader.sizer, self.options.memory_budget) {
-            (Some(sizer), Some(budget)) if threads > 1 => {
-                Some(Arc::new(ByteGate::new(budget / 2, sizer.target())))
+        let budget = self.options.budget_bytes();
+        reader.sizer = budget.map(|b| Arc::new(BatchSizer::new(b, threads)));
+        let gate = match (&reader.sizer, budget, &self.options.memory_pool) {
+            (Some(sizer), Some(budget), Some(pool)) if threads > 1 => {
+                let mut gate = ByteGate::new(budget / 2, sizer.target());
+                gate.reserve_from(pool.clone(), format!("reading {table_path}"));
+                Some(Arc::new(gate))
             }
             _ => None,
         };
@@ -128,7 +128,8 @@ impl SplitReader {
 }
 
 /// A batch (or error) as a worker sends it, with its bytes as the [`ByteGate`] counted them.
-type Sent = (Result<RecordBatch>, usize);
+/// A batch with its bytes and the bytes of it reserved from the read's pool.
+type Sent = (Result<RecordBatch>, usize, usize);
 
 /// The batches of several splits, in order; see [`SplitReader::read_splits`].
 pub struct PlanBatches {
@@ -207,6 +208,7 @@ impl TaskSource {
                     predicate: batches.predicate.clone(),
                     types: batches.types.clone(),
                     remaining: batches.remaining,
+                    rules: batches.rules.clone(),
                 });
             }
         }
@@ -234,15 +236,21 @@ fn worker(jobs: &Mutex<Receiver<Job>>) {
                     break;
                 }
             }
-            let Some(b) = unit.next() else { break };
-            let failed = b.is_err();
-            let mut bytes = 0;
+            let Some(mut b) = unit.next() else { break };
+            let (mut bytes, mut reserved) = (0, 0);
             if let Some((g, seq)) = &gate {
                 bytes = b.as_ref().map_or(0, RecordBatch::get_array_memory_size);
-                g.sent(*seq, bytes);
+                match g.sent(*seq, bytes) {
+                    Ok(r) => reserved = r,
+                    Err(e) => {
+                        b = Err(e);
+                        bytes = 0;
+                    }
+                }
                 expected = bytes;
             }
-            if out.send((b, bytes)).is_err() || failed {
+            let failed = b.is_err();
+            if out.send((b, bytes, reserved)).is_err() || failed {
                 break;
             }
         }
@@ -293,9 +301,9 @@ impl Mode {
                 }
                 let front = running.front()?;
                 match front.recv() {
-                    Ok((b, bytes)) => {
+                    Ok((b, bytes, reserved)) => {
                         if let Some(g) = gate {
-                            g.taken(bytes);
+                            g.taken(bytes, reserved);
                         }
                         return Some(b);
                     }

@@ -4,5 +4,6 @@
 mod common;
 mod incremental_diff;
 mod parallel;
+mod ranged_reads;
 mod row_count;
 mod splits;

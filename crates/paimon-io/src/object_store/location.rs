@@ -29,6 +29,12 @@ impl Service {
         })
     }
 
+    /// Whether the storage has real directories, which must be created (HDFS), rather than
+    /// key prefixes.
+    pub fn has_directories(self) -> bool {
+        self == Service::HdfsNative
+    }
+
     /// The cargo feature of paimon-io that compiles this service in.
     pub fn feature(self) -> &'static str {
         match self {

@@ -3,10 +3,19 @@
 //! OpenDAL is async; [`FileIO`] is sync. Every call is spawned on one small process-wide tokio
 //! runtime and the caller's thread waits for its result on a channel, so the calls work from
 //! plain threads, rayon workers and inside another tokio runtime alike (where OpenDAL's own
-//! blocking wrapper would panic).
+//! blocking wrapper would panic). [`FileIO::read_range_async`] spawns the same way and awaits
+//! the task's handle instead of waiting on a channel, so an async caller on any executor
+//! (another tokio runtime included) never blocks and no runtime is nested.
+//!
+//! Writes: [`FileIO::create`] buffers up to [`write::PART_SIZE`] and then streams a multipart
+//! upload; new files are conditional writes (`If-None-Match: *`) where the store supports
+//! them, which is what makes [`FileIO::publish_if_absent`] atomic on S3, OSS, GCS and Azure.
+//! HDFS through hdfs-native has no rename that refuses an existing target in OpenDAL, so
+//! `publish_if_absent` is [`Error::Unsupported`] there.
 
 mod config;
 pub(crate) mod location;
+mod write;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -21,7 +30,8 @@ pub use config::{S3Options, S3_OPTION_KEYS};
 use location::{Location, Service};
 
 use crate::error::{Error, Result};
-use crate::{FileIO, FileStatus};
+use crate::{BoxFuture, FileIO, FileStatus, FileWriter};
+use write::{is_taken, ObjectWriter};
 
 /// [`FileIO`] over an object store, one OpenDAL operator per bucket (created on first use).
 ///
@@ -84,7 +94,7 @@ impl ObjectStoreFileIO {
             return Ok((op.clone(), loc));
         }
         // Operators capture the HTTP transport when built, so it must be installed first.
-        runtime().map_err(|e| io_error(path, format!("cannot start the I/O runtime: {e}")))?;
+        runtime().map_err(|e| io_error(path, runtime_failed(&e)))?;
         let op = self.config.operator(&loc, path)?;
         ops.insert(loc.authority.to_string(), op.clone());
         Ok((op, loc))
@@ -100,36 +110,26 @@ impl FileIO for ObjectStoreFileIO {
     }
 
     fn read_range(&self, path: &str, range: Range<u64>) -> Result<bytes::Bytes> {
-        let invalid = |size| Error::InvalidRange {
-            path: path.to_string(),
-            start: range.start,
-            end: range.end,
-            size,
-        };
-        // An empty or inverted range cannot be sent as an HTTP range; check it against the size.
-        if range.start >= range.end {
-            let size = self.size(path)?;
-            return if range.start == range.end && range.end <= size {
-                Ok(bytes::Bytes::new())
-            } else {
-                Err(invalid(size))
-            };
-        }
         let (op, loc) = self.locate(path)?;
-        let key = loc.key.to_string();
-        let r = range.clone();
-        let res = run(path, async move { op.read_with(&key).range(r).await });
-        match res {
-            Ok(buf) if buf.len() as u64 == range.end - range.start => Ok(buf.to_bytes()),
-            Ok(_) => Err(invalid(self.size(path)?)),
-            Err(e) if e.is_not_found() => Err(e),
-            // A range past the end fails as a short read or a 416, depending on the server:
-            // report it like LocalFileIO when the size says so.
-            Err(e) => match self.size(path) {
-                Ok(size) if range.end > size => Err(invalid(size)),
-                _ => Err(e),
-            },
-        }
+        run_io(
+            path,
+            read_range_on(op, loc.key.to_string(), path.to_string(), range),
+        )
+    }
+
+    fn read_range_async<'a>(
+        &'a self,
+        path: &'a str,
+        range: Range<u64>,
+    ) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move {
+            let (op, loc) = self.locate(path)?;
+            let task = read_range_on(op, loc.key.to_string(), path.to_string(), range);
+            let rt = runtime().map_err(|e| io_error(path, runtime_failed(&e)))?;
+            rt.spawn(task)
+                .await
+                .map_err(|e| io_error(path, format!("the I/O task failed: {e}")))?
+        })
     }
 
     fn size(&self, path: &str) -> Result<u64> {
@@ -175,6 +175,7 @@ impl FileIO for ObjectStoreFileIO {
                 path: crate::join(dir, e.name().trim_end_matches('/')),
                 size: if is_dir { 0 } else { meta.content_length() },
                 is_dir,
+                modified_ms: modified_ms(meta),
             });
         }
         if out.is_empty() && !marker && !prefix.is_empty() {
@@ -185,6 +186,206 @@ impl FileIO for ObjectStoreFileIO {
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
+
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
+        let (op, loc) = self.locate(path)?;
+        let conditional = op.info().capability().write_with_if_not_exists;
+        // Without a conditional write the best the store allows is a check now: a concurrent
+        // writer may still take the key before close.
+        if !conditional && self.exists_file(&op, loc.key, path)? {
+            return Err(Error::AlreadyExists {
+                path: path.to_string(),
+            });
+        }
+        Ok(Box::new(ObjectWriter::new(
+            path,
+            op,
+            loc.key.to_string(),
+            conditional,
+        )))
+    }
+
+    fn write_new(&self, path: &str, data: &[u8]) -> Result<()> {
+        let mut w = self.create(path)?;
+        std::io::Write::write_all(&mut w, data).map_err(|e| Error::from_io(path, e))?;
+        w.close().map(|_| ())
+    }
+
+    fn overwrite(&self, path: &str, data: &[u8]) -> Result<()> {
+        // One PUT replaces an object whole: readers see the old or the new content.
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let data = bytes::Bytes::copy_from_slice(data);
+        run(path, async move { op.write(&key, data).await.map(|_| ()) })
+    }
+
+    fn publish_if_absent(&self, path: &str, data: &[u8]) -> Result<bool> {
+        let (op, loc) = self.locate(path)?;
+        if !op.info().capability().write_with_if_not_exists {
+            return Err(Error::Unsupported {
+                path: path.to_string(),
+                operation: "publish_if_absent (this store has no conditional create, and \
+                            OpenDAL's rename on it replaces an existing target)",
+            });
+        }
+        let key = loc.key.to_string();
+        let data = bytes::Bytes::copy_from_slice(data);
+        let res = run(path, async move {
+            match op.write_with(&key, data).if_not_exists(true).await {
+                Ok(_) => Ok(true),
+                Err(e) if is_taken(&e) => Ok(false),
+                Err(e) => Err(e),
+            }
+        });
+        match res {
+            Err(Error::AlreadyExists { .. }) => Ok(false),
+            other => other,
+        }
+    }
+
+    fn delete(&self, path: &str) -> Result<bool> {
+        let (op, loc) = self.locate(path)?;
+        // Object stores acknowledge deleting an absent key; the answer comes from a stat.
+        if !self.exists_file(&op, loc.key, path)? {
+            return Ok(false);
+        }
+        let key = loc.key.to_string();
+        run(path, async move { op.delete(&key).await })?;
+        Ok(true)
+    }
+
+    fn delete_dir(&self, path: &str) -> Result<bool> {
+        let (op, loc) = self.locate(path)?;
+        let dir = loc.dir_key();
+        if dir.is_empty() {
+            return Err(Error::Unsupported {
+                path: path.to_string(),
+                operation: "delete_dir of a whole bucket",
+            });
+        }
+        if !self.exists(path)? {
+            return Ok(false);
+        }
+        run(
+            path,
+            async move { op.delete_with(&dir).recursive(true).await },
+        )?;
+        Ok(true)
+    }
+
+    fn mkdirs(&self, path: &str) -> Result<()> {
+        // Only HDFS has directories; on object stores a directory is any key's prefix.
+        if self.config.service().has_directories() {
+            let (op, loc) = self.locate(path)?;
+            let dir = loc.dir_key();
+            if !dir.is_empty() {
+                run(path, async move { op.create_dir(&dir).await })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn status(&self, path: &str) -> Result<FileStatus> {
+        let (op, loc) = self.locate(path)?;
+        let key = loc.key.to_string();
+        let file = if key.is_empty() {
+            None
+        } else {
+            run(path, async move {
+                match op.stat(&key).await {
+                    Ok(m) => Ok(Some(m)),
+                    Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })?
+        };
+        match file {
+            Some(meta) if !meta.is_dir() => Ok(FileStatus {
+                path: path.to_string(),
+                size: meta.content_length(),
+                is_dir: false,
+                modified_ms: modified_ms(&meta),
+            }),
+            _ if self.exists(path)? => Ok(FileStatus {
+                path: path.to_string(),
+                size: 0,
+                is_dir: true,
+                modified_ms: None,
+            }),
+            _ => Err(Error::NotFound {
+                path: path.to_string(),
+            }),
+        }
+    }
+}
+
+impl ObjectStoreFileIO {
+    /// Whether a file (not a directory prefix) is stored under `key`.
+    fn exists_file(&self, op: &Operator, key: &str, path: &str) -> Result<bool> {
+        let (op, key) = (op.clone(), key.to_string());
+        run(path, async move {
+            match op.stat(&key).await {
+                Ok(m) => Ok(!m.is_dir()),
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
+/// Reads `range` of `key`, checking it as [`crate::LocalFileIO`] does.
+async fn read_range_on(
+    op: Operator,
+    key: String,
+    path: String,
+    range: Range<u64>,
+) -> Result<bytes::Bytes> {
+    let size = |op: Operator, key: String| {
+        let path = path.clone();
+        async move {
+            op.stat(&key)
+                .await
+                .map(|m| m.content_length())
+                .map_err(|e| map_error(&path, e))
+        }
+    };
+    let invalid = |size| Error::InvalidRange {
+        path: path.clone(),
+        start: range.start,
+        end: range.end,
+        size,
+    };
+    // An empty or inverted range cannot be sent as an HTTP range; check it against the size.
+    if range.start >= range.end {
+        let size = size(op, key).await?;
+        return if range.start == range.end && range.end <= size {
+            Ok(bytes::Bytes::new())
+        } else {
+            Err(invalid(size))
+        };
+    }
+    let res = op.read_with(&key).range(range.clone()).await;
+    match res {
+        Ok(buf) if buf.len() as u64 == range.end - range.start => Ok(buf.to_bytes()),
+        Ok(_) => Err(invalid(size(op, key).await?)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(map_error(&path, e)),
+        // A range past the end fails as a short read or a 416, depending on the server:
+        // report it like LocalFileIO when the size says so.
+        Err(e) => match size(op, key).await {
+            Ok(size) if range.end > size => Err(invalid(size)),
+            _ => Err(map_error(&path, e)),
+        },
+    }
+}
+
+/// The last-modified time of `meta` in milliseconds since the epoch.
+fn modified_ms(meta: &opendal::Metadata) -> Option<i64> {
+    meta.last_modified()
+        .map(|t| t.into_inner().as_millisecond())
+}
+
+fn runtime_failed(e: &str) -> String {
+    format!("cannot start the I/O runtime: {e}")
 }
 
 /// The shared runtime that drives OpenDAL's futures.
@@ -214,7 +415,17 @@ where
     T: Send + 'static,
     F: Future<Output = opendal::Result<T>> + Send + 'static,
 {
-    let rt = runtime().map_err(|e| io_error(path, format!("cannot start the I/O runtime: {e}")))?;
+    let p = path.to_string();
+    run_io(path, async move { fut.await.map_err(|e| map_error(&p, e)) })
+}
+
+/// Runs `fut` on the shared runtime and waits for it.
+fn run_io<T, F>(path: &str, fut: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T>> + Send + 'static,
+{
+    let rt = runtime().map_err(|e| io_error(path, runtime_failed(&e)))?;
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     rt.spawn(async move {
         // The receiver only goes away when the caller is gone; nothing is left to tell.
@@ -223,7 +434,7 @@ where
     let res = rx
         .recv()
         .map_err(|_| io_error(path, "the I/O task stopped without a result".to_string()))?;
-    res.map_err(|e| map_error(path, e))
+    res
 }
 
 fn io_error(path: &str, reason: String) -> Error {
@@ -238,6 +449,8 @@ fn map_error(path: &str, e: opendal::Error) -> Error {
     let path = path.to_string();
     match e.kind() {
         ErrorKind::NotFound => Error::NotFound { path },
+        // Only conditional writes carry a condition: theirs is that the key is free.
+        ErrorKind::ConditionNotMatch | ErrorKind::AlreadyExists => Error::AlreadyExists { path },
         ErrorKind::RangeNotSatisfied => Error::InvalidRange {
             path,
             start: 0,

@@ -2,5 +2,7 @@
 //!
 //! `s3` runs only when `scripts/test-s3.sh` has started an S3-protocol server and uploaded the
 //! fixture tables (it sets `PAIMON_TEST_S3_TABLES`); without that variable it does nothing.
+//! `s3_write` writes below scratch prefixes of the same bucket.
 
 mod s3;
+mod s3_write;

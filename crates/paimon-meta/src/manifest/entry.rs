@@ -220,6 +220,14 @@ impl ManifestBlocks {
         &self.path
     }
 
+    /// Heap held: the file's bytes and the index of its blocks.
+    pub fn heap(&self) -> usize {
+        let spans = self.fast.as_ref().map_or(0, |f| {
+            f.2.capacity() * std::mem::size_of::<crate::avro::BlockSpan>()
+        });
+        self.bytes.len() + self.path.capacity() + spans + self.first.capacity() * 8
+    }
+
     /// Blocks the fast decoder can walk (0: decode the file whole).
     pub fn block_count(&self) -> usize {
         self.fast.as_ref().map_or(0, |f| f.2.len())

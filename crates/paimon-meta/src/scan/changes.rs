@@ -31,7 +31,7 @@ use paimon_split::DataSplit;
 
 use super::files::ManifestReader;
 use super::incremental::Incremental;
-use super::{merge_entries, Plan, ScanBuilder};
+use super::{Plan, ScanBuilder};
 use crate::error::{Error, Result};
 use crate::manifest::ManifestEntry;
 use crate::snapshot::Snapshot;
@@ -92,11 +92,7 @@ impl ScanBuilder {
             splits.extend(p.splits);
         }
         let last = changes.next_snapshot_id - 1;
-        Ok(Plan {
-            snapshot_id: (last >= 1).then_some(last),
-            splits,
-            fallback: None,
-        })
+        Ok(Plan::new((last >= 1).then_some(last), splits, None))
     }
 
     /// Java's follow-up scan of snapshot `id`: whether it is read, and its entries.
@@ -109,7 +105,7 @@ impl ScanBuilder {
         let Some(list) = follow_up_list(&self.table, &snapshot) else {
             return Ok((snapshot, Vec::new()));
         };
-        let mut entries = merge_entries(reader.read_list_entries(list, false)?)?;
+        let mut entries = reader.read_merged_list(list)?;
         // Java reads only real buckets of a postpone-bucket table with a changelog producer.
         let opts = self.table.options();
         if opts.bucket == -2 && opts.changelog_producer != ChangelogProducer::None {

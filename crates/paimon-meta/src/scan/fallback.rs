@@ -23,6 +23,8 @@ impl ScanBuilder {
             if fallback != self.table.branch() {
                 let other = self.table.with_branch(fallback)?;
                 let mut scan = ScanBuilder::new(other);
+                scan.pool = self.pool.clone();
+                scan.memory = self.memory.clone();
                 scan.selection = self.fallback_selection(&scan.table)?;
                 scan.filter = self.filter.clone();
                 scan.drop_stats = self.drop_stats;
@@ -134,8 +136,14 @@ impl ScanBuilder {
         scan.selection = self.selection.clone();
         scan.filter = (!partition_only.is_empty()).then(|| Predicate::and(partition_only));
         scan.drop_stats = true;
-        Ok(match scan.collect()? {
-            Some((_, buckets, _)) => buckets.into_iter().map(|b| b.partition).collect(),
+        scan.pool = self.pool.clone();
+        scan.memory = self.memory.clone();
+        let memory = scan.memory();
+        Ok(match scan.collect(&memory)? {
+            Some((_, buckets, _)) => {
+                memory.shrink(super::memory::buckets_heap(&buckets));
+                buckets.into_iter().map(|b| b.partition).collect()
+            }
             None => HashSet::new(),
         })
     }

@@ -11,6 +11,7 @@ use paimon_spec::types::{DataField, DataType};
 use rayon::prelude::*;
 
 use super::bucket::BucketSelector;
+use super::memory::{self, PlanMemory};
 use super::partition_path::bucket_path;
 use super::prune::{may_match, ColumnStats};
 use super::BucketFiles;
@@ -79,10 +80,12 @@ pub(crate) struct ManifestReader {
     skip_level0: bool,
     buckets: Option<BucketSelector>,
     pub(super) decode: DecodeOptions,
+    /// Where what is read and decoded is reserved.
+    pub(super) memory: Arc<PlanMemory>,
 }
 
 impl ManifestReader {
-    pub fn new(table: &Table, filter: Option<Predicate>) -> Result<Self> {
+    pub fn new(table: &Table, filter: Option<Predicate>, memory: Arc<PlanMemory>) -> Result<Self> {
         let schema = table.schema();
         let opts = table.options();
         let default_function = opts
@@ -108,6 +111,7 @@ impl ManifestReader {
             skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
             table: table.clone(),
             filter,
+            memory,
         })
     }
 
@@ -118,11 +122,30 @@ impl ManifestReader {
     }
 
     /// Reads every entry of the manifests in list `name`, in list order. In batch mode, entries
-    /// of postpone buckets (< 0) and, where Java skips them, level-0 files are dropped.
+    /// of postpone buckets (< 0) and, where Java skips them, level-0 files are dropped. The
+    /// entries returned are reserved ([`memory::entries_heap`]).
     pub fn read_list_entries(&self, name: &str, batch: bool) -> Result<Vec<ManifestEntry>> {
         let mut out = Vec::new();
         self.read_list_entries_into(name, batch, &mut out)?;
         Ok(out)
+    }
+
+    /// The entries of list `name` (not in batch mode) reconciled by [`merge_entries`]; they
+    /// are reserved as [`ManifestReader::read_list_entries`]'s.
+    pub fn read_merged_list(&self, name: &str) -> Result<Vec<ManifestEntry>> {
+        let entries = self.read_list_entries(name, false)?;
+        let read = memory::entries_heap(&entries);
+        let merged = merge_entries(entries)?;
+        self.memory.shrink(read);
+        self.memory.grow(memory::entries_heap(&merged), || {
+            format!("reconciling the entries of manifest list {name}")
+        })?;
+        Ok(merged)
+    }
+
+    /// Reserves `bytes` for `what` of the file `path`.
+    pub(super) fn reserve(&self, bytes: usize, what: &str, path: &str) -> Result<()> {
+        self.memory.grow(bytes, || format!("{what} {path}"))
     }
 
     /// Decodes value stats as empty (nothing copied) from now on.
@@ -138,31 +161,71 @@ impl ManifestReader {
         batch: bool,
         out: &mut Vec<ManifestEntry>,
     ) -> Result<()> {
+        let (metas, metas_bytes) = self.read_list(name, batch)?;
+        let per_manifest: Vec<Vec<ManifestEntry>> = metas
+            .par_iter()
+            .map(|m| self.read_manifest(m, batch))
+            .collect::<Result<_>>()?;
+        drop(metas);
+        self.memory.shrink(metas_bytes);
+        let read: usize = per_manifest.iter().map(memory::entries_heap).sum();
+        let before = memory::entries_heap(out);
+        out.reserve(per_manifest.iter().map(Vec::len).sum());
+        for m in per_manifest {
+            out.extend(m);
+        }
+        self.memory.shrink(read + before);
+        self.memory.grow(memory::entries_heap(out), || {
+            format!("the entries of manifest list {name}")
+        })?;
+        Ok(())
+    }
+
+    /// The manifests of list `name` that may hold files of the scan, and the bytes reserved
+    /// for them (the list's bytes are reserved only while they are decoded).
+    pub(super) fn read_list(
+        &self,
+        name: &str,
+        batch: bool,
+    ) -> Result<(Vec<ManifestFileMeta>, usize)> {
         let (path, bytes) = self.read(name)?;
+        let list_bytes = bytes.len();
+        self.reserve(list_bytes, "reading the manifest list", &path)?;
         let metas = ManifestFileMeta::decode_list(&path, bytes)?;
         let metas: Vec<ManifestFileMeta> = metas
             .into_iter()
             .filter(|m| self.manifest_may_match(m, batch))
             .collect();
-        let per_manifest: Vec<Vec<ManifestEntry>> = metas
-            .par_iter()
-            .map(|m| self.read_manifest(m, batch))
-            .collect::<Result<_>>()?;
-        out.reserve(per_manifest.iter().map(Vec::len).sum());
-        for m in per_manifest {
-            out.extend(m);
-        }
-        Ok(())
+        let metas_bytes = memory::metas_heap(&metas);
+        self.memory.shrink(list_bytes);
+        self.reserve(metas_bytes, "decoding the manifest list", &path)?;
+        Ok((metas, metas_bytes))
     }
 
     /// The entries of one manifest that pass the scan's filters (see
     /// [`ManifestReader::read_list_entries`]), with the ADD/DELETE pairs it cancels itself
     /// dropped.
     fn read_manifest(&self, m: &ManifestFileMeta, batch: bool) -> Result<Vec<ManifestEntry>> {
+        let file_bytes = usize::try_from(m.file_size).unwrap_or(0);
+        self.reserve(file_bytes, "reading the manifest", &m.file_name)?;
         let (path, bytes) = self.read(&m.file_name)?;
-        let entries = ManifestEntry::decode_manifest_with(&path, bytes, self.decode)?;
+        let entries = ManifestEntry::decode_manifest_with(&path, bytes, self.decode);
+        self.memory.shrink(file_bytes);
+        let entries = entries?;
+        self.reserve(
+            memory::entries_heap(&entries),
+            "decoding the manifest",
+            &path,
+        )?;
+        let decoded = memory::entries_heap(&entries);
         let mut out = self.filter_entries(&path, entries, batch)?;
         cancel_local_pairs(&mut out);
+        self.memory.shrink(decoded);
+        self.reserve(
+            memory::entries_heap(&out),
+            "the entries of the manifest",
+            &path,
+        )?;
         Ok(out)
     }
 
@@ -243,7 +306,7 @@ impl ManifestReader {
     }
 
     /// Deletion files from the snapshot's index manifest, keyed by
-    /// (partition, bucket, data file name).
+    /// (partition, bucket, data file name); reserved ([`memory::deletion_index_heap`]).
     pub fn deletion_files(&self, snapshot: &Snapshot) -> Result<DeletionIndex> {
         let mut out = HashMap::new();
         let Some(name) = &snapshot.index_manifest else {
@@ -284,6 +347,11 @@ impl ManifestReader {
                 );
             }
         }
+        self.reserve(
+            memory::deletion_index_heap(&out),
+            "the deletion files of the index manifest",
+            &path,
+        )?;
         Ok(out)
     }
 

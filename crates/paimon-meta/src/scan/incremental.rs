@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use paimon_spec::options::ChangelogProducer;
 use paimon_split::DataSplit;
 
-use super::{merge_entries, BucketFiles, Plan, ScanBuilder, SnapshotSelection};
+use super::{BucketFiles, Plan, ScanBuilder, SnapshotSelection};
 use crate::error::{Error, Result};
 use crate::manifest::ManifestEntry;
 use crate::snapshot::Snapshot;
@@ -181,14 +181,12 @@ impl ScanBuilder {
             _ => return Ok(None),
         };
         match resolved {
-            Resolved::Empty(snapshot_id) => Ok(Some(Plan {
-                snapshot_id,
-                splits: Vec::new(),
-                fallback: None,
-            })),
-            Resolved::Delta { start, end, mode } => {
-                self.clone().with_delta(start, end, mode).plan().map(Some)
-            }
+            Resolved::Empty(snapshot_id) => Ok(Some(Plan::new(snapshot_id, Vec::new(), None))),
+            Resolved::Delta { start, end, mode } => self
+                .clone()
+                .with_delta(start, end, mode)
+                .plan_within()
+                .map(Some),
             Resolved::Diff {
                 end_id,
                 start_selection,
@@ -365,7 +363,10 @@ impl ScanBuilder {
             let mut scan = self.clone();
             scan.incremental = None;
             scan.selection = selection;
-            Ok(scan.collect()?.map(|(_, b, _)| b).unwrap_or_default())
+            Ok(scan
+                .collect(&scan.memory())?
+                .map(|(_, b, _)| b)
+                .unwrap_or_default())
         };
         let before = side(start_selection)?;
         let after = side(end_selection)?;
@@ -395,11 +396,7 @@ impl ScanBuilder {
                 splits.push(diff_split(end_id, &mut empty, Some(b), pk));
             }
         }
-        Ok(Plan {
-            snapshot_id: Some(end_id),
-            splits,
-            fallback: None,
-        })
+        Ok(Plan::new(Some(end_id), splits, None))
     }
 
     /// Java `IncrementalDeltaStartingScanner`: the delta or changelog entries of snapshots
@@ -441,7 +438,7 @@ impl ScanBuilder {
                 Some(s.delta_manifest_list.as_str()).filter(|_| s.commit_kind == "APPEND")
             };
             if let Some(list) = list {
-                entries.extend(merge_entries(reader.read_list_entries(list, false)?)?);
+                entries.extend(reader.read_merged_list(list)?);
             }
         }
         Ok((end_snapshot, entries))

@@ -9,8 +9,11 @@
 //! `LinkedHashMap`s give them (first surviving entry first).
 
 use std::collections::HashMap;
+use std::mem::size_of;
 
 use paimon_spec::data_file::DataFileMeta;
+
+use super::memory::{file_heap, files_heap};
 
 use crate::error::{Error, Result};
 use crate::manifest::{FileKind, ManifestEntry};
@@ -34,6 +37,14 @@ pub(super) struct LiveBucket {
 }
 
 impl LiveBucket {
+    /// Heap the bucket holds, its slot included.
+    pub fn heap(&self) -> usize {
+        size_of::<LiveBucket>()
+            + self.partition.capacity()
+            + files_heap(&self.files)
+            + self.tags.capacity() * size_of::<Tag>()
+    }
+
     /// The bucket count written with the first remaining file (-1 when there is none).
     pub fn total_buckets(&self) -> i32 {
         self.tags.first().map_or(-1, |t| t.total_buckets)
@@ -183,6 +194,8 @@ pub(super) struct BucketAccumulator {
     buckets: Vec<LiveBucket>,
     next_pos: usize,
     last: Option<usize>,
+    /// Heap held, kept up to date by [`BucketAccumulator::push`].
+    heap: usize,
 }
 
 impl BucketAccumulator {
@@ -200,13 +213,26 @@ impl BucketAccumulator {
         };
         self.last = Some(i);
         if let Some(b) = self.buckets.get_mut(i) {
+            let before = b.files.capacity() * size_of::<DataFileMeta>()
+                + b.tags.capacity() * size_of::<Tag>();
             b.tags.push(Tag {
                 pos,
                 kind: e.kind,
                 total_buckets: e.total_buckets,
             });
-            b.files.push(*e.file);
+            let file = *e.file;
+            let own = file_heap(&file);
+            b.files.push(file);
+            let after = b.files.capacity() * size_of::<DataFileMeta>()
+                + b.tags.capacity() * size_of::<Tag>();
+            self.heap += own + after.saturating_sub(before);
         }
+    }
+
+    /// Heap the accumulated buckets hold (with the index from partition and bucket to slot,
+    /// counted at two words and a copy of the partition per bucket).
+    pub fn heap(&self) -> usize {
+        self.heap
     }
 
     fn slot(&mut self, partition: Vec<u8>, bucket: i32) -> usize {
@@ -218,6 +244,8 @@ impl BucketAccumulator {
             return *i;
         }
         let i = self.buckets.len();
+        let capacity = self.buckets.capacity();
+        self.heap += 2 * partition.capacity() + 2 * size_of::<usize>();
         self.slots
             .entry(partition.clone())
             .or_default()
@@ -228,6 +256,7 @@ impl BucketAccumulator {
             files: Vec::new(),
             tags: Vec::new(),
         });
+        self.heap += (self.buckets.capacity() - capacity) * size_of::<LiveBucket>();
         i
     }
 

@@ -2,7 +2,9 @@
 //! decoded in parallel a window at a time (so the decoding parallelizes even when one big
 //! manifest holds most entries, as after manifest compaction), and each window's entries are
 //! routed, in file order, into their buckets ([`super::live`]) before the next window is
-//! decoded. At any time the plan's files exist once, plus one window of decoded entries.
+//! decoded. At any time the plan's files exist once, plus one window of decoded entries, plus
+//! the manifests' bytes until the last window is decoded; all of it is reserved in the scan's
+//! memory pool ([`super::memory`]).
 
 use std::collections::HashMap;
 
@@ -12,6 +14,7 @@ use rayon::prelude::*;
 
 use super::files::{snapshot_merge_error, DeletionIndex, ManifestReader};
 use super::live;
+use super::memory;
 use super::BucketFiles;
 use crate::error::{Error, Result};
 use crate::manifest::{ManifestBlocks, ManifestEntry, ManifestFileMeta};
@@ -29,7 +32,8 @@ impl ManifestReader {
     ///
     /// # Errors
     /// Storage and decoding errors naming the file; [`Error::Corrupt`] naming `snapshot_path`
-    /// when the manifests add a file twice.
+    /// when the manifests add a file twice; [`Error::ResourcesExhausted`] when the memory pool
+    /// refuses. The buckets returned are reserved ([`memory::buckets_heap`]).
     pub fn read_live_buckets(
         &self,
         snapshot: &Snapshot,
@@ -37,22 +41,26 @@ impl ManifestReader {
         keep: &mut dyn FnMut(&mut DataFileMeta) -> Result<bool>,
         dvs: Option<&DeletionIndex>,
     ) -> Result<Vec<BucketFiles>> {
+        let mem = &self.memory;
         let mut manifests: Vec<ManifestBlocks> = Vec::new();
+        // Bytes reserved for the manifests held (their bytes and block indexes).
+        let mut held = 0;
         for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
-            let (path, bytes) = self.read(list)?;
-            let metas: Vec<ManifestFileMeta> = ManifestFileMeta::decode_list(&path, bytes)?
-                .into_iter()
-                .filter(|m| self.manifest_may_match(m, true))
-                .collect();
-            let opened: Vec<ManifestBlocks> = metas
+            let (metas, metas_bytes) = self.read_list(list, true)?;
+            let opened: Vec<(ManifestBlocks, usize)> = metas
                 .par_iter()
-                .map(|m| {
-                    let (path, bytes) = self.read(&m.file_name)?;
-                    Ok(ManifestEntry::blocks(path, bytes))
-                })
+                .map(|m| self.open_manifest(m))
                 .collect::<Result<_>>()?;
-            manifests.extend(opened);
+            drop(metas);
+            mem.shrink(metas_bytes);
+            held += opened.iter().map(|(_, n)| n).sum::<usize>();
+            manifests.extend(opened.into_iter().map(|(m, _)| m));
         }
+        let held = held + manifests.capacity() * std::mem::size_of::<ManifestBlocks>();
+        mem.grow(
+            manifests.capacity() * std::mem::size_of::<ManifestBlocks>(),
+            || format!("opening the manifests of {snapshot_path}"),
+        )?;
         // Jobs in file order: each Avro block, or a whole manifest the block decoder cannot walk.
         let jobs: Vec<(usize, Option<usize>)> = manifests
             .iter()
@@ -62,11 +70,17 @@ impl ManifestReader {
                 n => (0..n).map(|b| (m, Some(b))).collect(),
             })
             .collect();
+        let jobs_bytes = jobs.capacity() * std::mem::size_of::<(usize, Option<usize>)>();
+        mem.grow(jobs_bytes, || {
+            format!("indexing the manifests of {snapshot_path}")
+        })?;
         // Enough blocks per window to keep every thread busy, few enough that the window's
         // decoded entries stay small next to the files themselves (and in cache: 2 blocks per
         // thread planned the 100,000-file table in 0.88-0.92x the time of 4, medians of 9 runs).
         let window = rayon::current_num_threads().max(1) * 2;
         let mut acc = live::BucketAccumulator::default();
+        // Bytes reserved for the accumulated buckets.
+        let mut acc_held = 0;
         let mut decoded_whole = vec![false; manifests.len()];
         for chunk in jobs.chunks(window) {
             let decode = |&(m, block): &(usize, Option<usize>)| -> Result<Decoded> {
@@ -77,9 +91,11 @@ impl ManifestReader {
                     Some(b) => blocks.decode_block(b, self.decode)?,
                     None => Some(blocks.decode_all(self.decode)?),
                 };
-                entries
-                    .map(|e| self.filter_entries(blocks.path(), e, true))
-                    .transpose()
+                let Some(entries) = entries else {
+                    return Ok(None);
+                };
+                let kept = self.reserved_entries(blocks.path(), entries)?;
+                Ok(Some(kept))
             };
             // Job i of the window runs on thread i mod n: each thread's allocator arena then
             // holds the same share of the files from plan to plan (with work stealing the
@@ -124,15 +140,23 @@ impl ManifestReader {
                         let skip = block.map_or(0, |b| blocks.first_entry(b));
                         let all = blocks.decode_all(self.decode)?;
                         let rest: Vec<ManifestEntry> = all.into_iter().skip(skip).collect();
-                        self.filter_entries(blocks.path(), rest, true)?
+                        self.reserved_entries(blocks.path(), rest)?
                     }
                     (None, None) => Vec::new(),
                 };
+                let window_bytes = memory::entries_heap(&entries);
                 for e in entries {
                     acc.push(e);
                 }
+                mem.grow(acc.heap().saturating_sub(acc_held), || {
+                    format!("collecting the live files of {snapshot_path}")
+                })?;
+                acc_held = acc_held.max(acc.heap());
+                mem.shrink(window_bytes);
             }
         }
+        drop(manifests);
+        mem.shrink(held + jobs_bytes);
         let merged = acc
             .merge()
             .map_err(|e| snapshot_merge_error(e, snapshot, snapshot_path))?;
@@ -141,6 +165,12 @@ impl ManifestReader {
             b.retain_files(keep)?;
             kept.push(b);
         }
+        // Reconciling and filtering only drop files and slack: hold what is left.
+        let live_bytes: usize = kept.iter().map(live::LiveBucket::heap).sum();
+        mem.shrink(acc_held.saturating_sub(live_bytes));
+        mem.grow(live_bytes.saturating_sub(acc_held), || {
+            format!("reconciling the live files of {snapshot_path}")
+        })?;
         let mut partitions: HashMap<Vec<u8>, Vec<Datum>> = HashMap::new();
         let mut out = Vec::with_capacity(kept.len());
         for b in live::order(kept) {
@@ -176,6 +206,42 @@ impl ManifestReader {
                 deletion_files,
             });
         }
+        mem.shrink(live_bytes);
+        mem.grow(memory::buckets_heap(&out), || {
+            format!("grouping the live files of {snapshot_path}")
+        })?;
         Ok(out)
+    }
+
+    /// Opens manifest `m` for block decoding, reserving its bytes (before reading them, from
+    /// the size the list records) and its block index; returns it with the bytes reserved.
+    fn open_manifest(&self, m: &ManifestFileMeta) -> Result<(ManifestBlocks, usize)> {
+        let recorded = usize::try_from(m.file_size).unwrap_or(0);
+        self.reserve(recorded, "reading the manifest", &m.file_name)?;
+        let (path, bytes) = self.read(&m.file_name)?;
+        let blocks = ManifestEntry::blocks(path, bytes);
+        let held = blocks.heap();
+        self.memory.shrink(recorded);
+        self.reserve(held, "opening the manifest", blocks.path())?;
+        Ok((blocks, held))
+    }
+
+    /// The entries decoded from the manifest `path` that pass the scan's filters, reserved.
+    fn reserved_entries(
+        &self,
+        path: &str,
+        entries: Vec<ManifestEntry>,
+    ) -> Result<Vec<ManifestEntry>> {
+        let decoded = memory::entries_heap(&entries);
+        self.reserve(decoded, "decoding the manifest", path)?;
+        let kept = self.filter_entries(path, entries, true);
+        self.memory.shrink(decoded);
+        let kept = kept?;
+        self.reserve(
+            memory::entries_heap(&kept),
+            "the entries of the manifest",
+            path,
+        )?;
+        Ok(kept)
     }
 }

@@ -16,6 +16,7 @@ mod files;
 mod incremental;
 mod live;
 mod live_read;
+mod memory;
 pub mod partition_path;
 pub mod prune;
 mod read_schema;
@@ -23,7 +24,9 @@ pub mod split_gen;
 mod stats;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use paimon_memory::MemoryPool;
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
 use paimon_spec::options::MergeEngine;
@@ -38,6 +41,7 @@ use file_prune::ValuePruning;
 pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
 use incremental::{DeltaMode, Incremental};
+use memory::PlanMemory;
 pub use read_schema::incremental_as_data_split;
 use split_gen::{KeyedFile, SplitGroup, SplitSizes};
 
@@ -57,6 +61,9 @@ pub enum SnapshotSelection {
 }
 
 /// The result of planning: the snapshot read and the splits.
+///
+/// A plan made with [`ScanBuilder::with_memory_pool`] holds its own size (an estimate of the
+/// heap its splits own) reserved from the pool until it and all its clones are dropped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// The snapshot planned (None for a table without snapshots).
@@ -69,9 +76,37 @@ pub struct Plan {
     /// schemas on that branch. `None` when the plan has no fallback part (Java then plans
     /// plain `DataSplit`s).
     pub fallback: Option<Vec<bool>>,
+    /// What the plan holds of the scan's memory pool.
+    memory: PlanReservation,
+}
+
+/// A plan's reservation, shared by its clones; never part of a plan's equality.
+#[derive(Debug, Clone, Default)]
+struct PlanReservation(Option<Arc<PlanMemory>>);
+
+impl PartialEq for PlanReservation {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Plan {
+    /// A plan of `splits` holding no memory yet.
+    fn new(snapshot_id: Option<i64>, splits: Vec<DataSplit>, fallback: Option<Vec<bool>>) -> Self {
+        Plan {
+            snapshot_id,
+            splits,
+            fallback,
+            memory: PlanReservation::default(),
+        }
+    }
+
+    /// Bytes the plan holds reserved from the scan's memory pool (0 before it is returned by
+    /// [`ScanBuilder::plan`]).
+    pub fn reserved_bytes(&self) -> usize {
+        self.memory.0.as_ref().map_or(0, |m| m.size())
+    }
+
     /// The splits as they travel to workers: Java `FallbackDataSplit`s when the plan has a
     /// fallback part, plain data splits otherwise.
     pub fn wire_splits(&self) -> Vec<Split> {
@@ -116,6 +151,10 @@ pub struct ScanBuilder {
     incremental: Option<Incremental>,
     file_index_sidecars: bool,
     drop_stats: bool,
+    /// The caller's pool; `None` plans on an unbounded one.
+    pool: Option<Arc<dyn MemoryPool>>,
+    /// The reservation of the `plan()` call under way (set on its private copy of the scan).
+    memory: Option<Arc<PlanMemory>>,
 }
 
 /// Files of one (partition, bucket), ready for split generation.
@@ -140,7 +179,19 @@ impl ScanBuilder {
             incremental: None,
             file_index_sidecars: true,
             drop_stats: false,
+            pool: None,
+            memory: None,
         }
+    }
+
+    /// Plans within `pool`: the manifest lists and manifests held, the decoded entries, the
+    /// live files, split packing and the returned [`Plan`] (until it is dropped) are reserved
+    /// from it (paimon-cpp `ScanContextBuilder::WithMemoryPool`). A refusal is
+    /// [`Error::ResourcesExhausted`] and leaves the pool as the call found it. The pool may be
+    /// shared by concurrent plans and reads.
+    pub fn with_memory_pool(mut self, pool: Arc<dyn MemoryPool>) -> Self {
+        self.pool = Some(pool);
+        self
     }
 
     /// Reads snapshot `id`.
@@ -220,8 +271,29 @@ impl ScanBuilder {
     /// Plans the splits.
     ///
     /// # Errors
-    /// Storage, decoding, and `Unsupported` errors, each naming the file or feature.
+    /// Storage, decoding, and `Unsupported` errors, each naming the file or feature;
+    /// [`Error::ResourcesExhausted`] when the memory pool refuses.
     pub fn plan(&self) -> Result<Plan> {
+        let memory = PlanMemory::new(self.pool.as_ref(), self.table.path());
+        let mut scan = self.clone();
+        scan.memory = Some(memory.clone());
+        let mut plan = scan.plan_within()?;
+        let bytes =
+            memory::splits_heap(&plan.splits) + plan.fallback.as_ref().map_or(0, Vec::capacity);
+        memory.resize(bytes, || "the plan's splits".to_string())?;
+        plan.memory = PlanReservation(Some(memory));
+        Ok(plan)
+    }
+
+    /// The reservation of the planning call under way, or a fresh one on the scan's pool.
+    fn memory(&self) -> Arc<PlanMemory> {
+        self.memory
+            .clone()
+            .unwrap_or_else(|| PlanMemory::new(self.pool.as_ref(), self.table.path()))
+    }
+
+    /// [`ScanBuilder::plan`] with the reservation already set up.
+    fn plan_within(&self) -> Result<Plan> {
         if let Some(plan) = self.plan_incremental()? {
             return Ok(plan);
         }
@@ -246,12 +318,9 @@ impl ScanBuilder {
     }
 
     fn plan_branch(&self) -> Result<Plan> {
-        let Some((snapshot, buckets, streaming)) = self.collect()? else {
-            return Ok(Plan {
-                snapshot_id: None,
-                splits: Vec::new(),
-                fallback: None,
-            });
+        let memory = self.memory();
+        let Some((snapshot, buckets, streaming)) = self.collect(&memory)? else {
+            return Ok(Plan::new(None, Vec::new(), None));
         };
         let table = &self.table;
         let opts = table.options();
@@ -275,8 +344,13 @@ impl ScanBuilder {
                 .get("blob-as-descriptor")
                 .is_some_and(|v| v.eq_ignore_ascii_case("true")),
         };
-        let mut splits = Vec::new();
+        let mut splits: Vec<DataSplit> = Vec::new();
         for mut b in buckets {
+            // The bucket's files move into its splits: reserve the splits, then give back the
+            // bucket (its vector and names; the files' own heap moves along).
+            let bucket_bytes = memory::bucket_heap(&b);
+            let splits_before = splits.len();
+            let capacity_before = splits.capacity();
             // Deletion files by data file name, taken before the files move into groups.
             let dvs = b.deletion_files.take();
             let has_dvs = dvs.is_some();
@@ -328,12 +402,15 @@ impl ScanBuilder {
                     raw_convertible: g.raw_convertible,
                 });
             }
+            let added = splits.get(splits_before..).unwrap_or_default();
+            let split_bytes = added.iter().map(memory::split_heap).sum::<usize>()
+                + (splits.capacity() - capacity_before) * std::mem::size_of::<DataSplit>();
+            memory.grow(split_bytes, || {
+                format!("packing the splits of bucket {}", b.bucket_path)
+            })?;
+            memory.shrink(bucket_bytes);
         }
-        Ok(Plan {
-            snapshot_id: Some(snapshot.id),
-            splits,
-            fallback: None,
-        })
+        Ok(Plan::new(Some(snapshot.id), splits, None))
     }
 
     /// The live files the plan would read, with partition, bucket and deletion file.
@@ -344,7 +421,7 @@ impl ScanBuilder {
         let Some(scan) = self.resolved_for_files()? else {
             return Ok(Vec::new());
         };
-        let Some((_, buckets, _)) = scan.collect()? else {
+        let Some((_, buckets, _)) = scan.collect(&scan.memory())? else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
@@ -367,9 +444,14 @@ impl ScanBuilder {
     }
 
     /// Resolves the snapshot and the live (or delta) files grouped by partition and bucket.
-    fn collect(&self) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
+    ///
+    /// The buckets returned are reserved in `memory` ([`memory::bucket_heap`] each).
+    fn collect(
+        &self,
+        memory: &Arc<PlanMemory>,
+    ) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
         let table = &self.table;
-        let mut reader = files::ManifestReader::new(table, self.filter.clone())?;
+        let mut reader = files::ManifestReader::new(table, self.filter.clone(), memory.clone())?;
         // Value stats are only read to prune files with a filter.
         if self.drop_stats && self.filter.is_none() {
             reader.drop_value_stats();
@@ -398,13 +480,17 @@ impl ScanBuilder {
                 } else {
                     None
                 };
+                let dv_bytes = dvs.as_ref().map_or(0, memory::deletion_index_heap);
                 let path = table.snapshot_manager().snapshot_path(snapshot.id);
                 let buckets =
                     reader.read_live_buckets(&snapshot, &path, &mut keep, dvs.as_ref())?;
-                let buckets = self.prune(buckets, ValuePruning::Snapshot)?;
+                drop(dvs);
+                memory.shrink(dv_bytes);
+                let buckets = self.prune_within(memory, buckets, ValuePruning::Snapshot)?;
                 return Ok(Some((snapshot, buckets, false)));
             }
         };
+        let entry_bytes = memory::entries_heap(&entries);
         let mut kept = Vec::with_capacity(entries.len());
         for mut e in entries {
             if keep(&mut e.file)? {
@@ -412,6 +498,10 @@ impl ScanBuilder {
             }
         }
         let buckets = reader.group(kept, None)?;
+        memory.grow(memory::buckets_heap(&buckets), || {
+            format!("grouping the files of snapshot {}", snapshot.id)
+        })?;
+        memory.shrink(entry_bytes);
         // Java 1.4 prunes by value stats in a streaming follow-up scan of changelog files
         // (`ScanMode.CHANGELOG`), never in `incremental-between` (its starting scanner reads the
         // files without the value filter; checked against the oracle on both changelog tables).
@@ -419,7 +509,8 @@ impl ScanBuilder {
             Some(Incremental::FollowUp(_)) => ValuePruning::Changelog,
             _ => ValuePruning::Never,
         };
-        Ok(Some((snapshot, self.prune(buckets, values)?, streaming)))
+        let buckets = self.prune_within(memory, buckets, values)?;
+        Ok(Some((snapshot, buckets, streaming)))
     }
 
     /// Whether a live file stays in the plan: for append tables with a filter, its value stats
@@ -446,6 +537,26 @@ impl ScanBuilder {
             }
             Ok(true)
         }
+    }
+
+    /// [`ScanBuilder::prune`] of buckets reserved in `memory`, which afterwards holds what
+    /// remains of them.
+    fn prune_within(
+        &self,
+        memory: &PlanMemory,
+        buckets: Vec<BucketFiles>,
+        values: ValuePruning,
+    ) -> Result<Vec<BucketFiles>> {
+        if self.filter.is_none() {
+            return Ok(buckets);
+        }
+        let before = memory::buckets_heap(&buckets);
+        let buckets = self.prune(buckets, values)?;
+        memory.shrink(before);
+        memory.grow(memory::buckets_heap(&buckets), || {
+            "the files left by pruning".to_string()
+        })?;
+        Ok(buckets)
     }
 
     /// File-index, key-stats and (primary-key) value-stats pruning of grouped files when the

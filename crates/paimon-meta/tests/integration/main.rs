@@ -10,5 +10,6 @@ mod java_changes;
 mod java_incremental;
 mod java_plans;
 mod java_splits;
+mod memory_pool;
 mod pruning;
 mod readme;

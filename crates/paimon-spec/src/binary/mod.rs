@@ -9,6 +9,7 @@
 //! ```
 
 mod array;
+mod builder;
 mod datum;
 mod hash;
 pub mod json;
@@ -16,10 +17,11 @@ mod row;
 mod writer;
 
 pub use array::{BinaryArray, BinaryMap};
+pub use builder::BinaryRowBuilder;
 pub use datum::Datum;
 pub use hash::murmur_hash_words;
 pub use row::{null_bits_width, BinaryRow};
-pub use writer::{encode_array, encode_map, encode_row, RowKind};
+pub use writer::{encode_array, encode_map, encode_row, encode_row_into, RowKind};
 
 /// Largest string or binary length stored inline in a slot.
 pub const MAX_FIX_PART_DATA_SIZE: usize = 7;

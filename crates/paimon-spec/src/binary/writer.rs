@@ -179,6 +179,22 @@ impl Buf {
 /// # Errors
 /// [`Error::Encode`] when a value does not match its type or the counts differ.
 pub fn encode_row(kind: RowKind, values: &[Datum], types: &[DataType]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    encode_row_into(kind, values, types, &mut out)?;
+    Ok(out)
+}
+
+/// As [`encode_row`], into `out` (cleared first), so that a caller encoding many rows reuses
+/// one allocation. On error `out` holds no meaningful bytes.
+///
+/// # Errors
+/// [`Error::Encode`] when a value does not match its type or the counts differ.
+pub fn encode_row_into(
+    kind: RowKind,
+    values: &[Datum],
+    types: &[DataType],
+    out: &mut Vec<u8>,
+) -> Result<()> {
     if values.len() != types.len() {
         return Err(Error::Encode {
             what: "BinaryRow".into(),
@@ -186,9 +202,22 @@ pub fn encode_row(kind: RowKind, values: &[Datum], types: &[DataType]) -> Result
         });
     }
     let width = null_bits_width(types.len());
-    let mut buf = Buf {
-        bytes: vec![0u8; width + 8 * types.len()],
-    };
+    let mut bytes = std::mem::take(out);
+    bytes.clear();
+    bytes.resize(width + 8 * types.len(), 0);
+    let mut buf = Buf { bytes };
+    let result = fill_row(&mut buf, kind, values, types, width);
+    *out = buf.bytes;
+    result
+}
+
+fn fill_row(
+    buf: &mut Buf,
+    kind: RowKind,
+    values: &[Datum],
+    types: &[DataType],
+    width: usize,
+) -> Result<()> {
     buf.bytes[0] = kind as u8;
     for (i, (ty, d)) in types.iter().zip(values).enumerate() {
         let slot = width + 8 * i;
@@ -213,7 +242,7 @@ pub fn encode_row(kind: RowKind, values: &[Datum], types: &[DataType]) -> Result
             buf.write_value(slot, ty, d)?;
         }
     }
-    Ok(buf.bytes)
+    Ok(())
 }
 
 /// Encodes an array as Java's `BinaryArrayWriter` does.

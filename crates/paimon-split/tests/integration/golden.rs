@@ -179,3 +179,20 @@ fn partition_values_are_typed() {
     let values = row.to_datums(&[int.clone(), int]).unwrap();
     assert_eq!(values, vec![Datum::Int(2026), Datum::Int(7)]);
 }
+
+#[test]
+fn indexed_and_query_auth_splits_are_not_plain_data_splits() {
+    for name in ["indexed", "query-auth"] {
+        let bytes = read(&format!("java-compat/split-v1-{name}"));
+        let err = decode_split(&bytes).unwrap_err();
+        assert!(
+            matches!(&err, paimon_split::Error::Unsupported { feature } if feature.contains(name)),
+            "{name}: {err}"
+        );
+        let d = decode_any(&bytes).unwrap();
+        assert!(d.split.data_split().is_none(), "{name}");
+        // Their files stay visible for inspection.
+        let files = d.split.files_split().unwrap();
+        assert_eq!(files.data_files.len(), 2, "{name}");
+    }
+}

@@ -28,7 +28,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, BooleanArray, Scalar, UInt64Array};
 use arrow_cast::cast::cast;
 use arrow_ord::cmp;
-use bytes::Bytes;
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -36,6 +35,7 @@ use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::basic::{ColumnOrder, Type as PhysicalType};
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
+use parquet::file::reader::ChunkReader;
 
 use super::RowRanges;
 use crate::arrow_schema::to_arrow_type;
@@ -152,8 +152,8 @@ pub struct PruneStats {
 /// index where the file has one. On anything unexpected (unreadable metadata or page index,
 /// row counts that disagree) `rows` comes back unchanged: the decoder reports real errors,
 /// and pruning never decides a read's outcome.
-pub(crate) fn prune_parquet(
-    data: &Bytes,
+pub(crate) fn prune_parquet<R: ChunkReader>(
+    data: &R,
     pred: &FilePredicate,
     rows: RowRanges,
 ) -> (RowRanges, PruneStats) {

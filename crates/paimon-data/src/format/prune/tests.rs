@@ -10,6 +10,7 @@ use arrow_array::{
     ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
+pub(super) use bytes::Bytes;
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::types::{DataField, DataType, TypeKind};

@@ -4,7 +4,7 @@
 //! itself already left out the rows an exactly judged predicate rules out.
 
 use super::*;
-use crate::format::{decode_filtered, LateMaterialization};
+use crate::format::{decode_filtered, LateMaterialization, RangedFile};
 
 /// The ids a decode of the `id`, `name`, `n` and `d` columns returns with `filter` pushed
 /// (however many rows it keeps), before and after the exact filter.
@@ -48,7 +48,7 @@ fn late_as(
     for b in decode_filtered(
         FileFormat::Parquet,
         "t.parquet",
-        data.clone(),
+        RangedFile::memory("t.parquet", data.clone()),
         &req,
         Some((filter, mode)),
     )
@@ -213,10 +213,16 @@ fn a_filter_on_every_projected_column_is_not_pushed() {
         expected_rows: Some(ROWS as i64),
     };
     let pushed = Some((&filter, LateMaterialization::Always));
-    let n: usize = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, pushed)
-        .unwrap()
-        .map(|b| b.unwrap().num_rows())
-        .sum();
+    let n: usize = decode_filtered(
+        FileFormat::Parquet,
+        "t.parquet",
+        RangedFile::memory("t.parquet", data),
+        &req,
+        pushed,
+    )
+    .unwrap()
+    .map(|b| b.unwrap().num_rows())
+    .sum();
     assert_eq!(n, ROWS);
 }
 
@@ -233,9 +239,15 @@ fn the_file_row_count_is_still_checked() {
         expected_rows: Some(ROWS as i64 + 1),
     };
     let pushed = Some((&filter, LateMaterialization::Always));
-    let err = decode_filtered(FileFormat::Parquet, "t.parquet", data, &req, pushed)
-        .err()
-        .expect("a row count mismatch");
+    let err = decode_filtered(
+        FileFormat::Parquet,
+        "t.parquet",
+        RangedFile::memory("t.parquet", data),
+        &req,
+        pushed,
+    )
+    .err()
+    .expect("a row count mismatch");
     assert!(
         matches!(
             err,

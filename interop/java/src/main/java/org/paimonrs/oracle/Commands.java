@@ -348,7 +348,10 @@ final class Commands {
 
     /**
      * Accepts a raw {@code DataSplit.serialize} image (any version Java reads), the
-     * cross-language SPLIT_V1 frame with type 1 (DataSplit), or a Java object stream.
+     * cross-language SPLIT_V1 frame with type 1 (DataSplit), 3 (IndexedSplit) or 5
+     * (QueryAuthSplit), or a Java object stream. Paimon 1.4.2 has the classes of types 3 and 5
+     * but not {@code SplitSerializer}; their frame bodies are decoded here as that serializer
+     * writes them.
      */
     static Split decodeSplit(byte[] bytes, String name) throws Exception {
         if (bytes.length >= 2 && (bytes[0] & 0xFF) == 0xAC && (bytes[1] & 0xFF) == 0xED) {
@@ -357,22 +360,78 @@ final class Commands {
             }
         }
         if (bytes.length >= 16 && ByteBuffer.wrap(bytes).getLong(0) == SPLIT_V1_MAGIC) {
-            ByteBuffer bb = ByteBuffer.wrap(bytes);
-            bb.getLong();
-            int version = bb.getInt();
-            int type = bb.getInt();
-            if (version != 1) {
-                throw new IOException(name + ": SPLIT_V1 frame version " + version + " unsupported");
+            DataInputDeserializer in = new DataInputDeserializer(bytes);
+            Split split = decodeFrame(in, name, 0);
+            if (in.available() != 0) {
+                throw new IOException(name + ": " + in.available() + " bytes after the frame");
             }
-            if (type != 1) {
+            return split;
+        }
+        return DataSplit.deserialize(new DataInputDeserializer(bytes));
+    }
+
+    private static Split decodeFrame(DataInputDeserializer in, String name, int depth)
+            throws IOException {
+        if (depth > 8) {
+            throw new IOException(name + ": SPLIT_V1 frames nested too deep");
+        }
+        if (in.readLong() != SPLIT_V1_MAGIC) {
+            throw new IOException(name + ": wrong SPLIT_V1 magic inside a frame");
+        }
+        int version = in.readInt();
+        int type = in.readInt();
+        if (version != 1) {
+            throw new IOException(name + ": SPLIT_V1 frame version " + version + " unsupported");
+        }
+        switch (type) {
+            case 1:
+                return DataSplit.deserialize(in);
+            case 3:
+                return org.apache.paimon.globalindex.IndexedSplit.deserialize(in);
+            case 5:
+                {
+                    Split inner = decodeFrame(in, name, depth + 1);
+                    org.apache.paimon.catalog.TableQueryAuthResult auth = null;
+                    if (in.readBoolean()) {
+                        List<String> filter = null;
+                        if (in.readBoolean()) {
+                            int n = in.readInt();
+                            filter = new ArrayList<>();
+                            for (int i = 0; i < n; i++) {
+                                filter.add(readFrameString(in));
+                            }
+                        }
+                        Map<String, String> masks = null;
+                        if (in.readBoolean()) {
+                            int n = in.readInt();
+                            masks = new HashMap<>();
+                            for (int i = 0; i < n; i++) {
+                                String k = readFrameString(in);
+                                masks.put(k, readFrameString(in));
+                            }
+                        }
+                        auth = new org.apache.paimon.catalog.TableQueryAuthResult(filter, masks);
+                    }
+                    return new org.apache.paimon.table.source.QueryAuthSplit(inner, auth);
+                }
+            default:
                 throw new IOException(
                         name
                                 + ": SPLIT_V1 split type "
                                 + type
-                                + " unsupported by Paimon 1.4.2 (only 1 = DataSplit)");
-            }
-            return DataSplit.deserialize(new DataInputDeserializer(bytes, 16, bytes.length - 16));
+                                + " unsupported by this oracle (1 DataSplit, 3 IndexedSplit,"
+                                + " 5 QueryAuthSplit)");
         }
-        return DataSplit.deserialize(new DataInputDeserializer(bytes));
+    }
+
+    /** An int length (negative: null) and that many UTF-8 bytes. */
+    private static String readFrameString(DataInputDeserializer in) throws IOException {
+        int len = in.readInt();
+        if (len < 0) {
+            return null;
+        }
+        byte[] b = new byte[len];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
     }
 }

@@ -20,6 +20,7 @@ public final class Main {
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
+                    "  decode-commit-messages message|list|versioned|committable FILE [VERSION]",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -63,6 +64,9 @@ public final class Main {
                     break;
                 case "write-planning-table":
                     PlanningTable.write(Args.parse(rest), out);
+                    break;
+                case "decode-commit-messages":
+                    CommitMessages.decode(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);

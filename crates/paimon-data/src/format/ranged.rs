@@ -1,0 +1,434 @@
+//! A data file read by byte ranges through a [`FileIO`], for decoders that ask for the
+//! pieces they need (the `parquet` crate's and orc-rust's `ChunkReader`).
+//!
+//! Before decoding, the reader installs a plan ([`RangedFile::set_plan`]): the byte ranges
+//! of the column chunks it will read, grouped by row group, nearby ranges coalesced so that
+//! an object store sees one request per run of chunks less than
+//! [`DEFAULT_COALESCE_GAP`] apart. A planned range is fetched whole on first touch and the
+//! ranges of earlier groups are dropped then, so a file is held one row group at a time.
+//! Requests outside the plan (footer, page index, a column no plan names) are read as asked,
+//! the file's last [`TAIL_BYTES`] once for all, since every footer read starts there.
+
+use std::io::Read;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use paimon_io::FileIORef;
+
+/// Default largest gap between two planned ranges that are still fetched as one: reading up
+/// to 1 MiB more costs less than another round trip to an object store (tens of ms), and
+/// costs nothing on local disks where the page cache reads ahead anyway.
+pub const DEFAULT_COALESCE_GAP: u64 = 1 << 20;
+
+/// Bytes of the file's end read at the first footer request: a Parquet footer with its page
+/// index, or an ORC tail, usually fits.
+pub(crate) const TAIL_BYTES: u64 = 64 << 10;
+
+/// Bytes a reader from [`RangedFile::reader_at`] fetches at a time outside the plan.
+const WINDOW: u64 = 64 << 10;
+
+/// One planned range: the coalesced column chunks of one row group (or stripe).
+#[derive(Debug, Clone)]
+pub(crate) struct Planned {
+    /// The bytes fetched.
+    pub range: Range<u64>,
+    /// The row group (or stripe) it belongs to; planned ranges come in group order.
+    pub group: usize,
+    /// The column chunks inside `range`, to check once fetched.
+    pub chunks: Vec<Range<u64>>,
+}
+
+/// A check run on each column chunk when its planned range is fetched (the Parquet page
+/// header walk of `parquet_pages`), given the bytes from the chunk to the planned range's end;
+/// `Err` fails the read with the reason.
+pub(crate) type ChunkCheck =
+    fn(group: usize, chunk: &Range<u64>, bytes: &[u8]) -> Result<(), String>;
+
+/// A data file, in memory or behind a [`FileIO`], read by ranges.
+#[derive(Clone)]
+pub(crate) struct RangedFile {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    source: Source,
+    path: String,
+    len: u64,
+    gap: u64,
+    state: Mutex<State>,
+}
+
+enum Source {
+    Memory(Bytes),
+    Io(FileIORef),
+}
+
+#[derive(Default)]
+struct State {
+    tail: Option<(u64, Bytes)>,
+    plan: Vec<Planned>,
+    check: Option<ChunkCheck>,
+    /// Fetched planned ranges: (index in `plan`, bytes).
+    fetched: Vec<(usize, Bytes)>,
+}
+
+impl std::fmt::Debug for RangedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangedFile")
+            .field("path", &self.inner.path)
+            .field("len", &self.inner.len)
+            .finish()
+    }
+}
+
+/// A failed range read: the storage's error, or a planned chunk failing its check.
+#[derive(Debug)]
+pub(crate) enum RangeError {
+    Io(paimon_io::Error),
+    Check(String),
+    OutOfBounds { start: u64, end: u64, len: u64 },
+}
+
+impl std::fmt::Display for RangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeError::Io(e) => write!(f, "{e}"),
+            RangeError::Check(why) => write!(f, "{why}"),
+            RangeError::OutOfBounds { start, end, len } => {
+                write!(
+                    f,
+                    "bytes {start}..{end} are past the end of the file ({len} bytes)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RangeError {}
+
+impl RangedFile {
+    /// A file held in memory (the public `decode` API and tests): plans and checks apply,
+    /// no bytes are copied.
+    pub(crate) fn memory(path: &str, data: Bytes) -> Self {
+        Self::new(
+            path,
+            data.len() as u64,
+            Source::Memory(data),
+            DEFAULT_COALESCE_GAP,
+        )
+    }
+
+    /// The file at `path` of `io`, whose size is `len`; planned ranges at most `gap` bytes
+    /// apart are fetched as one.
+    pub(crate) fn open(io: FileIORef, path: &str, len: u64, gap: u64) -> Self {
+        Self::new(path, len, Source::Io(io), gap)
+    }
+
+    fn new(path: &str, len: u64, source: Source, gap: u64) -> Self {
+        RangedFile {
+            inner: Arc::new(Inner {
+                source,
+                path: path.to_string(),
+                len,
+                gap,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// The file's size.
+    pub(crate) fn len(&self) -> u64 {
+        self.inner.len
+    }
+
+    /// The file's location.
+    pub(crate) fn path(&self) -> &str {
+        &self.inner.path
+    }
+
+    /// The largest gap between planned ranges fetched as one.
+    pub(crate) fn coalesce_gap(&self) -> u64 {
+        self.inner.gap
+    }
+
+    /// The whole file (for decoders that cannot read by ranges).
+    ///
+    /// # Errors
+    /// The storage's error.
+    pub(crate) fn whole(&self) -> Result<Bytes, paimon_io::Error> {
+        match &self.inner.source {
+            Source::Memory(b) => Ok(b.clone()),
+            Source::Io(io) => io.read(&self.inner.path),
+        }
+    }
+
+    /// Installs the ranges the decoder will read, in group order, and the check each planned
+    /// chunk must pass once fetched. Replaces any earlier plan.
+    pub(crate) fn set_plan(&self, plan: Vec<Planned>, check: Option<ChunkCheck>) {
+        let mut st = self.state();
+        st.plan = plan;
+        st.check = check;
+        st.fetched.clear();
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn read_source(&self, range: Range<u64>) -> Result<Bytes, RangeError> {
+        match &self.inner.source {
+            Source::Memory(b) => {
+                let (s, e) = (to_usize(range.start), to_usize(range.end));
+                b.get(s..e)
+                    .map(|_| b.slice(s..e))
+                    .ok_or(RangeError::OutOfBounds {
+                        start: range.start,
+                        end: range.end,
+                        len: self.inner.len,
+                    })
+            }
+            Source::Io(io) => io
+                .read_range(&self.inner.path, range)
+                .map_err(RangeError::Io),
+        }
+    }
+
+    /// The bytes of `range`, from the tail, the plan or the storage. With `to_end`, as much
+    /// of what follows `range.start` as is at hand (at least `range`), for sequential readers.
+    fn get(&self, range: Range<u64>, to_end: bool) -> Result<Bytes, RangeError> {
+        match self.lookup(range.clone(), to_end)? {
+            Some((b, _)) => Ok(b),
+            None => self.read_source(range),
+        }
+    }
+
+    /// [`RangedFile::get`] from the plan or the tail only: `None` when `range` is in neither.
+    fn lookup(&self, range: Range<u64>, to_end: bool) -> Result<Option<(Bytes, bool)>, RangeError> {
+        let len = self.inner.len;
+        if range.start > range.end || range.end > len {
+            return Err(RangeError::OutOfBounds {
+                start: range.start,
+                end: range.end,
+                len,
+            });
+        }
+        let mut st = self.state();
+        let slice = |start: u64, b: &Bytes| {
+            let s = to_usize(range.start - start);
+            let e = if to_end {
+                b.len()
+            } else {
+                to_usize(range.end - start)
+            };
+            b.slice(s..e)
+        };
+        // The plan first: a planned chunk must pass its check even when it lies in the tail.
+        let hit = st
+            .plan
+            .iter()
+            .position(|p| p.range.start <= range.start && range.end <= p.range.end);
+        if let Some(i) = hit {
+            if let Some((_, b)) = st.fetched.iter().find(|(j, _)| *j == i) {
+                return Ok(Some((slice(st.plan[i].range.start, b), true)));
+            }
+            let planned = st.plan[i].clone();
+            let bytes = self.read_source(planned.range.clone())?;
+            if let Some(check) = st.check {
+                // A reader started in a planned range stops at its end: the check sees the
+                // bytes the decoder will.
+                for c in &planned.chunks {
+                    let s = to_usize(c.start.saturating_sub(planned.range.start));
+                    if let Some(rest) = bytes.get(s..) {
+                        check(planned.group, c, rest).map_err(RangeError::Check)?;
+                    }
+                }
+            }
+            // Groups are decoded in order: the ranges of earlier groups are done with.
+            let st = &mut *st;
+            let plan = &st.plan;
+            st.fetched.retain(|(j, _)| plan[*j].group >= planned.group);
+            st.fetched.push((i, bytes.clone()));
+            return Ok(Some((slice(planned.range.start, &bytes), true)));
+        }
+        if st.tail.is_none() && range.end + TAIL_BYTES >= len && len > 0 {
+            let start = len.saturating_sub(TAIL_BYTES).min(range.start);
+            drop(st);
+            let bytes = self.read_source(start..len)?;
+            st = self.state();
+            st.tail = Some((start, bytes));
+        }
+        if let Some((start, b)) = &st.tail {
+            if *start <= range.start {
+                return Ok(Some((slice(*start, b), false)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A reader of the file from `start` on.
+    pub(crate) fn reader_at(&self, start: u64) -> RangedRead {
+        RangedRead {
+            file: self.clone(),
+            pos: start,
+            buf: Bytes::new(),
+            planned: false,
+        }
+    }
+}
+
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// Sequential reads from a [`RangedFile`], served from what is at hand and fetched a window
+/// at a time beyond it. A reader that starts inside a planned range ends with it: a column
+/// chunk's pages never run past it, and the chunk check saw exactly those bytes.
+pub(crate) struct RangedRead {
+    file: RangedFile,
+    pos: u64,
+    buf: Bytes,
+    planned: bool,
+}
+
+impl Read for RangedRead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.buf.is_empty() {
+            let len = self.file.len();
+            if self.pos >= len || out.is_empty() || self.planned {
+                return Ok(0);
+            }
+            let end = (self.pos + WINDOW.max(out.len() as u64)).min(len);
+            // At hand (planned or tail): as much as that holds; else one window.
+            let at_hand = self
+                .file
+                .lookup(self.pos..self.pos + 1, true)
+                .map_err(std::io::Error::other)?;
+            self.buf = match at_hand {
+                Some((b, planned)) => {
+                    self.planned = planned;
+                    b
+                }
+                None => self
+                    .file
+                    .read_source(self.pos..end)
+                    .map_err(std::io::Error::other)?,
+            };
+            self.pos += self.buf.len() as u64;
+        }
+        let n = out.len().min(self.buf.len());
+        out[..n].copy_from_slice(&self.buf[..n]);
+        self.buf = self.buf.slice(n..);
+        Ok(n)
+    }
+}
+
+impl parquet::file::reader::Length for RangedFile {
+    fn len(&self) -> u64 {
+        self.inner.len
+    }
+}
+
+impl parquet::file::reader::ChunkReader for RangedFile {
+    type T = RangedRead;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<RangedRead> {
+        Ok(self.reader_at(start))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.get(start..start.saturating_add(length as u64), false)
+            .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))
+    }
+}
+
+impl orc_rust::reader::ChunkReader for RangedFile {
+    type T = RangedRead;
+
+    fn len(&self) -> u64 {
+        self.inner.len
+    }
+
+    fn get_read(&self, offset_from_start: u64) -> std::io::Result<RangedRead> {
+        Ok(self.reader_at(offset_from_start))
+    }
+
+    fn get_bytes(&self, offset_from_start: u64, length: u64) -> std::io::Result<Bytes> {
+        self.get(
+            offset_from_start..offset_from_start.saturating_add(length),
+            false,
+        )
+        .map_err(std::io::Error::other)
+    }
+}
+
+/// Coalesces `chunks` of one group (sorted or not) into planned ranges, merging neighbours
+/// at most `gap` bytes apart.
+pub(crate) fn coalesce_group(group: usize, mut chunks: Vec<Range<u64>>, gap: u64) -> Vec<Planned> {
+    chunks.retain(|c| c.start < c.end);
+    chunks.sort_by_key(|c| c.start);
+    let mut out: Vec<Planned> = Vec::new();
+    for c in chunks {
+        match out.last_mut() {
+            Some(p) if c.start <= p.range.end.saturating_add(gap) => {
+                p.range.end = p.range.end.max(c.end);
+                p.chunks.push(c);
+            }
+            _ => out.push(Planned {
+                range: c.clone(),
+                group,
+                chunks: vec![c],
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalescing_merges_neighbours_within_the_gap() {
+        let p = coalesce_group(3, vec![50..60, 0..10, 12..20, 100..110], 5);
+        let ranges: Vec<_> = p.iter().map(|p| p.range.clone()).collect();
+        assert_eq!(ranges, vec![0..20, 50..60, 100..110]);
+        assert_eq!(p[0].chunks, vec![0..10, 12..20]);
+        assert!(p.iter().all(|p| p.group == 3));
+    }
+
+    #[test]
+    fn reads_come_from_the_plan_tail_or_source() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(300_000).collect();
+        let f = RangedFile::memory("f", Bytes::from(data.clone()));
+        f.set_plan(coalesce_group(0, vec![1000..2000], 0), None);
+        assert_eq!(&f.get(1500..1600, false).unwrap()[..], &data[1500..1600]);
+        // A sequential reader started in a planned range ends with it; outside, it goes on.
+        let mut r = f.reader_at(1990);
+        let mut buf = Vec::new();
+        r.read_to_end(&mut buf).unwrap();
+        assert_eq!(&buf[..], &data[1990..2000]);
+        let mut r = f.reader_at(100);
+        let mut buf = vec![0u8; 150_000];
+        r.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf[..], &data[100..150_100]);
+        let tail = f.get(299_990..300_000, false).unwrap();
+        assert_eq!(&tail[..], &data[299_990..]);
+        assert!(f.get(299_990..300_001, false).is_err());
+    }
+
+    #[test]
+    fn a_failing_check_fails_the_read() {
+        let f = RangedFile::memory("f", Bytes::from(vec![0u8; 100]));
+        f.set_plan(
+            coalesce_group(2, vec![10..20], 0),
+            Some(|g, c, _| Err(format!("group {g} chunk {c:?}"))),
+        );
+        let err = f.get(10..12, false).unwrap_err().to_string();
+        assert_eq!(err, "group 2 chunk 10..20");
+        assert!(f.get(30..40, false).is_ok());
+    }
+}
