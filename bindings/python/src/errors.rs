@@ -155,11 +155,37 @@ impl ToPyErr for paimon_data::Error {
             E::Unsupported { .. } => UnsupportedError::new_err(msg),
             E::Io { source, .. } => with_message(source.to_py(), msg),
             E::Internal(_) => InternalError::new_err(msg),
+            // A storage failure inside a decoder (Parquet reads through FileIO by byte ranges)
+            // is still a storage failure, not a corrupt file.
+            _ if io_cause(self).is_some() => match io_cause(self) {
+                Some(io) => with_message(io.to_py(), msg),
+                None => CorruptError::new_err(msg),
+            },
             // Every other variant (Corrupt, InvalidPath, Cast, RowCountMismatch, Arrow, Parquet,
             // ORC, Spec, Merge, ...) is a file whose bytes do not hold what its metadata says.
             _ => CorruptError::new_err(msg),
         }
     }
+}
+
+/// The first `paimon_io::Error` among `e`'s sources.
+fn io_cause<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a paimon_io::Error> {
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        if let Some(io) = c.downcast_ref::<paimon_io::Error>() {
+            return Some(io);
+        }
+        // `std::io::Error::other(e)` hides `e` from `source()`; `get_ref` reaches it.
+        if let Some(io) = c
+            .downcast_ref::<std::io::Error>()
+            .and_then(|x| x.get_ref())
+            .and_then(|x| x.downcast_ref::<paimon_io::Error>())
+        {
+            return Some(io);
+        }
+        cur = c.source();
+    }
+    None
 }
 
 /// `e`'s class with the outer (more specific) message.
