@@ -6,6 +6,7 @@
 #   paimon-memory depends on no paimon crate
 #   paimon-meta   never depends on paimon-data
 #   paimon-data   never depends on paimon-meta
+#   paimon-write  never depends on paimon-meta (the writers are data plane)
 # Prints one line per crate and exits 1 on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,4 +35,5 @@ check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli
 check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
 check paimon-meta paimon-data paimon-cli
 check paimon-data paimon-meta paimon-cli
+check paimon-write paimon-meta paimon-cli
 exit $fail

@@ -1,0 +1,278 @@
+//! One Parquet data file being written (Java `ParquetWriterFactory` / `ParquetBulkWriter`).
+//!
+//! The Parquet schema is the one Java writes for the same row type: each column carries its
+//! Paimon field id (nested ROW fields too), strings are `BINARY (STRING)`, TINYINT/SMALLINT are
+//! `INT32 (INT(8|16))`, decimals are `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision,
+//! timestamps up to precision 6 `INT64 TIMESTAMP(MILLIS|MICROS)` (adjusted to UTC for the local
+//! zone variant). Chunk statistics are kept whole (no truncation) because the file's value
+//! stats are read back from them, as Java does.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
+use paimon_data::arrow_schema::to_arrow_type;
+use paimon_io::FileWriter;
+use paimon_spec::types::{DataField, DataType, TypeKind};
+use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+use crate::error::{Error, Result};
+
+/// The Arrow schema a Parquet file of `fields` is written with: Paimon types as the readers map
+/// them, each field tagged with its Parquet field id.
+///
+/// # Errors
+/// [`Error::Unsupported`] for a type whose Parquet form the writer cannot produce as Java
+/// does yet (TIMESTAMP(7..9), which Java writes as INT96).
+pub fn parquet_arrow_schema(table: &str, fields: &[DataField]) -> Result<SchemaRef> {
+    let out = fields
+        .iter()
+        .map(|f| arrow_field_with_id(table, f))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(Schema::new(out)))
+}
+
+fn arrow_field_with_id(table: &str, f: &DataField) -> Result<Field> {
+    check_writable(table, &f.name, &f.data_type)?;
+    let data_type = match &f.data_type.kind {
+        TypeKind::Row(children) => ArrowType::Struct(Fields::from(
+            children
+                .iter()
+                .map(|c| arrow_field_with_id(table, c))
+                .collect::<Result<Vec<_>>>()?,
+        )),
+        _ => to_arrow_type(&f.data_type),
+    };
+    Ok(
+        Field::new(&f.name, data_type, f.data_type.nullable).with_metadata(HashMap::from([(
+            PARQUET_FIELD_ID_META_KEY.to_string(),
+            f.id.to_string(),
+        )])),
+    )
+}
+
+fn check_writable(table: &str, name: &str, ty: &DataType) -> Result<()> {
+    let unsupported = |what: &str| {
+        Err(Error::Unsupported {
+            feature: format!(
+                "table {table}: writing column {name} of type {ty} to Parquet ({what})"
+            ),
+        })
+    };
+    match &ty.kind {
+        TypeKind::Timestamp { precision } | TypeKind::LocalZonedTimestamp { precision }
+            if *precision > 6 =>
+        {
+            unsupported("Java stores precision 7..9 as INT96")
+        }
+        TypeKind::Variant | TypeKind::Blob | TypeKind::Vector { .. } => {
+            unsupported("no Java-compatible Parquet layout written yet")
+        }
+        TypeKind::Array(e) | TypeKind::Multiset(e) => check_writable(table, name, e),
+        TypeKind::Map { key, value } => {
+            check_writable(table, name, key)?;
+            check_writable(table, name, value)
+        }
+        TypeKind::Row(children) => children
+            .iter()
+            .try_for_each(|c| check_writable(table, &c.name, &c.data_type)),
+        _ => Ok(()),
+    }
+}
+
+/// Parquet writer properties for `file.compression` / `file.compression.zstd-level`.
+///
+/// # Errors
+/// [`Error::InvalidOption`] for a codec Parquet does not have or a bad level.
+pub fn writer_properties(compression: &str, zstd_level: i32) -> Result<WriterProperties> {
+    let invalid = |reason: &str| Error::InvalidOption {
+        key: "file.compression".into(),
+        value: compression.to_string(),
+        reason: reason.to_string(),
+    };
+    let codec =
+        match compression {
+            "zstd" => Compression::ZSTD(ZstdLevel::try_new(zstd_level).map_err(|_| {
+                Error::InvalidOption {
+                    key: "file.compression.zstd-level".into(),
+                    value: zstd_level.to_string(),
+                    reason: "not a zstd level".into(),
+                }
+            })?),
+            "snappy" => Compression::SNAPPY,
+            "lz4" => Compression::LZ4_RAW,
+            "gzip" => Compression::GZIP(GzipLevel::default()),
+            "brotli" => Compression::BROTLI(BrotliLevel::default()),
+            "none" | "uncompressed" => Compression::UNCOMPRESSED,
+            "lzo" => return Err(invalid("LZO is not available to the Parquet writer")),
+            _ => return Err(invalid("unknown codec")),
+        };
+    Ok(WriterProperties::builder()
+        .set_compression(codec)
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_statistics_truncate_length(None)
+        .build())
+}
+
+/// A Parquet file open for writing.
+#[derive(Debug)]
+pub struct ParquetFile {
+    path: String,
+    writer: ArrowWriter<Sink>,
+    out: Sink,
+    rows: u64,
+}
+
+/// The storage stream, shared with the Parquet writer: `ArrowWriter::close` returns the
+/// footer but keeps its sink, and the stream must still be closed (or aborted) by us.
+#[derive(Debug, Clone)]
+struct Sink(Arc<Mutex<Option<Box<dyn FileWriter>>>>);
+
+impl Sink {
+    fn take(&self) -> Option<Box<dyn FileWriter>> {
+        self.0.lock().ok().and_then(|mut g| g.take())
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned sink"))?
+            .as_mut()
+        {
+            Some(w) => w.write(buf),
+            None => Err(std::io::Error::other("file already closed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned sink"))?
+            .as_mut()
+        {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A finished Parquet file.
+#[derive(Debug)]
+pub struct FinishedFile {
+    /// Size in bytes.
+    pub size: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// The footer written.
+    pub metadata: ParquetMetaData,
+}
+
+impl ParquetFile {
+    /// Starts a file at `path` on `out`.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] when the encoder rejects the schema.
+    pub fn try_new(
+        table: &str,
+        path: &str,
+        out: Box<dyn FileWriter>,
+        schema: SchemaRef,
+        props: WriterProperties,
+    ) -> Result<Self> {
+        let out = Sink(Arc::new(Mutex::new(Some(out))));
+        let writer = ArrowWriter::try_new(out.clone(), schema, Some(props)).map_err(|source| {
+            Error::Parquet {
+                table: table.to_string(),
+                path: path.to_string(),
+                source,
+            }
+        })?;
+        Ok(ParquetFile {
+            path: path.to_string(),
+            writer,
+            out,
+            rows: 0,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Bytes written plus bytes buffered for the open row group (Java
+    /// `ParquetWriter.getDataSize`), what rolling compares to `target-file-size`.
+    pub fn data_size(&self) -> u64 {
+        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+    }
+
+    /// Appends a batch.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] when encoding or the storage fails.
+    pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch).map_err(|source| Error::Parquet {
+            table: table.to_string(),
+            path: self.path.clone(),
+            source,
+        })?;
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    /// Writes the footer and closes the file.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] or [`Error::Io`] when the storage fails; the file is then removed
+    /// where possible and must be treated as not written.
+    pub fn finish(mut self, table: &str) -> Result<FinishedFile> {
+        let path = self.path.clone();
+        let pq = |source| Error::Parquet {
+            table: table.to_string(),
+            path: path.clone(),
+            source,
+        };
+        let metadata = match self.writer.finish() {
+            Ok(m) => m,
+            Err(e) => {
+                self.abort();
+                return Err(pq(e));
+            }
+        };
+        let out = self
+            .out
+            .take()
+            .ok_or_else(|| Error::Internal(format!("stream of {path} already taken")))?;
+        let size = out.close().map_err(|source| Error::Io {
+            table: table.to_string(),
+            path: path.clone(),
+            source,
+        })?;
+        Ok(FinishedFile {
+            size,
+            rows: self.rows,
+            metadata,
+        })
+    }
+
+    /// Abandons the file; what was written is removed where the storage allows.
+    pub fn abort(self) {
+        if let Some(out) = self.out.take() {
+            let _ = out.abort();
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The data files of one partition and bucket, rolled at `target-file-size` (Java
+//! `RollingFileWriterImpl` over `RowDataFileWriter`).
+//!
+//! Java checks the size every 1,000 records (`CHECK_ROLLING_RECORD_CNT`) and closes the file
+//! once it holds at least the target; batches are cut at the same record counts here, so a file
+//! rolls after the same number of rows as in Java for the same data size estimate.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use paimon_io::FileIORef;
+use paimon_spec::binary::Datum;
+use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_APPEND};
+use paimon_spec::stats::{empty_serialized_row, serialize_datums, SimpleStats};
+use paimon_spec::types::DataField;
+use parquet::file::properties::WriterProperties;
+
+use crate::arrow_datum::datum_at;
+use crate::error::{Error, Result};
+use crate::parquet_file::ParquetFile;
+use crate::paths::DataFilePathFactory;
+use crate::stats::{parquet_field_stats, StatsMode};
+
+/// Records between two size checks (Java `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
+pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
+
+/// What every file of a table is written with.
+#[derive(Debug)]
+pub struct FileContext {
+    /// Table location, for errors.
+    pub table: String,
+    /// Storage.
+    pub file_io: FileIORef,
+    /// Physical row of the files.
+    pub fields: Vec<DataField>,
+    /// The Arrow schema batches are written with.
+    pub arrow_schema: SchemaRef,
+    /// Parquet properties.
+    pub props: WriterProperties,
+    /// Stats mode of each field.
+    pub stats_modes: Vec<StatsMode>,
+    /// `metadata.stats-dense-store`.
+    pub stats_dense: bool,
+    /// `target-file-size`.
+    pub target_file_size: u64,
+    /// Schema id written into each `DataFileMeta`.
+    pub schema_id: i64,
+    /// Append rows, or primary-key records with this many leading key columns.
+    pub kind: FileKind,
+}
+
+/// The row layout of the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// The table's rows; sequence numbers are counted per row (Java `RowDataFileWriter`).
+    Append,
+    /// `_KEY_*` (this many), `_SEQUENCE_NUMBER`, `_VALUE_KIND`, values; sequence numbers, keys
+    /// and deletes are taken from the records (Java `KeyValueDataFileWriter`).
+    KeyValue {
+        /// Number of key columns.
+        keys: usize,
+    },
+}
+
+/// What a primary-key file has seen of its records.
+#[derive(Debug, Default)]
+struct KeyTracker {
+    min_key: Option<Vec<Datum>>,
+    max_key: Option<Vec<Datum>>,
+    min_seq: i64,
+    max_seq: i64,
+    deletes: i64,
+}
+
+/// Shared file context.
+pub type FileContextRef = Arc<FileContext>;
+
+/// Writes the data files of one bucket of one partition.
+#[derive(Debug)]
+pub struct RollingWriter {
+    ctx: FileContextRef,
+    paths: DataFilePathFactory,
+    current: Option<ParquetFile>,
+    /// Next sequence number (Java `LongCounter seqNumCounter`).
+    next_sequence: i64,
+    current_min_sequence: i64,
+    keys: KeyTracker,
+    done: Vec<DataFileMeta>,
+}
+
+impl RollingWriter {
+    /// A writer whose first row gets sequence number `restored_max_sequence + 1` (Java
+    /// `AppendOnlyWriter`: `new LongCounter(maxSequenceNumber + 1)`).
+    pub fn new(
+        ctx: FileContextRef,
+        paths: DataFilePathFactory,
+        restored_max_sequence: i64,
+    ) -> Self {
+        let next = restored_max_sequence.saturating_add(1);
+        RollingWriter {
+            ctx,
+            paths,
+            current: None,
+            next_sequence: next,
+            current_min_sequence: next,
+            keys: KeyTracker::default(),
+            done: Vec::new(),
+        }
+    }
+
+    /// Appends `batch` (already in the file schema), rolling files as they fill.
+    ///
+    /// # Errors
+    /// Storage and encoder failures; the file being written is then abandoned.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            if self.current.is_none() {
+                self.open()?;
+            }
+            let Some(file) = self.current.as_mut() else {
+                return Err(Error::Internal("no open file after opening one".into()));
+            };
+            let to_check = CHECK_ROLLING_RECORD_CNT - file.rows() % CHECK_ROLLING_RECORD_CNT;
+            let take = (batch.num_rows() - offset).min(to_check as usize);
+            let slice = batch.slice(offset, take);
+            if let Err(e) = file.write(&self.ctx.table, &slice) {
+                self.abort_current();
+                return Err(e);
+            }
+            if let FileKind::KeyValue { keys } = self.ctx.kind {
+                track_records(&mut self.keys, &self.ctx.fields[..keys], &slice, keys)?;
+            }
+            self.next_sequence = self.next_sequence.saturating_add(take as i64);
+            offset += take;
+            if file.rows() % CHECK_ROLLING_RECORD_CNT == 0
+                && file.data_size() >= self.ctx.target_file_size
+            {
+                self.close_current()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the open file and returns every file written since the last call.
+    ///
+    /// # Errors
+    /// Storage and encoder failures while closing.
+    pub fn prepare_commit(&mut self) -> Result<Vec<DataFileMeta>> {
+        self.close_current()?;
+        Ok(std::mem::take(&mut self.done))
+    }
+
+    /// Closes the open file, if any (the end of a primary-key flush).
+    ///
+    /// # Errors
+    /// Storage and encoder failures while closing.
+    pub fn end_file(&mut self) -> Result<()> {
+        self.close_current()
+    }
+
+    /// The largest sequence number handed out so far.
+    pub fn max_sequence_number(&self) -> i64 {
+        self.next_sequence - 1
+    }
+
+    /// Abandons the open file and deletes the closed ones not yet handed out.
+    pub fn abort(&mut self) {
+        self.abort_current();
+        for f in self.done.drain(..) {
+            let _ = self.ctx.file_io.delete(&self.paths.path_of(&f.file_name));
+        }
+    }
+
+    fn open(&mut self) -> Result<()> {
+        let path = self.paths.new_path();
+        let out = self.ctx.file_io.create(&path).map_err(|source| Error::Io {
+            table: self.ctx.table.clone(),
+            path: path.clone(),
+            source,
+        })?;
+        let file = ParquetFile::try_new(
+            &self.ctx.table,
+            &path,
+            out,
+            self.ctx.arrow_schema.clone(),
+            self.ctx.props.clone(),
+        )?;
+        self.current = Some(file);
+        self.current_min_sequence = self.next_sequence;
+        self.keys = KeyTracker {
+            min_seq: i64::MAX,
+            max_seq: i64::MIN,
+            ..KeyTracker::default()
+        };
+        Ok(())
+    }
+
+    fn abort_current(&mut self) {
+        if let Some(f) = self.current.take() {
+            f.abort();
+        }
+    }
+
+    fn close_current(&mut self) -> Result<()> {
+        let Some(file) = self.current.take() else {
+            return Ok(());
+        };
+        let path = file.path().to_string();
+        let finished = file.finish(&self.ctx.table)?;
+        let table = self.ctx.table.clone();
+        let file_io = self.ctx.file_io.clone();
+        let encode = |source| {
+            let _ = file_io.delete(&path);
+            Error::Encode {
+                table: table.clone(),
+                source,
+            }
+        };
+        let stats =
+            parquet_field_stats(&finished.metadata, &self.ctx.fields, &self.ctx.stats_modes);
+        let rows = i64::try_from(finished.rows).unwrap_or(i64::MAX);
+        let mut meta = DataFileMeta {
+            file_name: paimon_io::file_name(&path).to_string(),
+            file_size: i64::try_from(finished.size).unwrap_or(i64::MAX),
+            row_count: rows,
+            min_key: empty_serialized_row(),
+            max_key: empty_serialized_row(),
+            key_stats: SimpleStats::empty(),
+            value_stats: SimpleStats::empty(),
+            min_sequence_number: self.current_min_sequence,
+            max_sequence_number: self.current_min_sequence + rows - 1,
+            schema_id: self.ctx.schema_id,
+            level: 0,
+            extra_files: Vec::new(),
+            creation_time: Some(local_now_millis()),
+            delete_row_count: Some(0),
+            embedded_index: None,
+            file_source: Some(FILE_SOURCE_APPEND),
+            value_stats_cols: None,
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+            write_cols_sequences: None,
+        };
+        match self.ctx.kind {
+            FileKind::Append => {
+                let (value_stats, cols) =
+                    SimpleStats::from_col_stats(&self.ctx.fields, &stats, self.ctx.stats_dense)
+                        .map_err(encode)?;
+                meta.value_stats = value_stats;
+                meta.value_stats_cols = cols;
+            }
+            FileKind::KeyValue { keys } => {
+                let key_fields = &self.ctx.fields[..keys];
+                let value_fields = &self.ctx.fields[keys + 2..];
+                // Java keeps all key stats (`toBinaryAllMode`) and the value stats as configured.
+                let (key_stats, _) = SimpleStats::from_col_stats(key_fields, &stats[..keys], false)
+                    .map_err(encode)?;
+                let (value_stats, cols) = SimpleStats::from_col_stats(
+                    value_fields,
+                    &stats[keys + 2..],
+                    self.ctx.stats_dense,
+                )
+                .map_err(encode)?;
+                let key_types: Vec<_> = key_fields.iter().map(|f| f.data_type.clone()).collect();
+                let serialize = |k: &Option<Vec<Datum>>| {
+                    serialize_datums(k.as_deref().unwrap_or_default(), &key_types)
+                };
+                meta.min_key = serialize(&self.keys.min_key).map_err(encode)?;
+                meta.max_key = serialize(&self.keys.max_key).map_err(encode)?;
+                meta.key_stats = key_stats;
+                meta.value_stats = value_stats;
+                meta.value_stats_cols = cols;
+                meta.min_sequence_number = self.keys.min_seq;
+                meta.max_sequence_number = self.keys.max_seq;
+                meta.delete_row_count = Some(self.keys.deletes);
+            }
+        }
+        self.done.push(meta);
+        Ok(())
+    }
+}
+
+/// Records the keys, sequence numbers and retractions of a slice of primary-key records
+/// (sorted by key, so the first row of a file is its min key and the last its max key).
+fn track_records(
+    t: &mut KeyTracker,
+    key_fields: &[DataField],
+    slice: &RecordBatch,
+    keys: usize,
+) -> Result<()> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int64Type, Int8Type};
+    if slice.num_rows() == 0 {
+        return Ok(());
+    }
+    let key_at = |row: usize| -> Result<Vec<Datum>> {
+        key_fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                datum_at(slice.column(i), row, &f.data_type)
+                    .ok_or_else(|| Error::Internal(format!("key column {} not a key type", f.name)))
+            })
+            .collect()
+    };
+    if t.min_key.is_none() {
+        t.min_key = Some(key_at(0)?);
+    }
+    t.max_key = Some(key_at(slice.num_rows() - 1)?);
+    let seq = slice
+        .column(keys)
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| Error::Internal("_SEQUENCE_NUMBER is not Int64".into()))?;
+    for v in seq.values() {
+        t.min_seq = t.min_seq.min(*v);
+        t.max_seq = t.max_seq.max(*v);
+    }
+    let kinds = slice
+        .column(keys + 1)
+        .as_primitive_opt::<Int8Type>()
+        .ok_or_else(|| Error::Internal("_VALUE_KIND is not Int8".into()))?;
+    // -U and -D are retractions (Java `RowKind.isRetract`).
+    t.deletes += kinds.values().iter().filter(|k| matches!(k, 1 | 3)).count() as i64;
+    Ok(())
+}
+
+/// Java `Timestamp.fromLocalDateTime(LocalDateTime.now())`: wall-clock millis of the local
+/// zone, as `DataFileMeta.creationTime` holds them.
+fn local_now_millis() -> i64 {
+    chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_millis()
+}

@@ -1,0 +1,577 @@
+//! [`TableWrite`]: Arrow batches in, data files and [`CommitMessage`]s out (Java
+//! `TableWriteImpl` over `AppendOnlyFileStoreWrite`).
+//!
+//! ```text
+//! batch ──check schema──> rows grouped by (partition, bucket), input order kept
+//!                          │ partition: BinaryRow of the partition columns + k=v/ directory
+//!                          │ bucket: -1 (unaware) or murmur(bucket-key row) % n
+//!                          v
+//!        one RollingWriter per (partition, bucket) ──> data-<uuid>-<n>.parquet ...
+//! prepare_commit() ──> one CommitMessage per (partition, bucket) with its new files
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, UInt32Array};
+use arrow_schema::SchemaRef;
+use paimon_data::arrow_schema::to_arrow_type;
+use paimon_io::FileIORef;
+use paimon_spec::binary::{Datum, RowKind};
+use paimon_spec::layout::{self, DataFileNames, TableLayout};
+use paimon_spec::options::{CoreOptions, MergeEngine};
+use paimon_spec::schema::TableSchema;
+use paimon_spec::stats::serialize_datums;
+use paimon_spec::types::DataField;
+use paimon_split::commit::{CommitMessage, DataIncrement};
+
+use crate::arrow_datum::datum_at;
+use crate::bucket::BucketAssigner;
+use crate::error::{Error, Result};
+use crate::key_value::{key_fields, key_value_fields};
+use crate::kv_buffer::{FlushMerge, KvBuffer};
+use crate::options::WriteOptions;
+use crate::parquet_file::{parquet_arrow_schema, writer_properties};
+use crate::paths::DataFilePathFactory;
+use crate::rolling::{FileContext, FileContextRef, FileKind, RollingWriter};
+
+/// A serialized partition and a bucket.
+type BucketKey = (Vec<u8>, i32);
+
+/// How rows find their bucket.
+#[derive(Debug)]
+enum BucketMode {
+    /// `bucket = -1` append table: Java puts every file in bucket 0 (`bucket-0`).
+    Unaware,
+    /// `bucket = N > 0`.
+    Fixed(BucketAssigner),
+}
+
+#[derive(Debug)]
+struct BucketWriter {
+    writer: RollingWriter,
+    /// Primary-key tables: records not yet flushed, and the next sequence number.
+    buffer: KvBuffer,
+    next_sequence: i64,
+}
+
+/// What a primary-key table's writer needs beyond an append table's.
+#[derive(Debug)]
+struct PkSpec {
+    /// Trimmed primary-key columns in the row.
+    key_indices: Vec<usize>,
+    merge: FlushMerge,
+    write_buffer_size: u64,
+}
+
+/// Writes batches of one table into data files and hands out commit messages.
+#[derive(Debug)]
+pub struct TableWrite {
+    table: String,
+    root: String,
+    fields: Vec<DataField>,
+    core: CoreOptions,
+    ctx: FileContextRef,
+    input_schema: SchemaRef,
+    row_schema: SchemaRef,
+    pk: Option<PkSpec>,
+    partition_cols: Vec<(usize, DataField)>,
+    bucket_mode: BucketMode,
+    writers: HashMap<BucketKey, BucketWriter>,
+    order: Vec<BucketKey>,
+    restored: HashMap<BucketKey, i64>,
+}
+
+impl TableWrite {
+    /// A writer for the table at `root` with its current `schema`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for table shapes not written yet (primary keys, dynamic or
+    /// postpone buckets, ORC/Avro files, data evolution, TIMESTAMP(7..9) columns);
+    /// [`Error::InvalidOption`] for malformed options.
+    pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
+        let table = root.to_string();
+        let core = CoreOptions::try_new(&schema.options)?;
+        let unsupported = |what: &str| {
+            Err(Error::Unsupported {
+                feature: format!("table {table}: {what}"),
+            })
+        };
+        let has_pk = !schema.primary_keys.is_empty();
+        if has_pk {
+            if core.bucket <= 0 {
+                return unsupported(&format!(
+                    "writing primary-key tables with bucket = {} (dynamic or postpone buckets)",
+                    core.bucket
+                ));
+            }
+            if !core.sequence_fields.is_empty() {
+                return unsupported("writing primary-key tables with sequence.field");
+            }
+            if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
+                return unsupported("writing primary-key tables with a changelog producer");
+            }
+            if core.deletion_vectors_enabled {
+                return unsupported("writing primary-key tables with deletion vectors");
+            }
+        }
+        if core.data_evolution_enabled {
+            return unsupported("writing data-evolution tables");
+        }
+        if core.file_format != "parquet" {
+            return unsupported(&format!("writing {} data files", core.file_format));
+        }
+        if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
+            return unsupported("data-file.external-paths / data-file.path-directory");
+        }
+        let options = WriteOptions::try_new(&core, has_pk)?;
+        let fields = schema.fields.clone();
+        let trimmed = schema.trimmed_primary_key_fields();
+        let file_fields = if has_pk {
+            key_value_fields(&key_fields(&trimmed), &fields)
+        } else {
+            fields.clone()
+        };
+        let names: Vec<String> = file_fields.iter().map(|f| f.name.clone()).collect();
+        let stats_modes = options.field_stats_modes(&core, &names)?;
+        let row_schema = parquet_arrow_schema(&table, &fields)?;
+        let arrow_schema = parquet_arrow_schema(&table, &file_fields)?;
+        let input_schema = Arc::new(arrow_schema::Schema::new(
+            fields
+                .iter()
+                .map(|f| {
+                    arrow_schema::Field::new(
+                        &f.name,
+                        to_arrow_type(&f.data_type),
+                        f.data_type.nullable,
+                    )
+                })
+                .collect::<Vec<_>>(),
+        ));
+        let col = |name: &str| -> Result<(usize, DataField)> {
+            fields
+                .iter()
+                .position(|f| f.name == name)
+                .map(|i| (i, fields[i].clone()))
+                .ok_or_else(|| Error::SchemaMismatch {
+                    table: table.clone(),
+                    reason: format!("key column {name} is not a field of the table"),
+                })
+        };
+        let partition_cols = schema
+            .partition_keys
+            .iter()
+            .map(|k| col(k))
+            .collect::<Result<Vec<_>>>()?;
+        let bucket_mode = match core.bucket {
+            -1 => BucketMode::Unaware,
+            n if n > 0 => {
+                let keys = schema
+                    .bucket_keys()
+                    .iter()
+                    .map(|k| col(k))
+                    .collect::<Result<Vec<_>>>()?;
+                BucketMode::Fixed(BucketAssigner::try_new(&table, n, keys)?)
+            }
+            n => return unsupported(&format!("writing with bucket = {n}")),
+        };
+        let pk = if has_pk {
+            let merge = match core.merge_engine {
+                MergeEngine::Deduplicate => FlushMerge::Deduplicate {
+                    ignore_delete: core.ignore_delete,
+                },
+                MergeEngine::FirstRow => FlushMerge::FirstRow {
+                    ignore_delete: core.ignore_delete,
+                },
+                other => {
+                    return unsupported(&format!("writing with the {other:?} merge engine"));
+                }
+            };
+            let key_indices = trimmed
+                .iter()
+                .map(|f| col(&f.name).map(|(i, _)| i))
+                .collect::<Result<Vec<_>>>()?;
+            Some(PkSpec {
+                key_indices,
+                merge,
+                write_buffer_size: options.write_buffer_size,
+            })
+        } else {
+            None
+        };
+        let kind = if has_pk {
+            FileKind::KeyValue {
+                keys: trimmed.len(),
+            }
+        } else {
+            FileKind::Append
+        };
+        let ctx = Arc::new(FileContext {
+            table: table.clone(),
+            file_io,
+            fields: file_fields,
+            arrow_schema,
+            props: writer_properties(&core.file_compression, options.zstd_level)?,
+            stats_modes,
+            stats_dense: options.stats_dense_store,
+            target_file_size: options.target_file_size,
+            schema_id: schema.id,
+            kind,
+        });
+        Ok(TableWrite {
+            table,
+            root: root.to_string(),
+            fields,
+            core,
+            ctx,
+            input_schema,
+            row_schema,
+            pk,
+            partition_cols,
+            bucket_mode,
+            writers: HashMap::new(),
+            order: Vec::new(),
+            restored: HashMap::new(),
+        })
+    }
+
+    /// Sets the largest sequence number already committed in a bucket (from the latest
+    /// snapshot, which the writer does not read); new rows continue after it. Buckets not given
+    /// start at 0.
+    pub fn with_restored_max_sequence_number(
+        mut self,
+        partition: Vec<u8>,
+        bucket: i32,
+        max_sequence_number: i64,
+    ) -> Self {
+        self.restored
+            .insert((partition, bucket), max_sequence_number);
+        self
+    }
+
+    /// The Arrow schema batches must have (names and types; field metadata is ignored).
+    pub fn input_schema(&self) -> &SchemaRef {
+        &self.input_schema
+    }
+
+    /// Writes one batch.
+    ///
+    /// The whole batch is checked before anything is written: a batch whose columns do not
+    /// match, a null in a NOT NULL column or a partition value Java cannot name fails without
+    /// writing a row.
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`], [`Error::NullValue`], [`Error::InvalidPartition`]; storage
+    /// and encoder errors (the files of this writer are then unusable: call
+    /// [`TableWrite::abort`]).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_row_kinds(batch, None)
+    }
+
+    /// Writes one batch whose rows carry a row kind each (`+I`, `-U`, `+U`, `-D`); `None`
+    /// means all `+I`. Append tables take `+I` only, as Java.
+    ///
+    /// # Errors
+    /// As [`TableWrite::write`]; [`Error::SchemaMismatch`] when `kinds` does not have one kind
+    /// per row, or a retraction is given to an append table.
+    pub fn write_with_row_kinds(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: Option<&[RowKind]>,
+    ) -> Result<()> {
+        let batch = self.conform(batch)?;
+        let all_insert = vec![RowKind::Insert; batch.num_rows()];
+        let kinds = kinds.unwrap_or(&all_insert);
+        if kinds.len() != batch.num_rows() {
+            return Err(Error::SchemaMismatch {
+                table: self.table.clone(),
+                reason: format!("{} row kinds for {} rows", kinds.len(), batch.num_rows()),
+            });
+        }
+        if self.pk.is_none() && kinds.iter().any(|k| *k != RowKind::Insert) {
+            return Err(Error::SchemaMismatch {
+                table: self.table.clone(),
+                reason: "an append table takes +I rows only".into(),
+            });
+        }
+        let groups = self.group_rows(&batch)?;
+        // Every partition is named before a row is written, so a bad one writes nothing.
+        for (key, _) in &groups {
+            self.writer_for(key)?;
+        }
+        for (key, rows) in groups {
+            let part_kinds: Vec<RowKind> = rows.iter().map(|r| kinds[*r as usize]).collect();
+            let part = if rows.len() == batch.num_rows() {
+                batch.clone()
+            } else {
+                let idx = UInt32Array::from(rows);
+                arrow_select::take::take_record_batch(&batch, &idx)
+                    .map_err(|e| Error::Internal(format!("selecting rows of one bucket: {e}")))?
+            };
+            let is_pk = self.pk.is_some();
+            let w = self.writer_for(&key)?;
+            if is_pk {
+                let n = part.num_rows() as i64;
+                w.buffer.push(part, &part_kinds, w.next_sequence);
+                w.next_sequence += n;
+            } else {
+                w.writer.write(&part)?;
+            }
+        }
+        if let Some(pk) = &self.pk {
+            let used: usize = self.writers.values().map(|w| w.buffer.memory()).sum();
+            if used as u64 >= pk.write_buffer_size {
+                self.flush_buffers()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every buffered primary-key record as level-0 files, one file set per bucket
+    /// (Java `MergeTreeWriter.flushWriteBuffer`).
+    fn flush_buffers(&mut self) -> Result<()> {
+        let Some(pk) = &self.pk else {
+            return Ok(());
+        };
+        for key in &self.order {
+            let Some(w) = self.writers.get_mut(key) else {
+                continue;
+            };
+            if w.buffer.is_empty() {
+                continue;
+            }
+            if let Some(kv) = w.buffer.flush(
+                &self.table,
+                &pk.key_indices,
+                pk.merge,
+                &self.ctx.arrow_schema,
+            )? {
+                w.writer.write(&kv)?;
+            }
+            w.writer.end_file()?;
+        }
+        Ok(())
+    }
+
+    /// Closes every open file and returns one message per partition and bucket that got new
+    /// files since the last call (Java `prepareCommit`).
+    ///
+    /// # Errors
+    /// Storage and encoder errors while closing files.
+    pub fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        self.flush_buffers()?;
+        let mut out = Vec::new();
+        for key in &self.order {
+            let Some(w) = self.writers.get_mut(key) else {
+                continue;
+            };
+            let files = w.writer.prepare_commit()?;
+            if files.is_empty() {
+                continue;
+            }
+            out.push(
+                CommitMessage::new(key.0.clone(), key.1)
+                    .with_total_buckets(Some(self.core.bucket))
+                    .with_data_increment(DataIncrement {
+                        new_files: files,
+                        ..DataIncrement::default()
+                    }),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Abandons everything not yet handed out by [`TableWrite::prepare_commit`]: open files
+    /// are dropped and closed ones deleted (left as orphans where the storage cannot).
+    pub fn abort(&mut self) {
+        for w in self.writers.values_mut() {
+            w.writer.abort();
+        }
+    }
+
+    /// The batch with the file schema's field ids, after checking names, types and
+    /// nullability.
+    fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let mismatch = |reason: String| Error::SchemaMismatch {
+            table: self.table.clone(),
+            reason,
+        };
+        let schema = batch.schema();
+        if schema.fields().len() != self.fields.len() {
+            return Err(mismatch(format!(
+                "{} columns, the table has {}",
+                schema.fields().len(),
+                self.fields.len()
+            )));
+        }
+        for ((got, want), column) in schema
+            .fields()
+            .iter()
+            .zip(self.input_schema.fields())
+            .zip(batch.columns())
+        {
+            if got.name() != want.name() {
+                return Err(mismatch(format!(
+                    "column {} where the table has {}",
+                    got.name(),
+                    want.name()
+                )));
+            }
+            if got.data_type() != want.data_type() {
+                return Err(mismatch(format!(
+                    "column {} is {}, the table needs {}",
+                    got.name(),
+                    got.data_type(),
+                    want.data_type()
+                )));
+            }
+            if !want.is_nullable() && column.null_count() > 0 {
+                return Err(Error::NullValue {
+                    table: self.table.clone(),
+                    column: want.name().clone(),
+                });
+            }
+        }
+        if let Some(pk) = &self.pk {
+            for i in &pk.key_indices {
+                if batch.column(*i).null_count() > 0 {
+                    return Err(Error::NullValue {
+                        table: self.table.clone(),
+                        column: self.fields[*i].name.clone(),
+                    });
+                }
+            }
+        }
+        // Nested ROW fields carry their field ids in the file schema: the columns take them on.
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.row_schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(c.clone())
+                } else {
+                    arrow_cast::cast(c, f.data_type()).map_err(|e| mismatch(e.to_string()))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        RecordBatch::try_new(self.row_schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
+    }
+
+    /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
+    fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<(BucketKey, Vec<u32>)>> {
+        let buckets = match &self.bucket_mode {
+            BucketMode::Unaware => vec![0; batch.num_rows()],
+            BucketMode::Fixed(a) => a.assign(batch)?,
+        };
+        let partitions = self.partitions(batch)?;
+        let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
+        let mut groups: Vec<(BucketKey, Vec<u32>)> = Vec::new();
+        for (row, bucket) in buckets.into_iter().enumerate() {
+            let key = (partitions.row(row).to_vec(), bucket);
+            let at = *index.entry(key.clone()).or_insert_with(|| {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            });
+            groups[at].1.push(row as u32);
+        }
+        Ok(groups)
+    }
+
+    fn partitions(&self, batch: &RecordBatch) -> Result<Partitions> {
+        let types: Vec<_> = self
+            .partition_cols
+            .iter()
+            .map(|(_, f)| f.data_type.clone())
+            .collect();
+        let mut distinct: Vec<Vec<u8>> = Vec::new();
+        let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut of_row = Vec::with_capacity(batch.num_rows());
+        let mut values = Vec::with_capacity(types.len());
+        for row in 0..batch.num_rows() {
+            values.clear();
+            for (i, f) in &self.partition_cols {
+                values.push(
+                    datum_at(batch.column(*i), row, &f.data_type).ok_or_else(|| {
+                        Error::InvalidPartition {
+                            table: self.table.clone(),
+                            column: f.name.clone(),
+                            reason: format!("type {} cannot be a partition", f.data_type),
+                        }
+                    })?,
+                );
+            }
+            let bytes = serialize_datums(&values, &types).map_err(|source| Error::Encode {
+                table: self.table.clone(),
+                source,
+            })?;
+            let next = distinct.len();
+            let at = *seen.entry(bytes.clone()).or_insert(next);
+            if at == next {
+                distinct.push(bytes);
+            }
+            of_row.push(at);
+        }
+        Ok(Partitions { distinct, of_row })
+    }
+
+    fn writer_for(&mut self, key: &(Vec<u8>, i32)) -> Result<&mut BucketWriter> {
+        if !self.writers.contains_key(key) {
+            let values = self.partition_values(&key.0)?;
+            let fields: Vec<DataField> =
+                self.partition_cols.iter().map(|(_, f)| f.clone()).collect();
+            let part_path = layout::partition_path(
+                &fields,
+                &values,
+                &self.core.partition_default_name,
+                self.core.partition_legacy_name,
+            )
+            .ok_or_else(|| Error::InvalidPartition {
+                table: self.table.clone(),
+                column: fields
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                reason: format!("values {values:?} have no Java partition directory name"),
+            })?;
+            let dir = TableLayout::new(&self.root).bucket_dir(None, &part_path, key.1);
+            let paths = DataFilePathFactory::new(dir, DataFileNames::from_options(&self.core));
+            let restored = self.restored.get(key).copied().unwrap_or(-1);
+            self.writers.insert(
+                key.clone(),
+                BucketWriter {
+                    writer: RollingWriter::new(self.ctx.clone(), paths, restored),
+                    buffer: KvBuffer::default(),
+                    next_sequence: restored.saturating_add(1),
+                },
+            );
+            self.order.push(key.clone());
+        }
+        self.writers
+            .get_mut(key)
+            .ok_or_else(|| Error::Internal("bucket writer vanished".into()))
+    }
+
+    fn partition_values(&self, serialized: &[u8]) -> Result<Vec<Datum>> {
+        let types: Vec<_> = self
+            .partition_cols
+            .iter()
+            .map(|(_, f)| f.data_type.clone())
+            .collect();
+        let row = paimon_spec::binary::BinaryRow::from_serialized(serialized)?;
+        Ok(row.to_datums(&types)?)
+    }
+}
+
+/// Partition of each row, by index into the distinct serialized partitions.
+struct Partitions {
+    distinct: Vec<Vec<u8>>,
+    of_row: Vec<usize>,
+}
+
+impl Partitions {
+    fn row(&self, row: usize) -> &[u8] {
+        &self.distinct[self.of_row[row]]
+    }
+}
