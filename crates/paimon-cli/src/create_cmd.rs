@@ -172,11 +172,9 @@ pub fn paimon_type_of(field: &Field) -> Result<DataType> {
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => TypeKind::VarChar {
             length: i32::MAX as u32,
         },
-        ArrowType::Binary | ArrowType::LargeBinary | ArrowType::BinaryView => {
-            TypeKind::VarBinary {
-                length: i32::MAX as u32,
-            }
-        }
+        ArrowType::Binary | ArrowType::LargeBinary | ArrowType::BinaryView => TypeKind::VarBinary {
+            length: i32::MAX as u32,
+        },
         ArrowType::FixedSizeBinary(n) if *n > 0 => TypeKind::Binary {
             length: n.unsigned_abs(),
         },

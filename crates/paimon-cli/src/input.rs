@@ -229,7 +229,7 @@ fn conform(
             Some(kinds)
         }
     };
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-        .map_err(|e| anyhow!("{e}"))?;
+    let batch =
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| anyhow!("{e}"))?;
     Ok((batch, kinds))
 }

@@ -91,8 +91,8 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         Some(text) => Some(partition_spec(text, &schema)?),
         None => None,
     };
-    let mut writer = TableWrite::try_new(table.file_io().clone(), path, &schema)
-        .map_err(|e| anyhow!("{e}"))?;
+    let mut writer =
+        TableWrite::try_new(table.file_io().clone(), path, &schema).map_err(|e| anyhow!("{e}"))?;
     if !schema.primary_keys.is_empty() && !a.overwrite {
         for (partition, bucket, seq) in restored_sequences(&table)? {
             writer = writer.with_restored_max_sequence_number(partition, bucket, seq);
@@ -139,7 +139,11 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let user = format!("paimon-cli-write-{}-{}", std::process::id(), unique_suffix());
+    let user = format!(
+        "paimon-cli-write-{}-{}",
+        std::process::id(),
+        unique_suffix()
+    );
     let commit = table.new_commit(&user);
     let ids = if a.overwrite {
         if spec.is_some() || schema.partition_keys.is_empty() || !dynamic_overwrite(&schema) {
@@ -254,7 +258,11 @@ fn dynamic_overwrite(schema: &paimon_spec::schema::TableSchema) -> bool {
         .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
 }
 
-fn write_message_files(dir: &Path, messages: &[CommitMessage], version: i32) -> Result<Vec<PathBuf>> {
+fn write_message_files(
+    dir: &Path,
+    messages: &[CommitMessage],
+    version: i32,
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("--out-dir {}", dir.display()))?;
     let mut out = Vec::new();
     for (i, m) in messages.iter().enumerate() {
