@@ -17,6 +17,9 @@ use crate::write_cmd::parse_row_kind;
 /// Rows per batch read from CSV and JSON.
 const BATCH_ROWS: usize = 8192;
 
+/// Takes each batch read, shaped as the table's input schema, with its row kinds.
+pub type BatchSink<'a> = dyn FnMut(RecordBatch, Option<&[RowKind]>) -> Result<()> + 'a;
+
 /// The format of an input file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum InputFormat {
@@ -65,7 +68,7 @@ pub fn read_input(
     format: InputFormat,
     target: &SchemaRef,
     kind_column: Option<&str>,
-    sink: &mut dyn FnMut(RecordBatch, Option<&[RowKind]>) -> Result<()>,
+    sink: &mut BatchSink<'_>,
 ) -> Result<u64> {
     let ctx = || format!("input {}", path.display());
     let file = File::open(path).with_context(ctx)?;
