@@ -108,6 +108,8 @@ extra_for() {
         split_decode)
             extra_corpus "$1" \( -path '*java-compat/datasplit-*' -o -path '*java-compat/split-v1-*' \
                 -o -path '*/data_splits/*' -o -path '*/data-splits/*' \) ;;
+        commit_message_decode)
+            extra_corpus "$1" \( -path '*java-compat/manifest-committable-*' -o -path '*/commit_messages/*' \) ;;
         schema_json) extra_corpus "$1" -path '*/schema/schema-*' ;;
         snapshot_json) extra_corpus "$1" -path '*/snapshot/snapshot-*' ;;
         manifest_decode) MAGIC=Obj extra_corpus "$1" -path '*/manifest/*' ;;

@@ -460,22 +460,33 @@ impl TableWrite {
 
     /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
     fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<(BucketKey, Vec<u32>)>> {
+        let rows = batch.num_rows() as u32;
+        if self.partition_cols.is_empty() && matches!(self.bucket_mode, BucketMode::Unaware) {
+            return Ok(vec![(
+                (paimon_spec::stats::empty_serialized_row(), 0),
+                (0..rows).collect(),
+            )]);
+        }
         let buckets = match &self.bucket_mode {
             BucketMode::Unaware => vec![0; batch.num_rows()],
             BucketMode::Fixed(a) => a.assign(batch)?,
         };
         let partitions = self.partitions(batch)?;
-        let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
-        let mut groups: Vec<(BucketKey, Vec<u32>)> = Vec::new();
+        // Grouped by (partition index, bucket): no per-row copies of the partition bytes.
+        let mut index: HashMap<(usize, i32), usize> = HashMap::new();
+        let mut groups: Vec<((usize, i32), Vec<u32>)> = Vec::new();
         for (row, bucket) in buckets.into_iter().enumerate() {
-            let key = (partitions.row(row).to_vec(), bucket);
-            let at = *index.entry(key.clone()).or_insert_with(|| {
+            let key = (partitions.of_row[row], bucket);
+            let at = *index.entry(key).or_insert_with(|| {
                 groups.push((key, Vec::new()));
                 groups.len() - 1
             });
             groups[at].1.push(row as u32);
         }
-        Ok(groups)
+        Ok(groups
+            .into_iter()
+            .map(|((p, b), rows)| ((partitions.distinct[p].clone(), b), rows))
+            .collect())
     }
 
     fn partitions(&self, batch: &RecordBatch) -> Result<Partitions> {
@@ -568,10 +579,4 @@ impl TableWrite {
 struct Partitions {
     distinct: Vec<Vec<u8>>,
     of_row: Vec<usize>,
-}
-
-impl Partitions {
-    fn row(&self, row: usize) -> &[u8] {
-        &self.distinct[self.of_row[row]]
-    }
 }

@@ -27,6 +27,7 @@ fn main() -> Res {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds"));
     split_seeds(&root.join("split_decode"))?;
+    commit_seeds(&root.join("commit_message_decode"))?;
     row_seeds(&root.join("binary_row"))?;
     array_map_seeds(&root.join("binary_array_map"))?;
     schema_seeds(&root.join("schema_json"))?;
@@ -100,6 +101,82 @@ fn data_split(before: bool) -> Res<DataSplit> {
         is_streaming: false,
         raw_convertible: true,
     })
+}
+
+/// Commit messages of every layout: a ManifestCommittable at each committable version, lists at
+/// message versions 3, 7, 10, 11 and 13 and one versioned message. (Java's own goldens are added
+/// from ../shared at run time by scripts/fuzz.sh.)
+fn commit_seeds(dir: &Path) -> Res {
+    use paimon_split::commit::{
+        encode_commit_message_list, encode_manifest_committable, encode_versioned_commit_message,
+        CommitMessage, CompactIncrement, DataIncrement, DeletionVectorMeta, ManifestCommittable,
+    };
+    let dv = paimon_spec::index_file::IndexFileMeta {
+        index_type: "DELETION_VECTORS".into(),
+        file_name: "index-1".into(),
+        file_size: 31,
+        row_count: 1,
+        dv_ranges: Some(vec![DeletionVectorMeta {
+            data_file_name: "data-1.parquet".into(),
+            offset: 1,
+            length: 22,
+            cardinality: None,
+        }]),
+        external_path: None,
+        global_index: None,
+    };
+    let mut old = file("data-1.parquet");
+    (old.first_row_id, old.write_cols) = (None, None);
+    let message = |f: DataFileMeta, total| {
+        CommitMessage::new(partition().unwrap_or_default(), 0)
+            .with_total_buckets(total)
+            .with_data_increment(DataIncrement {
+                new_files: vec![f.clone()],
+                ..DataIncrement::default()
+            })
+            .with_compact_increment(CompactIncrement {
+                compact_before: vec![f.clone()],
+                compact_after: vec![f],
+                new_index_files: vec![dv.clone()],
+                ..CompactIncrement::default()
+            })
+    };
+    for (v, m) in [
+        (3, message(old.clone(), None)),
+        (7, message(old.clone(), Some(2))),
+        (10, message(file("data-1.parquet"), Some(2))),
+        (11, message(file("data-1.parquet"), Some(2))),
+        (13, message(file("data-1.parquet"), None)),
+    ] {
+        write(
+            dir,
+            &format!("list-v{v}"),
+            &encode_commit_message_list(&[m], v)?,
+        )?;
+    }
+    let m = message(file("data-1.parquet"), Some(2));
+    write(
+        dir,
+        "versioned-v11",
+        &encode_versioned_commit_message(&m, 11)?,
+    )?;
+    for mc in 2..=5 {
+        let mut c = ManifestCommittable::new(7, vec![message(old.clone(), None)])
+            .with_watermark(Some(9))
+            .with_message_version(7);
+        if mc >= 4 {
+            c = c.with_property("k", "v");
+        }
+        if mc <= 4 {
+            c.log_offsets = vec![(0, 5)];
+        }
+        write(
+            dir,
+            &format!("committable-v{mc}"),
+            &encode_manifest_committable(&c, mc)?,
+        )?;
+    }
+    Ok(())
 }
 
 fn split_seeds(dir: &Path) -> Res {

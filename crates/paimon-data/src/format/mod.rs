@@ -14,12 +14,14 @@ mod parquet_filter;
 mod parquet_pages;
 mod prune;
 mod ranged;
+mod stream;
 mod ts_range;
 
 pub use prune::PruneStats;
 pub(crate) use prune::{prune_orc, prune_parquet, FilePredicate};
 pub(crate) use ranged::RangedFile;
 pub use ranged::DEFAULT_COALESCE_GAP;
+pub use stream::decode_parquet_stream;
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;
@@ -256,8 +258,8 @@ pub fn decode_with_predicate(
 }
 
 /// [`decode`] of a file read by ranges, with `filter` pushed into the Parquet decoder when
-/// given ([`parquet_filter`]); the caller still applies the exact filter. Parquet reads only
-/// the column chunks it decodes; ORC, Avro and blob files are read whole.
+/// given ([`parquet_filter`]); the caller still applies the exact filter. Parquet and ORC
+/// read only the column chunks (streams) they decode; Avro and blob files are read whole.
 pub(crate) fn decode_filtered(
     format: FileFormat,
     path: &str,
@@ -278,7 +280,7 @@ pub(crate) fn decode_filtered(
             filtered = pushed;
             Ok(batches)
         }),
-        FileFormat::Orc => guard_panics(path, "ORC", || orc::decode(path, whole(&data)?, req)),
+        FileFormat::Orc => guard_panics(path, "ORC", || orc::decode(path, data, req)),
         FileFormat::Avro => avro::decode(path, whole(&data)?, req),
         FileFormat::Blob => blob::decode(path, whole(&data)?, req),
     }?;

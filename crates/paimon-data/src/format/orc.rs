@@ -12,20 +12,22 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{
     ArrowError, DataType as ArrowType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit,
 };
-use bytes::Bytes;
 use orc_rust::arrow_reader::{ArrowReader, ArrowReaderBuilder};
 use orc_rust::error::OrcError;
 use orc_rust::projection::ProjectionMask;
 use orc_rust::row_selection::{RowSelection, RowSelector};
 use orc_rust::schema::DataType as OrcType;
 
+use super::ranged::RangedFile;
 use super::ts_range::format_timestamp_hybrid;
 use super::{check_file_rows, BatchIter, DecodeRequest, RowRanges};
 use crate::error::{Error, Result};
 
 mod long_runs;
 
-pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
+/// Decodes `data`: orc-rust reads the tail, then the streams of the projected columns in the
+/// stripes holding selected rows, each by its own range.
+pub(super) fn decode(path: &str, data: RangedFile, req: &DecodeRequest) -> Result<BatchIter> {
     match long_runs::coarsen(&data, req) {
         None => decode_as(path, data, req, true),
         Some((coarse, keep)) => {
@@ -39,10 +41,15 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
 
 /// [`decode`]; with `diagnose`, a timestamp overflow is looked into to name its column.
 /// `orc-rust` panics on some damaged files; [`super::decode`] turns those into errors.
-fn decode_as(path: &str, data: Bytes, req: &DecodeRequest, diagnose: bool) -> Result<BatchIter> {
+fn decode_as(
+    path: &str,
+    data: RangedFile,
+    req: &DecodeRequest,
+    diagnose: bool,
+) -> Result<BatchIter> {
     // orc-rust recurses without end on a footer whose types form a cycle: a stack overflow, which
     // no guard catches.
-    paimon_spec::orc_tail::check_type_tree(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    check_type_tree(&data).map_err(|reason| Error::corrupt(path, reason))?;
     let for_diagnosis = (data.clone(), req.clone());
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
@@ -210,14 +217,30 @@ fn selection(rows: &RowRanges) -> RowSelection {
     )
 }
 
+/// [`paimon_spec::orc_tail::check_type_tree`] on the file's tail, or on the whole file when
+/// the footer does not fit in the tail.
+///
+/// # Errors
+/// The reason the type tree (or the tail) is unreadable.
+pub(super) fn check_type_tree(data: &RangedFile) -> std::result::Result<(), String> {
+    let tail = data.tail().map_err(|e| e.to_string())?;
+    match paimon_spec::orc_tail::check_type_tree(&tail) {
+        Err(_) if (tail.len() as u64) < data.len() => {
+            let whole = data.whole().map_err(|e| e.to_string())?;
+            paimon_spec::orc_tail::check_type_tree(&whole)
+        }
+        other => other,
+    }
+}
+
 /// A reader of the stripes of `run` only, decoding the `present` columns as `schema`.
 fn open_run(
-    data: &Bytes,
+    data: &RangedFile,
     present: &[String],
     schema: &SchemaRef,
     batch_size: usize,
     run: &StripeRun,
-) -> std::result::Result<ArrowReader<Bytes>, OrcError> {
+) -> std::result::Result<ArrowReader<RangedFile>, OrcError> {
     let builder = ArrowReaderBuilder::try_new(data.clone())?;
     let names: Vec<&str> = present.iter().map(String::as_str).collect();
     let mask = ProjectionMask::named_roots(builder.file_metadata().root_data_type(), &names);
@@ -239,7 +262,7 @@ fn open_run(
 fn out_of_range_error(
     path: &str,
     e: &ArrowError,
-    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+    diagnose: Option<(&RangedFile, &DecodeRequest, &Schema)>,
 ) -> Option<Error> {
     let (seconds, nanoseconds) = nanos_overflow(e)?;
     let value = format_timestamp_hybrid(seconds, i64::try_from(nanoseconds).ok()?);
@@ -260,7 +283,7 @@ fn out_of_range_error(
 fn null_map_key_error(
     path: &str,
     e: &ArrowError,
-    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+    diagnose: Option<(&RangedFile, &DecodeRequest, &Schema)>,
 ) -> Option<Error> {
     if !is_null_map_key(e) {
         return None;
@@ -279,7 +302,7 @@ fn null_map_key_error(
 /// `(unknown)` without a diagnosis.
 fn failing_column(
     path: &str,
-    diagnose: Option<(&Bytes, &DecodeRequest, &Schema)>,
+    diagnose: Option<(&RangedFile, &DecodeRequest, &Schema)>,
     may_fail: fn(&ArrowType) -> bool,
     is_same: fn(&Error) -> bool,
 ) -> String {
@@ -429,6 +452,7 @@ mod timestamp_range_tests {
     use orc_rust::arrow_writer::ArrowWriterBuilder;
 
     use super::*;
+    use bytes::Bytes;
 
     /// 0001-01-01T00:00:00 in microseconds.
     const YEAR_1: i64 = -62_135_596_800_000_000;
@@ -466,7 +490,7 @@ mod timestamp_range_tests {
     #[test]
     fn in_range_reads_unchanged() {
         let data = orc_file(vec![Some(1_000_001), None]);
-        let batches: Vec<_> = decode("f.orc", data, &request())
+        let batches: Vec<_> = decode("f.orc", RangedFile::memory("f.orc", data), &request())
             .unwrap()
             .collect::<Result<_>>()
             .unwrap();
@@ -480,7 +504,7 @@ mod timestamp_range_tests {
     #[test]
     fn out_of_range_names_column_and_value() {
         let data = orc_file(vec![Some(0), Some(YEAR_1)]);
-        let err = decode("f.orc", data, &request())
+        let err = decode("f.orc", RangedFile::memory("f.orc", data), &request())
             .unwrap()
             .collect::<Result<Vec<_>>>()
             .unwrap_err();
@@ -502,6 +526,7 @@ mod null_map_key_tests {
     use arrow_array::types::Int32Type;
 
     use super::*;
+    use bytes::Bytes;
 
     /// paimon-cpp's `orc/nullable_map_key` file: `id INT, attrs MAP<STRING, INT>` with rows
     /// (1, {one: 10}), (2, {two: 20}), (3, {null: 30}), as its README lists them.
@@ -526,10 +551,14 @@ mod null_map_key_tests {
 
     #[test]
     fn null_key_is_a_typed_error_naming_the_column() {
-        let err = decode("f.orc", file(), &request(&["id", "attrs"]))
-            .unwrap()
-            .collect::<Result<Vec<_>>>()
-            .unwrap_err();
+        let err = decode(
+            "f.orc",
+            RangedFile::memory("f.orc", file()),
+            &request(&["id", "attrs"]),
+        )
+        .unwrap()
+        .collect::<Result<Vec<_>>>()
+        .unwrap_err();
         assert!(
             matches!(&err, Error::NullMapKey { path, column } if path == "f.orc" && column == "attrs"),
             "{err}"
@@ -538,10 +567,14 @@ mod null_map_key_tests {
 
     #[test]
     fn other_columns_of_the_file_read() {
-        let batches = decode("f.orc", file(), &request(&["id"]))
-            .unwrap()
-            .collect::<Result<Vec<_>>>()
-            .unwrap();
+        let batches = decode(
+            "f.orc",
+            RangedFile::memory("f.orc", file()),
+            &request(&["id"]),
+        )
+        .unwrap()
+        .collect::<Result<Vec<_>>>()
+        .unwrap();
         let ids: Vec<i32> = batches
             .iter()
             .flat_map(|b| b.column(0).as_primitive::<Int32Type>().values().to_vec())

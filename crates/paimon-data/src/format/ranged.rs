@@ -71,6 +71,27 @@ struct State {
     check: Option<ChunkCheck>,
     /// Fetched planned ranges: (index in `plan`, bytes).
     fetched: Vec<(usize, Bytes)>,
+    /// The group of the planned range last read.
+    current: Option<usize>,
+}
+
+/// Runs the plan's check on the chunks of planned range `i` and keeps its bytes.
+fn admit(st: &mut State, i: usize, bytes: Bytes) -> Result<(), RangeError> {
+    let planned = &st.plan[i];
+    if let Some(check) = st.check {
+        // A reader started in a planned range stops at its end: the check sees the bytes the
+        // decoder will.
+        for c in &planned.chunks {
+            let s = to_usize(c.start.saturating_sub(planned.range.start));
+            if let Some(rest) = bytes.get(s..) {
+                check(planned.group, c, rest).map_err(RangeError::Check)?;
+            }
+        }
+    }
+    if !st.fetched.iter().any(|(j, _)| *j == i) {
+        st.fetched.push((i, bytes));
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for RangedFile {
@@ -163,6 +184,15 @@ impl RangedFile {
         }
     }
 
+    /// The file's last [`TAIL_BYTES`] (or all of a smaller file).
+    ///
+    /// # Errors
+    /// The storage's error.
+    pub(crate) fn tail(&self) -> Result<Bytes, RangeError> {
+        let len = self.inner.len;
+        self.get(len.saturating_sub(TAIL_BYTES)..len, false)
+    }
+
     /// Installs the ranges the decoder will read, in group order, and the check each planned
     /// chunk must pass once fetched. Replaces any earlier plan.
     pub(crate) fn set_plan(&self, plan: Vec<Planned>, check: Option<ChunkCheck>) {
@@ -170,6 +200,84 @@ impl RangedFile {
         st.plan = plan;
         st.check = check;
         st.fetched.clear();
+        st.current = None;
+    }
+
+    /// Fetches the file's tail, and the whole footer when it is longer, through
+    /// [`paimon_io::FileIO::read_range_async`], so that opening the file reads nothing more.
+    ///
+    /// # Errors
+    /// The storage's error.
+    pub(crate) async fn fetch_tail_async(&self) -> Result<(), RangeError> {
+        let Source::Io(io) = &self.inner.source else {
+            return Ok(());
+        };
+        let len = self.inner.len;
+        let mut start = len.saturating_sub(TAIL_BYTES);
+        let mut tail = io
+            .read_range_async(&self.inner.path, start..len)
+            .await
+            .map_err(RangeError::Io)?;
+        // A Parquet footer: metadata, its 4-byte length, the magic.
+        if let Some(n) = tail
+            .len()
+            .checked_sub(8)
+            .and_then(|at| tail.get(at..at + 4))
+        {
+            let footer = u64::from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])) + 8;
+            if footer > len - start && footer <= len {
+                start = len - footer;
+                tail = io
+                    .read_range_async(&self.inner.path, start..len)
+                    .await
+                    .map_err(RangeError::Io)?;
+            }
+        }
+        self.state().tail = Some((start, tail));
+        Ok(())
+    }
+
+    /// Fetches, through [`paimon_io::FileIO::read_range_async`], the planned ranges of the
+    /// group being decoded and of the next one, so that the decoder's next batch finds its
+    /// bytes at hand (a batch that crosses more than one row group boundary still reads the
+    /// third group itself).
+    ///
+    /// # Errors
+    /// The storage's error, or a fetched chunk failing its check.
+    pub(crate) async fn prefetch_async(&self) -> Result<(), RangeError> {
+        let Source::Io(io) = &self.inner.source else {
+            return Ok(());
+        };
+        let wanted: Vec<(usize, Range<u64>)> = {
+            let st = self.state();
+            let Some(first) = st.current.or_else(|| st.plan.first().map(|p| p.group)) else {
+                return Ok(());
+            };
+            let mut groups: Vec<usize> = st
+                .plan
+                .iter()
+                .map(|p| p.group)
+                .filter(|g| *g >= first)
+                .collect();
+            groups.dedup();
+            groups.truncate(2);
+            st.plan
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    groups.contains(&p.group) && !st.fetched.iter().any(|(j, _)| j == i)
+                })
+                .map(|(i, p)| (i, p.range.clone()))
+                .collect()
+        };
+        for (i, range) in wanted {
+            let bytes = io
+                .read_range_async(&self.inner.path, range)
+                .await
+                .map_err(RangeError::Io)?;
+            admit(&mut self.state(), i, bytes)?;
+        }
+        Ok(())
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -232,27 +340,19 @@ impl RangedFile {
             .iter()
             .position(|p| p.range.start <= range.start && range.end <= p.range.end);
         if let Some(i) = hit {
+            // Groups are decoded in order: the ranges of earlier groups are done with.
+            let group = st.plan[i].group;
+            st.current = Some(group);
+            let state = &mut *st;
+            let plan = &state.plan;
+            state.fetched.retain(|(j, _)| plan[*j].group >= group);
             if let Some((_, b)) = st.fetched.iter().find(|(j, _)| *j == i) {
                 return Ok(Some((slice(st.plan[i].range.start, b), true)));
             }
-            let planned = st.plan[i].clone();
-            let bytes = self.read_source(planned.range.clone())?;
-            if let Some(check) = st.check {
-                // A reader started in a planned range stops at its end: the check sees the
-                // bytes the decoder will.
-                for c in &planned.chunks {
-                    let s = to_usize(c.start.saturating_sub(planned.range.start));
-                    if let Some(rest) = bytes.get(s..) {
-                        check(planned.group, c, rest).map_err(RangeError::Check)?;
-                    }
-                }
-            }
-            // Groups are decoded in order: the ranges of earlier groups are done with.
-            let st = &mut *st;
-            let plan = &st.plan;
-            st.fetched.retain(|(j, _)| plan[*j].group >= planned.group);
-            st.fetched.push((i, bytes.clone()));
-            return Ok(Some((slice(planned.range.start, &bytes), true)));
+            let start = st.plan[i].range.start;
+            let bytes = self.read_source(st.plan[i].range.clone())?;
+            admit(&mut st, i, bytes.clone())?;
+            return Ok(Some((slice(start, &bytes), true)));
         }
         if st.tail.is_none() && range.end + TAIL_BYTES >= len && len > 0 {
             let start = len.saturating_sub(TAIL_BYTES).min(range.start);
@@ -404,7 +504,10 @@ mod tests {
     fn reads_come_from_the_plan_tail_or_source() {
         let data: Vec<u8> = (0..=255u8).cycle().take(300_000).collect();
         let f = RangedFile::memory("f", Bytes::from(data.clone()));
-        f.set_plan(coalesce_group(0, vec![1000..2000], 0), None);
+        f.set_plan(
+            coalesce_group(0, std::iter::once(1000..2000).collect(), 0),
+            None,
+        );
         assert_eq!(&f.get(1500..1600, false).unwrap()[..], &data[1500..1600]);
         // A sequential reader started in a planned range ends with it; outside, it goes on.
         let mut r = f.reader_at(1990);
@@ -424,11 +527,101 @@ mod tests {
     fn a_failing_check_fails_the_read() {
         let f = RangedFile::memory("f", Bytes::from(vec![0u8; 100]));
         f.set_plan(
-            coalesce_group(2, vec![10..20], 0),
+            coalesce_group(2, std::iter::once(10..20).collect(), 0),
             Some(|g, c, _| Err(format!("group {g} chunk {c:?}"))),
         );
         let err = f.get(10..12, false).unwrap_err().to_string();
         assert_eq!(err, "group 2 chunk 10..20");
         assert!(f.get(30..40, false).is_ok());
+    }
+
+    /// An ORC file of 10 stripes read with a selection inside the last one (what stripe
+    /// pruning leaves): only that stripe's bytes and the tail are fetched. orc-rust's writer
+    /// writes no statistics, so the selection stands in for the pruning here; the pruning
+    /// itself is tested on Java-written files (`prune/tests/orc.rs`).
+    #[test]
+    fn an_orc_read_of_one_stripe_fetches_that_stripe() {
+        use std::sync::Arc as StdArc;
+
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::Int64Type;
+        use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+        use paimon_io::{CountingFileIO, LocalFileIO};
+
+        use crate::format::{decode_filtered, DecodeRequest, FileFormat, RowRanges};
+
+        const STRIPE_ROWS: i64 = 10_000;
+        let columns: Vec<(String, ArrayRef)> = (0..10u64)
+            .map(|c| {
+                let v: Int64Array = (0..10 * STRIPE_ROWS)
+                    .map(|i| {
+                        if c == 0 {
+                            i
+                        } else {
+                            (i as u64 ^ (c << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64
+                        }
+                    })
+                    .collect();
+                (format!("c{c}"), StdArc::new(v) as ArrayRef)
+            })
+            .collect();
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let mut file = Vec::new();
+        let mut w = orc_rust::ArrowWriterBuilder::new(&mut file, batch.schema())
+            .try_build()
+            .unwrap();
+        for s in 0..10 {
+            w.write(&batch.slice((s * STRIPE_ROWS) as usize, STRIPE_ROWS as usize))
+                .unwrap();
+            w.flush_stripe().unwrap();
+        }
+        w.close().unwrap();
+        let meta =
+            orc_rust::reader::metadata::read_metadata(&mut Bytes::from(file.clone())).unwrap();
+        let stripes = meta.stripe_metadatas();
+        assert_eq!(stripes.len(), 10);
+        let last = &stripes[9];
+        let last_len = last.index_length() + last.data_length() + last.footer_length();
+
+        let path =
+            std::env::temp_dir().join(format!("paimon-ranged-orc-{}.orc", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let path_str = path.display().to_string();
+        let counting = StdArc::new(CountingFileIO::new(StdArc::new(LocalFileIO::new())));
+        let data = RangedFile::open(
+            counting.clone(),
+            &path_str,
+            file.len() as u64,
+            DEFAULT_COALESCE_GAP,
+        );
+        let req = DecodeRequest {
+            columns: (0..10).map(|c| format!("c{c}")).collect(),
+            types: Vec::new(),
+            rows: Some(RowRanges::excluding(100_000, 0..90_005)),
+            batch_size: 4096,
+            expected_rows: Some(100_000),
+        };
+        let got: Vec<i64> = decode_filtered(FileFormat::Orc, &path_str, data, &req, None)
+            .unwrap()
+            .flat_map(|b| {
+                b.unwrap()
+                    .column(0)
+                    .as_primitive::<Int64Type>()
+                    .values()
+                    .to_vec()
+            })
+            .collect();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(got, (90_005..100_000).collect::<Vec<i64>>());
+        let fetched = counting.bytes_read();
+        eprintln!(
+            "ORC, 1 of 10 stripes: fetched {fetched} of {} bytes, the stripe holds {last_len}",
+            file.len()
+        );
+        assert!(fetched >= last.data_length(), "fetched {fetched}");
+        assert!(
+            fetched <= last_len + TAIL_BYTES,
+            "fetched {fetched}, stripe {last_len}"
+        );
     }
 }

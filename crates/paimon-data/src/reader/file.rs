@@ -163,8 +163,8 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
     if task.rows.is_some() && rows.selected() == 0 {
         return Ok(Box::new(std::iter::empty()));
     }
-    // Parquet files are read by ranges (footer, then the chunks decoded); the others whole.
-    let data = if format == FileFormat::Parquet {
+    // Parquet and ORC files are read by ranges (footer, then what is decoded); others whole.
+    let data = if matches!(format, FileFormat::Parquet | FileFormat::Orc) {
         let len = io.size(&task.path).map_err(|e| Error::io(&task.path, e))?;
         RangedFile::open(io.clone(), &task.path, len, out.coalesce_gap)
     } else {
@@ -176,8 +176,7 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
             prune_parquet(&data, &FilePredicate::new(p, mapper.sources()), rows).0
         }
         (Some(p), FileFormat::Orc) => {
-            let bytes = data.whole().map_err(|e| Error::io(&task.path, e))?;
-            prune_orc(&bytes, &FilePredicate::new(p, mapper.sources()), rows).0
+            prune_orc(&data, &FilePredicate::new(p, mapper.sources()), rows).0
         }
         _ => rows,
     };

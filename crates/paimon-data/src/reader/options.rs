@@ -75,9 +75,11 @@ pub struct ReadOptions {
     /// read's earlier batches; a read's first files are cut by an estimate from their size
     /// and row count, which can be off by the files' compression ratio.
     ///
-    /// Not covered: the batch the caller holds; each open data file's bytes (files are read
-    /// whole: one per running task, one per sorted run of a merge); a format decoder's own
-    /// buffers (a Parquet page and dictionary per column, an ORC stripe's streams); deletion
+    /// Not covered: the batch the caller holds; each open data file's bytes in memory (a
+    /// Parquet file's projected column chunks of one row group, coalesced per
+    /// [`ReadOptions::coalesce_gap`], an ORC stripe's projected streams, a whole Avro or blob
+    /// file: one per running task, one per sorted run of a merge); a format decoder's own
+    /// buffers (a Parquet page and dictionary per column); deletion
     /// vectors and index files; a data-evolution group of several files, which is assembled
     /// whole; the rows an incremental diff pins while comparing its two sides.
     pub memory_pool: Option<Arc<dyn MemoryPool>>,

@@ -135,7 +135,7 @@ impl RowRanges {
             .data_files
             .iter()
             .map(|f| match f.first_row_id {
-                Some(first) => self.intersects(first, first + f.row_count.max(1) - 1),
+                Some(first) => self.intersects(first, first.saturating_add(f.row_count.max(1) - 1)),
                 None => true,
             })
             .collect();
@@ -441,16 +441,23 @@ fn strings(
             StringInput::Literal(_) => Ok(None),
         })
         .collect::<Result<Vec<Option<ArrayRef>>>>()?;
+    let cols = cols
+        .iter()
+        .map(|c| match c {
+            Some(a) => a
+                .as_string_opt::<i32>()
+                .map(Some)
+                .ok_or_else(|| Error::Internal("mask input cast to Utf8".into())),
+            None => Ok(None),
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut row: Vec<Option<&str>> = vec![None; inputs.len()];
     let mut out = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
         for (k, (input, col)) in inputs.iter().zip(&cols).enumerate() {
             row[k] = match (input, col) {
                 (StringInput::Literal(l), _) => l.as_deref(),
-                (StringInput::Column(_), Some(c)) => {
-                    let s = c.as_string::<i32>();
-                    (!s.is_null(r)).then(|| s.value(r))
-                }
+                (StringInput::Column(_), Some(s)) => (!s.is_null(r)).then(|| s.value(r)),
                 (StringInput::Column(_), None) => None,
             };
         }

@@ -343,3 +343,92 @@ fn a_filter_pruning_nine_row_groups_reads_a_tenth() {
         l.overhead()
     );
 }
+
+/// Local files, counting reads made through the sync methods and through the async one.
+#[derive(Debug, Default)]
+struct AsyncOnly {
+    inner: LocalFileIO,
+    sync_reads: std::sync::atomic::AtomicUsize,
+    async_bytes: std::sync::atomic::AtomicU64,
+}
+
+impl paimon_io::FileIO for AsyncOnly {
+    fn read(&self, path: &str) -> paimon_io::Result<bytes::Bytes> {
+        self.sync_reads
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.read(path)
+    }
+
+    fn read_range(&self, path: &str, range: Range<u64>) -> paimon_io::Result<bytes::Bytes> {
+        self.sync_reads
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.read_range(path, range)
+    }
+
+    fn read_range_async<'a>(
+        &'a self,
+        path: &'a str,
+        range: Range<u64>,
+    ) -> paimon_io::BoxFuture<'a, paimon_io::Result<bytes::Bytes>> {
+        self.async_bytes
+            .fetch_add(range.end - range.start, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { self.inner.read_range(path, range) })
+    }
+
+    fn size(&self, path: &str) -> paimon_io::Result<u64> {
+        self.inner.size(path)
+    }
+
+    fn exists(&self, path: &str) -> paimon_io::Result<bool> {
+        self.inner.exists(path)
+    }
+
+    fn list(&self, dir: &str) -> paimon_io::Result<Vec<paimon_io::FileStatus>> {
+        self.inner.list(dir)
+    }
+}
+
+#[test]
+fn the_async_stream_reads_only_through_read_range_async() {
+    use futures::StreamExt;
+
+    let t = table("async");
+    let l = layout(&t.file);
+    let io = Arc::new(AsyncOnly::default());
+    let projected = [1usize, 4, 7];
+    let req = paimon_data::format::DecodeRequest {
+        columns: projected.iter().map(|c| format!("c{c}")).collect(),
+        types: Vec::new(),
+        rows: None,
+        batch_size: 4096,
+        expected_rows: Some(ROWS),
+    };
+    let stream = paimon_data::format::decode_parquet_stream(
+        io.clone(),
+        t.file.display().to_string(),
+        l.size,
+        req,
+        0,
+    );
+    let batches: Vec<RecordBatch> = futures::executor::block_on(stream.collect::<Vec<_>>())
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for c in projected {
+        let name = format!("c{c}");
+        assert_eq!(
+            column_sum(&batches, &name),
+            expected_sum(c, 0..ROWS),
+            "{name}"
+        );
+    }
+    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
+    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
+    let chunks = l.chunk_bytes(0..10, &projected);
+    eprintln!("async stream, 3 of 10 columns: {sync} sync reads, {fetched} bytes async");
+    assert_eq!(sync, 0, "the stream read through the sync FileIO methods");
+    assert!(
+        fetched >= chunks && fetched <= chunks + l.overhead(),
+        "fetched {fetched}"
+    );
+}

@@ -431,10 +431,8 @@ where
         // The receiver only goes away when the caller is gone; nothing is left to tell.
         let _ = tx.send(fut.await);
     });
-    let res = rx
-        .recv()
-        .map_err(|_| io_error(path, "the I/O task stopped without a result".to_string()))?;
-    res
+    rx.recv()
+        .map_err(|_| io_error(path, "the I/O task stopped without a result".to_string()))?
 }
 
 fn io_error(path: &str, reason: String) -> Error {

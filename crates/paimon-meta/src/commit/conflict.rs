@@ -22,31 +22,9 @@ pub(super) fn check(
     live: &[ManifestEntry],
     changes: &[ManifestEntry],
     key_types: &[DataType],
+    overwrite: bool,
 ) -> Result<(), Conflict> {
     let changed_partitions: HashSet<&[u8]> = changes.iter().map(|e| &e.partition[..]).collect();
-    // Total buckets: one value per partition, among the live files and what we add (Java
-    // `checkBucketKeepSame`); postpone (-2) and unaware (-1) buckets have no fixed count.
-    let mut totals: HashMap<&[u8], (i32, &str)> = HashMap::new();
-    for e in live
-        .iter()
-        .filter(|e| changed_partitions.contains(&e.partition[..]))
-        .chain(changes.iter().filter(|e| e.kind == FileKind::Add))
-        .filter(|e| e.bucket >= 0)
-    {
-        match totals.get(&e.partition[..]) {
-            Some((t, other)) if *t != e.total_buckets => {
-                return Err(format!(
-                    "total buckets of a partition changed: file {} has {} buckets, file {} has \
-                     {t} (the table was rescaled concurrently)",
-                    e.file.file_name, e.total_buckets, other
-                ));
-            }
-            Some(_) => {}
-            None => {
-                totals.insert(&e.partition[..], (e.total_buckets, &e.file.file_name));
-            }
-        }
-    }
     // Every DELETE must retire a file that is still live.
     let live_ids: HashSet<_> = live.iter().map(ManifestEntry::identifier).collect();
     let mut merged: Vec<&ManifestEntry> = live
@@ -66,6 +44,26 @@ pub(super) fn check(
     }
     merged.retain(|e| !deleted.contains(&e.identifier()));
     merged.extend(changes.iter().filter(|e| e.kind == FileKind::Add));
+    // Total buckets: one value per partition among the files left (Java
+    // `checkBucketKeepSame`); an overwrite may rescale, and counts <= 0 are not fixed.
+    if !overwrite {
+        let mut totals: HashMap<&[u8], (i32, &str)> = HashMap::new();
+        for e in merged.iter().filter(|e| e.total_buckets > 0) {
+            match totals.get(&e.partition[..]) {
+                Some((t, other)) if *t != e.total_buckets => {
+                    return Err(format!(
+                        "total buckets of a partition changed from {t} (file {other}) to {} \
+                         (file {}) without overwrite",
+                        e.total_buckets, e.file.file_name
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    totals.insert(&e.partition[..], (e.total_buckets, &e.file.file_name));
+                }
+            }
+        }
+    }
     if key_types.is_empty() {
         return Ok(());
     }

@@ -443,7 +443,13 @@ impl TableCommit {
                     deletes.append(&mut table_files);
                     table_files = deletes;
                 }
-                conflict::check(&live, &table_files, &key_types).map_err(|r| self.conflict(r))?;
+                conflict::check(
+                    &live,
+                    &table_files,
+                    &key_types,
+                    kind == CommitKind::Overwrite,
+                )
+                .map_err(|r| self.conflict(r))?;
             }
             // Row tracking: new files get consecutive first row ids (Java
             // `assignRowTrackingMeta`).

@@ -382,17 +382,19 @@ fn key_ranges_and_total_buckets_conflict() {
     let keys = [DataType::not_null(TypeKind::Int)];
     let live = vec![key_entry(1, 0, 10, "a", 2), key_entry(0, 0, 100, "l0", 2)];
     // Level 0 may overlap; a level-1 file overlapping another level-1 file may not.
-    conflict::check(&live, &[key_entry(1, 11, 20, "b", 2)], &keys).unwrap();
-    conflict::check(&live, &[key_entry(0, 5, 7, "c", 2)], &keys).unwrap();
-    let e = conflict::check(&live, &[key_entry(1, 10, 20, "d", 2)], &keys).unwrap_err();
+    conflict::check(&live, &[key_entry(1, 11, 20, "b", 2)], &keys, false).unwrap();
+    conflict::check(&live, &[key_entry(0, 5, 7, "c", 2)], &keys, false).unwrap();
+    let e = conflict::check(&live, &[key_entry(1, 10, 20, "d", 2)], &keys, false).unwrap_err();
     assert!(
         e.contains("a") && e.contains("d") && e.contains("level 1"),
         "{e}"
     );
-    let e = conflict::check(&live, &[key_entry(2, 0, 1, "r", 4)], &keys).unwrap_err();
-    assert!(e.contains("total buckets") && e.contains("r"), "{e}");
+    let e = conflict::check(&live, &[key_entry(2, 0, 1, "r", 4)], &keys, false).unwrap_err();
+    assert!(e.contains("total buckets") && e.contains("(file r)"), "{e}");
+    // An overwrite may rescale.
+    conflict::check(&live, &[key_entry(2, 0, 1, "r", 4)], &keys, true).unwrap();
     let mut del = key_entry(1, 0, 10, "gone", 2);
     del.kind = FileKind::Delete;
-    let e = conflict::check(&live, &[del], &keys).unwrap_err();
+    let e = conflict::check(&live, &[del], &keys, false).unwrap_err();
     assert!(e.contains("gone") && e.contains("no longer live"), "{e}");
 }

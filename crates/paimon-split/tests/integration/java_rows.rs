@@ -111,7 +111,7 @@ fn java_written_partitions_keys_and_stats_rebuild_byte_for_byte() {
     let mut files = Vec::new();
     split_files(&testdata("paimon-cpp"), &mut files);
     files.sort();
-    let (mut partitions, mut stats, mut keys, mut typed_values) = (0, 0, 0, 0);
+    let (mut partitions, mut stats, mut keys, mut typed_values, mut dense) = (0, 0, 0, 0, 0);
     let mut unmatched = Vec::new();
     for path in &files {
         let table = path.parent().unwrap().parent().unwrap();
@@ -130,6 +130,7 @@ fn java_written_partitions_keys_and_stats_rebuild_byte_for_byte() {
             let (stats_again, cols) = rebuild_value_stats(f, &schema);
             assert_eq!(stats_again, f.value_stats, "value stats of {ctx}");
             assert_eq!(cols, f.value_stats_cols, "value stats columns of {ctx}");
+            dense += usize::from(cols.is_some());
             typed_values += BinaryRow::from_serialized(&f.value_stats.min_values)
                 .unwrap()
                 .arity();
@@ -156,4 +157,5 @@ fn java_written_partitions_keys_and_stats_rebuild_byte_for_byte() {
         partitions == stats && keys > 0 && typed_values > stats,
         "{keys} keys"
     );
+    assert!(dense > 0, "no file with _VALUE_STATS_COLS");
 }

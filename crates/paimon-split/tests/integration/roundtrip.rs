@@ -163,3 +163,124 @@ proptest! {
         let _ = decode_split(&m);
     }
 }
+
+fn arb_index_file() -> impl Strategy<Value = paimon_spec::index_file::IndexFileMeta> {
+    use paimon_spec::index_file::{DeletionVectorMeta, GlobalIndexMeta, IndexFileMeta};
+    let dv = proptest::collection::vec(
+        (
+            any::<i32>(),
+            any::<i32>(),
+            proptest::option::of(any::<i64>()),
+        ),
+        0..3,
+    )
+    .prop_map(|ranges| {
+        // Distinct data-file names: Java keys the ranges by name.
+        ranges
+            .into_iter()
+            .enumerate()
+            .map(|(i, (offset, length, cardinality))| DeletionVectorMeta {
+                data_file_name: format!("data-{i}.parquet"),
+                offset,
+                length,
+                cardinality,
+            })
+            .collect::<Vec<_>>()
+    });
+    let global = (
+        any::<(i64, i64, i32)>(),
+        proptest::option::of(proptest::collection::vec(any::<i32>(), 0..3)),
+        proptest::option::of(proptest::collection::vec(any::<u8>(), 0..5)),
+        proptest::option::of(proptest::collection::vec(any::<u8>(), 0..5)),
+    )
+        .prop_map(|((s, e, f), extra, meta, source)| GlobalIndexMeta {
+            row_range_start: s,
+            row_range_end: e,
+            index_field_id: f,
+            extra_field_ids: extra,
+            index_meta: meta,
+            source_meta: source,
+        });
+    (
+        arb_string(),
+        arb_string(),
+        any::<(i64, i64)>(),
+        proptest::option::of(dv),
+        proptest::option::of(arb_string()),
+        proptest::option::of(global),
+    )
+        .prop_map(
+            |(
+                index_type,
+                file_name,
+                (file_size, row_count),
+                dv_ranges,
+                external_path,
+                global_index,
+            )| {
+                IndexFileMeta {
+                    index_type,
+                    file_name,
+                    file_size,
+                    row_count,
+                    dv_ranges,
+                    external_path,
+                    global_index,
+                }
+            },
+        )
+}
+
+fn arb_message() -> impl Strategy<Value = paimon_split::CommitMessage> {
+    use paimon_split::{CommitMessage, CompactIncrement, DataIncrement};
+    let files = || proptest::collection::vec(arb_file(), 0..2);
+    let indexes = || proptest::collection::vec(arb_index_file(), 0..2);
+    (
+        arb_row(),
+        any::<i32>(),
+        proptest::option::of(any::<i32>()),
+        (files(), files(), files(), indexes(), indexes()),
+        (files(), files(), files(), indexes(), indexes()),
+    )
+        .prop_map(|(partition, bucket, total, d, c)| {
+            CommitMessage::new(partition, bucket)
+                .with_total_buckets(total)
+                .with_data_increment(DataIncrement {
+                    new_files: d.0,
+                    deleted_files: d.1,
+                    changelog_files: d.2,
+                    new_index_files: d.3,
+                    deleted_index_files: d.4,
+                })
+                .with_compact_increment(CompactIncrement {
+                    compact_before: c.0,
+                    compact_after: c.1,
+                    changelog_files: c.2,
+                    new_index_files: c.3,
+                    deleted_index_files: c.4,
+                })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The newest version carries every message; at older versions a message either
+    /// round-trips unchanged or is refused with a typed error, never silently cut.
+    #[test]
+    fn random_commit_messages_round_trip_or_are_refused(m in arb_message()) {
+        use paimon_split::commit::{decode_commit_message, encode_commit_message};
+        for version in 2..=13 {
+            match encode_commit_message(&m, version) {
+                Ok(bytes) => {
+                    prop_assert_eq!(&decode_commit_message(&bytes, version).unwrap(), &m, "v{}", version);
+                }
+                Err(e) => {
+                    prop_assert!(version < 13, "v13 refused: {}", e);
+                    prop_assert!(matches!(e, paimon_split::Error::Encode { .. }), "v{}: {}", version, e);
+                    prop_assert!(m.check_version(version).is_err());
+                }
+            }
+        }
+    }
+}

@@ -15,22 +15,24 @@
 //!  then keep   0..6 of its 18 rows, skip 6..10, keep 10..18
 //! ```
 
-use bytes::Bytes;
 use orc_rust::arrow_reader::ArrowReaderBuilder;
 
-use crate::format::{DecodeRequest, RowRanges};
+use crate::format::{DecodeRequest, RangedFile, RowRanges};
 
 /// `req` with a selection `orc-rust` reads right, and the rows to keep of what it decodes;
 /// `None` when `req`'s own selection is read right (or the footer cannot be read: decoding
 /// reports that).
-pub(super) fn coarsen(data: &Bytes, req: &DecodeRequest) -> Option<(DecodeRequest, RowRanges)> {
+pub(super) fn coarsen(
+    data: &RangedFile,
+    req: &DecodeRequest,
+) -> Option<(DecodeRequest, RowRanges)> {
     let rows = req.rows.as_ref().filter(|r| !r.is_all())?;
     let batch = req.batch_size.max(1) as u64;
     if !rows.ranges().iter().any(|r| r.end - r.start > batch) {
         return None;
     }
     // orc-rust recurses without end on a footer whose types form a cycle.
-    paimon_spec::orc_tail::check_type_tree(data).ok()?;
+    super::check_type_tree(data).ok()?;
     let builder = ArrowReaderBuilder::try_new(data.clone()).ok()?;
     let mut stripes = Vec::new();
     let mut start = 0u64;
@@ -129,6 +131,7 @@ mod tests {
 
     use super::*;
     use crate::format::{decode, FileFormat};
+    use bytes::Bytes;
 
     #[test]
     fn splits_only_stripes_with_a_long_run_before_their_end() {

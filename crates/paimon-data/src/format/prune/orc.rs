@@ -14,9 +14,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::format::RangedFile;
 use arrow_array::{ArrayRef, Date32Array, Int64Array, StringArray, UInt64Array};
 use arrow_cast::cast::cast;
-use bytes::Bytes;
 use orc_rust::reader::metadata::{read_metadata, FileMetadata};
 use orc_rust::statistics::{ColumnStatistics, TypeStatistics};
 use paimon_spec::binary::Datum;
@@ -31,7 +31,7 @@ use crate::arrow_schema::to_arrow_type;
 /// (unreadable metadata, stripe row counts that disagree with `rows`) `rows` comes back
 /// unchanged: the decoder reports real errors. [`PruneStats::row_groups`] counts stripes.
 pub(crate) fn prune_orc(
-    data: &Bytes,
+    data: &RangedFile,
     pred: &FilePredicate,
     rows: RowRanges,
 ) -> (RowRanges, PruneStats) {
@@ -45,7 +45,7 @@ pub(crate) fn prune_orc(
     }
     // orc-rust recurses without end on a type cycle (an abort) and panics on some damaged
     // footers: the type tree is checked first and a panic prunes nothing.
-    if paimon_spec::orc_tail::check_type_tree(data).is_err() {
+    if crate::format::orc::check_type_tree(data).is_err() {
         return (rows, stats);
     }
     let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

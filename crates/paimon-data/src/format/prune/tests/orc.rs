@@ -4,6 +4,11 @@
 //! stripes skipped against the rows that match.
 
 use super::*;
+use crate::format::RangedFile;
+
+fn mem(data: &Bytes) -> RangedFile {
+    RangedFile::memory("t.orc", data.clone())
+}
 
 /// The README's rows in file order: `f0 STRING, f1 INT, f2 INT, f3 DOUBLE`.
 const ROWS: [(&str, i32, Option<i32>, f64); 8] = [
@@ -111,7 +116,7 @@ fn check_orc(
         "unpruned"
     );
     let file_pred = FilePredicate::new(pred, &orc_sources());
-    let (rows, stats) = prune_orc(data, &file_pred, selection);
+    let (rows, stats) = prune_orc(&mem(data), &file_pred, selection);
     // A predicate nothing can be judged of is not evaluated at all.
     assert_eq!(stats.row_groups, if file_pred.can_prune() { 8 } else { 0 });
     let decoded = read(data, Some(rows.clone()), None).unwrap();
@@ -216,14 +221,22 @@ fn deleted_rows_and_evolved_columns() {
     let mut evolved = orc_sources();
     evolved[1].0.data_type = DataType::nullable(TypeKind::BigInt);
     let p = leaf("f1", LeafOp::Eq, vec![Datum::BigInt(20)]);
-    let (rows, stats) = prune_orc(&data, &FilePredicate::new(&p, &evolved), RowRanges::all(8));
+    let (rows, stats) = prune_orc(
+        &mem(&data),
+        &FilePredicate::new(&p, &evolved),
+        RowRanges::all(8),
+    );
     assert!(rows.is_all());
     assert_eq!(stats.row_groups_skipped, 0);
     // The read's `g` is the file's `f1` (renamed): judged on the file's column.
     let mut renamed = orc_sources();
     renamed[1].0.name = "g".into();
     let p = leaf("g", LeafOp::Eq, vec![int(20)]);
-    let (rows, stats) = prune_orc(&data, &FilePredicate::new(&p, &renamed), RowRanges::all(8));
+    let (rows, stats) = prune_orc(
+        &mem(&data),
+        &FilePredicate::new(&p, &renamed),
+        RowRanges::all(8),
+    );
     assert_eq!(rows.positions().collect::<Vec<_>>(), vec![4, 6, 7]);
     assert_eq!(stats.row_groups_skipped, 5);
 }
@@ -249,7 +262,7 @@ fn pruned_stripes_are_not_read() {
     assert!(read(&damaged, None, None).is_err());
     let pred = leaf("f1", LeafOp::Eq, vec![int(20)]);
     let (rows, _) = prune_orc(
-        &data,
+        &mem(&data),
         &FilePredicate::new(&pred, &orc_sources()),
         RowRanges::all(8),
     );
