@@ -222,7 +222,10 @@ impl Blocks {
             return Ok(None);
         };
         self.rows = self.rows.checked_add(rows).ok_or_else(|| {
-            Error::corrupt(&self.path, format!("block {}: row counts overflow", self.stream.index))
+            Error::corrupt(
+                &self.path,
+                format!("block {}: row counts overflow", self.stream.index),
+            )
         })?;
         Ok(Some((rows, bytes)))
     }
@@ -368,7 +371,9 @@ use HeaderError::{Bad, Short};
 /// The end of the header (magic, metadata map, sync marker) at the start of `data`.
 fn parse_header(data: &[u8]) -> std::result::Result<usize, HeaderError> {
     if data.len() < 4 {
-        return Err(if b"Obj\x01".starts_with(data) { Short } else {
+        return Err(if b"Obj\x01".starts_with(data) {
+            Short
+        } else {
             Bad("not an Avro object container file (bad magic)".into())
         });
     }
@@ -487,7 +492,9 @@ mod tests {
             }
             let data = Bytes::from(std::fs::read(&path).unwrap());
             let header_end = parse_header(&data).ok().unwrap();
-            assert!(wrap_root_union(&data.slice(..header_end)).unwrap().is_some());
+            assert!(wrap_root_union(&data.slice(..header_end))
+                .unwrap()
+                .is_some());
             let batches = decode_all(data, &["emb"]).unwrap();
             let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
             if rows != 10 {
@@ -586,5 +593,138 @@ mod block_tests {
         let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
         assert_eq!(sizes, [10, 10, 5]);
         assert_eq!(batches[0].num_columns(), 2);
+    }
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use std::sync::Arc;
+
+    use apache_avro::types::Value;
+    use arrow_array::types::Int64Type;
+    use paimon_io::{CountingFileIO, FileIORef, LocalFileIO};
+
+    use super::*;
+
+    const ROWS: i64 = 200_000;
+
+    /// The payload of row `i`: 100 bytes that differ per row, so blocks do not shrink.
+    fn payload(i: i64) -> String {
+        format!("{i:0>100}")
+    }
+
+    /// An uncompressed file of `ROWS` rows `{id: i, payload}` in apache-avro's default blocks
+    /// (about 16 KB each), some 22 MB in all, at a path of its own.
+    fn big_file(tag: &str) -> (std::path::PathBuf, u64) {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type": "record", "name": "r", "fields": [
+                {"name": "id", "type": "long"}, {"name": "payload", "type": "string"}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new());
+        for i in 0..ROWS {
+            w.append(Value::Record(vec![
+                ("id".into(), Value::Long(i)),
+                ("payload".into(), Value::String(payload(i))),
+            ]))
+            .unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let path = std::env::temp_dir().join(format!(
+            "paimon-avro-stream-{tag}-{}.avro",
+            std::process::id()
+        ));
+        std::fs::write(&path, &bytes).unwrap();
+        (path, bytes.len() as u64)
+    }
+
+    fn open(path: &std::path::Path, len: u64) -> (Arc<CountingFileIO>, RangedFile) {
+        let counting = Arc::new(CountingFileIO::new(Arc::new(LocalFileIO::new())));
+        let io: FileIORef = counting.clone();
+        let file = RangedFile::open(io, &path.display().to_string(), len, 0);
+        (counting, file)
+    }
+
+    fn request(columns: &[&str]) -> DecodeRequest {
+        DecodeRequest {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+            expected_rows: Some(ROWS),
+        }
+    }
+
+    #[test]
+    fn a_full_read_fetches_each_byte_once_in_bounded_pieces() {
+        let (path, len) = big_file("full");
+        let (counting, file) = open(&path, len);
+        let batches: Vec<RecordBatch> = decode("big.avro", file, &request(&["id", "payload"]))
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        let mut next = 0i64;
+        for b in &batches {
+            let ids = b.column(0).as_primitive::<Int64Type>();
+            let payloads = b.column(1).as_string::<i32>();
+            for k in 0..b.num_rows() {
+                assert_eq!(ids.value(k), next);
+                assert_eq!(payloads.value(k), payload(next));
+                next += 1;
+            }
+        }
+        assert_eq!(next, ROWS);
+        let reads = counting.reads();
+        assert!(
+            len > 5 * READ_AHEAD,
+            "the file ({len} bytes) spans many read-aheads"
+        );
+        // Consecutive ranges, from the start to the end: nothing read twice, nothing skipped.
+        let mut at = 0;
+        for r in &reads {
+            assert_eq!(r.range.start, at, "{reads:?}");
+            assert!(r.range.end - r.range.start <= READ_AHEAD, "{r:?}");
+            at = r.range.end;
+        }
+        assert_eq!(at, len);
+    }
+
+    #[test]
+    fn a_reader_stopped_after_one_batch_fetches_one_read_ahead() {
+        let (path, len) = big_file("first");
+        let (counting, file) = open(&path, len);
+        let mut batches = decode("big.avro", file, &request(&["id"])).unwrap();
+        let first = batches.next().unwrap().unwrap();
+        drop(batches);
+        let _ = std::fs::remove_file(&path);
+        let ids = first.column(0).as_primitive::<Int64Type>();
+        assert_eq!(ids.value(0), 0);
+        assert_eq!(ids.value(first.num_rows() - 1), first.num_rows() as i64 - 1);
+        let bytes = counting.bytes_read();
+        assert!(
+            bytes <= HEADER_PROBE + READ_AHEAD,
+            "{bytes} bytes of {len} read for one batch"
+        );
+    }
+
+    #[test]
+    fn a_file_cut_inside_its_last_block_is_an_error_naming_the_file() {
+        let (path, len) = big_file("cut");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+        let (_, file) = open(&path, len - 100);
+        let err = decode("big.avro", file, &request(&["id"]))
+            .unwrap()
+            .find_map(|r| r.err())
+            .unwrap()
+            .to_string();
+        let _ = std::fs::remove_file(&path);
+        // The last block lost 100 of its bytes: its size runs past the file's end.
+        assert!(err.contains("corrupt file big.avro: block "), "{err}");
+        assert!(
+            err.contains(&format!("exceeds the file ({} bytes)", len - 100)),
+            "{err}"
+        );
     }
 }
