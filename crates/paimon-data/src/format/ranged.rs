@@ -378,6 +378,22 @@ impl RangedFile {
         Ok(None)
     }
 
+    /// The bytes of `range`, read from the source as asked, outside any plan or tail (for
+    /// sequential decoders that keep their own read-ahead, the Avro block stream).
+    ///
+    /// # Errors
+    /// The storage's error, or `range` past the file's end.
+    pub(crate) fn read(&self, range: Range<u64>) -> Result<Bytes, RangeError> {
+        if range.start > range.end || range.end > self.inner.len {
+            return Err(RangeError::OutOfBounds {
+                start: range.start,
+                end: range.end,
+                len: self.inner.len,
+            });
+        }
+        self.read_source(range)
+    }
+
     /// A reader of the file from `start` on.
     pub(crate) fn reader_at(&self, start: u64) -> RangedRead {
         RangedRead {
