@@ -5,6 +5,7 @@ pub mod compare;
 pub mod files_cmd;
 pub mod filter;
 pub mod incremental_split;
+pub mod maintenance_cmd;
 pub mod progress;
 pub mod read_cmd;
 pub mod rows;

@@ -147,6 +147,3 @@ fn now_millis() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
-
-#[cfg(test)]
-mod tests;

@@ -328,3 +328,27 @@ fn orphan_files_like_java() {
     assert_eq!(java_reads(&b), before);
     assert!(our_reads_find_every_file(&b) > 0);
 }
+
+fn cpp(rel: &str) -> PathBuf {
+    repo().join("../shared/testdata/paimon-cpp").join(rel)
+}
+
+/// Deletion vectors: index manifests and index files expire with their snapshots, the tag's
+/// stay.
+#[test]
+fn expire_dv_table_with_tag_like_java() {
+    expire_like_java(
+        &cpp("orc/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv"),
+        1,
+    );
+}
+
+/// Snapshots of older schemas expire; the schema files stay.
+#[test]
+fn expire_evolved_table_like_java() {
+    expire_like_java(
+        &cpp("parquet/pk_table_with_alter_table.db/pk_table_with_alter_table"),
+        2,
+    );
+    expire_like_java(&cpp("parquet/pk_09.db/pk_09"), 3);
+}
