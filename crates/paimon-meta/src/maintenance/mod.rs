@@ -2,7 +2,7 @@
 //! orphan-file cleanup (Java `OrphanFilesClean`, `LocalOrphanFilesClean`).
 //!
 //! Both read the same metadata (manifest lists, manifests, index manifests) and resolve the
-//! same file paths; [`Files`] holds that shared reading.
+//! same file paths; one private reader holds that shared reading.
 
 mod expire;
 mod orphan;
