@@ -17,3 +17,4 @@ mod projection;
 mod projection_ids;
 mod skips;
 mod split_rules;
+mod write_cmd;

@@ -126,7 +126,16 @@ impl std::fmt::Display for RangeError {
     }
 }
 
-impl std::error::Error for RangeError {}
+/// The storage error stays reachable through `source()`, so callers can tell a failed read
+/// from a corrupt file.
+impl std::error::Error for RangeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RangeError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl RangedFile {
     /// A file held in memory (the public `decode` API and tests): plans and checks apply,
