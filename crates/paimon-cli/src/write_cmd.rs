@@ -17,9 +17,9 @@ use paimon_split::commit::{
 };
 use paimon_write::TableWrite;
 
-use crate::filter::typed_literal;
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
+use paimon_spec::predicate::sql::typed_literal;
 
 /// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`: the identifier of a one-shot batch commit.
 const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
