@@ -480,3 +480,62 @@ fn unused_metadata(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn options(pairs: &[(&str, &str)]) -> CoreOptions {
+        let raw: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        CoreOptions::try_new(&raw).unwrap()
+    }
+
+    /// Java `CoreOptions` defaults: min 10, max Integer.MAX_VALUE, 1 h, limit 10.
+    #[test]
+    fn defaults_and_overrides_are_javas() {
+        let d = ExpireConfig::from_options(&options(&[])).unwrap();
+        assert_eq!(
+            (
+                d.retain_min,
+                d.retain_max,
+                d.time_retained_ms,
+                d.max_deletes
+            ),
+            (10, 2_147_483_647, 3_600_000, 10)
+        );
+        let c = ExpireConfig::from_options(&options(&[
+            (RETAIN_MIN, "2"),
+            (RETAIN_MAX, "5"),
+            (TIME_RETAINED, "30 min"),
+            (EXPIRE_LIMIT, "3"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (
+                c.retain_min,
+                c.retain_max,
+                c.time_retained_ms,
+                c.max_deletes
+            ),
+            (2, 5, 1_800_000, 3)
+        );
+    }
+
+    #[test]
+    fn bad_values_and_a_decoupled_changelog_are_refused() {
+        let e = ExpireConfig::from_options(&options(&[(RETAIN_MIN, "many")])).unwrap_err();
+        assert!(e.to_string().contains(RETAIN_MIN), "{e}");
+        let e =
+            ExpireConfig::from_options(&options(&[(TIME_RETAINED, "1 fortnight")])).unwrap_err();
+        assert!(e.to_string().contains(TIME_RETAINED), "{e}");
+        let e = ExpireConfig::from_options(&options(&[(CHANGELOG_RETAIN_MIN, "100")])).unwrap_err();
+        assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+        // Retained no longer than snapshots: not decoupled.
+        ExpireConfig::from_options(&options(&[(CHANGELOG_RETAIN_MAX, "100")])).unwrap();
+    }
+}
