@@ -7,6 +7,7 @@ pub mod files_cmd;
 pub mod filter;
 pub mod incremental_split;
 pub mod input;
+pub mod maintenance_cmd;
 pub mod progress;
 pub mod read_cmd;
 pub mod rows;

@@ -3,7 +3,9 @@
 //! Every failure exits with code 1 and one line on stderr naming the file and the problem.
 
 use clap::{Parser, Subcommand};
-use paimon_cli::{create_cmd, files_cmd, read_cmd, split_cmd, table_cmd, write_cmd};
+use paimon_cli::{
+    create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, table_cmd, write_cmd,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -33,6 +35,10 @@ enum Command {
     Read(read_cmd::ReadArgs),
     /// Read split files (the worker command).
     ReadSplit(read_cmd::ReadSplitArgs),
+    /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
+    ExpireSnapshots(maintenance_cmd::ExpireArgs),
+    /// Remove files no snapshot, tag, branch or changelog uses (Java `LocalOrphanFilesClean`).
+    RemoveOrphanFiles(maintenance_cmd::OrphanArgs),
     /// Compare two JSON-lines row files as multisets, typed by a table's schema (for scripts).
     CompareRows(read_cmd::CompareRowsArgs),
     /// Create a table from a schema JSON or a Parquet file's schema.
@@ -82,6 +88,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),
         Command::CompareRows(a) => read_cmd::compare_rows(a),
+        Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
+        Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::Write(a) => write_cmd::write(a),
         Command::Commit(a) => write_cmd::commit(a),

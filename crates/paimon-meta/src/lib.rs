@@ -35,6 +35,7 @@ pub mod commit;
 pub mod error;
 pub mod file_index;
 mod file_name;
+pub mod maintenance;
 pub mod manifest;
 pub mod orc;
 pub mod parquet_manifest;

@@ -9,6 +9,7 @@ mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
 mod late_filter;
+mod maintenance;
 mod memory_budget;
 mod memory_limit;
 mod paths;

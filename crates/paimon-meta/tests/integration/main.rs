@@ -8,6 +8,7 @@ mod fallback;
 mod file_pruning;
 mod java_changes;
 mod java_commit;
+mod java_expire;
 mod java_incremental;
 mod java_plans;
 mod java_splits;

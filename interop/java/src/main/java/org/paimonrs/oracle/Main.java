@@ -17,6 +17,8 @@ public final class Main {
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
                     "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
                     "  compact TABLE_PATH   (one full compaction, committed by Java)",
+                    "  expire TABLE_PATH [--retain-max N] [--retain-min N] [--max-deletes N] [--time-retained-ms N]",
+                    "  remove-orphan-files TABLE_PATH [--older-than-ms N] [--dry-run true]",
                     "  write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...",
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
@@ -59,6 +61,12 @@ public final class Main {
                     break;
                 case "compact":
                     CommitLoop.compactOnce(Args.parse(rest), out);
+                    break;
+                case "expire":
+                    Maintenance.expire(Args.parse(rest), out);
+                    break;
+                case "remove-orphan-files":
+                    Maintenance.removeOrphanFiles(Args.parse(rest), out);
                     break;
                 case "write-expected":
                     Expected.write(Args.parse(rest), System.err);

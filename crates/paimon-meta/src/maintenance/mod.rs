@@ -1,0 +1,149 @@
+//! Table maintenance: snapshot expiry (Java `ExpireSnapshotsImpl`, `SnapshotDeletion`) and
+//! orphan-file cleanup (Java `OrphanFilesClean`, `LocalOrphanFilesClean`).
+//!
+//! Both read the same metadata (manifest lists, manifests, index manifests) and resolve the
+//! same file paths; one private reader holds that shared reading.
+
+mod expire;
+mod orphan;
+
+pub use expire::{ExpireConfig, ExpireReport};
+pub use orphan::{OrphanReport, RemoveOrphanFiles};
+
+use paimon_spec::layout;
+
+use crate::error::{Error, Result};
+use crate::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::scan::partition_path::bucket_path;
+use crate::scan::PartitionDecoder;
+use crate::table::Table;
+
+/// Reads a table's metadata files and resolves the paths of the files they name (Java
+/// `FileStorePathFactory` / `DataFilePathFactory`), treating a missing metadata file as empty
+/// the way Java's `FileDeletionBase` does (a crashed earlier expiry may have removed it).
+#[derive(Debug)]
+struct Files {
+    table: Table,
+    partitions: PartitionDecoder,
+}
+
+impl Files {
+    fn new(table: &Table) -> Self {
+        Files {
+            table: table.clone(),
+            partitions: PartitionDecoder::new(table.schema().partition_fields()),
+        }
+    }
+
+    fn manifest_path(&self, name: &str) -> String {
+        self.table.layout().manifest_path(name)
+    }
+
+    fn read_optional(&self, path: &str) -> Result<Option<bytes::Bytes>> {
+        match self.table.file_io().read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(Error::io(e)),
+        }
+    }
+
+    /// The manifests of a manifest list; empty when the list is gone.
+    fn list(&self, name: &str) -> Result<Vec<ManifestFileMeta>> {
+        let path = self.manifest_path(name);
+        match self.read_optional(&path)? {
+            Some(b) => ManifestFileMeta::decode_list(&path, b),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The entries of one manifest; empty when it is gone.
+    fn manifest(&self, name: &str) -> Result<Vec<ManifestEntry>> {
+        let path = self.manifest_path(name);
+        match self.read_optional(&path)? {
+            Some(b) => ManifestEntry::decode_manifest(&path, b),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Every entry of every manifest of a manifest list, in order.
+    fn list_entries(&self, name: &str) -> Result<Vec<ManifestEntry>> {
+        let mut out = Vec::new();
+        for m in self.list(name)? {
+            out.extend(self.manifest(&m.file_name)?);
+        }
+        Ok(out)
+    }
+
+    /// The entries of an index manifest; empty when it is gone.
+    fn index_manifest(&self, name: &str) -> Result<Vec<IndexManifestEntry>> {
+        let path = self.manifest_path(name);
+        match self.read_optional(&path)? {
+            Some(b) => IndexManifestEntry::decode_index_manifest(&path, b),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The bucket directory of an entry's partition and bucket.
+    fn bucket_dir(&self, partition: &[u8], bucket: i32, context: &str) -> Result<String> {
+        let values = self
+            .partitions
+            .decode(partition)
+            .map_err(|e| Error::spec(context, e))?;
+        bucket_path(&self.table, &values, bucket).ok_or_else(|| {
+            Error::unsupported(format!(
+                "partition directory name for values {values:?} (in {context})"
+            ))
+        })
+    }
+
+    /// The data file of an entry and its extra files (file-index sidecars), which live next to
+    /// it (Java `DataFilePathFactory.toPath` / `toAlignedPath`).
+    fn data_paths(&self, e: &ManifestEntry, context: &str) -> Result<(String, Vec<String>)> {
+        let (dir, path) = match &e.file.external_path {
+            Some(p) => {
+                let dir = p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+                (dir, p.clone())
+            }
+            None => {
+                let dir = self.bucket_dir(&e.partition, e.bucket, context)?;
+                let path = layout::join(&dir, &e.file.file_name);
+                (dir, path)
+            }
+        };
+        let extras = e
+            .file
+            .extra_files
+            .iter()
+            .map(|x| layout::join(&dir, x))
+            .collect();
+        Ok((path, extras))
+    }
+
+    /// Where an index file lives (Java `IndexPathFactory`).
+    fn index_path(&self, e: &IndexManifestEntry, context: &str) -> Result<String> {
+        if let Some(p) = &e.index_file.external_path {
+            return Ok(p.clone());
+        }
+        if self.table.options().index_file_in_data_file_dir {
+            let dir = self.bucket_dir(&e.partition, e.bucket, context)?;
+            return Ok(layout::join(&dir, &e.index_file.file_name));
+        }
+        Ok(self.table.layout().index_path(&e.index_file.file_name))
+    }
+}
+
+/// Deletes `path`, an absent file counting as deleted (Java `FileIO.deleteQuietly` minus the
+/// quiet: storage errors other than absence stop the maintenance run).
+fn delete(table: &Table, path: &str) -> Result<()> {
+    match table.file_io().delete(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_not_found() => Ok(()),
+        Err(e) => Err(Error::io(e)),
+    }
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
