@@ -238,6 +238,14 @@ row "6b same filter: time (ms), rows" "$(field "$PD_SEL" ms), $(field "$PD_SEL" 
   "$(field "$PD_FULL" ms), $(field "$PD_FULL" rows) rows" \
   "$(div "$(field "$PD_SEL" ms)" "$(field "$PD_FULL" ms)")x" "-" "-"
 
+# 6c. bytes fetched by ranged reads for the 3-column projection, against the files' sizes.
+PJ_OUT=$("$RAW" pushdown "$A" --filter "id < $SEL" --select "$PROJ")
+B_PROJ=$(field "$(grep 'filter=false' <<<"$PJ_OUT")" data_bytes)
+B_FILES=$(find "$A" -path '*bucket-*' -name 'data-*' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+row "6c append_big 3 columns ($PROJ): data bytes fetched" "$B_PROJ" "$B_FILES (whole files)" \
+  "$(awk -v a="$B_PROJ" -v b="$B_FILES" 'BEGIN { printf "%.1f%%", 100 * a / b }')" \
+  "the columns' share" "-"
+
 # 7. ORC and Avro against their own decoders.
 for fmt in orc avro; do
   pair "ours_$fmt" "$PAIMON" read "$TABLES/append_$fmt" --format null --threads 1 -- \

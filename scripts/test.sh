@@ -3,7 +3,8 @@
 #   1. Java's expected rows for every paimon-cpp table (scripts/interop.sh --dump-only), which the
 #      acceptance suite compares against;
 #   2. every crate's unit, integration, golden-byte, property, acceptance and damage tests;
-#   3. the cross-language round trips (Java plans / paimon reads, paimon plans / Java reads).
+#   3. the Python package's pytest suite (scripts/test-python.sh);
+#   4. the cross-language round trips (Java plans / paimon reads, paimon plans / Java reads).
 # Needs ../shared/testdata beside the repository, Rust, and Java 17 with Maven (the oracle is
 # built from Maven Central on first use). Builds once into ./target.
 # SKIP_JAVA=1 runs only the Rust tests that need no Java (the paimon-cpp acceptance case is then
@@ -20,6 +21,9 @@ fi
 
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+
+echo "== Python package (bindings/python)"
+scripts/test-python.sh
 
 if [[ "${SKIP_JAVA:-0}" != 1 ]]; then
     echo "== cross-language round trips"

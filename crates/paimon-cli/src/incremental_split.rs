@@ -1,13 +1,11 @@
-//! Java 1.4+ incremental splits (`IncrementalSplit`) handed to `read-split`: they carry no
-//! bucket directory, so it is derived from the table as Java's reader derives it
-//! (`FileStorePathFactory.bucketPath`), and the split read in its `DataSplit` form.
+//! Java 1.4+ incremental splits (`IncrementalSplit`) handed to `read-split`: read in their
+//! `DataSplit` form ([`paimon_meta::scan::incremental_as_data_split`]).
 
 use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use paimon_io::FileIORef;
-use paimon_meta::scan::partition_path::bucket_path;
-use paimon_meta::scan::PartitionDecoder;
+use paimon_meta::scan::incremental_as_data_split as to_data_split;
 use paimon_meta::Table;
 use paimon_split::frame::IncrementalSplit;
 use paimon_split::DataSplit;
@@ -27,10 +25,5 @@ pub fn incremental_as_data_split(
         Some(b) => table.with_branch(b).map_err(|e| anyhow!("{e}"))?,
         None => table,
     };
-    let values = PartitionDecoder::new(table.schema().partition_fields())
-        .decode(&split.partition)
-        .map_err(|e| anyhow!("the split's partition row: {e}"))?;
-    let path = bucket_path(&table, &values, split.bucket)
-        .ok_or_else(|| anyhow!("no directory name for the split's partition values {values:?}"))?;
-    Ok(split.into_data_split(path))
+    to_data_split(&table, split).map_err(|e| anyhow!("{e}"))
 }

@@ -2,15 +2,18 @@
 //! drive the same code the binary runs.
 
 pub mod compare;
+pub mod create_cmd;
 pub mod files_cmd;
 pub mod filter;
 pub mod incremental_split;
+pub mod input;
 pub mod progress;
 pub mod read_cmd;
 pub mod rows;
 pub mod scan_args;
 pub mod split_cmd;
 pub mod table_cmd;
+pub mod write_cmd;
 
 /// Writes one line to stdout; a closed pipe (`paimon ... | head`) ends the process quietly
 /// instead of panicking.

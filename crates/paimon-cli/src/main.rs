@@ -1,15 +1,15 @@
-//! `paimon`: inspect, plan and read Apache Paimon tables and splits.
+//! `paimon`: inspect, plan, read and write Apache Paimon tables and splits.
 //!
 //! Every failure exits with code 1 and one line on stderr naming the file and the problem.
 
 use clap::{Parser, Subcommand};
-use paimon_cli::{files_cmd, read_cmd, split_cmd, table_cmd};
+use paimon_cli::{create_cmd, files_cmd, read_cmd, split_cmd, table_cmd, write_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "paimon",
     version,
-    about = "Read Apache Paimon tables and splits"
+    about = "Read and write Apache Paimon tables and splits"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,6 +35,12 @@ enum Command {
     ReadSplit(read_cmd::ReadSplitArgs),
     /// Compare two JSON-lines row files as multisets, typed by a table's schema (for scripts).
     CompareRows(read_cmd::CompareRowsArgs),
+    /// Create a table from a schema JSON or a Parquet file's schema.
+    CreateTable(create_cmd::CreateTableArgs),
+    /// Write rows from a file and commit them (or only prepare the commit messages).
+    Write(write_cmd::WriteArgs),
+    /// Commit message files written by `write --prepare-only`.
+    Commit(write_cmd::CommitArgs),
 }
 
 fn main() {
@@ -76,5 +82,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),
         Command::CompareRows(a) => read_cmd::compare_rows(a),
+        Command::CreateTable(a) => create_cmd::create_table(a),
+        Command::Write(a) => write_cmd::write(a),
+        Command::Commit(a) => write_cmd::commit(a),
     }
 }

@@ -526,26 +526,31 @@ fn write_output(
 /// `paimon compare-rows TABLE EXPECTED ACTUAL`.
 #[derive(Debug, Args)]
 pub struct CompareRowsArgs {
-    /// Table directory whose latest schema types the columns.
+    /// Table directory whose schema types the columns (the scan options choose which one:
+    /// the latest, or a time-travel snapshot's).
     pub table: String,
     /// Expected rows (JSON lines).
     pub expected: PathBuf,
-    /// Actual rows (JSON lines).
+    /// Actual rows: JSON lines, or an Arrow IPC file (`*.arrow`, e.g. written by another
+    /// reader) whose batches are encoded into JSON lines first.
     pub actual: PathBuf,
-    /// The columns the files hold: `c1,c2` (default: all, in schema order).
-    #[arg(long)]
-    pub select: Option<String>,
+    /// The scan the rows came from: `--select c1,c2` names the columns the files hold
+    /// (default: all, in schema order), `--with-kind` a leading `_ROW_KIND`, and the
+    /// snapshot options the schema.
+    #[command(flatten)]
+    pub scan: ScanArgs,
 }
 
 pub fn compare_rows(a: CompareRowsArgs) -> Result<()> {
-    let opened = ScanArgs::default().open(&a.table)?;
-    let select = a.select.as_ref().map(|s| {
-        s.split(',')
-            .map(|c| c.trim().to_string())
-            .collect::<Vec<_>>()
-    });
-    let fields = output_fields(&opened.schema, select.as_deref())?;
+    let opened = a.scan.open(&a.table)?;
+    let fields = with_kind_field(
+        output_fields(&opened.schema, opened.select.as_deref())?,
+        a.scan.with_kind,
+    );
     let read = |p: &PathBuf| -> Result<Vec<String>> {
+        if p.extension().is_some_and(|e| e == "arrow") {
+            return arrow_file_rows(p, &fields);
+        }
         Ok(std::fs::read_to_string(p)
             .with_context(|| format!("{}: cannot read", p.display()))?
             .lines()
@@ -560,6 +565,23 @@ pub fn compare_rows(a: CompareRowsArgs) -> Result<()> {
             a.actual.display()
         )),
     }
+}
+
+/// The rows of the Arrow IPC file at `p`, in the JSON row encoding of `fields`.
+fn arrow_file_rows(p: &PathBuf, fields: &[DataField]) -> Result<Vec<String>> {
+    let file = std::fs::File::open(p).with_context(|| format!("{}: cannot read", p.display()))?;
+    let reader = arrow::ipc::reader::FileReader::try_new(file, None)
+        .map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    let mut out = Vec::new();
+    for b in reader {
+        let b = b.map_err(|e| anyhow!("{}: {e}", p.display()))?;
+        out.extend(
+            batch_to_json_rows(&b, fields)?
+                .into_iter()
+                .map(|v| v.to_string()),
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -141,17 +141,7 @@ impl ScanArgs {
                 scan = scan.with_incremental_scan_mode(mode);
             }
         }
-        // Java reads the latest snapshot with the table's latest schema (an ALTER may have come
-        // after the last commit), and time travel with the snapshot's own schema.
-        let time_travel =
-            self.snapshot.is_some() || self.tag.is_some() || self.timestamp_ms.is_some();
-        let schema = match scan.snapshot().map_err(|e| anyhow!("{e}"))? {
-            Some(s) if time_travel => t
-                .schema_manager()
-                .schema(s.schema_id)
-                .map_err(|e| anyhow!("{e}"))?,
-            _ => Arc::clone(t.schema()),
-        };
+        let schema = scan.rows_schema().map_err(|e| anyhow!("{e}"))?;
         let filter = match &self.filter {
             Some(f) => Some(parse_filter(f, &schema)?),
             None => None,

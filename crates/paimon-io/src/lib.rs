@@ -72,7 +72,7 @@ pub use counting::{CountingFileIO, ReadRecord, WriteRecord};
 pub use error::{Error, Result};
 pub use local::LocalFileIO;
 #[cfg(feature = "opendal-core")]
-pub use object_store::{ObjectStoreFileIO, S3Options};
+pub use object_store::{ObjectStoreFileIO, S3Options, S3_OPTION_KEYS};
 
 /// One entry of a directory listing (Java `FileStatus`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,6 +293,38 @@ pub fn file_io_for(path: &str) -> Result<FileIORef> {
     }
 }
 
+/// [`file_io_for`] configured by `options` (Java Paimon's FileIO keys, e.g. `s3.endpoint`,
+/// `s3.access-key`) instead of only the environment; keys not given still come from it. An
+/// empty map is [`file_io_for`].
+///
+/// # Errors
+/// [`Error::Config`] for a key the path's backend does not know (a local path knows none);
+/// otherwise as [`file_io_for`].
+pub fn file_io_with_options(
+    path: &str,
+    options: &std::collections::BTreeMap<String, String>,
+) -> Result<FileIORef> {
+    if options.is_empty() {
+        return file_io_for(path);
+    }
+    match scheme_of(path) {
+        #[cfg(feature = "s3")]
+        Some("s3" | "s3a" | "s3n") => Ok(Arc::new(object_store::ObjectStoreFileIO::s3(
+            object_store::S3Options::from_options(options, path)?,
+        ))),
+        _ => {
+            let keys: Vec<&str> = options.keys().map(String::as_str).collect();
+            Err(Error::Config {
+                path: path.to_string(),
+                reason: format!(
+                    "options {keys:?} do not apply to this storage (FileIO options are read \
+                     for s3:// paths in a build with the `s3` feature)"
+                ),
+            })
+        }
+    }
+}
+
 /// The URL scheme of `path` (`s3` in `s3://b/k`), if any.
 pub fn scheme_of(path: &str) -> Option<&str> {
     let idx = path.find("://")?;
@@ -324,6 +356,19 @@ pub fn file_name(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_io_options_apply_only_where_known() {
+        let none = std::collections::BTreeMap::new();
+        assert!(file_io_with_options("/tmp/t", &none).is_ok());
+        let s3: std::collections::BTreeMap<String, String> =
+            [("s3.endpoint".to_string(), "http://127.0.0.1:9".to_string())].into();
+        let e = file_io_with_options("/tmp/t", &s3).unwrap_err();
+        assert!(matches!(e, Error::Config { .. }), "{e}");
+        assert!(e.to_string().contains("s3.endpoint"), "{e}");
+        #[cfg(feature = "s3")]
+        assert!(file_io_with_options("s3://b/t", &s3).is_ok());
+    }
 
     #[test]
     fn path_helpers() {

@@ -36,6 +36,15 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
+    /// SQL filter text that does not parse, names an unknown column or has an ill-typed
+    /// literal ([`crate::predicate::sql`]).
+    #[error("filter {filter:?}: {reason}")]
+    InvalidFilter {
+        /// The filter text.
+        filter: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A bug in paimon-rs.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),

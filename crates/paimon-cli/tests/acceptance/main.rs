@@ -16,3 +16,4 @@ mod projection;
 mod projection_ids;
 mod skips;
 mod split_rules;
+mod write_cmd;

@@ -10,23 +10,42 @@ use arrow_avro::reader::ReaderBuilder;
 use arrow_schema::DataType as ArrowType;
 use bytes::Bytes;
 
+use super::ranged::RangedFile;
+use super::stream::range_error;
 use super::{check_file_rows, BatchIter, DecodeRequest, SelectAfterDecode};
 use crate::error::{Error, Result};
 
-pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    let layout = check_container(&data).map_err(|reason| Error::corrupt(path, reason))?;
-    check_file_rows(path, req, layout.rows())?;
-    let wrapped = wrap_root_union(&data).map_err(|reason| Error::corrupt(path, reason))?;
-    let unnest = wrapped.is_some();
-    // A rewritten header moves the blocks: walk the new file's framing once more.
-    let (data, layout) = match wrapped {
-        Some(w) => {
-            let layout = check_container(&w).map_err(|reason| Error::corrupt(path, reason))?;
-            (w, layout)
+/// Bytes fetched at a time past what a block needs: blocks of a few KiB to a few MiB are read
+/// many per request, and memory stays bounded by the largest block plus this.
+pub(crate) const READ_AHEAD: u64 = 4 << 20;
+
+/// Bytes fetched first for the header; a longer header doubles it until it fits.
+const HEADER_PROBE: u64 = 64 << 10;
+
+pub(super) fn decode(path: &str, file: RangedFile, req: &DecodeRequest) -> Result<BatchIter> {
+    let len = file.len();
+    let fetch = |range: std::ops::Range<u64>| file.read(range).map_err(|e| range_error(path, e));
+    // The header, by a prefix grown until it holds the whole header.
+    let mut probe = HEADER_PROBE.min(len);
+    let (first, header_end) = loop {
+        let first = fetch(0..probe)?;
+        match parse_header(&first) {
+            Ok(end) => break (first, end),
+            Err(Short) if probe < len => probe = probe.saturating_mul(2).min(len),
+            Err(Short) => {
+                return Err(Error::corrupt(path, "truncated header: no sync marker"));
+            }
+            Err(Bad(reason)) => return Err(Error::corrupt(path, reason)),
         }
-        None => (data, layout),
     };
-    let header = data.slice(..layout.header_end);
+    let file_header = first.slice(..header_end);
+    let sync: [u8; 16] = file_header
+        .get(header_end - 16..)
+        .and_then(|s| s.try_into().ok())
+        .ok_or_else(|| Error::corrupt(path, "truncated header: no sync marker"))?;
+    let wrapped = wrap_root_union(&file_header).map_err(|reason| Error::corrupt(path, reason))?;
+    let unnest = wrapped.is_some();
+    let header = wrapped.unwrap_or(file_header);
     let schema = ReaderBuilder::new()
         .build(Cursor::new(header.clone()))
         .map_err(|e| Error::arrow(path, e))?
@@ -48,11 +67,21 @@ pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<Bat
         .map(|(i, _)| i)
         .collect();
     let owned = path.to_string();
+    let at = header_end as u64;
     let blocks = Blocks {
         path: path.to_string(),
         header,
-        data,
-        blocks: layout.blocks.into_iter(),
+        stream: BlockStream {
+            file,
+            sync,
+            buf: first.slice(header_end..),
+            buf_start: at,
+            pos: at,
+            index: 0,
+        },
+        req: req.clone(),
+        rows: 0,
+        done: false,
         batch_size: req.batch_size.max(1),
         pending: None,
     };
@@ -143,21 +172,26 @@ fn unnest_root(batch: RecordBatch) -> std::result::Result<RecordBatch, String> {
 /// 1.8 KB file kept it busy for minutes): each block is decoded by a reader of its own, made
 /// to decode exactly the block's rows in one batch, and then dropped. Bytes after a block's
 /// rows are ignored, as Java's `DataFileStream` ignores them.
+///
+/// The blocks' rows are checked against the metadata's count once the last block is read
+/// (the count is in the blocks, and reading them all first would read the file twice).
 struct Blocks {
     path: String,
     header: Bytes,
-    data: Bytes,
-    blocks: std::vec::IntoIter<Block>,
+    stream: BlockStream,
+    req: DecodeRequest,
+    /// Rows the blocks read so far claim.
+    rows: u64,
+    done: bool,
     batch_size: usize,
     /// The rest of the last block's batch, handed out `batch_size` rows at a time.
     pending: Option<RecordBatch>,
 }
 
 impl Blocks {
-    fn decode_block(&self, block: &Block) -> Result<RecordBatch> {
-        let rows = usize::try_from(block.rows).unwrap_or(usize::MAX);
-        let bytes = Cursor::new(self.header.clone())
-            .chain(Cursor::new(self.data.slice(block.start..block.end)));
+    fn decode_block(&self, rows: u64, block: Bytes) -> Result<RecordBatch> {
+        let rows = usize::try_from(rows).unwrap_or(usize::MAX);
+        let bytes = Cursor::new(self.header.clone()).chain(Cursor::new(block));
         let mut reader = ReaderBuilder::new()
             .with_batch_size(rows)
             .build(std::io::BufReader::new(bytes))
@@ -180,6 +214,21 @@ impl Blocks {
         }
         Ok(batch)
     }
+
+    /// The next block's rows and bytes, or `None` after the last, when the rows are checked.
+    fn next_block(&mut self) -> Result<Option<(u64, Bytes)>> {
+        let Some((rows, bytes)) = self.stream.next_block(&self.path)? else {
+            check_file_rows(&self.path, &self.req, self.rows)?;
+            return Ok(None);
+        };
+        self.rows = self.rows.checked_add(rows).ok_or_else(|| {
+            Error::corrupt(
+                &self.path,
+                format!("block {}: row counts overflow", self.stream.index),
+            )
+        })?;
+        Ok(Some((rows, bytes)))
+    }
 }
 
 impl Iterator for Blocks {
@@ -195,14 +244,22 @@ impl Iterator for Blocks {
                 }
                 return Some(Ok(batch));
             }
-            let block = self.blocks.next()?;
-            if block.rows == 0 {
-                continue;
+            if self.done {
+                return None;
             }
-            match self.decode_block(&block) {
+            let decoded = match self.next_block() {
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(Some((0, _))) => continue,
+                Ok(Some((rows, block))) => self.decode_block(rows, block),
+                Err(e) => Err(e),
+            };
+            match decoded {
                 Ok(batch) => self.pending = Some(batch),
                 Err(e) => {
-                    self.blocks = Vec::new().into_iter();
+                    self.done = true;
                     return Some(Err(e));
                 }
             }
@@ -210,84 +267,150 @@ impl Iterator for Blocks {
     }
 }
 
-/// One block of an object-container file: its rows and its bytes, `[count][size][bytes][sync]`.
-struct Block {
-    rows: u64,
-    start: usize,
-    end: usize,
+/// The blocks of an object-container file (`docs`: Avro spec, "Object Container Files"),
+/// `[count][size][size bytes][sync]` up to the very end of the file, fetched by ranged reads
+/// of at least [`READ_AHEAD`] bytes. Each block's framing is checked as it is reached: the
+/// decoder would stop quietly at a cut-off block and drop its rows without a word.
+struct BlockStream {
+    file: RangedFile,
+    sync: [u8; 16],
+    /// Fetched bytes from `buf_start` on.
+    buf: Bytes,
+    buf_start: u64,
+    /// The next block's offset.
+    pos: u64,
+    /// The next block's index.
+    index: usize,
 }
 
-/// Where an object-container file's header ends and its blocks lie.
-struct Layout {
-    header_end: usize,
-    blocks: Vec<Block>,
-}
+/// The longest `[count][size]` prefix of a block: two 10-byte varints.
+const BLOCK_PREFIX_MAX: u64 = 20;
 
-impl Layout {
-    /// The rows the blocks claim.
-    fn rows(&self) -> u64 {
-        self.blocks.iter().map(|b| b.rows).sum()
+impl BlockStream {
+    /// The bytes from `pos` on, at least `want` of them or up to the file's end, fetching
+    /// what the buffer lacks (and [`READ_AHEAD`] more) in one ranged read.
+    fn at(&mut self, path: &str, want: u64) -> Result<Bytes> {
+        let len = self.file.len();
+        let end = self.pos.saturating_add(want).min(len);
+        let buf_end = self.buf_start + self.buf.len() as u64;
+        if end > buf_end {
+            let keep = to_usize(self.pos.saturating_sub(self.buf_start));
+            let rest = self.buf.slice(keep.min(self.buf.len())..);
+            let from = self.pos.max(buf_end);
+            let to = end.max(from.saturating_add(READ_AHEAD)).min(len);
+            let fetched = self.file.read(from..to).map_err(|e| range_error(path, e))?;
+            self.buf = if rest.is_empty() {
+                fetched
+            } else {
+                let mut joined = Vec::with_capacity(rest.len() + fetched.len());
+                joined.extend_from_slice(&rest);
+                joined.extend_from_slice(&fetched);
+                Bytes::from(joined)
+            };
+            self.buf_start = from - rest.len() as u64;
+        }
+        let s = to_usize(self.pos - self.buf_start);
+        Ok(self.buf.slice(s..))
+    }
+
+    fn next_block(&mut self, path: &str) -> Result<Option<(u64, Bytes)>> {
+        let len = self.file.len();
+        if self.pos >= len {
+            return Ok(None);
+        }
+        let block = self.index;
+        let corrupt = |reason: String| Error::corrupt(path, format!("block {block}: {reason}"));
+        let head = self.at(path, BLOCK_PREFIX_MAX)?;
+        let mut p = 0usize;
+        let count = read_long(&head, &mut p).map_err(corrupt)?;
+        let size = read_long(&head, &mut p).map_err(corrupt)?;
+        if count < 0 {
+            return Err(corrupt(format!("negative row count {count}")));
+        }
+        let left = len - self.pos;
+        let total = u64::try_from(size)
+            .ok()
+            .and_then(|n| n.checked_add(p as u64 + 16))
+            .filter(|t| *t <= left + 16)
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "block of {size} bytes exceeds the file ({len} bytes)"
+                ))
+            })?;
+        if total > left {
+            return Err(corrupt(format!(
+                "sync marker missing or wrong at byte {} (file cut off?)",
+                self.pos + total - 16
+            )));
+        }
+        let bytes = self.at(path, total)?;
+        let t = to_usize(total);
+        if bytes.get(t - 16..t) != Some(self.sync.as_slice()) {
+            return Err(corrupt(format!(
+                "sync marker missing or wrong at byte {} (file cut off?)",
+                self.pos + total - 16
+            )));
+        }
+        self.pos += total;
+        self.index += 1;
+        Ok(Some((count.unsigned_abs(), bytes.slice(..t))))
     }
 }
 
-/// Walks the object-container framing (`docs`: Avro spec, "Object Container Files"): header,
-/// then blocks of `[count][size][size bytes][sync]` up to the very end of the file. The decoder
-/// stops quietly at a cut-off block, which would drop its rows without a word.
-fn check_container(data: &[u8]) -> std::result::Result<Layout, String> {
-    let mut pos = 4usize;
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// Why a header did not parse: the bytes at hand end inside it, or it is wrong.
+enum HeaderError {
+    Short,
+    Bad(String),
+}
+use HeaderError::{Bad, Short};
+
+/// The end of the header (magic, metadata map, sync marker) at the start of `data`.
+fn parse_header(data: &[u8]) -> std::result::Result<usize, HeaderError> {
+    if data.len() < 4 {
+        return Err(if b"Obj\x01".starts_with(data) {
+            Short
+        } else {
+            Bad("not an Avro object container file (bad magic)".into())
+        });
+    }
     if data.get(..4) != Some(b"Obj\x01".as_slice()) {
-        return Err("not an Avro object container file (bad magic)".into());
+        return Err(Bad("not an Avro object container file (bad magic)".into()));
     }
+    let mut pos = 4usize;
+    let long = |pos: &mut usize| match read_long(data, pos) {
+        Ok(v) => Ok(v),
+        Err(_) if *pos >= data.len() => Err(Short),
+        Err(e) => Err(Bad(e)),
+    };
     // File metadata: a map<string, bytes> written as blocks, ended by a zero count.
     loop {
-        let count = read_long(data, &mut pos)?;
+        let count = long(&mut pos)?;
         if count == 0 {
             break;
         }
         if count < 0 {
-            read_long(data, &mut pos)?; // the block's byte size
+            long(&mut pos)?; // the block's byte size
         }
         for _ in 0..count.unsigned_abs() {
             for _ in 0..2 {
-                let len = read_long(data, &mut pos)?;
-                skip(data, &mut pos, len, "metadata entry")?;
+                let len = long(&mut pos)?;
+                let n = usize::try_from(len)
+                    .map_err(|_| Bad(format!("metadata entry of {len} bytes")))?;
+                pos = pos.checked_add(n).ok_or(Short)?;
+                if pos > data.len() {
+                    return Err(Short);
+                }
             }
         }
     }
-    let sync = data
-        .get(pos..pos + 16)
-        .ok_or("truncated header: no sync marker")?;
-    pos += 16;
-    let header_end = pos;
-    let mut blocks = Vec::new();
-    let mut block = 0usize;
-    let mut rows = 0u64;
-    while pos < data.len() {
-        let start = pos;
-        let count = read_long(data, &mut pos)?;
-        let size = read_long(data, &mut pos)?;
-        if count < 0 {
-            return Err(format!("block {block}: negative row count {count}"));
-        }
-        rows = rows
-            .checked_add(count.unsigned_abs())
-            .ok_or_else(|| format!("block {block}: row counts overflow"))?;
-        skip(data, &mut pos, size, "block")
-            .map_err(|e| format!("block {block} at byte {pos}: {e}"))?;
-        if data.get(pos..pos + 16) != Some(sync) {
-            return Err(format!(
-                "block {block}: sync marker missing or wrong at byte {pos} (file cut off?)"
-            ));
-        }
-        pos += 16;
-        blocks.push(Block {
-            rows: count.unsigned_abs(),
-            start,
-            end: pos,
-        });
-        block += 1;
+    if pos + 16 > data.len() {
+        return Err(Short);
     }
-    Ok(Layout { header_end, blocks })
+    Ok(pos + 16)
 }
 
 /// An Avro zig-zag varint long.
@@ -350,7 +473,8 @@ mod tests {
     }
 
     fn decode_all(data: Bytes, columns: &[&str]) -> Result<Vec<RecordBatch>> {
-        decode("test.vector.avro", data, &request(columns))?.collect()
+        let file = RangedFile::memory("test.vector.avro", data);
+        decode("test.vector.avro", file, &request(columns))?.collect()
     }
 
     /// The vector-store file of `append/vector_store`'s snapshot 2, as Java 1.4.2 wrote it: root
@@ -367,7 +491,10 @@ mod tests {
                 continue;
             }
             let data = Bytes::from(std::fs::read(&path).unwrap());
-            assert!(wrap_root_union(&data).unwrap().is_some());
+            let header_end = parse_header(&data).ok().unwrap();
+            assert!(wrap_root_union(&data.slice(..header_end))
+                .unwrap()
+                .is_some());
             let batches = decode_all(data, &["emb"]).unwrap();
             let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
             if rows != 10 {
@@ -450,9 +577,6 @@ mod block_tests {
         )
         .unwrap();
         let data = Bytes::from(input[4..].to_vec());
-        let layout = check_container(&data).unwrap();
-        assert_eq!(layout.blocks.len(), 1);
-        assert_eq!(layout.rows(), 25);
         let req = DecodeRequest {
             columns: vec!["id".into(), "name".into()],
             types: Vec::new(),
@@ -460,7 +584,8 @@ mod block_tests {
             batch_size: 10,
             expected_rows: Some(25),
         };
-        let batches: Vec<RecordBatch> = decode("t.avro", data, &req)
+        let file = RangedFile::memory("t.avro", data);
+        let batches: Vec<RecordBatch> = decode("t.avro", file, &req)
             .unwrap()
             .collect::<Result<_>>()
             .unwrap();
@@ -468,5 +593,138 @@ mod block_tests {
         let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
         assert_eq!(sizes, [10, 10, 5]);
         assert_eq!(batches[0].num_columns(), 2);
+    }
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use std::sync::Arc;
+
+    use apache_avro::types::Value;
+    use arrow_array::types::Int64Type;
+    use paimon_io::{CountingFileIO, FileIORef, LocalFileIO};
+
+    use super::*;
+
+    const ROWS: i64 = 200_000;
+
+    /// The payload of row `i`: 100 bytes that differ per row, so blocks do not shrink.
+    fn payload(i: i64) -> String {
+        format!("{i:0>100}")
+    }
+
+    /// An uncompressed file of `ROWS` rows `{id: i, payload}` in apache-avro's default blocks
+    /// (about 16 KB each), some 22 MB in all, at a path of its own.
+    fn big_file(tag: &str) -> (std::path::PathBuf, u64) {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type": "record", "name": "r", "fields": [
+                {"name": "id", "type": "long"}, {"name": "payload", "type": "string"}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new());
+        for i in 0..ROWS {
+            w.append(Value::Record(vec![
+                ("id".into(), Value::Long(i)),
+                ("payload".into(), Value::String(payload(i))),
+            ]))
+            .unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let path = std::env::temp_dir().join(format!(
+            "paimon-avro-stream-{tag}-{}.avro",
+            std::process::id()
+        ));
+        std::fs::write(&path, &bytes).unwrap();
+        (path, bytes.len() as u64)
+    }
+
+    fn open(path: &std::path::Path, len: u64) -> (Arc<CountingFileIO>, RangedFile) {
+        let counting = Arc::new(CountingFileIO::new(Arc::new(LocalFileIO::new())));
+        let io: FileIORef = counting.clone();
+        let file = RangedFile::open(io, &path.display().to_string(), len, 0);
+        (counting, file)
+    }
+
+    fn request(columns: &[&str]) -> DecodeRequest {
+        DecodeRequest {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
+            rows: None,
+            batch_size: 1024,
+            expected_rows: Some(ROWS),
+        }
+    }
+
+    #[test]
+    fn a_full_read_fetches_each_byte_once_in_bounded_pieces() {
+        let (path, len) = big_file("full");
+        let (counting, file) = open(&path, len);
+        let batches: Vec<RecordBatch> = decode("big.avro", file, &request(&["id", "payload"]))
+            .unwrap()
+            .collect::<Result<_>>()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        let mut next = 0i64;
+        for b in &batches {
+            let ids = b.column(0).as_primitive::<Int64Type>();
+            let payloads = b.column(1).as_string::<i32>();
+            for k in 0..b.num_rows() {
+                assert_eq!(ids.value(k), next);
+                assert_eq!(payloads.value(k), payload(next));
+                next += 1;
+            }
+        }
+        assert_eq!(next, ROWS);
+        let reads = counting.reads();
+        assert!(
+            len > 5 * READ_AHEAD,
+            "the file ({len} bytes) spans many read-aheads"
+        );
+        // Consecutive ranges, from the start to the end: nothing read twice, nothing skipped.
+        let mut at = 0;
+        for r in &reads {
+            assert_eq!(r.range.start, at, "{reads:?}");
+            assert!(r.range.end - r.range.start <= READ_AHEAD, "{r:?}");
+            at = r.range.end;
+        }
+        assert_eq!(at, len);
+    }
+
+    #[test]
+    fn a_reader_stopped_after_one_batch_fetches_one_read_ahead() {
+        let (path, len) = big_file("first");
+        let (counting, file) = open(&path, len);
+        let mut batches = decode("big.avro", file, &request(&["id"])).unwrap();
+        let first = batches.next().unwrap().unwrap();
+        drop(batches);
+        let _ = std::fs::remove_file(&path);
+        let ids = first.column(0).as_primitive::<Int64Type>();
+        assert_eq!(ids.value(0), 0);
+        assert_eq!(ids.value(first.num_rows() - 1), first.num_rows() as i64 - 1);
+        let bytes = counting.bytes_read();
+        assert!(
+            bytes <= HEADER_PROBE + READ_AHEAD,
+            "{bytes} bytes of {len} read for one batch"
+        );
+    }
+
+    #[test]
+    fn a_file_cut_inside_its_last_block_is_an_error_naming_the_file() {
+        let (path, len) = big_file("cut");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+        let (_, file) = open(&path, len - 100);
+        let err = decode("big.avro", file, &request(&["id"]))
+            .unwrap()
+            .find_map(|r| r.err())
+            .unwrap()
+            .to_string();
+        let _ = std::fs::remove_file(&path);
+        // The last block lost 100 of its bytes: its size runs past the file's end.
+        assert!(err.contains("corrupt file big.avro: block "), "{err}");
+        assert!(
+            err.contains(&format!("exceeds the file ({} bytes)", len - 100)),
+            "{err}"
+        );
     }
 }

@@ -259,7 +259,8 @@ pub fn decode_with_predicate(
 
 /// [`decode`] of a file read by ranges, with `filter` pushed into the Parquet decoder when
 /// given ([`parquet_filter`]); the caller still applies the exact filter. Parquet and ORC
-/// read only the column chunks (streams) they decode; Avro and blob files are read whole.
+/// read only the column chunks (streams) they decode; Avro files are read block by block,
+/// blob files whole.
 pub(crate) fn decode_filtered(
     format: FileFormat,
     path: &str,
@@ -281,7 +282,7 @@ pub(crate) fn decode_filtered(
             Ok(batches)
         }),
         FileFormat::Orc => guard_panics(path, "ORC", || orc::decode(path, data, req)),
-        FileFormat::Avro => avro::decode(path, whole(&data)?, req),
+        FileFormat::Avro => avro::decode(path, data, req),
         FileFormat::Blob => blob::decode(path, whole(&data)?, req),
     }?;
     Ok(match req.expected_rows {

@@ -126,7 +126,16 @@ impl std::fmt::Display for RangeError {
     }
 }
 
-impl std::error::Error for RangeError {}
+/// The storage error stays reachable through `source()`, so callers can tell a failed read
+/// from a corrupt file.
+impl std::error::Error for RangeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RangeError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl RangedFile {
     /// A file held in memory (the public `decode` API and tests): plans and checks apply,
@@ -367,6 +376,22 @@ impl RangedFile {
             }
         }
         Ok(None)
+    }
+
+    /// The bytes of `range`, read from the source as asked, outside any plan or tail (for
+    /// sequential decoders that keep their own read-ahead, the Avro block stream).
+    ///
+    /// # Errors
+    /// The storage's error, or `range` past the file's end.
+    pub(crate) fn read(&self, range: Range<u64>) -> Result<Bytes, RangeError> {
+        if range.start > range.end || range.end > self.inner.len {
+            return Err(RangeError::OutOfBounds {
+                start: range.start,
+                end: range.end,
+                len: self.inner.len,
+            });
+        }
+        self.read_source(range)
     }
 
     /// A reader of the file from `start` on.

@@ -29,6 +29,17 @@ pub struct S3Options {
     pub anonymous: bool,
 }
 
+/// The keys [`S3Options::from_options`] reads.
+pub const S3_OPTION_KEYS: &[&str] = &[
+    "s3.endpoint",
+    "s3.region",
+    "s3.access-key",
+    "s3.secret-key",
+    "s3.session-token",
+    "s3.path.style.access",
+    "s3.anonymous",
+];
+
 impl std::fmt::Debug for S3Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("S3Options")
@@ -78,6 +89,52 @@ impl S3Options {
                 .and_then(|v| parse_bool(&v))
                 .unwrap_or(false),
         }
+    }
+
+    /// The options given by Java Paimon's keys (`s3.endpoint`, `s3.region`, `s3.access-key`,
+    /// `s3.secret-key`, `s3.session-token`, `s3.path.style.access`, `s3.anonymous`), each key
+    /// not in `options` falling back to the environment as [`S3Options::from_env`] reads it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for a key outside that list or a boolean that is not `true`/`false`.
+    pub fn from_options(
+        options: &std::collections::BTreeMap<String, String>,
+        path: &str,
+    ) -> Result<Self> {
+        Self::from_env().overridden_by(options, path)
+    }
+
+    /// `self` with the options of [`S3Options::from_options`] set over it.
+    fn overridden_by(
+        mut self,
+        options: &std::collections::BTreeMap<String, String>,
+        path: &str,
+    ) -> Result<Self> {
+        let o = &mut self;
+        for (k, v) in options {
+            let bad = |reason: String| Error::Config {
+                path: path.to_string(),
+                reason,
+            };
+            let flag =
+                || parse_bool(v).ok_or_else(|| bad(format!("{k}: '{v}' is not true or false")));
+            match k.as_str() {
+                "s3.endpoint" => o.endpoint = Some(v.clone()),
+                "s3.region" => o.region = Some(v.clone()),
+                "s3.access-key" => o.access_key_id = Some(v.clone()),
+                "s3.secret-key" => o.secret_access_key = Some(v.clone()),
+                "s3.session-token" => o.session_token = Some(v.clone()),
+                "s3.path.style.access" => o.path_style = Some(flag()?),
+                "s3.anonymous" => o.anonymous = flag()?,
+                _ => {
+                    return Err(bad(format!(
+                        "unknown option '{k}' (known: {})",
+                        S3_OPTION_KEYS.join(", ")
+                    )))
+                }
+            }
+        }
+        Ok(self)
     }
 
     /// Whether requests use path style, after applying the default.
@@ -255,6 +312,31 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         S3Options::from_lookup(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn s3_options_from_a_map_override_the_environment() {
+        let base = opts(&[("AWS_REGION", "eu-west-1"), ("AWS_ACCESS_KEY_ID", "env-ak")]);
+        let map: std::collections::BTreeMap<String, String> = [
+            ("s3.endpoint", "http://127.0.0.1:9000"),
+            ("s3.access-key", "ak"),
+            ("s3.secret-key", "sk"),
+            ("s3.path.style.access", "false"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let o = base.clone().overridden_by(&map, "s3://b/t").unwrap();
+        assert_eq!(o.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(o.access_key_id.as_deref(), Some("ak"));
+        assert_eq!(o.secret_access_key.as_deref(), Some("sk"));
+        assert_eq!(o.region.as_deref(), Some("eu-west-1"));
+        assert!(!o.uses_path_style());
+        for (k, v) in [("s3.nope", "x"), ("s3.anonymous", "maybe")] {
+            let bad = [(k.to_string(), v.to_string())].into_iter().collect();
+            let e = base.clone().overridden_by(&bad, "s3://b/t").unwrap_err();
+            assert!(e.to_string().contains(k), "{e}");
+        }
     }
 
     #[test]

@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use futures::TryStreamExt;
 use opendal::{ErrorKind, Operator};
 
-pub use config::S3Options;
 use config::ServiceConfig;
+pub use config::{S3Options, S3_OPTION_KEYS};
 use location::{Location, Service};
 
 use crate::error::{Error, Result};

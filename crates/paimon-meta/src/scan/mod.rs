@@ -19,6 +19,7 @@ mod live_read;
 mod memory;
 pub mod partition_path;
 pub mod prune;
+mod read_schema;
 pub mod split_gen;
 mod stats;
 
@@ -41,6 +42,7 @@ pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
 use incremental::{DeltaMode, Incremental};
 use memory::PlanMemory;
+pub use read_schema::incremental_as_data_split;
 use split_gen::{KeyedFile, SplitGroup, SplitSizes};
 
 /// Which snapshot a scan reads.

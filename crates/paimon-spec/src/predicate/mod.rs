@@ -2,7 +2,9 @@
 //!
 //! Leaves name a column of the table's current schema; literals are typed [`Datum`]s of that
 //! column's type. Evaluation follows SQL three-valued logic: a comparison with NULL is unknown,
-//! and unknown rows do not pass a filter.
+//! and unknown rows do not pass a filter. [`sql::parse_sql_filter`] reads one from SQL text.
+
+pub mod sql;
 
 use crate::binary::Datum;
 

@@ -1,0 +1,157 @@
+"""Type stubs of the paimon_rs extension module (see each class's docstring)."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+class PaimonError(Exception):
+    """Base class of every error paimon_rs raises; the message names the file involved."""
+
+class NotFoundError(PaimonError):
+    """A table, snapshot, tag, branch, schema or file that does not exist."""
+
+class CorruptError(PaimonError):
+    """Bytes or metadata that do not follow the Paimon format."""
+
+class UnsupportedError(PaimonError):
+    """A format feature, split kind or storage scheme this build does not handle."""
+
+class InvalidArgumentError(PaimonError):
+    """A bad argument: unknown column, malformed filter, conflicting options, bad value."""
+
+class StorageError(PaimonError):
+    """The storage failed (an I/O or object-store error other than a missing file)."""
+
+class InternalError(PaimonError):
+    """A bug in paimon-rs."""
+
+class Schema:
+    """An Arrow schema; ``pyarrow.schema(s)`` converts it (Arrow PyCapsule interface)."""
+
+    @property
+    def names(self) -> List[str]: ...
+    def __arrow_c_schema__(self, requested_schema: Any = None) -> Any: ...
+    def __len__(self) -> int: ...
+
+class RecordBatchReader:
+    """Record batches of a read, consumed once through ``__arrow_c_stream__``
+    (``pyarrow.table(r)``, ``pyarrow.RecordBatchReader.from_stream(r)``, polars, duckdb)."""
+
+    @property
+    def schema(self) -> Schema: ...
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+    def __arrow_c_schema__(self, requested_schema: Any = None) -> Any: ...
+    def read_all(self) -> "RecordBatchReader":
+        """Reads every batch now, raising the typed error of the first failure."""
+
+class Split:
+    """One split: Java Paimon's serialized split bytes are its wire form."""
+
+    @staticmethod
+    def from_bytes(data: bytes) -> "Split": ...
+    def to_bytes(self, version: int = 9, frame: str = "raw") -> bytes:
+        """``frame``: ``"raw"`` (Java's own serialization) or ``"split-v1"``."""
+    @property
+    def kind(self) -> str: ...
+    @property
+    def row_count(self) -> int: ...
+    @property
+    def exact_row_count(self) -> Optional[int]: ...
+    @property
+    def raw_convertible(self) -> bool: ...
+    @property
+    def snapshot_id(self) -> Optional[int]: ...
+    @property
+    def bucket(self) -> Optional[int]: ...
+    @property
+    def partition(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def partition_bytes(self) -> Optional[bytes]: ...
+    @property
+    def files(self) -> List[Dict[str, Any]]: ...
+    @property
+    def file_size(self) -> int: ...
+
+class Plan:
+    """A planned scan."""
+
+    @property
+    def snapshot_id(self) -> Optional[int]: ...
+    @property
+    def splits(self) -> List[Split]: ...
+    def __len__(self) -> int: ...
+
+class Scan:
+    """A checked scan of one table: plan it, or plan and read it."""
+
+    def plan(self) -> Plan: ...
+    def to_reader(self, batch_size: int = 8192, threads: Optional[int] = None, memory_budget: Union[int, str, None] = None) -> RecordBatchReader: ...
+    def to_arrow(self, batch_size: int = 8192, threads: Optional[int] = None, memory_budget: Union[int, str, None] = None) -> Any:
+        """A ``pyarrow.Table`` (needs pyarrow)."""
+    def to_pandas(self, batch_size: int = 8192, threads: Optional[int] = None, memory_budget: Union[int, str, None] = None) -> Any:
+        """A ``pandas.DataFrame`` (needs pyarrow and pandas)."""
+    @property
+    def read_options(self) -> Dict[str, Any]: ...
+    @property
+    def schema(self) -> Schema: ...
+    @property
+    def table_path(self) -> str: ...
+    @property
+    def limit(self) -> Optional[int]: ...
+
+class Table:
+    """A Paimon table opened at its path."""
+
+    @staticmethod
+    def open(path: str, options: Optional[Dict[str, str]] = None) -> "Table": ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def schema(self) -> Schema: ...
+    @property
+    def primary_keys(self) -> List[str]: ...
+    @property
+    def partition_keys(self) -> List[str]: ...
+    @property
+    def options(self) -> Dict[str, str]: ...
+    def snapshots(self) -> List[Dict[str, Any]]: ...
+    def tags(self) -> List[Dict[str, Any]]: ...
+    def branches(self) -> List[str]: ...
+    def schemas(self) -> List[Dict[str, Any]]: ...
+    def scan(
+        self,
+        select: Optional[List[str]] = None,
+        filter: Optional[str] = None,
+        limit: Optional[int] = None,
+        snapshot: Optional[int] = None,
+        tag: Optional[str] = None,
+        timestamp_ms: Optional[int] = None,
+        incremental: Union[str, Tuple[Any, Any], None] = None,
+        incremental_mode: Optional[str] = None,
+        changes_since: Optional[int] = None,
+        branch: Optional[str] = None,
+        with_kind: bool = False,
+    ) -> Scan: ...
+
+class SplitReader:
+    """Reads splits of one table (the worker side)."""
+
+    def __init__(
+        self,
+        table_path: str,
+        select: Optional[List[str]] = None,
+        filter: Optional[str] = None,
+        batch_size: int = 8192,
+        threads: Optional[int] = None,
+        memory_budget: Union[int, str, None] = None,
+        options: Optional[Dict[str, str]] = None,
+        *,
+        schema_id: Optional[int] = None,
+        branch: Optional[str] = None,
+        with_kind: bool = False,
+        limit: Optional[int] = None,
+        path_rewrites: Optional[Sequence[Tuple[str, str]]] = None,
+    ) -> None: ...
+    def read(self, split: Union[Split, bytes, Sequence[Union[Split, bytes]]]) -> RecordBatchReader: ...
+    @property
+    def schema(self) -> Schema: ...

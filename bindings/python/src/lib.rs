@@ -1,0 +1,37 @@
+//! `paimon_rs._paimon_rs`: the Rust half of the `paimon_rs` Python package.
+//!
+//! A thin layer over the library crates: `paimon-meta` plans (`table`, `scan`), splits
+//! travel as Java's bytes (`split`), `paimon-data` reads them into Arrow handed to Python
+//! zero-copy through the Arrow C stream interface (`reader`, `arrow_export`). The GIL is
+//! released while Rust plans or reads. Errors map onto one exception hierarchy (`errors`).
+//! The pure-Python half (`python/paimon_rs`) adds the pyarrow/pandas conveniences and Ray.
+
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod arrow_export;
+mod convert;
+mod errors;
+mod reader;
+mod scan;
+mod split;
+mod table;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<table::Table>()?;
+    m.add_class::<scan::Scan>()?;
+    m.add_class::<scan::Plan>()?;
+    m.add_class::<split::Split>()?;
+    m.add_class::<reader::SplitReader>()?;
+    m.add_class::<reader::RecordBatchReader>()?;
+    m.add_class::<arrow_export::Schema>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

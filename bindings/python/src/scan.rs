@@ -1,0 +1,338 @@
+//! `paimon_rs.Scan` (a configured scan: plan it, or plan and read it) and `paimon_rs.Plan`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use paimon_meta::scan::IncrementalScanMode;
+use paimon_meta::ScanBuilder;
+use paimon_spec::predicate::sql::parse_sql_filter;
+use paimon_spec::predicate::Predicate;
+use paimon_spec::schema::TableSchemaRef;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::convert::threads;
+use crate::errors::{invalid, py as pyr};
+use crate::reader::{check_select, guard, memory_budget, RecordBatchReader, SplitReader};
+use crate::split::Split;
+
+/// The arguments of `Table.scan`.
+#[derive(Debug, Default)]
+pub struct ScanArgs {
+    pub select: Option<Vec<String>>,
+    pub filter: Option<String>,
+    pub limit: Option<usize>,
+    pub snapshot: Option<i64>,
+    pub tag: Option<String>,
+    pub timestamp_ms: Option<i64>,
+    pub incremental: Option<(String, String)>,
+    pub incremental_mode: Option<String>,
+    pub changes_since: Option<i64>,
+    pub branch: Option<String>,
+    pub with_kind: bool,
+}
+
+/// `incremental`: `"A,B"` or a pair `(A, B)` of snapshot ids or tag names.
+pub fn incremental_arg(v: &Bound<'_, PyAny>) -> PyResult<(String, String)> {
+    let pair = if let Ok(s) = v.extract::<String>() {
+        s.split_once(',')
+            .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
+    } else if let Ok((a, b)) = v.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>() {
+        Some((a.str()?.to_string(), b.str()?.to_string()))
+    } else {
+        None
+    };
+    pair.filter(|(a, b)| !a.is_empty() && !b.is_empty())
+        .ok_or_else(|| {
+            invalid(format!(
+                "incremental takes two snapshot ids or tags: \"A,B\" or (A, B), got {v}"
+            ))
+        })
+}
+
+/// A scan of one table with its snapshot choice, projection, filter and limit; every argument
+/// was checked when it was made.
+#[pyclass(module = "paimon_rs", frozen, skip_from_py_object)]
+#[derive(Debug)]
+pub struct Scan {
+    scan: ScanBuilder,
+    schema: TableSchemaRef,
+    path: String,
+    options: BTreeMap<String, String>,
+    select: Option<Vec<String>>,
+    filter_text: Option<String>,
+    filter: Option<Predicate>,
+    limit: Option<usize>,
+    branch: Option<String>,
+    with_kind: bool,
+}
+
+impl Scan {
+    /// Checks `a` and builds the scan of `table`.
+    pub fn new(
+        py: Python<'_>,
+        table: &paimon_meta::Table,
+        options: &BTreeMap<String, String>,
+        a: ScanArgs,
+    ) -> PyResult<Scan> {
+        let chosen: Vec<&str> = [
+            ("snapshot", a.snapshot.is_some()),
+            ("tag", a.tag.is_some()),
+            ("timestamp_ms", a.timestamp_ms.is_some()),
+            ("incremental", a.incremental.is_some()),
+            ("changes_since", a.changes_since.is_some()),
+        ]
+        .iter()
+        .filter(|(_, set)| *set)
+        .map(|(n, _)| *n)
+        .collect();
+        if chosen.len() > 1 {
+            return Err(invalid(format!(
+                "choose at most one of {}",
+                chosen.join(", ")
+            )));
+        }
+        if a.incremental_mode.is_some() && a.incremental.is_none() {
+            return Err(invalid("incremental_mode needs incremental"));
+        }
+        let mode = match &a.incremental_mode {
+            Some(m) => Some(
+                m.parse::<IncrementalScanMode>()
+                    .map_err(|e| invalid(format!("incremental_mode: {e}")))?,
+            ),
+            None => None,
+        };
+        let (scan, schema) = guard(|| {
+            pyr(py.detach(|| {
+                let t = match &a.branch {
+                    Some(b) => table.with_branch(b)?,
+                    None => table.clone(),
+                };
+                let mut scan = t.scan();
+                if let Some(id) = a.snapshot {
+                    scan = scan.with_snapshot(id);
+                }
+                if let Some(tag) = &a.tag {
+                    scan = scan.with_tag(tag.clone());
+                }
+                if let Some(ms) = a.timestamp_ms {
+                    scan = scan.with_timestamp_ms(ms);
+                }
+                if let Some(n) = a.changes_since {
+                    scan = scan.with_changes_since(n);
+                }
+                if let Some((x, y)) = &a.incremental {
+                    scan = scan.with_incremental_between(x.as_str(), y.as_str());
+                    if let Some(m) = mode {
+                        scan = scan.with_incremental_scan_mode(m);
+                    }
+                }
+                let schema = scan.rows_schema()?;
+                Ok::<_, paimon_meta::Error>((scan, schema))
+            }))
+        })?;
+        let path = table.path().to_string();
+        if let Some(cols) = &a.select {
+            check_select(cols, &schema, &path)?;
+        }
+        let filter = match &a.filter {
+            Some(f) => Some(pyr(parse_sql_filter(f, &schema))?),
+            None => None,
+        };
+        let scan = match &filter {
+            Some(p) => scan.with_filter(p.clone()),
+            None => scan,
+        };
+        Ok(Scan {
+            scan,
+            schema,
+            path,
+            options: options.clone(),
+            select: a.select,
+            filter_text: a.filter,
+            filter,
+            limit: a.limit,
+            branch: a.branch,
+            with_kind: a.with_kind,
+        })
+    }
+
+    fn reader(
+        &self,
+        batch_size: usize,
+        threads: usize,
+        budget: Option<usize>,
+    ) -> PyResult<SplitReader> {
+        if batch_size == 0 {
+            return Err(invalid("batch_size must be at least 1"));
+        }
+        let io = crate::convert::file_io(&self.path, &self.options)?;
+        let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
+            .with_schema_id(self.schema.id)
+            .with_row_kind(self.with_kind)
+            .with_batch_size(batch_size)
+            .with_parallelism(threads);
+        if let Some(cols) = &self.select {
+            b = b.with_projection(cols.clone());
+        }
+        if let Some(p) = &self.filter {
+            b = b.with_predicate(p.clone());
+        }
+        if let Some(br) = &self.branch {
+            b = b.with_branch(br.clone());
+        }
+        if let Some(n) = self.limit {
+            b = b.with_limit(n);
+        }
+        if let Some(n) = budget {
+            b = b.with_memory_budget(n);
+        }
+        Ok(SplitReader::from_parts(
+            b.build(),
+            io,
+            self.path.clone(),
+            self.branch.clone(),
+        ))
+    }
+
+    fn planned(&self, py: Python<'_>) -> PyResult<paimon_meta::Plan> {
+        guard(|| pyr(py.detach(|| self.scan.plan())))
+    }
+}
+
+#[pymethods]
+impl Scan {
+    /// Plans the scan into splits (reads metadata only).
+    fn plan(&self, py: Python<'_>) -> PyResult<Plan> {
+        let plan = self.planned(py)?;
+        let fields = self.schema.partition_fields();
+        let splits = plan
+            .wire_splits()
+            .into_iter()
+            .map(|split| Split {
+                split,
+                partition_fields: Some(fields.clone()),
+            })
+            .collect();
+        Ok(Plan {
+            snapshot_id: plan.snapshot_id,
+            splits,
+        })
+    }
+
+    /// Plans and reads; returns a `RecordBatchReader` (`__arrow_c_stream__`).
+    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    fn to_reader(
+        &self,
+        py: Python<'_>,
+        batch_size: usize,
+        threads: Option<usize>,
+        memory_budget: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<RecordBatchReader> {
+        let reader = self.reader(
+            batch_size,
+            self::threads(threads)?,
+            self::memory_budget(memory_budget.as_ref())?,
+        )?;
+        let plan = self.planned(py)?;
+        reader.read_splits(py, plan.wire_splits())
+    }
+
+    /// Plans and reads into a `pyarrow.Table` (needs pyarrow); errors raise the typed
+    /// paimon_rs exception.
+    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    fn to_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+        threads: Option<usize>,
+        memory_budget: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let all = self
+            .to_reader(py, batch_size, threads, memory_budget)?
+            .read_all(py)?;
+        py.import("pyarrow")?.call_method1("table", (all,))
+    }
+
+    /// Plans and reads into a `pandas.DataFrame` (needs pyarrow and pandas).
+    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    fn to_pandas<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+        threads: Option<usize>,
+        memory_budget: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.to_arrow(py, batch_size, threads, memory_budget)?
+            .call_method0("to_pandas")
+    }
+
+    /// What a worker needs besides the table path and the split bytes: keyword arguments of
+    /// `SplitReader` (`select`, `filter`, `schema_id`, `branch`, `with_kind`, `options`).
+    #[getter]
+    fn read_options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("select", self.select.clone())?;
+        d.set_item("filter", self.filter_text.clone())?;
+        d.set_item("schema_id", self.schema.id)?;
+        d.set_item("branch", self.branch.clone())?;
+        d.set_item("with_kind", self.with_kind)?;
+        d.set_item("options", self.options.clone())?;
+        Ok(d)
+    }
+
+    /// The Arrow schema of the rows this scan returns.
+    #[getter]
+    fn schema(&self, py: Python<'_>) -> PyResult<crate::arrow_export::Schema> {
+        let r = self.reader(1, 1, None)?;
+        r.output_schema_of(py)
+    }
+
+    /// The table's location.
+    #[getter]
+    fn table_path(&self) -> &str {
+        &self.path
+    }
+
+    /// The row limit, if any.
+    #[getter]
+    fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+}
+
+/// A planned scan: the snapshot read and its splits.
+#[pyclass(module = "paimon_rs", frozen, skip_from_py_object)]
+#[derive(Debug)]
+pub struct Plan {
+    snapshot_id: Option<i64>,
+    splits: Vec<Split>,
+}
+
+#[pymethods]
+impl Plan {
+    /// The snapshot planned (`None` for a table without snapshots); for `changes_since`, the
+    /// latest snapshot looked at (pass it as the next N).
+    #[getter]
+    fn snapshot_id(&self) -> Option<i64> {
+        self.snapshot_id
+    }
+
+    /// The splits, in plan order.
+    #[getter]
+    fn splits(&self) -> Vec<Split> {
+        self.splits.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.splits.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "paimon_rs.Plan(snapshot_id={:?}, splits={})",
+            self.snapshot_id,
+            self.splits.len()
+        )
+    }
+}

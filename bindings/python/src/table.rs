@@ -1,0 +1,210 @@
+//! `paimon_rs.Table`: a table's metadata (schema, keys, options, snapshots, tags, branches,
+//! schemas) and the entry to scans.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use paimon_data::arrow_schema::to_arrow_schema;
+use paimon_meta::Snapshot;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::arrow_export::Schema;
+use crate::convert::{file_io, json_to_py, options_map, table_location};
+use crate::errors::py as pyr;
+use crate::reader::guard;
+use crate::scan::{Scan, ScanArgs};
+
+/// A Paimon table opened at its path (`/wh/db.db/t`, `file://...`, `s3://bucket/wh/db.db/t`).
+#[pyclass(module = "paimon_rs", frozen, skip_from_py_object)]
+#[derive(Debug)]
+pub struct Table {
+    pub(crate) table: paimon_meta::Table,
+    pub(crate) options: BTreeMap<String, String>,
+}
+
+#[pymethods]
+impl Table {
+    /// Opens the table at `path`; `options` are FileIO options (e.g. `s3.endpoint`,
+    /// `s3.access-key`, `s3.secret-key`, `s3.region`, `s3.path.style.access`), keys not given
+    /// falling back to the environment. Raises `NotFoundError` when there is no table.
+    #[staticmethod]
+    #[pyo3(signature = (path, options=None))]
+    fn open(py: Python<'_>, path: &str, options: Option<Bound<'_, PyDict>>) -> PyResult<Table> {
+        let options = options_map(options.as_ref())?;
+        let path = table_location(path);
+        let io = file_io(&path, &options)?;
+        let table = guard(|| pyr(py.detach(|| paimon_meta::Table::open(io, &path))))?;
+        Ok(Table { table, options })
+    }
+
+    /// The table's location.
+    #[getter]
+    fn path(&self) -> &str {
+        self.table.path()
+    }
+
+    /// The latest schema as Arrow (`pyarrow.schema(t.schema)`).
+    #[getter]
+    fn schema(&self) -> Schema {
+        Schema {
+            schema: Arc::new(to_arrow_schema(&self.table.schema().fields)),
+        }
+    }
+
+    /// Primary key columns (empty for an append table).
+    #[getter]
+    fn primary_keys(&self) -> Vec<String> {
+        self.table.schema().primary_keys.clone()
+    }
+
+    /// Partition columns.
+    #[getter]
+    fn partition_keys(&self) -> Vec<String> {
+        self.table.schema().partition_keys.clone()
+    }
+
+    /// The table options of the latest schema.
+    #[getter]
+    fn options(&self) -> BTreeMap<String, String> {
+        self.table.schema().options.clone()
+    }
+
+    /// Every snapshot still present, oldest first: dicts with `id`, `schema_id`,
+    /// `commit_kind`, `time_millis`, `total_record_count`, `delta_record_count`, `watermark`,
+    /// `commit_user`.
+    fn snapshots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let snaps = guard(|| pyr(py.detach(|| self.table.snapshots())))?;
+        let list = PyList::empty(py);
+        for s in &snaps {
+            list.append(snapshot_dict(py, s, None)?)?;
+        }
+        Ok(list)
+    }
+
+    /// The tags, by name: dicts with `name` and the tagged snapshot's fields (see
+    /// `snapshots`).
+    fn tags<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let tm = self.table.tag_manager();
+        let tags = guard(|| {
+            pyr(py.detach(|| {
+                tm.tag_names()?
+                    .into_iter()
+                    .map(|n| tm.tag(&n).map(|s| (n, s)))
+                    .collect::<paimon_meta::Result<Vec<_>>>()
+            }))
+        })?;
+        let list = PyList::empty(py);
+        for (name, s) in &tags {
+            list.append(snapshot_dict(py, s, Some(name))?)?;
+        }
+        Ok(list)
+    }
+
+    /// The branch names (without `main`).
+    fn branches(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let io = Arc::clone(self.table.file_io());
+        let dir = paimon_io::join(self.table.path(), "branch");
+        guard(|| {
+            py.detach(|| {
+                let entries = match io.list(&dir) {
+                    Ok(e) => e,
+                    Err(e) if e.is_not_found() => return Ok(Vec::new()),
+                    Err(e) => return pyr(Err(e)),
+                };
+                Ok(entries
+                    .iter()
+                    .filter(|e| e.is_dir)
+                    .filter_map(|e| e.name().strip_prefix("branch-").map(str::to_string))
+                    .collect())
+            })
+        })
+    }
+
+    /// Every schema version, oldest first, as the schema JSON Paimon writes (dicts).
+    fn schemas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let sm = self.table.schema_manager();
+        let schemas = guard(|| {
+            pyr(py.detach(|| {
+                sm.schema_ids()?
+                    .into_iter()
+                    .map(|id| sm.schema(id))
+                    .collect::<paimon_meta::Result<Vec<_>>>()
+            }))
+        })?;
+        let list = PyList::empty(py);
+        for s in &schemas {
+            list.append(json_to_py(py, &s.to_json())?)?;
+        }
+        Ok(list)
+    }
+
+    /// A scan; every argument is checked (columns, filter, snapshot choice) before data is
+    /// read. `select`: columns in order; `filter`: SQL (`a > 5 AND dt = DATE '2024-01-01'`);
+    /// `limit`: stop after that many rows; one of `snapshot` (id), `tag`, `timestamp_ms`,
+    /// `incremental` (`"A,B"` or `(A, B)`: snapshot ids or tag names) with `incremental_mode`
+    /// (`auto`, `delta`, `changelog`, `diff`), or `changes_since` (snapshot id N: what
+    /// changed after it); `branch`; `with_kind` adds a leading `_ROW_KIND` column.
+    #[pyo3(signature = (select=None, filter=None, limit=None, snapshot=None, tag=None,
+                        timestamp_ms=None, incremental=None, incremental_mode=None,
+                        changes_since=None, branch=None, with_kind=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        &self,
+        py: Python<'_>,
+        select: Option<Vec<String>>,
+        filter: Option<String>,
+        limit: Option<usize>,
+        snapshot: Option<i64>,
+        tag: Option<String>,
+        timestamp_ms: Option<i64>,
+        incremental: Option<Bound<'_, PyAny>>,
+        incremental_mode: Option<String>,
+        changes_since: Option<i64>,
+        branch: Option<String>,
+        with_kind: bool,
+    ) -> PyResult<Scan> {
+        let incremental = match incremental {
+            None => None,
+            Some(v) => Some(crate::scan::incremental_arg(&v)?),
+        };
+        let args = ScanArgs {
+            select,
+            filter,
+            limit,
+            snapshot,
+            tag,
+            timestamp_ms,
+            incremental,
+            incremental_mode,
+            changes_since,
+            branch,
+            with_kind,
+        };
+        Scan::new(py, &self.table, &self.options, args)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("paimon_rs.Table({:?})", self.table.path())
+    }
+}
+
+fn snapshot_dict<'py>(
+    py: Python<'py>,
+    s: &Snapshot,
+    tag: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    if let Some(t) = tag {
+        d.set_item("name", t)?;
+    }
+    d.set_item("id", s.id)?;
+    d.set_item("schema_id", s.schema_id)?;
+    d.set_item("commit_kind", &s.commit_kind)?;
+    d.set_item("time_millis", s.time_millis)?;
+    d.set_item("total_record_count", s.total_record_count)?;
+    d.set_item("delta_record_count", s.delta_record_count)?;
+    d.set_item("watermark", s.watermark)?;
+    d.set_item("commit_user", &s.commit_user)?;
+    Ok(d)
+}

@@ -1,0 +1,327 @@
+//! `paimon write` and `paimon commit`: rows from a file written by paimon-write's
+//! `TableWrite` and committed by paimon-meta's `TableCommit`, in one step or in two processes
+//! through message files (Java `CommitMessageSerializer` bytes).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use paimon_io::file_io_for;
+use paimon_meta::commit::PartitionSpec;
+use paimon_meta::Table;
+use paimon_spec::binary::RowKind;
+use paimon_spec::stats::serialize_datums;
+use paimon_split::commit::{
+    decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
+};
+use paimon_write::TableWrite;
+
+use crate::input::{read_input, InputFormat};
+use crate::scan_args::table_location;
+use paimon_spec::predicate::sql::typed_literal;
+
+/// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`: the identifier of a one-shot batch commit.
+const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
+
+/// `paimon write TABLE --from FILE`.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Table directory.
+    pub table: String,
+    /// The rows: Parquet, CSV (with a header line), JSON lines or Arrow IPC.
+    #[arg(long)]
+    pub from: PathBuf,
+    /// The input's format (default: from the extension: .parquet, .csv, .json/.jsonl/.ndjson,
+    /// .arrow/.ipc/.feather).
+    #[arg(long = "input-format")]
+    pub input_format: Option<InputFormat>,
+    /// Replace data instead of appending: the partition of `--partition`, else the partitions
+    /// written (`dynamic-partition-overwrite`, default true) or the whole table.
+    #[arg(long, conflicts_with = "prepare_only")]
+    pub overwrite: bool,
+    /// The partition `--overwrite` replaces: `k=v,k2=v2` (a prefix of the partition columns).
+    #[arg(long, requires = "overwrite")]
+    pub partition: Option<String>,
+    /// A column holding each row's kind (`+I`, `-U`, `+U`, `-D`); not a table column.
+    #[arg(long = "row-kind-column")]
+    pub row_kind_column: Option<String>,
+    /// Write the data files and one message file per commit message into `--out-dir`;
+    /// commit nothing (see `paimon commit`).
+    #[arg(long = "prepare-only", requires = "out_dir")]
+    pub prepare_only: bool,
+    /// Where `--prepare-only` puts the message files (`message-0000.bin`, ...).
+    #[arg(long = "out-dir")]
+    pub out_dir: Option<PathBuf>,
+    /// Commit-message serializer version of the message files (default: Java 1.4's).
+    #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
+    pub message_version: i32,
+}
+
+/// `paimon commit TABLE MESSAGE_FILE...`.
+#[derive(Debug, Args)]
+pub struct CommitArgs {
+    /// Table directory.
+    pub table: String,
+    /// Message files written by `paimon write --prepare-only`.
+    #[arg(required = true)]
+    pub messages: Vec<PathBuf>,
+    /// The commit user (default: derived from the message files' bytes, so committing the
+    /// same files again does nothing). With it, `--identifier` is required.
+    #[arg(long = "commit-user", requires = "identifier")]
+    pub commit_user: Option<String>,
+    /// The commit identifier; a user's identifier is committed at most once (default 1).
+    #[arg(long)]
+    pub identifier: Option<i64>,
+    /// Commit-message serializer version of the message files.
+    #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
+    pub message_version: i32,
+}
+
+pub fn write(a: WriteArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    write_in(&path, &a).with_context(|| format!("write {path}"))
+}
+
+fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
+    let table = open(path)?;
+    let schema = Arc::clone(table.schema());
+    // Parse everything the commit needs before a file is written.
+    let spec = match &a.partition {
+        Some(text) => Some(partition_spec(text, &schema)?),
+        None => None,
+    };
+    let mut writer =
+        TableWrite::try_new(table.file_io().clone(), path, &schema).map_err(|e| anyhow!("{e}"))?;
+    if !schema.primary_keys.is_empty() && !a.overwrite {
+        for (partition, bucket, seq) in restored_sequences(&table)? {
+            writer = writer.with_restored_max_sequence_number(partition, bucket, seq);
+        }
+    }
+    let format = match a.input_format {
+        Some(f) => f,
+        None => InputFormat::of_path(&a.from)?,
+    };
+    let input = writer.input_schema().clone();
+    let result = read_input(
+        &a.from,
+        format,
+        &input,
+        a.row_kind_column.as_deref(),
+        &mut |batch, kinds| {
+            writer
+                .write_with_row_kinds(&batch, kinds)
+                .map_err(|e| anyhow!("{e}"))
+        },
+    )
+    .and_then(|rows| {
+        let messages = writer.prepare_commit().map_err(|e| anyhow!("{e}"))?;
+        Ok((rows, messages))
+    });
+    let (rows, messages) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            writer.abort();
+            return Err(e);
+        }
+    };
+    let files: usize = messages
+        .iter()
+        .map(|m| m.data_increment.new_files.len())
+        .sum();
+    if a.prepare_only {
+        let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
+        let written = write_message_files(dir, &messages, a.message_version)?;
+        crate::outln!(
+            "wrote {rows} rows into {files} files; {} message files in {} (not committed)",
+            written.len(),
+            dir.display()
+        );
+        return Ok(());
+    }
+    let user = format!(
+        "paimon-cli-write-{}-{}",
+        std::process::id(),
+        unique_suffix()
+    );
+    let commit = table.new_commit(&user);
+    let ids = if a.overwrite {
+        if spec.is_some() || schema.partition_keys.is_empty() || !dynamic_overwrite(&schema) {
+            commit.overwrite(BATCH_COMMIT_IDENTIFIER, spec, &messages)
+        } else {
+            commit.overwrite_dynamic(BATCH_COMMIT_IDENTIFIER, &messages)
+        }
+    } else {
+        commit.commit(BATCH_COMMIT_IDENTIFIER, &messages)
+    }
+    .map_err(|e| anyhow!("{e}"))?;
+    crate::outln!(
+        "wrote {rows} rows into {files} files; {}",
+        describe_snapshots(&ids)
+    );
+    Ok(())
+}
+
+pub fn commit(a: CommitArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    commit_in(&path, &a).with_context(|| format!("commit {path}"))
+}
+
+fn commit_in(path: &str, a: &CommitArgs) -> Result<()> {
+    let table = open(path)?;
+    let mut messages = Vec::new();
+    let mut digest = Fnv64::default();
+    for file in &a.messages {
+        let bytes =
+            std::fs::read(file).with_context(|| format!("message file {}", file.display()))?;
+        digest.add(&bytes);
+        messages.push(
+            decode_commit_message(&bytes, a.message_version)
+                .map_err(|e| anyhow!("message file {}: {e}", file.display()))?,
+        );
+    }
+    let user = a
+        .commit_user
+        .clone()
+        .unwrap_or_else(|| format!("paimon-cli-{:016x}", digest.0));
+    let identifier = a.identifier.unwrap_or(1);
+    let ids = table
+        .new_commit(&user)
+        .commit(identifier, &messages)
+        .map_err(|e| anyhow!("{e}"))?;
+    if ids.is_empty() {
+        crate::outln!(
+            "nothing committed: user {user} identifier {identifier} is already committed or the \
+             messages carry no files"
+        );
+    } else {
+        crate::outln!(
+            "{} (user {user}, identifier {identifier})",
+            describe_snapshots(&ids)
+        );
+    }
+    Ok(())
+}
+
+fn open(path: &str) -> Result<Table> {
+    let io = file_io_for(path).map_err(|e| anyhow!("{e}"))?;
+    Table::open(io, path).map_err(|e| anyhow!("{e}"))
+}
+
+/// The largest committed sequence number of every bucket of the latest snapshot, keyed as
+/// `TableWrite` keys buckets (serialized partition row, bucket).
+fn restored_sequences(table: &Table) -> Result<Vec<(Vec<u8>, i32, i64)>> {
+    let types: Vec<_> = table
+        .schema()
+        .partition_fields()
+        .into_iter()
+        .map(|f| f.data_type)
+        .collect();
+    let mut max: std::collections::BTreeMap<(Vec<u8>, i32), i64> = Default::default();
+    for f in table.live_files(None).map_err(|e| anyhow!("{e}"))? {
+        let partition = serialize_datums(&f.partition, &types).map_err(|e| anyhow!("{e}"))?;
+        let seq = max.entry((partition, f.bucket)).or_insert(i64::MIN);
+        *seq = (*seq).max(f.file.max_sequence_number);
+    }
+    Ok(max.into_iter().map(|((p, b), s)| (p, b, s)).collect())
+}
+
+/// `k=v,k2=v2` typed by the partition columns.
+fn partition_spec(text: &str, schema: &paimon_spec::schema::TableSchema) -> Result<PartitionSpec> {
+    let mut spec = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--partition takes k=v,... (got '{part}')"))?;
+        let k = k.trim();
+        if !schema.partition_keys.iter().any(|p| p == k) {
+            bail!("--partition: {k} is not a partition column");
+        }
+        let field = schema
+            .field(k)
+            .ok_or_else(|| anyhow!("--partition: no column {k}"))?;
+        let value = typed_literal(v.trim(), &field.data_type)
+            .ok_or_else(|| anyhow!("--partition: '{v}' is not a {}", field.data_type))?;
+        spec.push((k.to_string(), value));
+    }
+    if spec.is_empty() {
+        bail!("--partition is empty");
+    }
+    Ok(spec)
+}
+
+/// Java `CoreOptions.dynamicPartitionOverwrite` (default true).
+fn dynamic_overwrite(schema: &paimon_spec::schema::TableSchema) -> bool {
+    schema
+        .options
+        .get("dynamic-partition-overwrite")
+        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
+}
+
+fn write_message_files(
+    dir: &Path,
+    messages: &[CommitMessage],
+    version: i32,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("--out-dir {}", dir.display()))?;
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let bytes = encode_commit_message(m, version).map_err(|e| anyhow!("{e}"))?;
+        let p = dir.join(format!("message-{i:04}.bin"));
+        std::fs::write(&p, bytes).with_context(|| p.display().to_string())?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn describe_snapshots(ids: &[i64]) -> String {
+    match ids {
+        [] => "no snapshot (nothing to commit)".into(),
+        [one] => format!("committed snapshot {one}"),
+        many => format!(
+            "committed snapshots {}",
+            many.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
+fn unique_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// FNV-1a over the message files: the default commit user of `paimon commit`.
+struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv64 {
+    fn add(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        // A file boundary, so [ab][c] and [a][bc] differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+/// The row kind of a `--row-kind-column` value.
+pub fn parse_row_kind(text: &str) -> Option<RowKind> {
+    match text.trim() {
+        "+I" => Some(RowKind::Insert),
+        "-U" => Some(RowKind::UpdateBefore),
+        "+U" => Some(RowKind::UpdateAfter),
+        "-D" => Some(RowKind::Delete),
+        _ => None,
+    }
+}
