@@ -5,8 +5,11 @@
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
-#    table. Sizes: BENCH_ROWS (append_big, default 20,000,000), BENCH_PK_ROWS (pk_big, default
-#    5,000,000), BENCH_PLANNING_FILES (default 100,000); --quick uses 2M / 1M / 20,000.
+#    table, twice: merged by Java (a few big manifests) and with manifest merging held off (one
+#    small manifest per commit, as streaming writers leave it). Sizes: BENCH_ROWS (append_big,
+#    default 20,000,000), BENCH_PK_ROWS (pk_big, default 5,000,000), BENCH_PLANNING_FILES
+#    (default 100,000); --quick uses 2M / 1M / 20,000. BENCH_PAIMON_RUST_PY=PYTHON (a python
+#    with `pypaimon-rust==0.4.0`) adds paimon-rust's planning of both tables as the baseline.
 # 2. Builds `paimon` and `paimon-bench` (benches/) in release once.
 # 3. Runs each figure N times (default 3, --quick 1), alternating ours and the baseline, keeps
 #    the best wall and CPU time of each and the peak RSS (/usr/bin/time), and prints a table
@@ -43,6 +46,7 @@ PLAN_COMMITS=$(( PLAN_FILES / 100 ))
 BENCH="$ROOT/.cache/bench"
 TABLES="$BENCH/tables-${ROWS}-${PK_ROWS}"
 PLANNING="$BENCH/planning-${PLAN_FILES}"
+PLANNING_NM="$BENCH/planning-nomerge-${PLAN_FILES}"
 mkdir -p "$BENCH"
 
 TIME=/usr/bin/time
@@ -64,6 +68,13 @@ if [[ ! -f "$PLANNING/.done" ]]; then
   scripts/java-oracle.sh write-planning-table "$PLANNING" --files "$PLAN_FILES" \
     --commits "$PLAN_COMMITS" >&2
   touch "$PLANNING/.done"
+fi
+if [[ ! -f "$PLANNING_NM/.done" ]]; then
+  echo "bench: writing $PLANNING_NM ($PLAN_FILES files, $PLAN_COMMITS unmerged manifests)" >&2
+  rm -rf "$PLANNING_NM"
+  scripts/java-oracle.sh write-planning-table "$PLANNING_NM" --files "$PLAN_FILES" \
+    --commits "$PLAN_COMMITS" --format avro --no-manifest-merge >&2
+  touch "$PLANNING_NM/.done"
 fi
 
 # ---------------------------------------------------------------- build (once)
@@ -174,6 +185,39 @@ row "4a plan $PLAN_N-file table, in-process (ms)" "$PLAN_MS" "-" \
   "< 250 ms" "$(le "$PLAN_MS" 250)"
 row "4b plan $PLAN_N-file table, process peak RSS (MB)" "${M[plan]}" "-" "-" "< 100 MB" \
   "$(le "${M[plan]}" 100)"
+for ((i = 0; i < REPS; i++)); do run plan_nm "$RAW" plan "$PLANNING_NM"; done
+NM_MS=$(field "${O[plan_nm]}" ms)
+NM_N=$(field "${O[plan_nm]}" files)
+# paimon-rust 0.4 through its Python binding: a catalog over a warehouse linking the table,
+# timed from opening the table to the plan, best of 3 in one process.
+PR_MS=(- -); PR_MB=(- -)
+if [[ -n "${BENCH_PAIMON_RUST_PY:-}" ]]; then
+  k=0
+  for t in "$PLANNING" "$PLANNING_NM"; do
+    wh=$(mktemp -d); mkdir "$wh/bench.db"; ln -s "$t" "$wh/bench.db/t"
+    run "pr_$k" "$BENCH_PAIMON_RUST_PY" -c '
+import sys, time
+import pypaimon_rust.datafusion as pd
+cat = pd.PaimonCatalog({"warehouse": sys.argv[1]})
+best = None
+for _ in range(3):
+    s = time.perf_counter()
+    plan = cat.get_table("bench.t").new_read_builder().new_scan().plan()
+    ms = (time.perf_counter() - s) * 1e3
+    best = ms if best is None else min(best, ms)
+print(f"splits={len(plan)} ms={best:.1f}")
+' "$wh"
+    PR_MS[$k]=$(field "${O[pr_$k]}" ms); PR_MB[$k]=${M[pr_$k]}
+    rm -rf "$wh"; k=$(( k + 1 ))
+  done
+  row "4a' same table, paimon-rust 0.4 (ms)" "$PLAN_MS" "${PR_MS[0]}" \
+    "$(div "${PR_MS[0]}" "$PLAN_MS")x faster" ">= 2x" "$(ge "$(div "${PR_MS[0]}" "$PLAN_MS")" 2)"
+fi
+row "4c plan $NM_N-file table of $PLAN_COMMITS unmerged manifests, in-process (ms)" "$NM_MS" \
+  "${PR_MS[1]}" "$([[ ${PR_MS[1]} == - ]] && echo - || echo "$(div "${PR_MS[1]}" "$NM_MS")x faster")" \
+  ">= 2x paimon-rust, < 250 ms" "$(le "$NM_MS" 250)"
+row "4d same, process peak RSS (MB)" "${M[plan_nm]}" "${PR_MB[1]}" "-" "< 100 MB" \
+  "$(le "${M[plan_nm]}" 100)"
 
 # 5. peak memory of read --format null (from the runs above).
 row "5a append_big read --format null peak RSS (MB)" "${M[ours_full]}" "${M[raw_full]}" \
@@ -249,7 +293,7 @@ if [[ $DOC == 1 ]]; then
     echo
     echo "Tables: append_big $ROWS rows (80 zstd Parquet files, 4 partitions), pk_big $PK_ROWS rows"
     echo "(5 overlapping commits, $(( PK_ROWS / 5 * 17 / 5 )) distinct keys, 4 buckets, uncompacted),"
-    echo "append_orc / append_avro $(( ROWS / 4 )) rows, planning table $PLAN_N files ($PLAN_COMMITS commits x 100 partitions)."
+    echo "append_orc / append_avro $(( ROWS / 4 )) rows, planning table $PLAN_N files ($PLAN_COMMITS commits x 100 partitions), merged by Java and unmerged (one manifest per commit)."
     echo
     echo "$TABLE"
     echo

@@ -2,7 +2,10 @@
 //!
 //! The table is written by the Java oracle (`scripts/bench.sh` puts it in
 //! `.cache/bench/planning-100000`; `PAIMON_PLANNING_TABLE` points elsewhere). Without it the
-//! bench says so and measures nothing. Run: `cargo bench -p paimon-meta --bench plan`. It
+//! bench says so and measures nothing. The same files in one small manifest per commit (Java's
+//! manifest merging held off, as streaming writers leave a table; `scripts/bench.sh` writes
+//! `.cache/bench/planning-nomerge-100000`, `PAIMON_PLANNING_TABLE_UNMERGED` points elsewhere)
+//! are planned as `unmerged_{files}_files`. Run: `cargo bench -p paimon-meta --bench plan`. It
 //! prints the process's peak resident memory (`VmHWM`) twice: after the first plan (one plan's
 //! peak, with the process's own few MB) and after all the timed plans, where each plan is
 //! dropped before the next but the allocator keeps some of the freed memory mapped (glibc
@@ -20,9 +23,13 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use paimon_memory::{GreedyMemoryPool, MemoryPool, UnboundedMemoryPool};
 
-fn table() -> Option<PathBuf> {
-    let path = std::env::var_os("PAIMON_PLANNING_TABLE").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.cache/bench/planning-100000"),
+fn table(var: &str, default: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var).map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../.cache/bench")
+                .join(default)
+        },
         PathBuf::from,
     );
     path.join("snapshot").is_dir().then_some(path)
@@ -36,7 +43,7 @@ fn peak_rss_mb() -> Option<f64> {
 }
 
 fn plan(c: &mut Criterion) {
-    let Some(path) = table() else {
+    let Some(path) = table("PAIMON_PLANNING_TABLE", "planning-100000") else {
         eprintln!(
             "plan bench: no planning table (run scripts/bench.sh, or set PAIMON_PLANNING_TABLE); \
              nothing measured"
@@ -94,5 +101,35 @@ fn plan(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, plan);
+fn plan_unmerged(c: &mut Criterion) {
+    let Some(path) = table("PAIMON_PLANNING_TABLE_UNMERGED", "planning-nomerge-100000") else {
+        eprintln!(
+            "plan bench: no unmerged planning table (run scripts/bench.sh, or set \
+             PAIMON_PLANNING_TABLE_UNMERGED); nothing measured"
+        );
+        return;
+    };
+    let path = path.to_string_lossy().into_owned();
+    let io = Arc::new(paimon_io::LocalFileIO::new());
+    let plan_once = || {
+        let table = paimon_meta::Table::open(io.clone(), &path).expect("open the planning table");
+        table
+            .scan()
+            .plan()
+            .expect("plan the unmerged planning table")
+    };
+    let files: usize = plan_once().splits.iter().map(|s| s.data_files.len()).sum();
+    let mut group = c.benchmark_group("plan");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10))
+        .throughput(Throughput::Elements(files as u64));
+    group.bench_function(format!("unmerged_{files}_files"), |b| b.iter(plan_once));
+    group.finish();
+    if let Some(mb) = peak_rss_mb() {
+        eprintln!("plan bench: after the unmerged plans: process peak RSS {mb:.0} MB");
+    }
+}
+
+criterion_group!(benches, plan, plan_unmerged);
 criterion_main!(benches);

@@ -233,6 +233,14 @@ impl ManifestBlocks {
         self.fast.as_ref().map_or(0, |f| f.2.len())
     }
 
+    /// Entries block `i` holds, from the count its header records.
+    pub fn block_entries(&self, i: usize) -> usize {
+        self.fast
+            .as_ref()
+            .and_then(|f| f.2.get(i))
+            .map_or(0, |s| s.count)
+    }
+
     /// Index in the file of block `i`'s first entry.
     pub fn first_entry(&self, i: usize) -> usize {
         self.first.get(i).copied().unwrap_or(0)

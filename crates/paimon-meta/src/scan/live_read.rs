@@ -1,10 +1,12 @@
-//! Reading the live files of one snapshot block by block: the Avro blocks of its manifests are
-//! decoded in parallel a window at a time (so the decoding parallelizes even when one big
-//! manifest holds most entries, as after manifest compaction), and each window's entries are
+//! Reading the live files of one snapshot block by block. The manifests are opened in rounds
+//! (a few MB, or a few dozen small files per thread, at a time); within a round their Avro
+//! blocks are decoded in parallel a window at a time (so the decoding parallelizes both when
+//! one big manifest holds most entries, as after manifest compaction, and when a thousand
+//! one-block manifests do, as streaming writers leave them), and each window's entries are
 //! routed, in file order, into their buckets ([`super::live`]) before the next window is
 //! decoded. At any time the plan's files exist once, plus one window of decoded entries, plus
-//! the manifests' bytes until the last window is decoded; all of it is reserved in the scan's
-//! memory pool ([`super::memory`]).
+//! one round of manifest bytes; all of it is reserved in the scan's memory pool
+//! ([`super::memory`]).
 
 use std::collections::HashMap;
 
@@ -22,6 +24,71 @@ use crate::snapshot::Snapshot;
 
 /// One decoded block's entries, or `None` when the block decoder rejected it.
 type Decoded = Option<Vec<ManifestEntry>>;
+
+/// A manifest of the round and one of its blocks (`None`: the whole file).
+type Job = (usize, Option<usize>);
+
+/// Manifest bytes (as the lists record them) opened at once: a round holds the manifests
+/// until its last block is decoded, so this bounds the bytes held next to the plan's files
+/// (a manifest bigger than this is a round of its own).
+const ROUND_BYTES: u64 = 8 << 20;
+
+/// Manifests per thread opened at once: each holds its parsed Avro header besides its bytes,
+/// so many small manifests are bounded by count as well.
+const ROUND_FILES_PER_THREAD: usize = 32;
+
+/// Entries per thread a window of small blocks gathers before it is decoded: a window of two
+/// one-block manifests per thread spends more on waking the threads and waiting for the
+/// slower one than on decoding. Two blocks of a compacted Java manifest (269 entries each)
+/// already reach it, so such manifests keep windows of two blocks per thread.
+const WINDOW_ENTRIES_PER_THREAD: usize = 512;
+
+/// Splits the manifests, in order, into rounds opened together: up to [`ROUND_BYTES`] and
+/// [`ROUND_FILES_PER_THREAD`] manifests per thread each.
+fn rounds<'a>(all: &'a [&'a ManifestFileMeta], threads: usize) -> Vec<&'a [&'a ManifestFileMeta]> {
+    let max_files = ROUND_FILES_PER_THREAD * threads;
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, m) in all.iter().enumerate() {
+        let size = u64::try_from(m.file_size).unwrap_or(0);
+        if i > start && (bytes.saturating_add(size) > ROUND_BYTES || i - start >= max_files) {
+            out.extend(all.get(start..i));
+            start = i;
+            bytes = 0;
+        }
+        bytes = bytes.saturating_add(size);
+    }
+    if start < all.len() {
+        out.extend(all.get(start..));
+    }
+    out
+}
+
+/// Splits `jobs` into windows decoded together: at least two jobs per thread (so that one
+/// big manifest's blocks spread over the threads), more while they hold fewer than
+/// [`WINDOW_ENTRIES_PER_THREAD`] entries per thread.
+fn windows<'a>(manifests: &[&ManifestBlocks], jobs: &'a [Job], threads: usize) -> Vec<&'a [Job]> {
+    let min_jobs = 2 * threads;
+    let min_entries = WINDOW_ENTRIES_PER_THREAD * threads;
+    let mut out = Vec::new();
+    let (mut start, mut entries) = (0, 0usize);
+    for (i, &(m, block)) in jobs.iter().enumerate() {
+        let n = match (block, manifests.get(m)) {
+            (Some(b), Some(blocks)) => blocks.block_entries(b),
+            _ => min_entries,
+        };
+        entries = entries.saturating_add(n);
+        if i + 1 - start >= min_jobs && entries >= min_entries {
+            out.extend(jobs.get(start..=i));
+            start = i + 1;
+            entries = 0;
+        }
+    }
+    if start < jobs.len() {
+        out.extend(jobs.get(start..));
+    }
+    out
+}
 
 impl ManifestReader {
     /// The live files of `snapshot` (read from `snapshot_path`) in batch mode, grouped by
@@ -42,27 +109,114 @@ impl ManifestReader {
         dvs: Option<&DeletionIndex>,
     ) -> Result<Vec<BucketFiles>> {
         let mem = &self.memory;
-        let mut manifests: Vec<ManifestBlocks> = Vec::new();
-        // Bytes reserved for the manifests held (their bytes and block indexes).
-        let mut held = 0;
+        let mut lists: Vec<Vec<ManifestFileMeta>> = Vec::with_capacity(2);
+        // Bytes reserved for the manifest lists' entries, held until every manifest is read.
+        let mut metas_held = 0;
         for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
             let (metas, metas_bytes) = self.read_list(list, true)?;
-            let opened: Vec<(ManifestBlocks, usize)> = metas
+            metas_held += metas_bytes;
+            lists.push(metas);
+        }
+        let all: Vec<&ManifestFileMeta> = lists.iter().flatten().collect();
+        let all_bytes = all.capacity() * std::mem::size_of::<&ManifestFileMeta>();
+        mem.grow(all_bytes, || {
+            format!("listing the manifests of {snapshot_path}")
+        })?;
+        let threads = rayon::current_num_threads().max(1);
+        let mut acc = live::BucketAccumulator::default();
+        // Bytes reserved for the accumulated buckets.
+        let mut acc_held = 0;
+        for round in rounds(&all, threads) {
+            let opened: Vec<(ManifestBlocks, usize)> = round
                 .par_iter()
                 .map(|m| self.open_manifest(m))
                 .collect::<Result<_>>()?;
-            drop(metas);
-            mem.shrink(metas_bytes);
-            held += opened.iter().map(|(_, n)| n).sum::<usize>();
-            manifests.extend(opened.into_iter().map(|(m, _)| m));
+            let held = opened.iter().map(|(_, n)| n).sum::<usize>()
+                + opened.capacity() * std::mem::size_of::<(ManifestBlocks, usize)>();
+            mem.grow(
+                opened.capacity() * std::mem::size_of::<(ManifestBlocks, usize)>(),
+                || format!("opening the manifests of {snapshot_path}"),
+            )?;
+            let manifests: Vec<&ManifestBlocks> = opened.iter().map(|(m, _)| m).collect();
+            let done =
+                self.decode_round(&manifests, threads, &mut acc, &mut acc_held, snapshot_path);
+            drop(manifests);
+            drop(opened);
+            mem.shrink(held);
+            done?;
         }
-        let held = held + manifests.capacity() * std::mem::size_of::<ManifestBlocks>();
-        mem.grow(
-            manifests.capacity() * std::mem::size_of::<ManifestBlocks>(),
-            || format!("opening the manifests of {snapshot_path}"),
-        )?;
+        drop(all);
+        drop(lists);
+        mem.shrink(metas_held + all_bytes);
+        let merged = acc
+            .merge()
+            .map_err(|e| snapshot_merge_error(e, snapshot, snapshot_path))?;
+        let mut kept = Vec::with_capacity(merged.len());
+        for mut b in merged {
+            b.retain_files(keep)?;
+            kept.push(b);
+        }
+        // Reconciling and filtering only drop files and slack: hold what is left.
+        let live_bytes: usize = kept.iter().map(live::LiveBucket::heap).sum();
+        mem.shrink(acc_held.saturating_sub(live_bytes));
+        mem.grow(live_bytes.saturating_sub(acc_held), || {
+            format!("reconciling the live files of {snapshot_path}")
+        })?;
+        let mut partitions: HashMap<Vec<u8>, Vec<Datum>> = HashMap::new();
+        let mut out = Vec::with_capacity(kept.len());
+        for b in live::order(kept) {
+            let values = match partitions.get(&b.partition) {
+                Some(v) => v.clone(),
+                None => {
+                    let v = self
+                        .partitions
+                        .decode(&b.partition)
+                        .map_err(|err| Error::spec(&self.manifest_dir, err))?;
+                    partitions.insert(b.partition.clone(), v.clone());
+                    v
+                }
+            };
+            let bucket_path = self.bucket_path(&values, b.bucket, &self.manifest_dir)?;
+            let deletion_files = dvs.map(|dvs| {
+                b.files
+                    .iter()
+                    .map(|f| {
+                        dvs.get(&(b.partition.clone(), b.bucket, f.file_name.clone()))
+                            .cloned()
+                    })
+                    .collect()
+            });
+            let total_buckets = b.total_buckets();
+            out.push(BucketFiles {
+                partition: b.partition,
+                partition_values: values,
+                bucket: b.bucket,
+                total_buckets,
+                bucket_path,
+                files: b.files,
+                deletion_files,
+            });
+        }
+        mem.shrink(live_bytes);
+        mem.grow(memory::buckets_heap(&out), || {
+            format!("grouping the live files of {snapshot_path}")
+        })?;
+        Ok(out)
+    }
+
+    /// Decodes the manifests of one round (see [`rounds`]) a window of blocks at a time and
+    /// routes their entries, in file order, into `acc`, whose reserved bytes `acc_held` follows.
+    fn decode_round(
+        &self,
+        manifests: &[&ManifestBlocks],
+        threads: usize,
+        acc: &mut live::BucketAccumulator,
+        acc_held: &mut usize,
+        snapshot_path: &str,
+    ) -> Result<()> {
+        let mem = &self.memory;
         // Jobs in file order: each Avro block, or a whole manifest the block decoder cannot walk.
-        let jobs: Vec<(usize, Option<usize>)> = manifests
+        let jobs: Vec<Job> = manifests
             .iter()
             .enumerate()
             .flat_map(|(m, blocks)| match blocks.block_count() {
@@ -70,20 +224,29 @@ impl ManifestReader {
                 n => (0..n).map(|b| (m, Some(b))).collect(),
             })
             .collect();
-        let jobs_bytes = jobs.capacity() * std::mem::size_of::<(usize, Option<usize>)>();
+        let jobs_bytes = jobs.capacity() * std::mem::size_of::<Job>();
         mem.grow(jobs_bytes, || {
             format!("indexing the manifests of {snapshot_path}")
         })?;
-        // Enough blocks per window to keep every thread busy, few enough that the window's
-        // decoded entries stay small next to the files themselves (and in cache: 2 blocks per
-        // thread planned the 100,000-file table in 0.88-0.92x the time of 4, medians of 9 runs).
-        let window = rayon::current_num_threads().max(1) * 2;
-        let mut acc = live::BucketAccumulator::default();
-        // Bytes reserved for the accumulated buckets.
-        let mut acc_held = 0;
+        let done = self.decode_jobs(manifests, &jobs, threads, acc, acc_held, snapshot_path);
+        drop(jobs);
+        mem.shrink(jobs_bytes);
+        done
+    }
+
+    fn decode_jobs(
+        &self,
+        manifests: &[&ManifestBlocks],
+        jobs: &[Job],
+        threads: usize,
+        acc: &mut live::BucketAccumulator,
+        acc_held: &mut usize,
+        snapshot_path: &str,
+    ) -> Result<()> {
+        let mem = &self.memory;
         let mut decoded_whole = vec![false; manifests.len()];
-        for chunk in jobs.chunks(window) {
-            let decode = |&(m, block): &(usize, Option<usize>)| -> Result<Decoded> {
+        for chunk in windows(manifests, jobs, threads) {
+            let decode = |&(m, block): &Job| -> Result<Decoded> {
                 let Some(blocks) = manifests.get(m) else {
                     return Ok(Some(Vec::new()));
                 };
@@ -148,69 +311,14 @@ impl ManifestReader {
                 for e in entries {
                     acc.push(e);
                 }
-                mem.grow(acc.heap().saturating_sub(acc_held), || {
+                mem.grow(acc.heap().saturating_sub(*acc_held), || {
                     format!("collecting the live files of {snapshot_path}")
                 })?;
-                acc_held = acc_held.max(acc.heap());
+                *acc_held = (*acc_held).max(acc.heap());
                 mem.shrink(window_bytes);
             }
         }
-        drop(manifests);
-        mem.shrink(held + jobs_bytes);
-        let merged = acc
-            .merge()
-            .map_err(|e| snapshot_merge_error(e, snapshot, snapshot_path))?;
-        let mut kept = Vec::with_capacity(merged.len());
-        for mut b in merged {
-            b.retain_files(keep)?;
-            kept.push(b);
-        }
-        // Reconciling and filtering only drop files and slack: hold what is left.
-        let live_bytes: usize = kept.iter().map(live::LiveBucket::heap).sum();
-        mem.shrink(acc_held.saturating_sub(live_bytes));
-        mem.grow(live_bytes.saturating_sub(acc_held), || {
-            format!("reconciling the live files of {snapshot_path}")
-        })?;
-        let mut partitions: HashMap<Vec<u8>, Vec<Datum>> = HashMap::new();
-        let mut out = Vec::with_capacity(kept.len());
-        for b in live::order(kept) {
-            let values = match partitions.get(&b.partition) {
-                Some(v) => v.clone(),
-                None => {
-                    let v = self
-                        .partitions
-                        .decode(&b.partition)
-                        .map_err(|err| Error::spec(&self.manifest_dir, err))?;
-                    partitions.insert(b.partition.clone(), v.clone());
-                    v
-                }
-            };
-            let bucket_path = self.bucket_path(&values, b.bucket, &self.manifest_dir)?;
-            let deletion_files = dvs.map(|dvs| {
-                b.files
-                    .iter()
-                    .map(|f| {
-                        dvs.get(&(b.partition.clone(), b.bucket, f.file_name.clone()))
-                            .cloned()
-                    })
-                    .collect()
-            });
-            let total_buckets = b.total_buckets();
-            out.push(BucketFiles {
-                partition: b.partition,
-                partition_values: values,
-                bucket: b.bucket,
-                total_buckets,
-                bucket_path,
-                files: b.files,
-                deletion_files,
-            });
-        }
-        mem.shrink(live_bytes);
-        mem.grow(memory::buckets_heap(&out), || {
-            format!("grouping the live files of {snapshot_path}")
-        })?;
-        Ok(out)
+        Ok(())
     }
 
     /// Opens manifest `m` for block decoding, reserving its bytes (before reading them, from

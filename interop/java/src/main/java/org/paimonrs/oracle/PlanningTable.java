@@ -15,12 +15,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...}:
- * an append table
+ * {@code write-planning-table OUT_TABLE --files N --commits C [--format F] [--no-manifest-merge]
+ * [--option k=v]...}: an append table
  * partitioned by {@code p INT} where each of the C commits writes one single-row file into each
  * of ceil(N / C) partitions, so the table ends with about N data files. For the planning
  * benchmark; generated on demand, never committed. {@code --option} adds table options (the
- * interop script writes a small one with {@code manifest.format=parquet}).
+ * interop script writes a small one with {@code manifest.format=parquet}). {@code
+ * --no-manifest-merge} holds off Java's manifest merging ({@code manifest.merge-min-count} and
+ * {@code manifest.full-compaction-threshold-size} out of reach), so the table ends with one
+ * small manifest per commit, the shape streaming writers and other clients leave until a full
+ * merge.
  */
 final class PlanningTable {
 
@@ -37,6 +41,10 @@ final class PlanningTable {
             throw new IllegalArgumentException(path + " already holds a table");
         }
         Schema.Builder schema = Schema.newBuilder();
+        if (a.has("--no-manifest-merge")) {
+            schema.option("manifest.merge-min-count", Integer.toString(Integer.MAX_VALUE));
+            schema.option("manifest.full-compaction-threshold-size", "1024tb");
+        }
         for (String kv : a.getAll("--option")) {
             int eq = kv.indexOf('=');
             if (eq <= 0) {
