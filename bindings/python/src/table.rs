@@ -104,7 +104,7 @@ impl Table {
     /// The branch names (without `main`).
     fn branches(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let io = Arc::clone(self.table.file_io());
-        let dir = paimon_io::join(self.table.path(), "branch");
+        let dir = paimon_spec::layout::TableLayout::new(self.table.path()).branch_dir();
         guard(|| {
             py.detach(|| {
                 let entries = match io.list(&dir) {
@@ -115,7 +115,11 @@ impl Table {
                 Ok(entries
                     .iter()
                     .filter(|e| e.is_dir)
-                    .filter_map(|e| e.name().strip_prefix("branch-").map(str::to_string))
+                    .filter_map(|e| {
+                        e.name()
+                            .strip_prefix(paimon_spec::layout::BRANCH_PREFIX)
+                            .map(str::to_string)
+                    })
                     .collect())
             })
         })

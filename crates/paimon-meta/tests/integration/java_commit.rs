@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use paimon_meta::scan::LiveFile;
@@ -14,42 +13,10 @@ use paimon_spec::binary::{BinaryRowBuilder, Datum};
 use paimon_split::commit::CommitMessage;
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `java-oracle.sh ARGS`, its stdout lines; panics with stderr when Java fails.
-fn oracle(args: &[&str]) -> Vec<String> {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    assert!(
-        out.status.success(),
-        "java-oracle {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
+use crate::common::{copy_dir, oracle, repo};
 
 fn dump(p: &Path) -> Vec<String> {
     oracle(&["dump", p.to_str().unwrap(), "--sort"])
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {

@@ -5,45 +5,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use paimon_meta::maintenance::{ExpireConfig, RemoveOrphanFiles};
 use paimon_meta::Table;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn oracle(args: &[&str]) -> Vec<String> {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    assert!(
-        out.status.success(),
-        "java-oracle {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
+use crate::common::{copy_dir, oracle, repo};
 
 /// Every file below `root`, relative, sorted.
 fn listing(root: &Path) -> BTreeSet<String> {
