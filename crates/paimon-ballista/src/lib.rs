@@ -1,0 +1,1 @@
+//! # paimon-ballista

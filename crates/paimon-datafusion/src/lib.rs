@@ -1,0 +1,1 @@
+//! # paimon-datafusion: Paimon tables in DataFusion
