@@ -60,11 +60,9 @@ impl PaimonCatalogProvider {
             return Ok(None);
         }
         match parsed.system.as_deref() {
-            None | Some("audit_log") => Ok(Some(Arc::new(PaimonTableProvider::open_io(
-                Arc::clone(io),
-                &path,
-                parsed.spec,
-            )?))),
+            None | Some("audit_log" | "row_tracking") => Ok(Some(Arc::new(
+                PaimonTableProvider::open_io(Arc::clone(io), &path, parsed.spec)?,
+            ))),
             Some(system) => system_table(&path, parsed.spec.branch.as_deref(), system)?
                 .map(Some)
                 .ok_or_else(|| df_err(&path, format!("no system table '{system}'"))),

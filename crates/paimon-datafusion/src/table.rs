@@ -14,6 +14,7 @@ use datafusion::datasource::{TableProvider, TableType};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
+use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_meta::{Plan, Table};
@@ -74,6 +75,15 @@ impl PaimonTableProvider {
         let mut reader = SplitReader::builder(Arc::clone(&io))
             .with_schema_id(rows_schema.id)
             .with_row_kind(spec.with_row_kind);
+        if spec.with_row_tracking {
+            if !table.options().row_tracking_enabled {
+                return Err(df_err(
+                    path,
+                    "the table does not track rows (row-tracking.enabled is false): no $row_tracking",
+                ));
+            }
+            reader = reader.with_projection(row_tracking_columns(&rows_schema));
+        }
         if let Some(b) = &spec.branch {
             reader = reader.with_branch(b.clone());
         }
@@ -130,9 +140,14 @@ impl PaimonTableProvider {
         for g in groups {
             let mut bytes = Vec::with_capacity(g.len());
             for s in &g {
+                // DataSplit v9 dropped the before files of incremental splits; v8 is the last
+                // version that carries them (Java `DataSplit.serialize`).
+                let version = match s.files_split() {
+                    Some(d) if !d.before_files.is_empty() || d.before_deletion_files.is_some() => 8,
+                    _ => paimon_split::CURRENT_VERSION,
+                };
                 bytes.push(
-                    paimon_split::encode_frame(s, paimon_split::CURRENT_VERSION)
-                        .map_err(|e| df_err(&self.path, e))?,
+                    paimon_split::encode_frame(s, version).map_err(|e| df_err(&self.path, e))?,
                 );
             }
             encoded.push(bytes);
@@ -156,6 +171,17 @@ impl PaimonTableProvider {
         let stats = scan_statistics(&facts, &exec.schema());
         Ok(exec.with_statistics(stats))
     }
+}
+
+/// The columns of `t$row_tracking`: the table's, then `_ROW_ID` and `_SEQUENCE_NUMBER`
+/// (Java `SpecialFields.rowTypeWithRowTracking`).
+fn row_tracking_columns(schema: &TableSchemaRef) -> Vec<String> {
+    schema
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .chain([ROW_ID.to_string(), SEQUENCE_NUMBER.to_string()])
+        .collect()
 }
 
 /// `splits` dealt into at most `n` groups of about equal bytes (largest first, each to the
@@ -223,7 +249,9 @@ impl TableProvider for PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let names = match projection {
+        // `t$row_tracking` reads its extra columns only when asked for by name.
+        let all_columns: Vec<usize> = (0..self.arrow.fields().len()).collect();
+        let names = match projection.or(self.spec.with_row_tracking.then_some(&all_columns)) {
             Some(p) => Some(
                 p.iter()
                     .map(|i| {
