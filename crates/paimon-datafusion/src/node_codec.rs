@@ -11,7 +11,8 @@
 //!  "projection":["id","v"],"predicate":"{\"kind\":\"LEAF\",...}","limit":null,
 //!  "with_row_kind":false,"partitions":[["U1BMSVRfVjEA..."],[]]}
 //! {"version":1,"table_path":"/w/db.db/t","snapshot":3,"tag":null,"timestamp_ms":null,
-//!  "branch":null,"incremental":null,"with_row_kind":false}
+//!  "branch":null,"incremental":null,"incremental_mode":null,"changes_since":null,
+//!  "with_row_kind":false,"with_row_tracking":false}
 //! ```
 //!
 //! Decoding never panics: bytes that are not such an object give
@@ -21,6 +22,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use datafusion::error::{DataFusionError, Result};
 use paimon_io::file_io_for;
+use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::schema_manager::SchemaManager;
 use paimon_spec::layout::branch_root;
 use paimon_spec::predicate_json::{predicate_from_json_all_types, predicate_to_json};
@@ -171,7 +173,10 @@ impl ScanSpec {
             "timestamp_ms": self.timestamp_ms,
             "branch": self.branch,
             "incremental": self.incremental.as_ref().map(|(a, b)| [a, b]),
+            "incremental_mode": self.incremental_mode.map(mode_name),
+            "changes_since": self.changes_since,
             "with_row_kind": self.with_row_kind,
+            "with_row_tracking": self.with_row_tracking,
         })
         .to_string()
         .into_bytes()
@@ -193,15 +198,35 @@ impl ScanSpec {
             },
             Some(_) => return Err(bad(WHAT, "incremental is not two strings")),
         };
+        let incremental_mode = f
+            .opt_string("incremental_mode")?
+            .map(|m| {
+                m.parse::<IncrementalScanMode>()
+                    .map_err(|e| bad(WHAT, &format!("incremental_mode: {e}")))
+            })
+            .transpose()?;
         let spec = ScanSpec {
             snapshot: f.opt_i64("snapshot")?,
             tag: f.opt_string("tag")?,
             timestamp_ms: f.opt_i64("timestamp_ms")?,
             branch: f.opt_string("branch")?,
             incremental,
+            incremental_mode,
+            changes_since: f.opt_i64("changes_since")?,
             with_row_kind: f.bool("with_row_kind")?,
+            with_row_tracking: f.bool("with_row_tracking")?,
         };
         Ok((f.string("table_path")?, spec))
+    }
+}
+
+/// Java's `incremental-between-scan-mode` value, as [`IncrementalScanMode`] parses it.
+fn mode_name(m: IncrementalScanMode) -> &'static str {
+    match m {
+        IncrementalScanMode::Auto => "auto",
+        IncrementalScanMode::Delta => "delta",
+        IncrementalScanMode::Changelog => "changelog",
+        IncrementalScanMode::Diff => "diff",
     }
 }
 
@@ -287,6 +312,13 @@ mod tests {
                 tag: Some("t\"1".into()),
                 timestamp_ms: Some(-5),
                 incremental: Some(("1".into(), "tag-9".into())),
+                incremental_mode: Some(IncrementalScanMode::Diff),
+                ..ScanSpec::default()
+            },
+            ScanSpec {
+                changes_since: Some(4),
+                incremental_mode: Some(IncrementalScanMode::Changelog),
+                with_row_tracking: true,
                 ..ScanSpec::default()
             },
         ];
@@ -333,6 +365,12 @@ mod tests {
             let e = ScanNode::decode(bytes.as_bytes()).unwrap_err().to_string();
             assert!(e.contains(needle), "{bytes}: {e}");
         }
-        assert!(ScanSpec::decode_with_path(br#"{"version":1,"table_path":"t","with_row_kind":false,"incremental":["1"]}"#).is_err());
+        let spec = |extra: &str| {
+            format!(r#"{{"version":1,"table_path":"t","with_row_kind":false,"with_row_tracking":false{extra}}}"#)
+        };
+        assert!(ScanSpec::decode_with_path(spec("").as_bytes()).is_ok());
+        for extra in [r#","incremental":["1"]"#, r#","incremental_mode":"sideways""#, r#","changes_since":"4""#] {
+            assert!(ScanSpec::decode_with_path(spec(extra).as_bytes()).is_err(), "{extra}");
+        }
     }
 }
