@@ -38,8 +38,11 @@ pub struct PaimonPhysicalCodec {
     inner: BallistaPhysicalExtensionCodec,
 }
 
-/// Both codecs, shared.
-pub fn codecs() -> (Arc<PaimonLogicalCodec>, Arc<PaimonPhysicalCodec>) {
+/// Both codecs, as Ballista's configuration takes them.
+pub fn codecs() -> (
+    Arc<dyn LogicalExtensionCodec>,
+    Arc<dyn PhysicalExtensionCodec>,
+) {
     (
         Arc::new(PaimonLogicalCodec::default()),
         Arc::new(PaimonPhysicalCodec::default()),

@@ -23,12 +23,12 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn warehouse() -> String {
+pub(crate) fn warehouse() -> String {
     repo().join("fixtures/warehouse").display().to_string()
 }
 
 /// Java's rows of `db/table` (latest snapshot).
-fn java_rows(db: &str, table: &str) -> Vec<serde_json::Map<String, Value>> {
+pub(crate) fn java_rows(db: &str, table: &str) -> Vec<serde_json::Map<String, Value>> {
     let p = repo().join(format!("fixtures/expected/{db}/{table}/latest.jsonl"));
     std::fs::read_to_string(&p)
         .unwrap()
@@ -41,7 +41,7 @@ fn java_rows(db: &str, table: &str) -> Vec<serde_json::Map<String, Value>> {
 }
 
 /// A JSON value as Arrow's display prints it (`NULL` for null).
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
         Value::String(s) => s.clone(),
@@ -220,7 +220,7 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
 
 /// Rows as display strings, sorted (every query also orders, but equal ordering keys may
 /// come in any order).
-fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+pub(crate) fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
     let opts = FormatOptions::default().with_null("NULL");
     let mut out = Vec::new();
     for b in batches {

@@ -17,7 +17,7 @@ const WHAT: &str = "predicate JSON";
 ///
 /// Java's JSON has no NOT: a [`Predicate::Not`] is pushed into its children the way Java's
 /// `Predicate.negate` does (De Morgan, `<` to `>=`, `IN` to `NOT IN`, ...), which keeps SQL's
-/// three-valued result. [`Predicate::AlwaysTrue`] / [`Predicate::AlwaysFalse`] are Java's
+/// three-valued result; `NOT STARTS_WITH`, which Java cannot negate, becomes a range test. [`Predicate::AlwaysTrue`] / [`Predicate::AlwaysFalse`] are Java's
 /// `TRUE` / `FALSE` leaf functions on the first field. Literals take Jackson's forms of Java's
 /// literal objects: numbers, strings, booleans, `DATE` as `[y,m,d]`, `TIME` / `TIMESTAMP` as
 /// `LocalTime` / `LocalDateTime` arrays, `DECIMAL` as the `BigDecimal.toString` number,
@@ -26,8 +26,8 @@ const WHAT: &str = "predicate JSON";
 /// [`super::predicate_from_json_all_types`] reads every form this writes.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for what Java cannot write either: a NOT over `STARTS_WITH`,
-/// literals of binary, nested or variant columns, NaN and infinite floats.
+/// [`Error::Unsupported`] for what Java cannot write either: literals of binary, nested or
+/// variant columns, NaN and infinite floats.
 /// [`Error::Encode`] when a leaf names a column not in `fields` or a literal does not have the
 /// column's type.
 pub fn predicate_to_json(predicate: &Predicate, fields: &[DataField]) -> Result<String> {
@@ -118,6 +118,14 @@ fn predicate_text(p: &Predicate, negated: bool, fields: &[DataField]) -> Result<
         (
             Predicate::Leaf {
                 column,
+                op: LeafOp::StartsWith,
+                literals,
+            },
+            true,
+        ) => predicate_text(&not_starts_with(column, literals)?, false, fields),
+        (
+            Predicate::Leaf {
+                column,
                 op,
                 literals,
             },
@@ -145,6 +153,43 @@ fn compound(
     ))
 }
 
+/// `NOT column STARTS WITH prefix` without NOT (Java's `StartsWith` has no negation): the
+/// strings starting with `prefix` are exactly those in `[prefix, next)`, where `next` is
+/// `prefix` with its last character that can be incremented incremented and what follows
+/// dropped (strings compare by UTF-8 bytes, which is code point order). A null column stays
+/// unknown; with NOT pushed to the leaves, unknown and false reject a row alike, so the empty
+/// prefix (every string starts with it) is FALSE.
+fn not_starts_with(column: &str, literals: &[Datum]) -> Result<Predicate> {
+    let prefix = match literals {
+        [Datum::String(p)] => p,
+        [Datum::Null] => return Ok(Predicate::AlwaysFalse),
+        _ => {
+            return Err(encode_err(format!(
+                "STARTS_WITH on {column} takes one string literal, not {literals:?}"
+            )))
+        }
+    };
+    if prefix.is_empty() {
+        return Ok(Predicate::AlwaysFalse);
+    }
+    let below = Predicate::leaf(column, LeafOp::Lt, vec![Datum::String(prefix.clone())]);
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            let above = Predicate::leaf(
+                column,
+                LeafOp::GtEq,
+                vec![Datum::String(chars.into_iter().collect())],
+            );
+            return Ok(Predicate::Or(vec![below, above]));
+        }
+    }
+    // Only U+10FFFF characters: nothing above the prefixed strings.
+    Ok(below)
+}
+
 /// Java `LeafFunction.negate()`: the function that holds exactly where this one is false.
 fn negate(op: LeafOp, column: &str) -> Result<LeafOp> {
     Ok(match op {
@@ -159,8 +204,8 @@ fn negate(op: LeafOp, column: &str) -> Result<LeafOp> {
         LeafOp::In => LeafOp::NotIn,
         LeafOp::NotIn => LeafOp::In,
         LeafOp::StartsWith => {
-            return Err(Error::unsupported(format!(
-                "NOT over STARTS_WITH on {column}: Java's predicate JSON has no negated form"
+            return Err(Error::Internal(format!(
+                "NOT over STARTS_WITH on {column} is rewritten before negating functions"
             )))
         }
     })
@@ -329,6 +374,32 @@ fn literal(d: &Datum, ty: &DataType, column: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_starts_with_is_a_range() {
+        let s = |v: &str| Datum::String(v.into());
+        let range = |lo: &str, hi: &str| {
+            Predicate::Or(vec![
+                Predicate::leaf("c", LeafOp::Lt, vec![s(lo)]),
+                Predicate::leaf("c", LeafOp::GtEq, vec![s(hi)]),
+            ])
+        };
+        assert_eq!(not_starts_with("c", &[s("ab")]).unwrap(), range("ab", "ac"));
+        // U+D7FF is followed by U+E000 (surrogates are no characters); U+10FFFF by nothing.
+        assert_eq!(
+            not_starts_with("c", &[s("a\u{d7ff}")]).unwrap(),
+            range("a\u{d7ff}", "a\u{e000}")
+        );
+        assert_eq!(
+            not_starts_with("c", &[s("a\u{10ffff}")]).unwrap(),
+            range("a\u{10ffff}", "b")
+        );
+        assert_eq!(
+            not_starts_with("c", &[s("\u{10ffff}")]).unwrap(),
+            Predicate::leaf("c", LeafOp::Lt, vec![s("\u{10ffff}")])
+        );
+        assert_eq!(not_starts_with("c", &[s("")]).unwrap(), Predicate::AlwaysFalse);
+    }
 
     #[test]
     fn java_big_decimal_text() {

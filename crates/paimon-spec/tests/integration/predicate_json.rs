@@ -283,8 +283,16 @@ fn constants_and_refusals() {
     );
     let back = predicate_from_json_all_types(&predicate_to_json(&starts, &fields).unwrap());
     assert_eq!(back.unwrap(), starts);
+    // Java cannot negate STARTS_WITH; the writer turns it into a range of strings.
+    let not_starts = predicate_to_json(&Predicate::Not(Box::new(starts)), &fields).unwrap();
+    assert_eq!(
+        predicate_from_json_all_types(&not_starts).unwrap(),
+        Predicate::Or(vec![
+            leaf("c_string", LeafOp::Lt, vec![Datum::String("a".into())]),
+            leaf("c_string", LeafOp::GtEq, vec![Datum::String("b".into())]),
+        ])
+    );
     let refused = [
-        Predicate::Not(Box::new(starts)),
         leaf("c_binary", LeafOp::Eq, vec![Datum::Binary(vec![1])]),
         leaf("c_double", LeafOp::Eq, vec![Datum::Double(f64::NAN)]),
     ];
@@ -299,6 +307,25 @@ fn constants_and_refusals() {
     ] {
         let e = predicate_to_json(&p, &fields).unwrap_err();
         assert!(e.to_string().contains("cannot encode"), "{p:?}: {e}");
+    }
+}
+
+/// `p` on a non-null string value of `c_string` (leaves of comparisons, OR, FALSE only).
+fn holds(p: &Predicate, v: &str) -> bool {
+    match p {
+        Predicate::AlwaysFalse => false,
+        Predicate::Or(c) => c.iter().any(|c| holds(c, v)),
+        Predicate::Leaf { op, literals, .. } => {
+            let [Datum::String(lit)] = literals.as_slice() else {
+                panic!("{p:?}")
+            };
+            match op {
+                LeafOp::Lt => v.as_bytes() < lit.as_bytes(),
+                LeafOp::GtEq => v.as_bytes() >= lit.as_bytes(),
+                other => panic!("{other:?}"),
+            }
+        }
+        other => panic!("{other:?}"),
     }
 }
 
@@ -388,6 +415,20 @@ fn arb_leaf(fields: Vec<DataField>) -> BoxedStrategy<Predicate> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The range NOT STARTS_WITH is written as holds exactly for the strings (compared as
+    /// UTF-8 bytes, as Paimon compares them) that do not start with the prefix.
+    #[test]
+    fn not_starts_with_range_is_exact(prefix in "[a\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}]{0,3}",
+                                      tail in "[a\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}]{0,3}",
+                                      other in "[a\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}b]{0,4}") {
+        let fields = fields();
+        let not = Predicate::Not(Box::new(leaf("c_string", LeafOp::StartsWith, vec![Datum::String(prefix.clone())])));
+        let written = predicate_from_json_all_types(&predicate_to_json(&not, &fields).unwrap()).unwrap();
+        for s in [format!("{prefix}{tail}"), other] {
+            prop_assert_eq!(holds(&written, &s), !s.starts_with(&prefix), "{:?} on {:?}", written, s);
+        }
+    }
 
     #[test]
     fn round_trips_every_scalar_type(p in {
