@@ -58,7 +58,7 @@ pub fn sql(a: SqlArgs) -> Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let ctx = session(&a).await?;
-        let statements = paimon_datafusion::sql::parse(&text).map_err(|e| anyhow!("{e}"))?;
+        let statements = paimon_datafusion::sql::parse(&text).map_err(one_line)?;
         if statements.is_empty() {
             bail!("no SQL statement given");
         }
@@ -71,13 +71,26 @@ pub fn sql(a: SqlArgs) -> Result<()> {
         for s in statements {
             let df = paimon_datafusion::sql::run(&ctx, s)
                 .await
-                .map_err(|e| anyhow!("{e}"))?;
+                .map_err(one_line)?;
             let schema: SchemaRef = std::sync::Arc::new(df.schema().as_arrow().clone());
-            let batches: Vec<RecordBatch> = df.collect().await.map_err(|e| anyhow!("{e}"))?;
+            let batches: Vec<RecordBatch> = df.collect().await.map_err(one_line)?;
             print_result(&a, &schema, &batches)?;
         }
         Ok(())
     })
+}
+
+/// `e` on one line: DataFusion's messages may span several (the CLI reports one line).
+fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
+    let text = e.to_string();
+    anyhow!(
+        "{}",
+        text.split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
 }
 
 /// The session: local, or a Ballista client when `--scheduler` is given.
@@ -92,14 +105,14 @@ async fn session(a: &SqlArgs) -> Result<SessionContext> {
         }
         config = config.with_target_partitions(n);
     }
-    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(|e| anyhow!("{e}"))
+    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
 }
 
 #[cfg(feature = "ballista")]
 async fn remote_session(url: &str, warehouse: &str) -> Result<SessionContext> {
     paimon_ballista::remote_session(url, warehouse)
         .await
-        .map_err(|e| anyhow!("{url}: {e}"))
+        .map_err(|e| one_line(format!("{url}: {e}")))
 }
 
 #[cfg(not(feature = "ballista"))]

@@ -492,3 +492,64 @@ fn a_selective_filter_reads_a_small_fraction_of_the_bytes() {
     );
     assert!(one * 2 < all, "filtered read {one} bytes, full read {all}");
 }
+
+/// `paimon sql` as a process: statements from stdin (a view, then a query of it) print in
+/// turn; the JSON lines equal Java's rows for the same filter; errors are one line, exit 1.
+#[test]
+fn paimon_sql_runs_statements_from_stdin() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_paimon");
+    let mut child = Command::new(bin)
+        .args(["sql", &warehouse(), "--format", "jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"CREATE VIEW small AS SELECT id, name FROM append.unaware WHERE id < 10;\n\
+              SELECT * FROM small;",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want: Vec<String> = std::fs::read_to_string(
+        repo().join("fixtures/expected/append/unaware/q-select-id-name-lt10.jsonl"),
+    )
+    .unwrap()
+    .lines()
+    .map(str::to_string)
+    .collect();
+    let fields = vec![
+        DataField::new(0, "id", DataType::nullable(TypeKind::Int)),
+        DataField::new(1, "name", DataType::string()),
+    ];
+    assert_eq!(diff_rows(&want, &got, &fields), None);
+    assert_eq!(got.len(), want.len());
+
+    let out = Command::new(bin)
+        .args(["sql", &warehouse(), "SELECT missing FROM append.unaware"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("missing"),
+        "{err}"
+    );
+}
