@@ -27,7 +27,6 @@ mod cluster;
 mod codec;
 
 pub use cluster::{
-    remote_session, run_executor, run_scheduler, session_config, ExecutorOptions,
-    SchedulerOptions,
+    remote_session, run_executor, run_scheduler, session_config, ExecutorOptions, SchedulerOptions,
 };
 pub use codec::{codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, TABLE_TAG};

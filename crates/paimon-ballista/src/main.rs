@@ -8,7 +8,10 @@ use clap::{Parser, Subcommand};
 use paimon_ballista::{run_executor, run_scheduler, ExecutorOptions, SchedulerOptions};
 
 #[derive(Parser)]
-#[command(name = "paimon-ballista", about = "Ballista scheduler and executor for Paimon tables")]
+#[command(
+    name = "paimon-ballista",
+    about = "Ballista scheduler and executor for Paimon tables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -81,7 +84,10 @@ fn main() -> anyhow::Result<()> {
             } => {
                 let grpc_port = match grpc_port {
                     Some(p) => p,
-                    None => bind.port().checked_add(1).context("no port after --bind's")?,
+                    None => bind
+                        .port()
+                        .checked_add(1)
+                        .context("no port after --bind's")?,
                 };
                 let concurrent_tasks = match concurrent_tasks {
                     Some(n) => n,

@@ -61,7 +61,8 @@ impl ScanNode {
                     .schema(self.schema_id)
                     .map_err(|e| df_err(&self.table_path, e))?;
                 Value::String(
-                    predicate_to_json(p, &schema.fields).map_err(|e| df_err(&self.table_path, e))?,
+                    predicate_to_json(p, &schema.fields)
+                        .map_err(|e| df_err(&self.table_path, e))?,
                 )
             }
         };
@@ -134,10 +135,7 @@ impl ScanNode {
             };
             total = total.saturating_add(splits.len());
             if total > MAX_SPLITS {
-                return Err(bad(
-                    "scan node",
-                    &format!("more than {MAX_SPLITS} splits"),
-                ));
+                return Err(bad("scan node", &format!("more than {MAX_SPLITS} splits")));
             }
             let splits = splits
                 .iter()
@@ -278,7 +276,8 @@ impl Fields<'_> {
     }
 
     fn i64(&self, key: &str) -> Result<i64> {
-        self.opt_i64(key)?.ok_or_else(|| self.err(key, "an integer"))
+        self.opt_i64(key)?
+            .ok_or_else(|| self.err(key, "an integer"))
     }
 
     fn opt_i64(&self, key: &str) -> Result<Option<i64>> {
@@ -347,30 +346,61 @@ mod tests {
 
     #[test]
     fn refuses_bad_bytes() {
-        let good = r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[]}"#;
+        let good =
+            r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[]}"#;
         assert!(ScanNode::decode(good.as_bytes()).is_ok());
         for (bytes, needle) in [
             ("", "EOF"),
             ("[1]", "not a JSON object"),
             (r#"{"table_path":"t"}"#, "no version"),
             (r#"{"version":2}"#, "version 2"),
-            (r#"{"version":1,"schema_id":0,"with_row_kind":false,"partitions":[]}"#, "table_path"),
-            (r#"{"version":1,"table_path":"t","schema_id":"0","with_row_kind":false,"partitions":[]}"#, "schema_id"),
-            (r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[["!"]]}"#, "base64"),
-            (r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[1]}"#, "partition"),
-            (r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"limit":-1}"#, "limit"),
-            (r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"predicate":"{}"}"#, "predicate"),
-            (r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"projection":[1]}"#, "projected"),
+            (
+                r#"{"version":1,"schema_id":0,"with_row_kind":false,"partitions":[]}"#,
+                "table_path",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":"0","with_row_kind":false,"partitions":[]}"#,
+                "schema_id",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[["!"]]}"#,
+                "base64",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[1]}"#,
+                "partition",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"limit":-1}"#,
+                "limit",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"predicate":"{}"}"#,
+                "predicate",
+            ),
+            (
+                r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"projection":[1]}"#,
+                "projected",
+            ),
         ] {
             let e = ScanNode::decode(bytes.as_bytes()).unwrap_err().to_string();
             assert!(e.contains(needle), "{bytes}: {e}");
         }
         let spec = |extra: &str| {
-            format!(r#"{{"version":1,"table_path":"t","with_row_kind":false,"with_row_tracking":false{extra}}}"#)
+            format!(
+                r#"{{"version":1,"table_path":"t","with_row_kind":false,"with_row_tracking":false{extra}}}"#
+            )
         };
         assert!(ScanSpec::decode_with_path(spec("").as_bytes()).is_ok());
-        for extra in [r#","incremental":["1"]"#, r#","incremental_mode":"sideways""#, r#","changes_since":"4""#] {
-            assert!(ScanSpec::decode_with_path(spec(extra).as_bytes()).is_err(), "{extra}");
+        for extra in [
+            r#","incremental":["1"]"#,
+            r#","incremental_mode":"sideways""#,
+            r#","changes_since":"4""#,
+        ] {
+            assert!(
+                ScanSpec::decode_with_path(spec(extra).as_bytes()).is_err(),
+                "{extra}"
+            );
         }
     }
 }

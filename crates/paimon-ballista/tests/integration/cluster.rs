@@ -238,9 +238,10 @@ pub(crate) fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
 }
 
 async fn run(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<Vec<String>>> {
-    let batches = tokio::time::timeout(QUERY_TIMEOUT, async { ctx.sql(sql).await?.collect().await })
-        .await
-        .unwrap_or_else(|_| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))?;
+    let batches =
+        tokio::time::timeout(QUERY_TIMEOUT, async { ctx.sql(sql).await?.collect().await })
+            .await
+            .unwrap_or_else(|_| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))?;
     Ok(rows(&batches))
 }
 
@@ -333,7 +334,11 @@ async fn queries_match_local_datafusion_and_java() {
             Ok(r) => r,
             Err(e) => panic!("{sql}: {e}\n{}", cluster.logs()),
         };
-        assert_eq!(got, run(&local, sql).await.unwrap(), "local DataFusion: {sql}");
+        assert_eq!(
+            got,
+            run(&local, sql).await.unwrap(),
+            "local DataFusion: {sql}"
+        );
         assert_eq!(got, java, "Java's rows: {sql}");
     }
     let tasks = cluster.scan_tasks();

@@ -52,10 +52,19 @@ fn java_answer() -> Vec<Vec<String>> {
 #[tokio::test]
 async fn physical_plan_round_trips_through_the_codec() {
     let ctx = paimon_datafusion::sql::session(&warehouse()).unwrap();
-    let plan = ctx.sql(SQL).await.unwrap().create_physical_plan().await.unwrap();
+    let plan = ctx
+        .sql(SQL)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
     let nodes = scan_nodes(&plan);
     assert_eq!(nodes.len(), 1, "{nodes:?}");
-    assert!(nodes[0].predicate.is_some(), "the filter is pushed into the scan");
+    assert!(
+        nodes[0].predicate.is_some(),
+        "the filter is pushed into the scan"
+    );
     let codec = PaimonPhysicalCodec::default();
     let bytes = physical_plan_to_bytes_with_extension_codec(Arc::clone(&plan), &codec).unwrap();
     let back =
@@ -76,9 +85,16 @@ async fn logical_plan_round_trips_through_the_codec() {
         bytes.windows(TABLE_TAG.len()).any(|w| w == TABLE_TAG),
         "the provider travels as a Paimon table"
     );
-    let back = logical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &codec)
-        .unwrap();
-    let got = rows(&ctx.execute_logical_plan(back).await.unwrap().collect().await.unwrap());
+    let back =
+        logical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &codec).unwrap();
+    let got = rows(
+        &ctx.execute_logical_plan(back)
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap(),
+    );
     assert_eq!(got, java_answer());
 }
 
@@ -101,6 +117,8 @@ fn hostile_bytes_give_errors() {
             .unwrap_err();
         assert!(e.to_string().contains("table provider"), "{e}");
         // Without our tag the bytes are Ballista's, which refuses them too.
-        assert!(physical.try_decode(body, &[], &ctx.task_ctx(), &conv).is_err());
+        assert!(physical
+            .try_decode(body, &[], &ctx.task_ctx(), &conv)
+            .is_err());
     }
 }

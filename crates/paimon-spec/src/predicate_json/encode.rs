@@ -398,7 +398,10 @@ mod tests {
             not_starts_with("c", &[s("\u{10ffff}")]).unwrap(),
             Predicate::leaf("c", LeafOp::Lt, vec![s("\u{10ffff}")])
         );
-        assert_eq!(not_starts_with("c", &[s("")]).unwrap(), Predicate::AlwaysFalse);
+        assert_eq!(
+            not_starts_with("c", &[s("")]).unwrap(),
+            Predicate::AlwaysFalse
+        );
     }
 
     #[test]
