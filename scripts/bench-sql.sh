@@ -76,28 +76,6 @@ sql_row "9d pk_big group by v1 % 10: wall s" "${T[sql_pk_group]}" "${T[prs_pk_gr
   "$([[ -n ${T[prs_pk_group]:-} ]] && echo "$(div "${T[prs_pk_group]}" "${T[sql_pk_group]}")x faster" || echo -)" \
   ">= 2x paimon-rust" "$([[ -n ${T[prs_pk_group]:-} ]] && ge "$(div "${T[prs_pk_group]}" "${T[sql_pk_group]}")" 2 || echo -)"
 
-# Ballista: a scheduler and 2 executors on loopback, the group-by through them.
-if [[ ${BENCH_BALLISTA:-0} == 1 ]]; then
-  BAL="$TARGET/paimon-ballista"
-  SPORT=50150; E1=50151; E2=50152
-  "$BAL" scheduler --bind "127.0.0.1:$SPORT" >"$BENCH/ballista-scheduler.log" 2>&1 &
-  BPIDS=($!)
-  sleep 2
-  for e in $E1 $E2; do
-    "$BAL" executor --scheduler "127.0.0.1:$SPORT" --bind "127.0.0.1:$e" >"$BENCH/ballista-$e.log" 2>&1 &
-    BPIDS+=($!)
-  done
-  sleep 3
-  for ((i = 0; i < REPS; i++)); do
-    run bal_group_by "$PAIMON" sql --scheduler "df://127.0.0.1:$SPORT" "$SQL_WH" "$GROUP_BY" --format null
-  done
-  kill "${BPIDS[@]}" 2>/dev/null || true
-  wait "${BPIDS[@]}" 2>/dev/null || true
-  sql_row "9e append_big group by p on Ballista (2 executors, this machine): wall s" \
-    "${T[bal_group_by]}" "${T[sql_group_by]} (local)" \
-    "$(div "${T[sql_group_by]}" "${T[bal_group_by]}")x local speed" "-" "-"
-fi
-
 write_sql_doc() {
   local docf="$1" gen table
   table=$(

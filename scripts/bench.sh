@@ -18,8 +18,7 @@
 #    docs/benchmarks.md (text outside the markers is kept), unless --no-doc.
 # 5. SQL (issue 12, its own markers `bench-sql`): `paimon sql` on append_big and pk_big against
 #    DataFusion reading append_big's Parquet files directly (an external table in the same
-#    `paimon sql` process) and, with BENCH_PAIMON_RUST_PY, paimon-rust 0.4's SQLContext;
-#    BENCH_BALLISTA=1 adds the same query on a local Ballista cluster of 2 executors.
+#    `paimon sql` process) and, with BENCH_PAIMON_RUST_PY, paimon-rust 0.4's SQLContext.
 #    `--only sql` runs only these (the read figures and the planning tables are skipped).
 set -euo pipefail
 
@@ -92,9 +91,6 @@ if [[ -n "${BENCH_BIN_DIR:-}" ]]; then
 else
   echo "bench: building release binaries" >&2
   cargo build -q --release -p paimon-cli -p paimon-benches >&2
-  if [[ ${BENCH_BALLISTA:-0} == 1 ]]; then
-    cargo build -q --release -p paimon-cli --features ballista -p paimon-ballista >&2
-  fi
   TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/release"
 fi
 PAIMON="$TARGET/paimon"

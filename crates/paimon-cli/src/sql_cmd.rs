@@ -31,10 +31,6 @@ pub struct SqlArgs {
     /// Partitions a scan is split into (default: the cores available).
     #[arg(long = "target-partitions")]
     pub target_partitions: Option<usize>,
-    /// Run on a Ballista cluster: `df://HOST:PORT` of its scheduler (needs the `ballista`
-    /// feature of paimon-cli).
-    #[arg(long)]
-    pub scheduler: Option<String>,
 }
 
 /// Runs `a`.
@@ -93,11 +89,8 @@ fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
     )
 }
 
-/// The session: local, or a Ballista client when `--scheduler` is given.
+/// The session over the warehouse.
 async fn session(a: &SqlArgs) -> Result<SessionContext> {
-    if let Some(url) = &a.scheduler {
-        return remote_session(url, &a.warehouse).await;
-    }
     let mut config = datafusion::prelude::SessionConfig::new();
     if let Some(n) = a.target_partitions {
         if n == 0 {
@@ -106,18 +99,6 @@ async fn session(a: &SqlArgs) -> Result<SessionContext> {
         config = config.with_target_partitions(n);
     }
     paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
-}
-
-#[cfg(feature = "ballista")]
-async fn remote_session(url: &str, warehouse: &str) -> Result<SessionContext> {
-    paimon_ballista::remote_session(url, warehouse)
-        .await
-        .map_err(|e| one_line(format!("{url}: {e}")))
-}
-
-#[cfg(not(feature = "ballista"))]
-async fn remote_session(url: &str, _warehouse: &str) -> Result<SessionContext> {
-    bail!("--scheduler {url}: this paimon was built without the `ballista` feature (cargo build -p paimon-cli --features ballista)")
 }
 
 /// Prints one statement's result; JSON lines in the oracle's row encoding when every column
