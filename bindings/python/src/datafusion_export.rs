@@ -97,7 +97,8 @@ fn session_codec(session: &Bound<'_, PyAny>) -> PyResult<FFI_LogicalExtensionCod
             obj.get_type()
         ))
     })?;
-    let ptr: NonNull<FFI_LogicalExtensionCodec> = capsule.pointer_checked(Some(CODEC_CAPSULE))?.cast();
+    let ptr: NonNull<FFI_LogicalExtensionCodec> =
+        capsule.pointer_checked(Some(CODEC_CAPSULE))?.cast();
     // SAFETY: the capsule's name (checked by `pointer_checked`) says it holds an
     // FFI_LogicalExtensionCodec, of our layout since the consumer's major was checked; it
     // lives as long as the capsule, which `obj` keeps alive during the clone.

@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use paimon_data::arrow_schema::to_arrow_schema;
+use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use paimon_meta::Snapshot;
 use pyo3::prelude::*;
-use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use pyo3::types::{PyCapsule, PyDict, PyList};
 
 use crate::arrow_export::Schema;
-use crate::datafusion_export;
 use crate::convert::{file_io, json_to_py, options_map, table_location};
+use crate::datafusion_export;
 use crate::errors::py as pyr;
 use crate::reader::guard;
 use crate::scan::{Scan, ScanArgs};
