@@ -23,7 +23,7 @@ use paimon_spec::schema::TableSchemaRef;
 use paimon_split::{DataSplit, Split};
 
 use crate::error::df_err;
-use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode, ROWKIND};
+use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode};
 use crate::pushdown::{pushdown_kind, translate_all};
 use crate::scan_spec::ScanSpec;
 use crate::stats::{scan_statistics, ScanFacts};
@@ -134,7 +134,13 @@ impl PaimonTableProvider {
         limit: Option<usize>,
         partitions: usize,
     ) -> Result<PaimonScanExec> {
-        let rows_narrowed = predicate.is_some() || limit.is_some() || self.spec.with_row_kind;
+        // Change reads may drop or keep retractions by row kind: their counts are not the
+        // files' either.
+        let rows_narrowed = predicate.is_some()
+            || limit.is_some()
+            || self.spec.with_row_kind
+            || self.spec.incremental.is_some()
+            || self.spec.changes_since.is_some();
         let groups = deal(plan.wire_splits(), partitions.max(1));
         let mut encoded = Vec::with_capacity(groups.len());
         for g in groups {
@@ -193,7 +199,7 @@ fn deal(splits: Vec<Split>, n: usize) -> Vec<Vec<Split>> {
         })
     };
     let mut weighted: Vec<(i64, Split)> = splits.into_iter().map(|s| (weight(&s), s)).collect();
-    weighted.sort_by(|a, b| b.0.cmp(&a.0));
+    weighted.sort_by_key(|w| std::cmp::Reverse(w.0));
     let n = n.min(weighted.len()).max(1);
     let mut groups: Vec<(i64, Vec<Split>)> = (0..n).map(|_| (0, Vec::new())).collect();
     for (w, s) in weighted {
@@ -234,11 +240,9 @@ impl TableProvider for PaimonTableProvider {
     ) -> Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
-            .map(|f| {
-                // The audit log keeps deleted rows: a filter on it must see them, which the
-                // reader does; but its `rowkind` column is not a Paimon column.
-                pushdown_kind(f, &self.rows_schema)
-            })
+            // `rowkind` and the row-tracking columns are not Paimon columns: filters on them
+            // do not translate and stay with DataFusion.
+            .map(|f| pushdown_kind(f, &self.rows_schema))
             .collect())
     }
 
@@ -270,9 +274,6 @@ impl TableProvider for PaimonTableProvider {
             ),
             None => None,
         };
-        debug_assert!(names
-            .as_ref()
-            .is_none_or(|n| n.iter().filter(|c| *c == ROWKIND).count() <= 1));
         let predicate = translate_all(filters, &self.rows_schema);
         let partitions = state.config().target_partitions();
         let this = self.clone();
