@@ -12,7 +12,9 @@ start=$SECONDS
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install -q "maturin==1.16.*" pyarrow pytest pandas "ray[data]==2.60.0"
+# datafusion: the major of the workspace's datafusion-ffi (an FFI struct layout is per major).
+"$venv/bin/pip" install -q "maturin==1.16.*" pyarrow pytest pandas "ray[data]==2.60.0" \
+    "datafusion>=55,<56"
 [[ -x "$target/debug/paimon" ]] || cargo build -p paimon-cli --locked
 (cd bindings/python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
     "$venv/bin/maturin" develop --quiet --locked)

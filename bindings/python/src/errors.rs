@@ -168,6 +168,33 @@ impl ToPyErr for paimon_data::Error {
     }
 }
 
+impl ToPyErr for datafusion::error::DataFusionError {
+    /// The class of the paimon error paimon-datafusion wrapped, if any (its message is the
+    /// outer one, naming the table), else `PaimonError`.
+    fn to_py(&self) -> PyErr {
+        let msg = self.to_string();
+        let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = cur {
+            let inner = if let Some(x) = e.downcast_ref::<paimon_meta::Error>() {
+                Some(x.to_py())
+            } else if let Some(x) = e.downcast_ref::<paimon_data::Error>() {
+                Some(x.to_py())
+            } else if let Some(x) = e.downcast_ref::<paimon_io::Error>() {
+                Some(x.to_py())
+            } else if let Some(x) = e.downcast_ref::<paimon_spec::Error>() {
+                Some(x.to_py())
+            } else {
+                e.downcast_ref::<paimon_split::Error>().map(ToPyErr::to_py)
+            };
+            if let Some(inner) = inner {
+                return with_message(inner, msg);
+            }
+            cur = e.source();
+        }
+        PaimonError::new_err(msg)
+    }
+}
+
 /// The first `paimon_io::Error` among `e`'s sources.
 fn io_cause<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a paimon_io::Error> {
     let mut cur = e.source();

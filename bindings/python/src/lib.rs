@@ -2,8 +2,10 @@
 //!
 //! A thin layer over the library crates: `paimon-meta` plans (`table`, `scan`), splits
 //! travel as Java's bytes (`split`), `paimon-data` reads them into Arrow handed to Python
-//! zero-copy through the Arrow C stream interface (`reader`, `arrow_export`). The GIL is
-//! released while Rust plans or reads. Errors map onto one exception hierarchy (`errors`).
+//! zero-copy through the Arrow C stream interface (`reader`, `arrow_export`); tables and
+//! warehouses go to the `datafusion` Python package through DataFusion's FFI (`catalog`,
+//! `datafusion_export`). The GIL is released while Rust plans or reads. Errors map onto one
+//! exception hierarchy (`errors`).
 //! The pure-Python half (`python/paimon_rs`) adds the pyarrow/pandas conveniences and Ray.
 
 #![cfg_attr(
@@ -12,7 +14,9 @@
 )]
 
 mod arrow_export;
+mod catalog;
 mod convert;
+mod datafusion_export;
 mod errors;
 mod reader;
 mod scan;
@@ -26,6 +30,7 @@ use pyo3::prelude::*;
 fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<table::Table>()?;
+    m.add_class::<catalog::Catalog>()?;
     m.add_class::<scan::Scan>()?;
     m.add_class::<scan::Plan>()?;
     m.add_class::<split::Split>()?;

@@ -5,12 +5,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use paimon_data::arrow_schema::to_arrow_schema;
+use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use paimon_meta::Snapshot;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyCapsule, PyDict, PyList};
 
 use crate::arrow_export::Schema;
 use crate::convert::{file_io, json_to_py, options_map, table_location};
+use crate::datafusion_export;
 use crate::errors::py as pyr;
 use crate::reader::guard;
 use crate::scan::{Scan, ScanArgs};
@@ -25,6 +27,13 @@ pub struct Table {
 
 #[pymethods]
 impl Table {
+    /// `Table(path, options=None)` is `Table.open(path, options)`.
+    #[new]
+    #[pyo3(signature = (path, options=None))]
+    fn new(py: Python<'_>, path: &str, options: Option<Bound<'_, PyDict>>) -> PyResult<Table> {
+        Table::open(py, path, options)
+    }
+
     /// Opens the table at `path`; `options` are FileIO options (e.g. `s3.endpoint`,
     /// `s3.access-key`, `s3.secret-key`, `s3.region`, `s3.path.style.access`), keys not given
     /// falling back to the environment. Raises `NotFoundError` when there is no table.
@@ -186,6 +195,24 @@ impl Table {
             with_kind,
         };
         Scan::new(py, &self.table, &self.options, args)
+    }
+
+    /// The table at its latest snapshot as a DataFusion table provider, for the `datafusion`
+    /// Python package (`SessionContext.register_table(name, table)` calls this with its
+    /// session); filters, projections and limits are pushed into our scan. Raises
+    /// `UnsupportedError` when the installed `datafusion` has another major version than the
+    /// DataFusion FFI this module was built with.
+    fn __datafusion_table_provider__<'py>(
+        &self,
+        py: Python<'py>,
+        session: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let io = Arc::clone(self.table.file_io());
+        let path = self.table.path();
+        let provider = guard(|| {
+            pyr(py.detach(|| PaimonTableProvider::open_io(io, path, ScanSpec::default())))
+        })?;
+        datafusion_export::table_capsule(py, Arc::new(provider), &session)
     }
 
     fn __repr__(&self) -> String {

@@ -8,10 +8,18 @@ Planning (``Table.scan(...).plan()``) and reading (``SplitReader.read``) meet on
 split bytes (``Split.to_bytes`` / ``Split.from_bytes``), the same bytes Java Paimon uses, so a
 planner and its workers may live in different processes or machines. Readers hand Arrow over
 zero-copy through the Arrow C stream interface (``__arrow_c_stream__``). Ray Data reads live in
-``paimon_rs.ray``.
+``paimon_rs.ray``. ``Table`` and ``Catalog`` (a warehouse) are DataFusion providers for the
+``datafusion`` Python package of the same major version as the DataFusion this module was
+built with::
+
+    ctx = datafusion.SessionContext()
+    ctx.register_table("t", pr.Table("warehouse/db.db/orders"))
+    ctx.register_catalog_provider("paimon", pr.Catalog("warehouse"))
+    ctx.sql("SELECT count(*) FROM paimon.db.orders WHERE amount > 5").collect()
 """
 
 from ._paimon_rs import (
+    Catalog,
     CorruptError,
     InternalError,
     InvalidArgumentError,
@@ -30,6 +38,7 @@ from ._paimon_rs import (
 )
 
 __all__ = [
+    "Catalog",
     "CorruptError",
     "InternalError",
     "InvalidArgumentError",

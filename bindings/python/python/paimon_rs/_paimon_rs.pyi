@@ -100,8 +100,9 @@ class Scan:
     def limit(self) -> Optional[int]: ...
 
 class Table:
-    """A Paimon table opened at its path."""
+    """A Paimon table opened at its path; also a DataFusion table provider."""
 
+    def __init__(self, path: str, options: Optional[Dict[str, str]] = None) -> None: ...
     @staticmethod
     def open(path: str, options: Optional[Dict[str, str]] = None) -> "Table": ...
     @property
@@ -132,6 +133,17 @@ class Table:
         branch: Optional[str] = None,
         with_kind: bool = False,
     ) -> Scan: ...
+    def __datafusion_table_provider__(self, session: Any) -> Any:
+        """The latest snapshot as a ``datafusion_table_provider`` capsule (DataFusion FFI)."""
+
+class Catalog:
+    """A Paimon warehouse (``<warehouse>/<db>.db/<table>``) as a DataFusion catalog."""
+
+    def __init__(self, warehouse: str, options: Optional[Dict[str, str]] = None) -> None: ...
+    @property
+    def warehouse(self) -> str: ...
+    def __datafusion_catalog_provider__(self, session: Any) -> Any:
+        """The warehouse as a ``datafusion_catalog_provider`` capsule (DataFusion FFI)."""
 
 class SplitReader:
     """Reads splits of one table (the worker side)."""
