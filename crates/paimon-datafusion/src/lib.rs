@@ -1,1 +1,3 @@
 //! # paimon-datafusion: Paimon tables in DataFusion
+
+pub mod system;
