@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, table_cmd, write_cmd,
+    create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd, table_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -47,6 +47,8 @@ enum Command {
     Write(write_cmd::WriteArgs),
     /// Commit message files written by `write --prepare-only`.
     Commit(write_cmd::CommitArgs),
+    /// Run SQL over a warehouse (DataFusion; tables are `db.table`).
+    Sql(sql_cmd::SqlArgs),
 }
 
 fn main() {
@@ -93,5 +95,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::Write(a) => write_cmd::write(a),
         Command::Commit(a) => write_cmd::commit(a),
+        Command::Sql(a) => sql_cmd::sql(a),
     }
 }

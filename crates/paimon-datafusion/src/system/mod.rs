@@ -17,9 +17,11 @@ use std::sync::Arc;
 use arrow::record_batch::RecordBatch;
 use datafusion::catalog::TableProvider;
 use datafusion::datasource::MemTable;
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use paimon_meta::Table;
 use paimon_spec::types::DataField;
+
+use crate::error::df_err;
 
 pub use columns::{epoch_millis_of_local, local_millis};
 
@@ -79,20 +81,15 @@ pub fn system_batch(
         _ => return Ok(None),
     };
     let table = open(table_path, branch)?;
-    let cols = build(&table).map_err(|e| error(table_path, name, e))?;
+    let cols = build(&table).map_err(|e| df_err(&format!("{table_path}${name}"), e))?;
     cols.finish().map(Some)
 }
 
 fn open(table_path: &str, branch: Option<&str>) -> Result<Table> {
-    let io = paimon_io::file_io_for(table_path)
-        .map_err(|e| DataFusionError::External(format!("{table_path}: {e}").into()))?;
+    let io = paimon_io::file_io_for(table_path).map_err(|e| df_err(table_path, e))?;
     let table = match branch {
         Some(b) => Table::open_branch(io, table_path, b),
         None => Table::open(io, table_path),
     };
-    table.map_err(|e| DataFusionError::External(format!("{table_path}: {e}").into()))
-}
-
-fn error(table_path: &str, name: &str, e: paimon_meta::Error) -> DataFusionError {
-    DataFusionError::External(format!("{table_path}${name}: {e}").into())
+    table.map_err(|e| df_err(table_path, e))
 }
