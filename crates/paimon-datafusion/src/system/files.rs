@@ -27,7 +27,8 @@ struct FileRow {
 
 /// The `files` table of the latest snapshot.
 pub fn files(table: &Table) -> Result<Columns> {
-    let files = table.live_files(None)?;
+    // Java lists every level (`withLevelFilter(level -> true)`).
+    let files = table.live_files(Some(table.scan().with_all_levels(true)))?;
     let current = table.schema().clone();
     let part_types: Vec<DataType> = current
         .partition_fields()
@@ -158,9 +159,14 @@ fn value_stats(
             .collect(),
         None => (0..schema.fields.len()).map(Some).collect(),
     };
-    let width = match &file.value_stats_cols {
-        Some(_) => current.fields.len(),
-        None => min.arity().min(current.fields.len()),
+    // Java maps the stats onto the current columns only when the columns differ; otherwise
+    // it prints as many columns as the stats row has.
+    let same_columns = schema.fields.len() == current.fields.len()
+        && schema.fields.iter().zip(&current.fields).all(|(a, b)| a.id == b.id);
+    let width = match (&file.value_stats_cols, same_columns) {
+        (_, false) => current.fields.len(),
+        (Some(_), true) => schema.fields.len(),
+        (None, true) => min.arity().min(current.fields.len()),
     };
     let (mut nulls, mut mins, mut maxs) = (Vec::new(), Vec::new(), Vec::new());
     for field in current.fields.iter().take(width) {

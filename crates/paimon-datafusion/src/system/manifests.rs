@@ -5,7 +5,7 @@
 //! entries count, DELETE entries subtract, and the last update time is the newest creation
 //! time of any entry, deleted files included. The same is done here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use paimon_meta::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use paimon_meta::scan::PartitionDecoder;
@@ -16,9 +16,9 @@ use paimon_spec::types::DataType;
 use super::columns::{epoch_millis_of_local, local_millis, Columns};
 use super::java_text::{cast_to_string, row_string};
 
-/// Every manifest of the latest snapshot (base, then delta).
+/// Every manifest of the latest snapshot (base, delta, then changelog).
 pub fn manifests(table: &Table) -> Result<Columns> {
-    let metas = data_manifests(table)?;
+    let metas = snapshot_manifests(table, true)?;
     let types = partition_types(table);
     let stats = |bytes: &[u8], m: &ManifestFileMeta| -> Result<String> {
         let row = BinaryRow::from_serialized(bytes)
@@ -48,14 +48,24 @@ pub fn manifests(table: &Table) -> Result<Columns> {
 
 /// Record count, size and file count of each partition with files, by partition name.
 pub fn partitions(table: &Table) -> Result<Columns> {
-    // Java's batch scan of a postpone-bucket table reads only the real buckets.
-    let real_buckets_only = table.options().bucket == paimon_spec::layout::POSTPONE_BUCKET;
-    let totals = totals(table, |e| !real_buckets_only || e.bucket >= 0, false)?;
+    let mut totals = partition_totals(table)?;
+    // Java `FallbackReadFileStoreTable`: partitions this branch lacks are listed from
+    // `scan.fallback-branch`.
+    if let Some(fallback) = table
+        .options()
+        .scan_fallback_branch
+        .as_deref()
+        .filter(|b| *b != table.branch())
+    {
+        let other = partition_totals(&table.with_branch(fallback)?)?;
+        let own: HashSet<Vec<u8>> = totals.iter().map(|t| t.partition.clone()).collect();
+        totals.extend(other.into_iter().filter(|t| !own.contains(&t.partition)));
+    }
     let fields = table.schema().partition_fields();
     let default_name = &table.options().partition_default_name;
     let mut rows: Vec<(String, Totals)> = totals
         .into_iter()
-        .map(|(values, _, t)| {
+        .map(|Group { values, totals, .. }| {
             let name = fields
                 .iter()
                 .zip(&values)
@@ -70,7 +80,7 @@ pub fn partitions(table: &Table) -> Result<Columns> {
                 })
                 .collect::<Vec<_>>()
                 .join("/");
-            (name, t)
+            (name, totals)
         })
         .collect();
     rows.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -93,7 +103,7 @@ pub fn buckets(table: &Table) -> Result<Columns> {
     let types = partition_types(table);
     let mut rows: Vec<(String, i32, Totals)> = totals(table, |_| true, true)?
         .into_iter()
-        .map(|(values, bucket, t)| (row_string(&values, &types), bucket, t))
+        .map(|g| (row_string(&g.values, &types), g.bucket, g.totals))
         .collect();
     rows.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()).then(a.1.cmp(&b.1)));
     Ok(Columns::new()
@@ -143,17 +153,33 @@ impl Totals {
     }
 }
 
+/// The sums of one partition, or of one bucket of it.
+struct Group {
+    /// The serialized partition row.
+    partition: Vec<u8>,
+    values: Vec<Datum>,
+    bucket: i32,
+    totals: Totals,
+}
+
+/// The partitions of `table`'s latest snapshot as Java's batch scan lists them (a
+/// postpone-bucket table's real buckets only).
+fn partition_totals(table: &Table) -> Result<Vec<Group>> {
+    let real_buckets_only = table.options().bucket == paimon_spec::layout::POSTPONE_BUCKET;
+    totals(table, |e| !real_buckets_only || e.bucket >= 0, false)
+}
+
 /// The sums per partition (and per bucket when `by_bucket`) over the entries `keep` accepts,
 /// in the order each key first appears; keys left without files are dropped.
 fn totals(
     table: &Table,
     keep: impl Fn(&ManifestEntry) -> bool,
     by_bucket: bool,
-) -> Result<Vec<(Vec<Datum>, i32, Totals)>> {
+) -> Result<Vec<Group>> {
     let decoder = PartitionDecoder::new(table.schema().partition_fields());
     let mut index: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
     let mut out: Vec<(Vec<u8>, i32, Totals)> = Vec::new();
-    for m in data_manifests(table)? {
+    for m in snapshot_manifests(table, false)? {
         let path = table.layout().manifest_path(&m.file_name);
         let bytes = table.file_io().read(&path).map_err(Error::io)?;
         for e in ManifestEntry::decode_manifest(&path, bytes)? {
@@ -170,23 +196,33 @@ fn totals(
     }
     out.into_iter()
         .filter(|(_, _, t)| t.files > 0)
-        .map(|(partition, bucket, t)| {
+        .map(|(partition, bucket, totals)| {
             let values = decoder
                 .decode(&partition)
                 .map_err(|e| Error::spec(table.layout().manifest_dir(), e))?;
-            Ok((values, bucket, t))
+            Ok(Group {
+                partition,
+                values,
+                bucket,
+                totals,
+            })
         })
         .collect()
 }
 
-/// The data manifests of the latest snapshot: its base list, then its delta list (Java
-/// `ManifestList.readAllManifests`); none without a snapshot.
-fn data_manifests(table: &Table) -> Result<Vec<ManifestFileMeta>> {
+/// The manifests of the latest snapshot: its base list, then its delta list (Java
+/// `ManifestList.readDataManifests`), then with `changelog` its changelog list
+/// (`readAllManifests`); none without a snapshot.
+fn snapshot_manifests(table: &Table, changelog: bool) -> Result<Vec<ManifestFileMeta>> {
     let Some(snapshot) = table.snapshot_manager().latest()? else {
         return Ok(Vec::new());
     };
+    let mut lists = vec![&snapshot.base_manifest_list, &snapshot.delta_manifest_list];
+    if let Some(c) = snapshot.changelog_manifest_list.as_ref().filter(|_| changelog) {
+        lists.push(c);
+    }
     let mut out = Vec::new();
-    for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
+    for list in lists {
         let path = table.layout().manifest_path(list);
         let bytes = table.file_io().read(&path).map_err(Error::io)?;
         out.extend(ManifestFileMeta::decode_list(&path, bytes)?);
