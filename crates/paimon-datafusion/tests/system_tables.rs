@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow::array::{Array, AsArray};
-use arrow::datatypes::{DataType as ArrowType, Int32Type, Int64Type, TimeUnit};
 use arrow::datatypes::TimestampMillisecondType;
+use arrow::datatypes::{DataType as ArrowType, Int32Type, Int64Type, TimeUnit};
 use datafusion::prelude::SessionContext;
 use paimon_datafusion::system::{system_batch, system_table, SYSTEM_TABLES};
 use paimon_spec::binary::json::format_timestamp;
@@ -63,8 +63,10 @@ fn java(path: &str, branch: Option<&str>) -> BTreeMap<String, Vec<Value>> {
         "java-oracle {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut rows: BTreeMap<String, Vec<Value>> =
-        built().iter().map(|n| (n.to_string(), Vec::new())).collect();
+    let mut rows: BTreeMap<String, Vec<Value>> = built()
+        .iter()
+        .map(|n| (n.to_string(), Vec::new()))
+        .collect();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         let (name, json) = line.split_once('\t').expect("NAME<TAB>JSON");
         rows.get_mut(name)
@@ -106,7 +108,10 @@ fn cell(col: &dyn Array, r: usize, f: &DataField) -> Value {
         (TypeKind::BigInt, ArrowType::Int64) => json!(col.as_primitive::<Int64Type>().value(r)),
         (TypeKind::Int, ArrowType::Int32) => json!(col.as_primitive::<Int32Type>().value(r)),
         (TypeKind::VarChar { .. }, ArrowType::Utf8) => json!(col.as_string::<i32>().value(r)),
-        (TypeKind::Timestamp { precision: 3 }, ArrowType::Timestamp(TimeUnit::Millisecond, None)) => {
+        (
+            TypeKind::Timestamp { precision: 3 },
+            ArrowType::Timestamp(TimeUnit::Millisecond, None),
+        ) => {
             let ms = col.as_primitive::<TimestampMillisecondType>().value(r);
             json!(format_timestamp(ms, 0, 3, false))
         }
@@ -144,12 +149,17 @@ fn compare(rel: &str, branch: Option<&str>) -> BTreeMap<String, Vec<Value>> {
             // Java sorts by name, and rows of equal names (a null and a blank value both
             // print the default name) come in its hash map's order: those compare sorted.
             let whole = |a: &Value, b: &Value| {
-                (a["partition"].as_str(), a.to_string()).cmp(&(b["partition"].as_str(), b.to_string()))
+                (a["partition"].as_str(), a.to_string())
+                    .cmp(&(b["partition"].as_str(), b.to_string()))
             };
             mine.sort_by(whole);
             theirs.sort_by(whole);
         }
-        assert_eq!(mine.len(), theirs.len(), "{rel} {branch:?} ${name}: row count");
+        assert_eq!(
+            mine.len(),
+            theirs.len(),
+            "{rel} {branch:?} ${name}: row count"
+        );
         for (i, (m, t)) in mine.iter().zip(theirs.iter()).enumerate() {
             assert_eq!(m, t, "{rel} {branch:?} ${name}: row {i}");
         }
@@ -191,9 +201,10 @@ fn partitioned_pk_table_without_tags() {
     assert!(java["tags"].is_empty() && java["branches"].is_empty());
     assert!(count(&java, "partitions") > 1);
     assert!(
-        java["partitions"]
-            .iter()
-            .any(|p| p["partition"].as_str().unwrap().contains("__DEFAULT_PARTITION__")),
+        java["partitions"].iter().any(|p| p["partition"]
+            .as_str()
+            .unwrap()
+            .contains("__DEFAULT_PARTITION__")),
         "the empty-string dt is named by the default name: {:?}",
         java["partitions"]
     );
@@ -212,6 +223,20 @@ fn append_tables() {
         let java = compare(rel, None);
         assert!(count(&java, "files") > 0, "{rel} has files");
         assert!(java["tags"].is_empty(), "{rel} has no tags");
+    }
+}
+
+#[test]
+fn value_stats_of_every_type() {
+    // fixtures/README.md: every type with min/max, zero/empty, all-null, NaN/Inf/-0.0, unicode
+    // and pre-epoch values.
+    for rel in [
+        "append.db/all_types_parquet",
+        "append.db/all_types_orc",
+        "append.db/all_types_avro",
+    ] {
+        let java = compare(rel, None);
+        assert!(count(&java, "files") > 0, "{rel}");
     }
 }
 
@@ -235,7 +260,10 @@ fn tables_with_evolved_schemas_and_other_layouts() {
 #[test]
 fn paimon_cpp_tables_with_tags_and_branches() {
     // A tag with its create time and retention (and no snapshot left).
-    let java = compare("cpp/orc/append_table_with_tag.db/append_table_with_tag", None);
+    let java = compare(
+        "cpp/orc/append_table_with_tag.db/append_table_with_tag",
+        None,
+    );
     assert_eq!(count(&java, "tags"), 1);
     assert_eq!(java["tags"][0]["time_retained"], "PT3S");
     assert!(java["snapshots"].is_empty() && java["files"].is_empty());
@@ -257,7 +285,10 @@ fn paimon_cpp_tables_with_tags_and_branches() {
         assert_eq!(names, [branch], "{rel}");
         compare(rel, Some(branch));
     }
-    compare("cpp/orc/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv", None);
+    compare(
+        "cpp/orc/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
+        None,
+    );
 }
 
 #[test]

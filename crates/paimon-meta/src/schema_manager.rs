@@ -99,16 +99,53 @@ pub struct Tag {
     pub time_retained: Option<(i64, u32)>,
 }
 
+impl Tag {
+    /// Parses a tag file (`tag/tag-NAME`): snapshot JSON plus `tagCreateTime` and
+    /// `tagTimeRetained`.
+    ///
+    /// # Errors
+    /// `Corrupt` naming `path` when the snapshot or a tag field is malformed.
+    pub fn from_json_str(path: &str, text: &str) -> Result<Tag> {
+        let snapshot = Snapshot::from_json_str(path, text)?;
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::corrupt(path, e.to_string()))?;
+        let bad = |key: &str| Error::corrupt(path, format!("tag key \"{key}\" is malformed"));
+        let create_time = match v.get("tagCreateTime") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(t) => Some(local_date_time(t).ok_or_else(|| bad("tagCreateTime"))?),
+        };
+        let time_retained = match v.get("tagTimeRetained") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(t) => Some(duration(t).ok_or_else(|| bad("tagTimeRetained"))?),
+        };
+        Ok(Tag {
+            snapshot,
+            create_time,
+            time_retained,
+        })
+    }
+}
+
 /// Jackson's `LocalDateTime`: `[y, m, d, h, min]` plus seconds and nanos when not zero, or the
 /// ISO text `2026-02-04T06:08:10.000000012`.
 fn local_date_time(v: &serde_json::Value) -> Option<(i64, i32)> {
     let parts: Vec<i64> = match v {
-        serde_json::Value::Array(a) => a.iter().map(serde_json::Value::as_i64).collect::<Option<_>>()?,
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(serde_json::Value::as_i64)
+            .collect::<Option<_>>()?,
         serde_json::Value::String(s) => {
             let (date, time) = s.split_once('T')?;
-            let mut p: Vec<i64> = date.splitn(3, '-').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+            let mut p: Vec<i64> = date
+                .splitn(3, '-')
+                .map(|x| x.parse().ok())
+                .collect::<Option<_>>()?;
             let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
-            p.extend(hms.split(':').map(|x| x.parse::<i64>().ok()).collect::<Option<Vec<_>>>()?);
+            p.extend(
+                hms.split(':')
+                    .map(|x| x.parse::<i64>().ok())
+                    .collect::<Option<Vec<_>>>()?,
+            );
             if p.len() == 5 {
                 p.push(0);
             }
@@ -147,7 +184,9 @@ fn duration(v: &serde_json::Value) -> Option<(i64, u32)> {
     if let Some(secs) = v.as_i64() {
         return (secs >= 0).then_some((secs, 0));
     }
-    let f = v.as_f64().filter(|f| f.is_finite() && *f >= 0.0 && *f < 9.2e18)?;
+    let f = v
+        .as_f64()
+        .filter(|f| f.is_finite() && *f >= 0.0 && *f < 9.2e18)?;
     let secs = f.trunc();
     let nanos = ((f - secs) * 1e9).round().min(999_999_999.0);
     // Both are in range: checked above.
@@ -189,23 +228,7 @@ impl TagManager {
     /// As [`TagManager::tag`]; `Corrupt` when a tag field is malformed.
     pub fn tag_info(&self, name: &str) -> Result<Tag> {
         let (path, text) = self.tag_text(name)?;
-        let snapshot = Snapshot::from_json_str(&path, &text)?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| Error::corrupt(&path, e.to_string()))?;
-        let bad = |key: &str| Error::corrupt(&path, format!("tag key \"{key}\" is malformed"));
-        let create_time = match v.get("tagCreateTime") {
-            None | Some(serde_json::Value::Null) => None,
-            Some(t) => Some(local_date_time(t).ok_or_else(|| bad("tagCreateTime"))?),
-        };
-        let time_retained = match v.get("tagTimeRetained") {
-            None | Some(serde_json::Value::Null) => None,
-            Some(t) => Some(duration(t).ok_or_else(|| bad("tagTimeRetained"))?),
-        };
-        Ok(Tag {
-            snapshot,
-            create_time,
-            time_retained,
-        })
+        Tag::from_json_str(&path, &text)
     }
 
     fn tag_text(&self, name: &str) -> Result<(String, String)> {
@@ -239,6 +262,47 @@ impl TagManager {
                 .collect()),
             Err(e) if e.is_not_found() => Ok(Vec::new()),
             Err(e) => Err(Error::io(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAPSHOT: &str = r#""version": 3, "id": 1, "schemaId": 0,
+        "baseManifestList": "manifest-list-a-0", "deltaManifestList": "manifest-list-a-1",
+        "commitUser": "u", "commitIdentifier": 1, "commitKind": "APPEND",
+        "timeMillis": 1721614343270"#;
+
+    fn tag(extra: &str) -> Result<Tag> {
+        Tag::from_json_str("t/tag/tag-1", &format!("{{{SNAPSHOT}{extra}}}"))
+    }
+
+    #[test]
+    fn tag_fields_as_jackson_writes_them() {
+        // The tag of paimon-cpp's orc/append_table_with_tag: 2026-02-04T06:08:10.000000012.
+        let t =
+            tag(r#", "tagCreateTime": [2026, 2, 4, 6, 8, 10, 12], "tagTimeRetained": 3.000000000"#)
+                .unwrap();
+        assert_eq!(t.snapshot.id, 1);
+        assert_eq!(t.create_time, Some((1_770_185_290_000, 12)));
+        assert_eq!(t.time_retained, Some((3, 0)));
+        // Jackson drops zero seconds and nanos from the array.
+        let t = tag(r#", "tagCreateTime": [2026, 2, 4, 6, 8], "tagTimeRetained": 1.5"#).unwrap();
+        assert_eq!(t.create_time, Some((1_770_185_280_000, 0)));
+        assert_eq!(t.time_retained, Some((1, 500_000_000)));
+        let t = tag(r#", "tagCreateTime": "2026-02-04T06:08:10.000000012""#).unwrap();
+        assert_eq!(t.create_time, Some((1_770_185_290_000, 12)));
+        assert_eq!(tag("").unwrap().create_time, None);
+        for bad in [
+            r#", "tagCreateTime": [2026, 13, 4, 6, 8]"#,
+            r#", "tagCreateTime": "yesterday""#,
+            r#", "tagTimeRetained": -1"#,
+            r#", "tagTimeRetained": "PT1H""#,
+        ] {
+            let e = tag(bad).unwrap_err().to_string();
+            assert!(e.contains("t/tag/tag-1"), "{e}");
         }
     }
 }

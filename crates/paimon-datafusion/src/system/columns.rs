@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Int32Array, Int64Array, ListBuilder, StringArray, StringBuilder};
 use arrow::array::{Array, TimestampMillisecondArray};
+use arrow::array::{ArrayRef, Int32Array, Int64Array, ListBuilder, StringArray, StringBuilder};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use chrono::{Local, Offset, TimeZone};
@@ -67,7 +67,11 @@ impl Columns {
         values: impl IntoIterator<Item = Option<S>>,
     ) -> Self {
         let a: StringArray = values.into_iter().collect();
-        self.push(name, DataType::string().with_nullable(nullable), Arc::new(a));
+        self.push(
+            name,
+            DataType::string().with_nullable(nullable),
+            Arc::new(a),
+        );
         self
     }
 
@@ -109,7 +113,11 @@ impl Columns {
         // The element field as paimon-data names it, so the array matches the schema.
         let item = match paimon_data::arrow_schema::to_arrow_type(&ty) {
             arrow::datatypes::DataType::List(f) => f,
-            _ => Arc::new(Field::new("element", arrow::datatypes::DataType::Utf8, true)),
+            _ => Arc::new(Field::new(
+                "element",
+                arrow::datatypes::DataType::Utf8,
+                true,
+            )),
         };
         let list = b.finish();
         let (_, offsets, values, nulls) = list.into_parts();

@@ -60,20 +60,45 @@ pub fn files(table: &Table) -> Result<Columns> {
         .bigint("file_size_in_bytes", false, meta(|f| Some(f.file_size)))
         .string("min_key", true, rows.iter().map(|r| r.min_key.as_ref()))
         .string("max_key", true, rows.iter().map(|r| r.max_key.as_ref()))
-        .string("null_value_counts", false, rows.iter().map(|r| Some(&r.null_counts)))
-        .string("min_value_stats", false, rows.iter().map(|r| Some(&r.min_values)))
-        .string("max_value_stats", false, rows.iter().map(|r| Some(&r.max_values)))
-        .bigint("min_sequence_number", true, meta(|f| Some(f.min_sequence_number)))
-        .bigint("max_sequence_number", true, meta(|f| Some(f.max_sequence_number)))
+        .string(
+            "null_value_counts",
+            false,
+            rows.iter().map(|r| Some(&r.null_counts)),
+        )
+        .string(
+            "min_value_stats",
+            false,
+            rows.iter().map(|r| Some(&r.min_values)),
+        )
+        .string(
+            "max_value_stats",
+            false,
+            rows.iter().map(|r| Some(&r.max_values)),
+        )
+        .bigint(
+            "min_sequence_number",
+            true,
+            meta(|f| Some(f.min_sequence_number)),
+        )
+        .bigint(
+            "max_sequence_number",
+            true,
+            meta(|f| Some(f.max_sequence_number)),
+        )
         .timestamp("creation_time", true, meta(|f| f.creation_time))
         .bigint("deleteRowCount", true, meta(|f| f.delete_row_count))
         .string(
             "file_source",
             true,
-            files.iter().map(|f| f.file.file_source.map(file_source_name)),
+            files
+                .iter()
+                .map(|f| f.file.file_source.map(file_source_name)),
         )
         .bigint("first_row_id", true, meta(|f| f.first_row_id))
-        .string_array("write_cols", files.iter().map(|f| f.file.write_cols.clone())))
+        .string_array(
+            "write_cols",
+            files.iter().map(|f| f.file.write_cols.clone()),
+        ))
 }
 
 /// Java `FileSource.toString`.
@@ -132,7 +157,10 @@ fn key_string(bytes: &[u8], schema: &TableSchema) -> paimon_spec::Result<Option<
         k if k.is_empty() => schema.fields.clone(),
         k => k,
     };
-    let types: Vec<DataType> = fields.iter().map(|f| f.data_type.with_nullable(true)).collect();
+    let types: Vec<DataType> = fields
+        .iter()
+        .map(|f| f.data_type.with_nullable(true))
+        .collect();
     let types = types.get(..row.arity()).unwrap_or(&types[..]);
     let values = row.to_datums(types)?;
     let parts: Vec<String> = values.iter().map(internal_object_string).collect();
@@ -141,7 +169,9 @@ fn key_string(bytes: &[u8], schema: &TableSchema) -> paimon_spec::Result<Option<
 
 /// The null counts, minima and maxima of a file's value stats mapped onto the current
 /// columns (Java `SimpleStatsEvolution`), each as `TreeMap.toString`: columns the file's
-/// schema lacks count every row as null; columns without dense stats are null.
+/// schema lacks count every row as null; columns without dense stats are null. A column whose
+/// type changed is printed in the file's type (Java casts it to the current type). The stats
+/// of a data-evolution file cover its `write_cols`; Java 1.4.2 reads them as a whole row.
 fn value_stats(
     file: &DataFileMeta,
     schema: &TableSchema,
@@ -150,8 +180,10 @@ fn value_stats(
     let stats = &file.value_stats;
     let min = BinaryRow::from_serialized(&stats.min_values).map_err(|e| e.to_string())?;
     let max = BinaryRow::from_serialized(&stats.max_values).map_err(|e| e.to_string())?;
+    // A data-evolution file written with some columns holds stats of those only.
+    let dense = file.value_stats_cols.as_ref().or(file.write_cols.as_ref());
     // Position in the stats row of each field of the file's schema.
-    let positions: Vec<Option<usize>> = match &file.value_stats_cols {
+    let positions: Vec<Option<usize>> = match dense {
         Some(cols) => schema
             .fields
             .iter()
@@ -162,8 +194,12 @@ fn value_stats(
     // Java maps the stats onto the current columns only when the columns differ; otherwise
     // it prints as many columns as the stats row has.
     let same_columns = schema.fields.len() == current.fields.len()
-        && schema.fields.iter().zip(&current.fields).all(|(a, b)| a.id == b.id);
-    let width = match (&file.value_stats_cols, same_columns) {
+        && schema
+            .fields
+            .iter()
+            .zip(&current.fields)
+            .all(|(a, b)| a.id == b.id);
+    let width = match (dense, same_columns) {
         (_, false) => current.fields.len(),
         (Some(_), true) => schema.fields.len(),
         (None, true) => min.arity().min(current.fields.len()),

@@ -23,8 +23,8 @@ pub fn internal_object_string(d: &Datum) -> String {
         Datum::SmallInt(v) => v.to_string(),
         Datum::Int(v) | Datum::Date(v) | Datum::Time(v) => v.to_string(),
         Datum::BigInt(v) => v.to_string(),
-        Datum::Float(v) => java_float_string(*v),
-        Datum::Double(v) => java_double_string(*v),
+        Datum::Float(v) => java_floating(f64::from(*v)).unwrap_or_else(|| java_float_string(*v)),
+        Datum::Double(v) => java_floating(*v).unwrap_or_else(|| java_double_string(*v)),
         Datum::Decimal {
             unscaled, scale, ..
         } => format_decimal(*unscaled, *scale),
@@ -65,6 +65,17 @@ pub fn internal_object_string(d: &Datum) -> String {
     }
 }
 
+/// Java's text of the non-finite floating-point values.
+fn java_floating(v: f64) -> Option<String> {
+    if v.is_nan() {
+        Some("NaN".into())
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "Infinity" } else { "-Infinity" }.into())
+    } else {
+        None
+    }
+}
+
 /// A non-null value cast to STRING (Java `CastExecutors.resolve(type, STRING)`): DATE as
 /// `yyyy-MM-dd`, TIME as `HH:mm:ss[.fff]`, TIMESTAMP(p) as `yyyy-MM-dd HH:mm:ss` with at least
 /// p fraction digits (trailing zeros beyond p dropped), TIMESTAMP_LTZ the same in this
@@ -75,7 +86,8 @@ pub fn cast_to_string(d: &Datum, ty: &DataType) -> String {
         (Datum::Int(v) | Datum::Time(v), TypeKind::Time { precision }) => {
             time_string(*v, *precision)
         }
-        (Datum::Timestamp { millis, nanos }, k) | (Datum::LocalZonedTimestamp { millis, nanos }, k) => {
+        (Datum::Timestamp { millis, nanos }, k)
+        | (Datum::LocalZonedTimestamp { millis, nanos }, k) => {
             let precision = match k {
                 TypeKind::Timestamp { precision } | TypeKind::LocalZonedTimestamp { precision } => {
                     *precision
@@ -230,6 +242,12 @@ mod tests {
     #[test]
     fn java_strings() {
         assert_eq!(duration_string(3, 0), "PT3S");
+        assert_eq!(
+            internal_object_string(&Datum::Double(f64::NEG_INFINITY)),
+            "-Infinity"
+        );
+        assert_eq!(internal_object_string(&Datum::Float(f32::NAN)), "NaN");
+        assert_eq!(internal_object_string(&Datum::Float(1.5)), "1.5");
         assert_eq!(duration_string(86_400, 0), "PT24H");
         assert_eq!(duration_string(5400, 500_000_000), "PT1H30M0.5S");
         assert_eq!(java_string_hash("bucket"), -1_378_203_158);
@@ -238,7 +256,10 @@ mod tests {
             timestamp_string(1_704_103_200_000, 0, 3),
             "2024-01-01 10:00:00.000"
         );
-        assert_eq!(timestamp_string(1_704_103_200_000, 0, 0), "2024-01-01 10:00:00");
+        assert_eq!(
+            timestamp_string(1_704_103_200_000, 0, 0),
+            "2024-01-01 10:00:00"
+        );
         assert_eq!(
             tree_map_string(vec![("b".into(), "1".into()), ("a".into(), "null".into())]),
             "{a=null, b=1}"

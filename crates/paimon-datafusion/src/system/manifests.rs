@@ -37,8 +37,16 @@ pub fn manifests(table: &Table) -> Result<Columns> {
     Ok(Columns::new()
         .string("file_name", false, metas.iter().map(|m| Some(&m.file_name)))
         .bigint("file_size", false, metas.iter().map(|m| Some(m.file_size)))
-        .bigint("num_added_files", false, metas.iter().map(|m| Some(m.num_added_files)))
-        .bigint("num_deleted_files", false, metas.iter().map(|m| Some(m.num_deleted_files)))
+        .bigint(
+            "num_added_files",
+            false,
+            metas.iter().map(|m| Some(m.num_added_files)),
+        )
+        .bigint(
+            "num_deleted_files",
+            false,
+            metas.iter().map(|m| Some(m.num_deleted_files)),
+        )
         .bigint("schema_id", false, metas.iter().map(|m| Some(m.schema_id)))
         .string("min_partition_stats", true, mins.iter().map(Some))
         .string("max_partition_stats", true, maxs.iter().map(Some))
@@ -87,10 +95,22 @@ pub fn partitions(table: &Table) -> Result<Columns> {
     let none = || rows.iter().map(|_| None::<String>);
     Ok(Columns::new()
         .string("partition", true, rows.iter().map(|(n, _)| Some(n)))
-        .bigint("record_count", false, rows.iter().map(|(_, t)| Some(t.records)))
-        .bigint("file_size_in_bytes", false, rows.iter().map(|(_, t)| Some(t.bytes)))
+        .bigint(
+            "record_count",
+            false,
+            rows.iter().map(|(_, t)| Some(t.records)),
+        )
+        .bigint(
+            "file_size_in_bytes",
+            false,
+            rows.iter().map(|(_, t)| Some(t.bytes)),
+        )
         .bigint("file_count", false, rows.iter().map(|(_, t)| Some(t.files)))
-        .timestamp("last_update_time", true, rows.iter().map(|(_, t)| t.last_update()))
+        .timestamp(
+            "last_update_time",
+            true,
+            rows.iter().map(|(_, t)| t.last_update()),
+        )
         // A filesystem catalog keeps no partition metadata.
         .timestamp("created_at", true, rows.iter().map(|_| None))
         .string("created_by", true, none())
@@ -109,10 +129,22 @@ pub fn buckets(table: &Table) -> Result<Columns> {
     Ok(Columns::new()
         .string("partition", true, rows.iter().map(|r| Some(&r.0)))
         .int("bucket", false, rows.iter().map(|r| Some(r.1)))
-        .bigint("record_count", false, rows.iter().map(|r| Some(r.2.records)))
-        .bigint("file_size_in_bytes", false, rows.iter().map(|r| Some(r.2.bytes)))
+        .bigint(
+            "record_count",
+            false,
+            rows.iter().map(|r| Some(r.2.records)),
+        )
+        .bigint(
+            "file_size_in_bytes",
+            false,
+            rows.iter().map(|r| Some(r.2.bytes)),
+        )
         .bigint("file_count", false, rows.iter().map(|r| Some(r.2.files)))
-        .timestamp("last_update_time", true, rows.iter().map(|r| r.2.last_update())))
+        .timestamp(
+            "last_update_time",
+            true,
+            rows.iter().map(|r| r.2.last_update()),
+        ))
 }
 
 fn partition_types(table: &Table) -> Vec<DataType> {
@@ -187,10 +219,12 @@ fn totals(
                 continue;
             }
             let bucket = if by_bucket { e.bucket } else { 0 };
-            let i = *index.entry((e.partition.clone(), bucket)).or_insert_with(|| {
-                out.push((e.partition.clone(), bucket, Totals::default()));
-                out.len() - 1
-            });
+            let i = *index
+                .entry((e.partition.clone(), bucket))
+                .or_insert_with(|| {
+                    out.push((e.partition.clone(), bucket, Totals::default()));
+                    out.len() - 1
+                });
             out[i].2.add(&e);
         }
     }
@@ -218,7 +252,11 @@ fn snapshot_manifests(table: &Table, changelog: bool) -> Result<Vec<ManifestFile
         return Ok(Vec::new());
     };
     let mut lists = vec![&snapshot.base_manifest_list, &snapshot.delta_manifest_list];
-    if let Some(c) = snapshot.changelog_manifest_list.as_ref().filter(|_| changelog) {
+    if let Some(c) = snapshot
+        .changelog_manifest_list
+        .as_ref()
+        .filter(|_| changelog)
+    {
         lists.push(c);
     }
     let mut out = Vec::new();

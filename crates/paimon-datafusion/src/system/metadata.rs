@@ -17,19 +17,47 @@ pub fn snapshots(table: &Table) -> Result<Columns> {
         .bigint("snapshot_id", false, s.iter().map(|s| Some(s.id)))
         .bigint("schema_id", false, s.iter().map(|s| Some(s.schema_id)))
         .string("commit_user", false, s.iter().map(|s| Some(&s.commit_user)))
-        .bigint("commit_identifier", false, s.iter().map(|s| Some(s.commit_identifier)))
+        .bigint(
+            "commit_identifier",
+            false,
+            s.iter().map(|s| Some(s.commit_identifier)),
+        )
         .string("commit_kind", false, s.iter().map(|s| Some(&s.commit_kind)))
-        .timestamp("commit_time", false, s.iter().map(|s| Some(local_millis(s.time_millis))))
-        .string("base_manifest_list", false, s.iter().map(|s| Some(&s.base_manifest_list)))
-        .string("delta_manifest_list", false, s.iter().map(|s| Some(&s.delta_manifest_list)))
+        .timestamp(
+            "commit_time",
+            false,
+            s.iter().map(|s| Some(local_millis(s.time_millis))),
+        )
+        .string(
+            "base_manifest_list",
+            false,
+            s.iter().map(|s| Some(&s.base_manifest_list)),
+        )
+        .string(
+            "delta_manifest_list",
+            false,
+            s.iter().map(|s| Some(&s.delta_manifest_list)),
+        )
         .string(
             "changelog_manifest_list",
             true,
             s.iter().map(|s| s.changelog_manifest_list.as_ref()),
         )
-        .bigint("total_record_count", true, s.iter().map(|s| s.total_record_count))
-        .bigint("delta_record_count", true, s.iter().map(|s| s.delta_record_count))
-        .bigint("changelog_record_count", true, s.iter().map(|s| s.changelog_record_count))
+        .bigint(
+            "total_record_count",
+            true,
+            s.iter().map(|s| s.total_record_count),
+        )
+        .bigint(
+            "delta_record_count",
+            true,
+            s.iter().map(|s| s.delta_record_count),
+        )
+        .bigint(
+            "changelog_record_count",
+            true,
+            s.iter().map(|s| s.changelog_record_count),
+        )
         .bigint("watermark", true, s.iter().map(|s| s.watermark))
         .bigint("next_row_id", true, s.iter().map(|s| s.next_row_id)))
 }
@@ -53,22 +81,27 @@ pub fn schemas(table: &Table) -> Result<Columns> {
         .string(
             "fields",
             false,
-            rows.iter().map(|(s, _)| {
-                json(Value::Array(s.fields.iter().map(|f| f.to_json()).collect()))
-            }),
+            rows.iter()
+                .map(|(s, _)| json(Value::Array(s.fields.iter().map(|f| f.to_json()).collect()))),
         )
         .string(
             "partition_keys",
             false,
-            rows.iter().map(|(s, _)| json(s.partition_keys.clone().into())),
+            rows.iter()
+                .map(|(s, _)| json(s.partition_keys.clone().into())),
         )
         .string(
             "primary_keys",
             false,
-            rows.iter().map(|(s, _)| json(s.primary_keys.clone().into())),
+            rows.iter()
+                .map(|(s, _)| json(s.primary_keys.clone().into())),
         )
         .string("options", false, rows.iter().map(|(_, o)| Some(o)))
-        .string("comment", true, rows.iter().map(|(s, _)| s.comment.as_ref()))
+        .string(
+            "comment",
+            true,
+            rows.iter().map(|(s, _)| s.comment.as_ref()),
+        )
         .timestamp(
             "update_time",
             false,
@@ -95,7 +128,11 @@ fn options_in_java_order(table: &Table, schema: &TableSchema) -> Result<Vec<(Str
     let mut keys: Vec<&String> = file
         .get("options")
         .and_then(Value::as_object)
-        .map(|o| o.keys().filter(|k| schema.options.contains_key(*k)).collect())
+        .map(|o| {
+            o.keys()
+                .filter(|k| schema.options.contains_key(*k))
+                .collect()
+        })
         .unwrap_or_default();
     // The compatibility defaults (`bucket`, then `file.format`) come after the file's keys.
     let defaults: Vec<&String> = schema
@@ -124,15 +161,32 @@ pub fn tags(table: &Table) -> Result<Columns> {
         .collect::<Result<Vec<_>>>()?;
     Ok(Columns::new()
         .string("tag_name", false, names.iter().map(Some))
-        .bigint("snapshot_id", false, tags.iter().map(|t| Some(t.snapshot.id)))
-        .bigint("schema_id", false, tags.iter().map(|t| Some(t.snapshot.schema_id)))
+        .bigint(
+            "snapshot_id",
+            false,
+            tags.iter().map(|t| Some(t.snapshot.id)),
+        )
+        .bigint(
+            "schema_id",
+            false,
+            tags.iter().map(|t| Some(t.snapshot.schema_id)),
+        )
         .timestamp(
             "commit_time",
             false,
-            tags.iter().map(|t| Some(local_millis(t.snapshot.time_millis))),
+            tags.iter()
+                .map(|t| Some(local_millis(t.snapshot.time_millis))),
         )
-        .bigint("record_count", true, tags.iter().map(|t| t.snapshot.total_record_count))
-        .timestamp("create_time", true, tags.iter().map(|t| t.create_time.map(|c| c.0)))
+        .bigint(
+            "record_count",
+            true,
+            tags.iter().map(|t| t.snapshot.total_record_count),
+        )
+        .timestamp(
+            "create_time",
+            true,
+            tags.iter().map(|t| t.create_time.map(|c| c.0)),
+        )
         .string(
             "time_retained",
             true,
