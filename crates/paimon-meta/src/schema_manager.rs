@@ -190,7 +190,6 @@ fn duration(v: &serde_json::Value) -> Option<(i64, u32)> {
     let secs = f.trunc();
     let nanos = ((f - secs) * 1e9).round().min(999_999_999.0);
     // Both are in range: checked above.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Some((secs as i64, nanos as u32))
 }
 
