@@ -46,6 +46,7 @@ feature_of() {
         manifest_decode | manifest_orc | snapshot_json | tag_json | file_index) echo meta ;;
         deletion_vector | data_file) echo data ;;
         table_dir) echo meta,data ;;
+        scan_node_decode) echo engine ;;
     esac
 }
 needed=""
@@ -65,7 +66,19 @@ build() {
         cargo +nightly fuzz build --fuzz-dir fuzz "$@"
     fi
 }
-if ! build --features meta,data; then
+# `engine` (paimon-datafusion, so DataFusion) only when a chosen target needs it; if it does
+# not build, its targets are dropped and the others still run.
+built=""
+if [[ ",$needed," == *",engine,"* ]]; then
+    if build --features meta,data,engine; then
+        built=1
+    else
+        echo "build with feature 'engine' failed; dropping the targets that need it" >&2
+        mapfile -t targets < <(for t in "${targets[@]}"; do [[ $(feature_of "$t") != engine ]] && echo "$t"; done)
+        needed=$(echo "$needed" | tr ',' '\n' | { grep -vx engine || true; } | paste -sd, -)
+    fi
+fi
+if [[ -z $built ]] && ! build --features meta,data; then
     if [[ $# -gt 0 && -n $needed ]]; then
         echo "build with features '$needed' failed; the targets that need them cannot run" >&2
         exit 2

@@ -31,10 +31,6 @@ pub struct SqlArgs {
     /// Partitions a scan is split into (default: the cores available).
     #[arg(long = "target-partitions")]
     pub target_partitions: Option<usize>,
-    /// Run on a Ballista cluster: `df://HOST:PORT` of its scheduler (needs the `ballista`
-    /// feature of paimon-cli).
-    #[arg(long)]
-    pub scheduler: Option<String>,
 }
 
 /// Runs `a`.
@@ -58,7 +54,7 @@ pub fn sql(a: SqlArgs) -> Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let ctx = session(&a).await?;
-        let statements = paimon_datafusion::sql::parse(&text).map_err(|e| anyhow!("{e}"))?;
+        let statements = paimon_datafusion::sql::parse(&text).map_err(one_line)?;
         if statements.is_empty() {
             bail!("no SQL statement given");
         }
@@ -71,20 +67,30 @@ pub fn sql(a: SqlArgs) -> Result<()> {
         for s in statements {
             let df = paimon_datafusion::sql::run(&ctx, s)
                 .await
-                .map_err(|e| anyhow!("{e}"))?;
+                .map_err(one_line)?;
             let schema: SchemaRef = std::sync::Arc::new(df.schema().as_arrow().clone());
-            let batches: Vec<RecordBatch> = df.collect().await.map_err(|e| anyhow!("{e}"))?;
+            let batches: Vec<RecordBatch> = df.collect().await.map_err(one_line)?;
             print_result(&a, &schema, &batches)?;
         }
         Ok(())
     })
 }
 
-/// The session: local, or a Ballista client when `--scheduler` is given.
+/// `e` on one line: DataFusion's messages may span several (the CLI reports one line).
+fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
+    let text = e.to_string();
+    anyhow!(
+        "{}",
+        text.split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+/// The session over the warehouse.
 async fn session(a: &SqlArgs) -> Result<SessionContext> {
-    if let Some(url) = &a.scheduler {
-        return remote_session(url, &a.warehouse).await;
-    }
     let mut config = datafusion::prelude::SessionConfig::new();
     if let Some(n) = a.target_partitions {
         if n == 0 {
@@ -92,19 +98,7 @@ async fn session(a: &SqlArgs) -> Result<SessionContext> {
         }
         config = config.with_target_partitions(n);
     }
-    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(|e| anyhow!("{e}"))
-}
-
-#[cfg(feature = "ballista")]
-async fn remote_session(url: &str, warehouse: &str) -> Result<SessionContext> {
-    paimon_ballista::remote_session(url, warehouse)
-        .await
-        .map_err(|e| anyhow!("{url}: {e}"))
-}
-
-#[cfg(not(feature = "ballista"))]
-async fn remote_session(url: &str, _warehouse: &str) -> Result<SessionContext> {
-    bail!("--scheduler {url}: this paimon was built without the `ballista` feature (cargo build -p paimon-cli --features ballista)")
+    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
 }
 
 /// Prints one statement's result; JSON lines in the oracle's row encoding when every column

@@ -1,13 +1,17 @@
 //! [`PaimonCatalogProvider`]: a filesystem warehouse as a DataFusion catalog. Databases are
 //! the `<db>.db` directories, tables the directories in them holding a `schema` directory
 //! (Java `FileSystemCatalog`). Table names take Java's suffixes ([`TableName`]).
+//!
+//! Tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live in the catalog's
+//! memory for its lifetime, beside the warehouse's tables; nothing is written to the warehouse.
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, SchemaProvider};
 use datafusion::datasource::TableProvider;
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use paimon_io::{file_io_for, FileIORef};
 use paimon_meta::Catalog;
 
@@ -21,7 +25,11 @@ use crate::table::{off_runtime, PaimonTableProvider};
 pub struct PaimonCatalogProvider {
     warehouse: String,
     catalog: Catalog,
+    session_tables: SessionTables,
 }
+
+/// Per database, the tables the session created.
+type SessionTables = Arc<RwLock<HashMap<String, BTreeMap<String, Arc<dyn TableProvider>>>>>;
 
 impl PaimonCatalogProvider {
     /// The catalog of `warehouse`.
@@ -39,6 +47,7 @@ impl PaimonCatalogProvider {
         PaimonCatalogProvider {
             warehouse: warehouse.trim_end_matches('/').to_string(),
             catalog: Catalog::new(io, warehouse),
+            session_tables: SessionTables::default(),
         }
     }
 
@@ -52,6 +61,9 @@ impl PaimonCatalogProvider {
     /// # Errors
     /// When the name is malformed or the table cannot be read.
     pub fn table_provider(&self, db: &str, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(t) = self.session_table(db, name) {
+            return Ok(Some(t));
+        }
         let parsed = TableName::parse(name)?;
         let path = self.catalog.table_path(db, &parsed.table);
         let io = self.catalog.file_io();
@@ -60,11 +72,9 @@ impl PaimonCatalogProvider {
             return Ok(None);
         }
         match parsed.system.as_deref() {
-            None | Some("audit_log") => Ok(Some(Arc::new(PaimonTableProvider::open_io(
-                Arc::clone(io),
-                &path,
-                parsed.spec,
-            )?))),
+            None | Some("audit_log" | "row_tracking") => Ok(Some(Arc::new(
+                PaimonTableProvider::open_io(Arc::clone(io), &path, parsed.spec)?,
+            ))),
             Some(system) => system_table(&path, parsed.spec.branch.as_deref(), system)?
                 .map(Some)
                 .ok_or_else(|| df_err(&path, format!("no system table '{system}'"))),
@@ -72,14 +82,39 @@ impl PaimonCatalogProvider {
     }
 }
 
+impl PaimonCatalogProvider {
+    fn session_table(&self, db: &str, name: &str) -> Option<Arc<dyn TableProvider>> {
+        let tables = self.session_tables.read().ok()?;
+        tables.get(db)?.get(name).cloned()
+    }
+
+    fn session_table_names(&self, db: &str) -> Vec<String> {
+        self.session_tables
+            .read()
+            .ok()
+            .and_then(|t| t.get(db).map(|m| m.keys().cloned().collect()))
+            .unwrap_or_default()
+    }
+}
+
 impl CatalogProvider for PaimonCatalogProvider {
     fn schema_names(&self) -> Vec<String> {
-        self.catalog.list_databases().unwrap_or_default()
+        let mut names = self.catalog.list_databases().unwrap_or_default();
+        if let Ok(t) = self.session_tables.read() {
+            names.extend(t.keys().filter(|k| !k.is_empty()).cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
     }
 
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
         let path = self.catalog.database_path(name);
-        matches!(self.catalog.file_io().exists(&path), Ok(true)).then(|| {
+        // `default` always exists, so unqualified names and session tables have a home.
+        let exists = name == "default"
+            || matches!(self.catalog.file_io().exists(&path), Ok(true))
+            || !self.session_table_names(name).is_empty();
+        exists.then(|| {
             Arc::new(PaimonSchemaProvider {
                 catalog: self.clone(),
                 database: name.to_string(),
@@ -98,10 +133,44 @@ pub struct PaimonSchemaProvider {
 #[async_trait]
 impl SchemaProvider for PaimonSchemaProvider {
     fn table_names(&self) -> Vec<String> {
-        self.catalog
+        let mut names = self
+            .catalog
             .catalog
             .list_tables(&self.database)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        names.extend(self.catalog.session_table_names(&self.database));
+        names
+    }
+
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        if self.table_exist(&name) {
+            return Err(DataFusionError::Plan(format!(
+                "table '{}.{name}' exists already",
+                self.database
+            )));
+        }
+        let mut tables = self
+            .catalog
+            .session_tables
+            .write()
+            .map_err(|_| DataFusionError::Internal("session tables lock poisoned".into()))?;
+        Ok(tables
+            .entry(self.database.clone())
+            .or_default()
+            .insert(name, table))
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let mut tables = self
+            .catalog
+            .session_tables
+            .write()
+            .map_err(|_| DataFusionError::Internal("session tables lock poisoned".into()))?;
+        Ok(tables.get_mut(&self.database).and_then(|m| m.remove(name)))
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
@@ -111,6 +180,9 @@ impl SchemaProvider for PaimonSchemaProvider {
     }
 
     fn table_exist(&self, name: &str) -> bool {
+        if self.catalog.session_table(&self.database, name).is_some() {
+            return true;
+        }
         let Ok(parsed) = TableName::parse(name) else {
             return false;
         };

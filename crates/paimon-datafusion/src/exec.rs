@@ -39,7 +39,7 @@ mod pool;
 pub const ROWKIND: &str = "rowkind";
 
 /// What a scan partition needs to read its splits, in a form that can be shipped to another
-/// process (see `paimon-ballista`).
+/// process (a distributed engine's executors: [`ScanNode::encode`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanNode {
     /// The table directory (any FileIO scheme).

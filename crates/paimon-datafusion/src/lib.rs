@@ -28,6 +28,7 @@
 pub mod catalog;
 mod error;
 pub mod exec;
+pub mod node_codec;
 pub mod pushdown;
 pub mod scan_spec;
 pub mod sql;

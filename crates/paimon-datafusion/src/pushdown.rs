@@ -354,7 +354,7 @@ mod tests {
     use paimon_spec::types::DataField;
 
     fn schema() -> TableSchema {
-        let fields = vec![
+        let fields = [
             DataField::new(0, "id", DataType::nullable(TypeKind::BigInt)),
             DataField::new(
                 1,

@@ -32,6 +32,9 @@ pub struct ScanSpec {
     pub changes_since: Option<i64>,
     /// Rows with a leading `rowkind` column, all kinds kept (Java `AuditLogTable`).
     pub with_row_kind: bool,
+    /// Rows with `_ROW_ID` and `_SEQUENCE_NUMBER` after the table's columns (Java
+    /// `RowTrackingTable`, `t$row_tracking`; row-tracking tables only).
+    pub with_row_tracking: bool,
 }
 
 impl ScanSpec {
@@ -157,8 +160,10 @@ impl TableName {
                 _ => return Err(bad(format!("unknown suffix '@{key}'"))),
             }
         }
-        if system.as_deref() == Some("audit_log") {
-            spec.with_row_kind = true;
+        match system.as_deref() {
+            Some("audit_log") => spec.with_row_kind = true,
+            Some("row_tracking") => spec.with_row_tracking = true,
+            _ => {}
         }
         Ok(TableName {
             table,

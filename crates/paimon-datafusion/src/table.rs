@@ -14,6 +14,7 @@ use datafusion::datasource::{TableProvider, TableType};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
+use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_meta::{Plan, Table};
@@ -22,7 +23,7 @@ use paimon_spec::schema::TableSchemaRef;
 use paimon_split::{DataSplit, Split};
 
 use crate::error::df_err;
-use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode, ROWKIND};
+use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode};
 use crate::pushdown::{pushdown_kind, translate_all};
 use crate::scan_spec::ScanSpec;
 use crate::stats::{scan_statistics, ScanFacts};
@@ -74,6 +75,15 @@ impl PaimonTableProvider {
         let mut reader = SplitReader::builder(Arc::clone(&io))
             .with_schema_id(rows_schema.id)
             .with_row_kind(spec.with_row_kind);
+        if spec.with_row_tracking {
+            if !table.options().row_tracking_enabled {
+                return Err(df_err(
+                    path,
+                    "the table does not track rows (row-tracking.enabled is false): no $row_tracking",
+                ));
+            }
+            reader = reader.with_projection(row_tracking_columns(&rows_schema));
+        }
         if let Some(b) = &spec.branch {
             reader = reader.with_branch(b.clone());
         }
@@ -124,15 +134,26 @@ impl PaimonTableProvider {
         limit: Option<usize>,
         partitions: usize,
     ) -> Result<PaimonScanExec> {
-        let rows_narrowed = predicate.is_some() || limit.is_some() || self.spec.with_row_kind;
+        // Change reads may drop or keep retractions by row kind: their counts are not the
+        // files' either.
+        let rows_narrowed = predicate.is_some()
+            || limit.is_some()
+            || self.spec.with_row_kind
+            || self.spec.incremental.is_some()
+            || self.spec.changes_since.is_some();
         let groups = deal(plan.wire_splits(), partitions.max(1));
         let mut encoded = Vec::with_capacity(groups.len());
         for g in groups {
             let mut bytes = Vec::with_capacity(g.len());
             for s in &g {
+                // DataSplit v9 dropped the before files of incremental splits; v8 is the last
+                // version that carries them (Java `DataSplit.serialize`).
+                let version = match s.files_split() {
+                    Some(d) if !d.before_files.is_empty() || d.before_deletion_files.is_some() => 8,
+                    _ => paimon_split::CURRENT_VERSION,
+                };
                 bytes.push(
-                    paimon_split::encode_frame(s, paimon_split::CURRENT_VERSION)
-                        .map_err(|e| df_err(&self.path, e))?,
+                    paimon_split::encode_frame(s, version).map_err(|e| df_err(&self.path, e))?,
                 );
             }
             encoded.push(bytes);
@@ -158,6 +179,17 @@ impl PaimonTableProvider {
     }
 }
 
+/// The columns of `t$row_tracking`: the table's, then `_ROW_ID` and `_SEQUENCE_NUMBER`
+/// (Java `SpecialFields.rowTypeWithRowTracking`).
+fn row_tracking_columns(schema: &TableSchemaRef) -> Vec<String> {
+    schema
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .chain([ROW_ID.to_string(), SEQUENCE_NUMBER.to_string()])
+        .collect()
+}
+
 /// `splits` dealt into at most `n` groups of about equal bytes (largest first, each to the
 /// lightest group), keeping every group non-empty; one empty group for no splits.
 fn deal(splits: Vec<Split>, n: usize) -> Vec<Vec<Split>> {
@@ -167,7 +199,7 @@ fn deal(splits: Vec<Split>, n: usize) -> Vec<Vec<Split>> {
         })
     };
     let mut weighted: Vec<(i64, Split)> = splits.into_iter().map(|s| (weight(&s), s)).collect();
-    weighted.sort_by(|a, b| b.0.cmp(&a.0));
+    weighted.sort_by_key(|w| std::cmp::Reverse(w.0));
     let n = n.min(weighted.len()).max(1);
     let mut groups: Vec<(i64, Vec<Split>)> = (0..n).map(|_| (0, Vec::new())).collect();
     for (w, s) in weighted {
@@ -208,11 +240,9 @@ impl TableProvider for PaimonTableProvider {
     ) -> Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
-            .map(|f| {
-                // The audit log keeps deleted rows: a filter on it must see them, which the
-                // reader does; but its `rowkind` column is not a Paimon column.
-                pushdown_kind(f, &self.rows_schema)
-            })
+            // `rowkind` and the row-tracking columns are not Paimon columns: filters on them
+            // do not translate and stay with DataFusion.
+            .map(|f| pushdown_kind(f, &self.rows_schema))
             .collect())
     }
 
@@ -223,7 +253,9 @@ impl TableProvider for PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let names = match projection {
+        // `t$row_tracking` reads its extra columns only when asked for by name.
+        let all_columns: Vec<usize> = (0..self.arrow.fields().len()).collect();
+        let names = match projection.or(self.spec.with_row_tracking.then_some(&all_columns)) {
             Some(p) => Some(
                 p.iter()
                     .map(|i| {
@@ -242,9 +274,6 @@ impl TableProvider for PaimonTableProvider {
             ),
             None => None,
         };
-        debug_assert!(names
-            .as_ref()
-            .is_none_or(|n| n.iter().filter(|c| *c == ROWKIND).count() <= 1));
         let predicate = translate_all(filters, &self.rows_schema);
         let partitions = state.config().target_partitions();
         let this = self.clone();

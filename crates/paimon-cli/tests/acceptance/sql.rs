@@ -65,14 +65,23 @@ fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
-/// The SQL of a case's `dump` options.
-fn case_sql(db: &str, table: &str, scan: &ScanArgs) -> String {
+/// The SQL of a case's `dump` options; `columns` are the table's.
+fn case_sql(db: &str, table: &str, scan: &ScanArgs, columns: &[DataField]) -> String {
     let mut name = table.to_string();
     if let Some(b) = &scan.branch {
         name.push_str(&format!("$branch_{b}"));
     }
+    let selected: Vec<String> = match &scan.select {
+        Some(s) => s.split(',').map(|c| c.trim().to_string()).collect(),
+        None => columns.iter().map(|f| f.name.clone()).collect(),
+    };
     if scan.with_kind {
         name.push_str("$audit_log");
+    } else if selected
+        .iter()
+        .any(|c| c == "_ROW_ID" || c == "_SEQUENCE_NUMBER")
+    {
+        name.push_str("$row_tracking");
     }
     let mut version = String::new();
     if let Some(n) = scan.snapshot {
@@ -91,11 +100,13 @@ fn case_sql(db: &str, table: &str, scan: &ScanArgs) -> String {
         name.push_str(&format!("@changes-since={n}"));
     }
     let mut cols: Vec<String> = match &scan.select {
-        Some(s) => s.split(',').map(|c| quote(c.trim())).collect(),
+        Some(_) => selected.iter().map(|c| quote(c)).collect(),
         None => vec!["*".into()],
     };
-    if scan.with_kind && scan.select.is_some() {
-        cols.insert(0, "rowkind".into());
+    if scan.with_kind {
+        // the audit log's own leading column is `rowkind`; Java's dump names it `_ROW_KIND`
+        cols = selected.iter().map(|c| quote(c)).collect();
+        cols.insert(0, "rowkind AS \"_ROW_KIND\"".into());
     }
     let mut q = format!(
         "SELECT {} FROM {db}.{}{version}",
@@ -122,11 +133,11 @@ fn run_case(
         .and_then(Path::file_name)
         .map(|d| d.to_string_lossy().trim_end_matches(".db").to_string())
         .unwrap();
-    let query = case_sql(&db, &t, &cli.scan);
     let opened = cli
         .scan
         .open(&table.to_string_lossy())
         .map_err(|e| format!("{e:#}"))?;
+    let query = case_sql(&db, &t, &cli.scan, &opened.schema.fields);
     let mut fields =
         output_fields(&opened.schema, opened.select.as_deref()).map_err(|e| e.to_string())?;
     if cli.scan.with_kind {
@@ -480,4 +491,65 @@ fn a_selective_filter_reads_a_small_fraction_of_the_bytes() {
         "{one_rows} of {all_rows}"
     );
     assert!(one * 2 < all, "filtered read {one} bytes, full read {all}");
+}
+
+/// `paimon sql` as a process: statements from stdin (a view, then a query of it) print in
+/// turn; the JSON lines equal Java's rows for the same filter; errors are one line, exit 1.
+#[test]
+fn paimon_sql_runs_statements_from_stdin() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_paimon");
+    let mut child = Command::new(bin)
+        .args(["sql", &warehouse(), "--format", "jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"CREATE VIEW small AS SELECT id, name FROM append.unaware WHERE id < 10;\n\
+              SELECT * FROM small;",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want: Vec<String> = std::fs::read_to_string(
+        repo().join("fixtures/expected/append/unaware/q-select-id-name-lt10.jsonl"),
+    )
+    .unwrap()
+    .lines()
+    .map(str::to_string)
+    .collect();
+    let fields = vec![
+        DataField::new(0, "id", DataType::nullable(TypeKind::Int)),
+        DataField::new(1, "name", DataType::string()),
+    ];
+    assert_eq!(diff_rows(&want, &got, &fields), None);
+    assert_eq!(got.len(), want.len());
+
+    let out = Command::new(bin)
+        .args(["sql", &warehouse(), "SELECT missing FROM append.unaware"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("missing"),
+        "{err}"
+    );
 }

@@ -25,6 +25,8 @@ public final class Main {
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
                     "  decode-commit-messages message|list|versioned|committable FILE [VERSION]",
                     "  system-table TABLE_PATH NAME... [--branch B]   (rows of Java's TABLE$NAME)",
+                    "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
+                    "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -83,6 +85,12 @@ public final class Main {
                     break;
                 case "system-table":
                     SystemTables.print(Args.parse(rest), out);
+                    break;
+                case "prepare-messages":
+                    PrepareMessages.prepare(Args.parse(rest), out);
+                    break;
+                case "predicate-json":
+                    PredicateJson.print(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);

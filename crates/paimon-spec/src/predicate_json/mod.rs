@@ -1,7 +1,10 @@
 //! Java Paimon's JSON form of predicates and transforms (Jackson over Java `Predicate`,
 //! `LeafPredicate`, `CompoundPredicate`, `Transform` and its subclasses), as a query-auth
 //! split (Java `QueryAuthSplit` / `TableQueryAuthResult`) carries its row filters and column
-//! masks.
+//! masks, and as paimon-datafusion's scan node carries its filter: [`predicate_from_json`]
+//! reads what Java reads, [`predicate_to_json`] writes what Java writes, and
+//! [`predicate_from_json_all_types`] reads back everything the writer writes (Java writes
+//! temporal and decimal literals in forms it cannot read itself).
 //!
 //! ```text
 //! {"kind":"LEAF","transform":{"name":"FIELD_REF","fieldRef":{"index":0,"name":"dept","type":"STRING"}},
@@ -15,6 +18,12 @@
 //! (`FAIL_ON_UNKNOWN_PROPERTIES` off). A rule this model cannot express exactly is
 //! [`Error::Unsupported`] naming it, never approximated: the rules decide which rows and values
 //! a reader may return.
+
+mod encode;
+mod written;
+
+pub use encode::predicate_to_json;
+pub use written::predicate_from_json_all_types;
 
 use serde_json::{Map, Value};
 
@@ -180,15 +189,7 @@ fn leaf(o: &Map<String, Value>) -> Result<Predicate> {
     let t = o
         .get("transform")
         .ok_or_else(|| Error::corrupt(WHAT, "a leaf predicate without a transform"))?;
-    let (column, ty) = match transform(t)? {
-        Transform::Field { column, data_type } => (column, data_type),
-        other => {
-            return Err(Error::unsupported(format!(
-                "a row filter over the transform {}",
-                transform_name(&other)
-            )))
-        }
-    };
+    let (column, ty) = leaf_column(t)?;
     let function = string_field(o, "function", "a leaf predicate")?;
     let literals = match o.get("literals") {
         None | Some(Value::Null) => Vec::new(),
@@ -203,6 +204,22 @@ fn leaf(o: &Map<String, Value>) -> Result<Predicate> {
             ))
         }
     };
+    leaf_predicate(column, function, literals)
+}
+
+/// The column a leaf reads: only a plain field reference has an exact form here.
+fn leaf_column(t: &Value) -> Result<(String, DataType)> {
+    match transform(t)? {
+        Transform::Field { column, data_type } => Ok((column, data_type)),
+        other => Err(Error::unsupported(format!(
+            "a row filter over the transform {}",
+            transform_name(&other)
+        ))),
+    }
+}
+
+/// A leaf of Java `LeafFunction` `function` over `column` with its literals already typed.
+fn leaf_predicate(column: String, function: &str, literals: Vec<Datum>) -> Result<Predicate> {
     let nth = |i: usize| -> Result<Datum> {
         literals.get(i).cloned().ok_or_else(|| {
             Error::corrupt(
