@@ -43,7 +43,7 @@ done
 # Targets over paimon-meta / paimon-data need the fuzz crate's `meta` / `data` features.
 feature_of() {
     case $1 in
-        manifest_decode | manifest_orc | snapshot_json | file_index) echo meta ;;
+        manifest_decode | manifest_orc | snapshot_json | tag_json | file_index) echo meta ;;
         deletion_vector | data_file) echo data ;;
         table_dir) echo meta,data ;;
         scan_node_decode) echo engine ;;
@@ -125,6 +125,7 @@ extra_for() {
             extra_corpus "$1" \( -path '*java-compat/manifest-committable-*' -o -path '*/commit_messages/*' \) ;;
         schema_json) extra_corpus "$1" -path '*/schema/schema-*' ;;
         snapshot_json) extra_corpus "$1" -path '*/snapshot/snapshot-*' ;;
+        tag_json) extra_corpus "$1" -path '*/tag/tag-*' ;;
         manifest_decode) MAGIC=Obj extra_corpus "$1" -path '*/manifest/*' ;;
         manifest_orc) MAGIC=ORC extra_corpus "$1" -path '*/manifest/*' ;;
         deletion_vector) extra_corpus "$1" \( -path '*java-compat/dvindex-*' -o -path '*/index/index-*' \) ;;

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
+use paimon_meta::Snapshot;
 use paimon_spec::binary::json::{datum_to_json, format_timestamp};
+use paimon_spec::schema::TableSchemaRef;
 use paimon_split::incremental::encode_incremental_java;
 use paimon_split::{encode_decoded, Split, SplitEnvelope};
 use serde_json::{json, Value};
@@ -56,20 +58,25 @@ pub struct PlanArgs {
     pub json: bool,
 }
 
+/// The JSON object `paimon snapshots --json` prints for one snapshot.
+pub fn snapshot_json(s: &Snapshot) -> Value {
+    json!({
+        "id": s.id,
+        "schemaId": s.schema_id,
+        "commitKind": s.commit_kind,
+        "timeMillis": s.time_millis,
+        "time": format_timestamp(s.time_millis, 0, 3, true),
+        "totalRecordCount": s.total_record_count,
+        "deltaRecordCount": s.delta_record_count,
+        "watermark": s.watermark,
+        "commitUser": s.commit_user,
+    })
+}
+
 pub fn snapshots(a: SnapshotsArgs) -> Result<()> {
     let opened = ScanArgs::default().open(&a.table)?;
     for s in opened.table.snapshots().map_err(|e| anyhow!("{e}"))? {
-        let v = json!({
-            "id": s.id,
-            "schemaId": s.schema_id,
-            "commitKind": s.commit_kind,
-            "timeMillis": s.time_millis,
-            "time": format_timestamp(s.time_millis, 0, 3, true),
-            "totalRecordCount": s.total_record_count,
-            "deltaRecordCount": s.delta_record_count,
-            "watermark": s.watermark,
-            "commitUser": s.commit_user,
-        });
+        let v = snapshot_json(&s);
         if a.json {
             crate::outln!("{v}");
         } else {
@@ -86,17 +93,25 @@ pub fn snapshots(a: SnapshotsArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn schema(a: SchemaArgs) -> Result<()> {
-    let path = table_location(&a.table);
-    let opened = ScanArgs::default().open(&path)?;
-    let schema = match a.schema_id {
+/// The schema `paimon schema` prints: `--schema-id`'s, else the latest.
+///
+/// # Errors
+/// When the table or the schema cannot be read.
+pub fn selected_schema(a: &SchemaArgs) -> Result<TableSchemaRef> {
+    let opened = ScanArgs::default().open(&table_location(&a.table))?;
+    Ok(match a.schema_id {
         Some(id) => opened
             .table
             .schema_manager()
             .schema(id)
             .map_err(|e| anyhow!("{e}"))?,
         None => opened.schema.clone(),
-    };
+    })
+}
+
+pub fn schema(a: SchemaArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    let schema = selected_schema(&a)?;
     if a.json {
         crate::outln!("{}", serde_json::to_string_pretty(&schema.to_json())?);
         return Ok(());

@@ -18,4 +18,5 @@ mod projection_ids;
 mod skips;
 mod split_rules;
 mod sql;
+mod system_tables;
 mod write_cmd;

@@ -28,6 +28,7 @@ impl ScanBuilder {
                 scan.selection = self.fallback_selection(&scan.table)?;
                 scan.filter = self.filter.clone();
                 scan.drop_stats = self.drop_stats;
+                scan.all_levels = self.all_levels;
                 self.check_fallback_row_type(&scan)?;
                 let own = self.own_partitions(&plan)?;
                 let extra = scan.plan_branch()?;

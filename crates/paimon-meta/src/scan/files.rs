@@ -148,6 +148,11 @@ impl ManifestReader {
         self.memory.grow(bytes, || format!("{what} {path}"))
     }
 
+    /// Keeps level-0 files that a batch scan of this table would skip.
+    pub fn keep_level0(&mut self) {
+        self.skip_level0 = false;
+    }
+
     /// Decodes value stats as empty (nothing copied) from now on.
     pub fn drop_value_stats(&mut self) {
         self.decode.keep_value_stats = false;

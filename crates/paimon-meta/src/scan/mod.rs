@@ -151,6 +151,7 @@ pub struct ScanBuilder {
     incremental: Option<Incremental>,
     file_index_sidecars: bool,
     drop_stats: bool,
+    all_levels: bool,
     /// The caller's pool; `None` plans on an unbounded one.
     pool: Option<Arc<dyn MemoryPool>>,
     /// The reservation of the `plan()` call under way (set on its private copy of the scan).
@@ -179,6 +180,7 @@ impl ScanBuilder {
             incremental: None,
             file_index_sidecars: true,
             drop_stats: false,
+            all_levels: false,
             pool: None,
             memory: None,
         }
@@ -244,6 +246,15 @@ impl ScanBuilder {
     /// keeps the plan's memory proportional to the live files and not their columns.
     pub fn with_drop_stats(mut self, drop: bool) -> Self {
         self.drop_stats = drop;
+        self
+    }
+
+    /// Whether a primary-key table's level-0 files are kept where Java's batch scan skips them
+    /// (deletion vectors, first-row merge engine; default false): Java's
+    /// `withLevelFilter(level -> true)`, which its `files` and `partitions` system tables use.
+    /// Only for listing files: the plan's splits then overlap.
+    pub fn with_all_levels(mut self, all: bool) -> Self {
+        self.all_levels = all;
         self
     }
 
@@ -452,6 +463,9 @@ impl ScanBuilder {
     ) -> Result<Option<(Snapshot, Vec<BucketFiles>, bool)>> {
         let table = &self.table;
         let mut reader = files::ManifestReader::new(table, self.filter.clone(), memory.clone())?;
+        if self.all_levels {
+            reader.keep_level0();
+        }
         // Value stats are only read to prune files with a filter.
         if self.drop_stats && self.filter.is_none() {
             reader.drop_value_stats();

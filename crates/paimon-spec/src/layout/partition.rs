@@ -114,8 +114,9 @@ fn format_date(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// Java `LocalDateTime.toString()`.
-fn local_date_time(millis: i64, nanos_of_milli: i32) -> String {
+/// Java `LocalDateTime.toString()` of wall-clock millis plus nanos within the milli
+/// (`2024-01-01T10:00`, seconds and fraction only when not zero).
+pub fn local_date_time(millis: i64, nanos_of_milli: i32) -> String {
     let days = millis.div_euclid(86_400_000);
     let ms_of_day = millis.rem_euclid(86_400_000);
     let (h, mi, s) = (

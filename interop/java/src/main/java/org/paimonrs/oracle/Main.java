@@ -24,6 +24,7 @@ public final class Main {
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
                     "  decode-commit-messages message|list|versioned|committable FILE [VERSION]",
+                    "  system-table TABLE_PATH NAME... [--branch B]   (rows of Java's TABLE$NAME)",
                     "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
@@ -81,6 +82,9 @@ public final class Main {
                     break;
                 case "decode-commit-messages":
                     CommitMessages.decode(Args.parse(rest), out);
+                    break;
+                case "system-table":
+                    SystemTables.print(Args.parse(rest), out);
                     break;
                 case "prepare-messages":
                     PrepareMessages.prepare(Args.parse(rest), out);
