@@ -16,7 +16,10 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, Int8Array, RecordBatch};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use paimon_data::merge::{
+    merge_sorted_runs, MergeEngineSpec, MergeOptions, RowKindColumn, RunLayout, SortedRun,
+};
 use paimon_data::SplitReader;
 use paimon_io::FileIORef;
 use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_COMPACT};
@@ -36,6 +39,10 @@ use crate::table_write::TableWrite;
 const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 /// The row-kind column a read with row kinds leads with.
 const ROW_KIND: &str = "_ROW_KIND";
+/// A value column carrying each record's sequence number through the merge, so the merged
+/// record keeps the sequence number of the record that won (dedup: the last, first-row: the
+/// first), as Java's merged `KeyValue` does.
+const SEQUENCE_COPY: &str = "_SEQUENCE_NUMBER_OF_RECORD";
 
 /// Runs compaction tasks of one table; build once per table and schema.
 #[derive(Debug)]
@@ -287,29 +294,58 @@ impl TableCompact {
         Ok(())
     }
 
-    /// Merges `files` (key-ordered sections, concatenated) into new files of the output level.
+    /// Merges `files` into new files of the output level: each key-disjoint section's sorted
+    /// runs are read as they are stored (a streaming read: records with their sequence numbers
+    /// and kinds, unmerged) and merged with the table's merge engine, retractions dropped.
     fn merge_files(&self, state: &mut MergeState<'_>, files: &[usize]) -> Result<()> {
         let split = state.split;
         let inputs: Vec<DataFileMeta> = files.iter().map(|i| split.data_files[*i].clone()).collect();
-        let merge = DataSplit {
-            data_files: inputs.clone(),
-            data_deletion_files: None,
-            before_files: Vec::new(),
-            before_deletion_files: None,
-            is_streaming: false,
-            raw_convertible: false,
-            ..split.clone()
-        };
         let mut writer = self.writer(split, state.plan.output_level, -1);
         let result = (|| {
-            let batches = self
-                .reader(true)
-                .read(&self.root, &merge)
+            let merge_err = |source| {
+                self.read_err(paimon_data::Error::Merge {
+                    bucket: split.bucket_path.clone(),
+                    source,
+                })
+            };
+            let sections = paimon_data::merge::interval_partition(&inputs, &self.key_types())
+                .map_err(merge_err)?;
+            let reader = self.reader(true);
+            let n = self.fields.len();
+            let out = reader
+                .output_schema(&self.root)
                 .map_err(|e| self.read_err(e))?;
-            for batch in batches {
-                let batch = batch.map_err(|e| self.read_err(e))?;
-                let kv = self.to_key_value(&batch)?;
-                writer.write(&kv)?;
+            let schema = merge_schema(&out, n).map_err(|e| self.read_err(e))?;
+            let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
+            for section in sections {
+                let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
+                for run in section {
+                    let run_split = DataSplit {
+                        data_files: run.iter().map(|i| inputs[*i].clone()).collect(),
+                        data_deletion_files: None,
+                        before_files: Vec::new(),
+                        before_deletion_files: None,
+                        is_streaming: true,
+                        raw_convertible: false,
+                        ..split.clone()
+                    };
+                    let batches = reader
+                        .read(&self.root, &run_split)
+                        .map_err(|e| self.read_err(e))?;
+                    let schema = schema.clone();
+                    runs.push(Box::new(
+                        batches.map(move |b| b.and_then(|b| merge_input(&b, &schema))),
+                    ));
+                }
+                let options = MergeOptions::default()
+                    .with_batch_size(self.batch_size)
+                    .with_row_kind(Some(RowKindColumn::Int8));
+                let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
+                    .map_err(merge_err)?;
+                for batch in merged {
+                    let batch = batch.map_err(merge_err)?;
+                    writer.write(&self.to_key_value(&batch)?)?;
+                }
             }
             writer.prepare_commit()
         })();
@@ -331,6 +367,22 @@ impl TableCompact {
         }
     }
 
+    /// The merge's layout and engine over the merge input `schema`.
+    fn merge_setup(
+        &self,
+        schema: &SchemaRef,
+    ) -> std::result::Result<(RunLayout, MergeEngineSpec), paimon_data::merge::MergeError> {
+        let pk: Vec<String> = self
+            .key_indices
+            .iter()
+            .flatten()
+            .map(|i| self.fields[*i].name.clone())
+            .collect();
+        let layout = RunLayout::from_schema(schema, &pk, &[], false)?;
+        let engine = MergeEngineSpec::try_new(&self.core, &pk, &layout.value_fields(schema)?)?;
+        Ok((layout, engine))
+    }
+
     fn key_types(&self) -> Vec<DataType> {
         let Some(keys) = &self.key_indices else {
             return Vec::new();
@@ -340,35 +392,23 @@ impl TableCompact {
             .collect()
     }
 
-    /// A merged batch (`_ROW_KIND`, the table's columns, `_SEQUENCE_NUMBER`) in the physical
-    /// layout of primary-key files: `_KEY_*`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the columns.
+    /// A merged batch (the table's columns, the winning record's sequence number, its Int8
+    /// row kind) in the physical layout of primary-key files: `_KEY_*`, `_SEQUENCE_NUMBER`,
+    /// `_VALUE_KIND`, the columns.
     fn to_key_value(&self, batch: &RecordBatch) -> Result<RecordBatch> {
         let n = self.fields.len();
-        let bad = |what: &str| Error::Internal(format!("merged compaction batch: {what}"));
-        if batch.num_columns() != n + 2 || batch.schema().field(0).name() != ROW_KIND {
-            return Err(bad("unexpected columns"));
+        if batch.num_columns() != n + 2 {
+            return Err(Error::Internal(format!(
+                "merged compaction batch with {} columns for {n} fields",
+                batch.num_columns()
+            )));
         }
-        let kinds = batch
-            .column(0)
-            .as_string_opt::<i32>()
-            .ok_or_else(|| bad("_ROW_KIND is not Utf8"))?;
-        let kind_bytes = kinds
-            .iter()
-            .map(|k| match k {
-                Some("+I") => Ok(0i8),
-                Some("-U") => Ok(1),
-                Some("+U") => Ok(2),
-                Some("-D") => Ok(3),
-                other => Err(bad(&format!("row kind {other:?}"))),
-            })
-            .collect::<Result<Vec<i8>>>()?;
-        let values = &batch.columns()[1..=n];
-        let sequence = batch.column(n + 1).clone();
+        let values = &batch.columns()[..n];
         let no_keys = Vec::new();
         let key_indices = self.key_indices.as_ref().unwrap_or(&no_keys);
         let mut columns: Vec<ArrayRef> = key_indices.iter().map(|i| values[*i].clone()).collect();
-        columns.push(sequence);
-        columns.push(Arc::new(Int8Array::from(kind_bytes)));
+        columns.push(batch.column(n).clone());
+        columns.push(batch.column(n + 1).clone());
         columns.extend(values.iter().cloned());
         self.to_file_schema(columns)
     }
@@ -419,4 +459,56 @@ struct MergeState<'a> {
     after: &'a mut Vec<DataFileMeta>,
     /// Paths of the files written, deleted again if a later step fails.
     written: Vec<String>,
+}
+
+/// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`
+/// table columns, `_SEQUENCE_NUMBER`): the columns, the sequence number again as a value
+/// column, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` (Int8).
+fn merge_schema(out: &Schema, n: usize) -> paimon_data::Result<SchemaRef> {
+    if out.fields().len() != n + 2 || out.field(0).name() != ROW_KIND {
+        return Err(paimon_data::Error::Internal(format!(
+            "compaction read schema with {} columns for {n} fields",
+            out.fields().len()
+        )));
+    }
+    let mut fields: Vec<Field> = out.fields()[1..=n]
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new(SEQUENCE_COPY, ArrowType::Int64, true));
+    fields.push(Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false));
+    fields.push(Field::new(
+        paimon_data::merge::VALUE_KIND,
+        ArrowType::Int8,
+        false,
+    ));
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// A streaming read's batch as a batch of `schema` ([`merge_schema`]).
+fn merge_input(batch: &RecordBatch, schema: &SchemaRef) -> paimon_data::Result<RecordBatch> {
+    let bad = |what: String| paimon_data::Error::Internal(format!("compaction input: {what}"));
+    let n = schema.fields().len() - 3;
+    if batch.num_columns() != n + 2 {
+        return Err(bad(format!("{} columns", batch.num_columns())));
+    }
+    let kinds = batch
+        .column(0)
+        .as_string_opt::<i32>()
+        .ok_or_else(|| bad("_ROW_KIND is not Utf8".into()))?;
+    let kinds = kinds
+        .iter()
+        .map(|k| match k {
+            Some("+I") => Ok(0i8),
+            Some("-U") => Ok(1),
+            Some("+U") => Ok(2),
+            Some("-D") => Ok(3),
+            other => Err(bad(format!("row kind {other:?}"))),
+        })
+        .collect::<paimon_data::Result<Vec<i8>>>()?;
+    let mut columns: Vec<ArrayRef> = batch.columns()[1..=n].to_vec();
+    columns.push(batch.column(n + 1).clone());
+    columns.push(batch.column(n + 1).clone());
+    columns.push(Arc::new(Int8Array::from(kinds)));
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| bad(e.to_string()))
 }
