@@ -17,6 +17,9 @@ use paimon_write::TableCompact;
 use crate::scan_args::table_location;
 use crate::write_cmd::{describe_snapshots, open, partition_spec, unique_suffix};
 
+/// A finished task: its index in the plan and its message.
+type Done = (usize, CommitMessage);
+
 /// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`.
 const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
 
@@ -110,7 +113,7 @@ fn run_tasks(
     worker: &TableCompact,
     tasks: &[CompactTask],
     threads: usize,
-) -> std::result::Result<Vec<(usize, CommitMessage)>, (Vec<(usize, CommitMessage)>, anyhow::Error)> {
+) -> std::result::Result<Vec<Done>, (Vec<Done>, anyhow::Error)> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<std::result::Result<CommitMessage, String>>>> =
         Mutex::new(vec![None; tasks.len()]);
@@ -152,7 +155,7 @@ fn run_tasks(
 
 /// Deletes the files the messages' compactions wrote (not the upgraded inputs, which keep
 /// their names).
-fn delete_written(table: &Table, tasks: &[CompactTask], done: &[(usize, CommitMessage)]) {
+fn delete_written(table: &Table, tasks: &[CompactTask], done: &[Done]) {
     for (i, m) in done {
         let Some(task) = tasks.get(*i) else {
             continue;

@@ -227,7 +227,10 @@ fn restored_sequences(table: &Table) -> Result<Vec<(Vec<u8>, i32, i64)>> {
 }
 
 /// `k=v,k2=v2` typed by the partition columns.
-pub(crate) fn partition_spec(text: &str, schema: &paimon_spec::schema::TableSchema) -> Result<PartitionSpec> {
+pub(crate) fn partition_spec(
+    text: &str,
+    schema: &paimon_spec::schema::TableSchema,
+) -> Result<PartitionSpec> {
     let mut spec = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part

@@ -241,7 +241,8 @@ impl CoreOptions {
                 Some(_) => Some(r.memory("target-file-size", 0)?),
             },
             compaction_min_file_num: r.int("compaction.min.file-num", 5)?,
-            compaction_delete_ratio_threshold: r.double("compaction.delete-ratio-threshold", 0.2)?,
+            compaction_delete_ratio_threshold: r
+                .double("compaction.delete-ratio-threshold", 0.2)?,
             num_sorted_run_compaction_trigger: r.int("num-sorted-run.compaction-trigger", 5)?,
             num_levels_option: match r.get("num-levels") {
                 None => None,
@@ -254,8 +255,11 @@ impl CoreOptions {
     /// `target-file-size`: 128 MiB for primary-key tables, 256 MiB for append tables unless
     /// set (Java `CoreOptions.targetFileSize`).
     pub fn target_file_size(&self, has_primary_key: bool) -> u64 {
-        self.target_file_size_option
-            .unwrap_or(if has_primary_key { 128 << 20 } else { 256 << 20 })
+        self.target_file_size_option.unwrap_or(if has_primary_key {
+            128 << 20
+        } else {
+            256 << 20
+        })
     }
 
     /// Files smaller than this take part in a compaction: 70% of the target file size, so a
@@ -452,6 +456,33 @@ mod tests {
         assert_eq!(o.split_target_size, 128 * 1024 * 1024);
         assert_eq!(o.split_open_file_cost, 4 * 1024 * 1024);
         assert_eq!(o.partition_default_name, "__DEFAULT_PARTITION__");
+    }
+
+    /// Java 1.4.2 `CoreOptions`: target 128 MiB (primary key) / 256 MiB (append), compaction
+    /// size 70% of it, `compaction.min.file-num` 5, delete ratio 0.2, `num-levels` =
+    /// `num-sorted-run.compaction-trigger` (5) + 1.
+    #[test]
+    fn compaction_defaults_and_overrides() {
+        let o = opts(&[]).unwrap();
+        assert_eq!(o.target_file_size(true), 128 << 20);
+        assert_eq!(o.target_file_size(false), 256 << 20);
+        assert_eq!(o.compaction_file_size(false), (256 << 20) / 10 * 7);
+        assert_eq!(o.compaction_min_file_num, 5);
+        assert_eq!(o.compaction_delete_ratio_threshold, 0.2);
+        assert_eq!(o.num_levels(), 6);
+        let o = opts(&[
+            ("target-file-size", "10 mb"),
+            ("num-sorted-run.compaction-trigger", "3"),
+            ("compaction.delete-ratio-threshold", "0.5"),
+        ])
+        .unwrap();
+        assert_eq!(o.target_file_size(true), 10 << 20);
+        assert_eq!(o.target_file_size(false), 10 << 20);
+        assert_eq!(o.num_levels(), 4);
+        assert_eq!(o.compaction_delete_ratio_threshold, 0.5);
+        assert_eq!(opts(&[("num-levels", "3")]).unwrap().num_levels(), 3);
+        assert!(opts(&[("compaction.delete-ratio-threshold", "x")]).is_err());
+        assert!(opts(&[("target-file-size", "big")]).is_err());
     }
 
     #[test]

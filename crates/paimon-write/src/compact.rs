@@ -114,9 +114,8 @@ impl TableCompact {
                 true,
             ) => {
                 if !drop_delete {
-                    return Err(self.unsupported(
-                        "merge-tree compaction into a level that keeps retractions",
-                    ));
+                    return Err(self
+                        .unsupported("merge-tree compaction into a level that keeps retractions"));
                 }
                 let plan = MergePlan {
                     output_level: *output_level,
@@ -177,7 +176,7 @@ impl TableCompact {
     fn read_err(&self, source: paimon_data::Error) -> Error {
         Error::Read {
             table: self.table.clone(),
-            source,
+            source: Box::new(source),
         }
     }
 
@@ -299,7 +298,8 @@ impl TableCompact {
     /// and kinds, unmerged) and merged with the table's merge engine, retractions dropped.
     fn merge_files(&self, state: &mut MergeState<'_>, files: &[usize]) -> Result<()> {
         let split = state.split;
-        let inputs: Vec<DataFileMeta> = files.iter().map(|i| split.data_files[*i].clone()).collect();
+        let inputs: Vec<DataFileMeta> =
+            files.iter().map(|i| split.data_files[*i].clone()).collect();
         let mut writer = self.writer(split, state.plan.output_level, -1);
         let result = (|| {
             let merge_err = |source| {

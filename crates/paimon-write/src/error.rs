@@ -86,9 +86,9 @@ pub enum Error {
     Read {
         /// The table location.
         table: String,
-        /// The reader's error (it names the file).
+        /// The reader's error (it names the file); boxed, it is large.
         #[source]
-        source: paimon_data::Error,
+        source: Box<paimon_data::Error>,
     },
     /// Options or schema rejected by `paimon-spec` when the writer was built.
     #[error(transparent)]

@@ -63,7 +63,11 @@ fn latest_commit_kind(table: &Path) -> String {
 fn canonical(rows: Vec<String>) -> Vec<String> {
     let mut v: Vec<String> = rows
         .iter()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap()
+                .to_string()
+        })
         .collect();
     v.sort();
     v
@@ -73,7 +77,12 @@ fn canonical(rows: Vec<String>) -> Vec<String> {
 /// and checks everything the module doc lists. `compacts` says whether the fixture has files
 /// Java's rules compact (so that a test that compacts nothing cannot pass by accident).
 fn check(rel: &str, full: bool, compacts: bool) {
-    check_table(&repo().join("fixtures/warehouse").join(rel), rel, full, compacts);
+    check_table(
+        &repo().join("fixtures/warehouse").join(rel),
+        rel,
+        full,
+        compacts,
+    );
 }
 
 fn check_table(src: &Path, rel: &str, full: bool, compacts: bool) {
@@ -93,7 +102,11 @@ fn check_table(src: &Path, rel: &str, full: bool, compacts: bool) {
     oracle(&["compact", java.to_str().unwrap()]);
 
     let after = live_levels(&mine);
-    assert_eq!(after, live_levels(&java), "{rel}: files left, ours vs Java ({said})");
+    assert_eq!(
+        after,
+        live_levels(&java),
+        "{rel}: files left, ours vs Java ({said})"
+    );
     assert_eq!(
         after != before_files,
         compacts,
@@ -101,11 +114,18 @@ fn check_table(src: &Path, rel: &str, full: bool, compacts: bool) {
     );
     if compacts {
         assert_eq!(latest_commit_kind(&mine), "COMPACT", "{rel}");
-        assert!(file_count(&after) < file_count(&before_files) || full, "{rel}");
+        assert!(
+            file_count(&after) < file_count(&before_files) || full,
+            "{rel}"
+        );
     }
     let java_rows = java_dump(&java, &[]);
     assert_eq!(java_dump(&mine, &[]), java_rows, "{rel}: Java reads ours");
-    assert_eq!(ours(&mine, &ScanArgs::default()), java_rows, "{rel}: we read ours");
+    assert_eq!(
+        ours(&mine, &ScanArgs::default()),
+        java_rows,
+        "{rel}: we read ours"
+    );
     let t = Table::open(Arc::new(LocalFileIO::new()), mine.to_str().unwrap()).unwrap();
     if !t.options().batch_scan_skip_level0() {
         assert_eq!(java_rows, before_rows, "{rel}: rows kept");
@@ -138,7 +158,8 @@ fn unaware_append_partitions_with_few_files_are_left_as_java_leaves_them() {
 /// options.
 fn six_writes(dir: &Path, options: &[&str], pk: bool) -> std::path::PathBuf {
     let t = dir.join("t");
-    let schema = r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
+    let schema =
+        r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
     let mut args = vec!["create-table", t.to_str().unwrap(), "--schema", schema];
     if pk {
         args.extend(["--primary-key", "id"]);
@@ -153,7 +174,12 @@ fn six_writes(dir: &Path, options: &[&str], pk: bool) -> std::path::PathBuf {
             .map(|i| format!("{},r{round}-{i}\n", (i * 7 + round * 3) % 25))
             .collect();
         std::fs::write(&csv, format!("id,v\n{rows}")).unwrap();
-        paimon(&["write", t.to_str().unwrap(), "--from", csv.to_str().unwrap()]);
+        paimon(&[
+            "write",
+            t.to_str().unwrap(),
+            "--from",
+            csv.to_str().unwrap(),
+        ]);
     }
     t
 }
@@ -290,7 +316,11 @@ fn compaction_racing_a_commit_that_removed_its_inputs_commits_nothing() {
     assert!(!plan.tasks.is_empty());
     let worker =
         paimon_write::TableCompact::try_new(table.file_io().clone(), ts, table.schema()).unwrap();
-    let messages: Vec<_> = plan.tasks.iter().map(|task| worker.run(task).unwrap()).collect();
+    let messages: Vec<_> = plan
+        .tasks
+        .iter()
+        .map(|task| worker.run(task).unwrap())
+        .collect();
     // Meanwhile Java compacts the same files away.
     oracle(&["compact", ts]);
     let snapshots = table.snapshots().unwrap().len();
@@ -303,7 +333,11 @@ fn compaction_racing_a_commit_that_removed_its_inputs_commits_nothing() {
         "{err}"
     );
     assert!(err.to_string().contains("no longer live"), "{err}");
-    assert_eq!(table.snapshots().unwrap().len(), snapshots, "nothing committed");
+    assert_eq!(
+        table.snapshots().unwrap().len(),
+        snapshots,
+        "nothing committed"
+    );
     assert_eq!(java_dump(&t, &[]), before);
     // Planning again finds Java's result: every bucket one run at the last level.
     let again = table.compact_planner().with_full(true).plan().unwrap();

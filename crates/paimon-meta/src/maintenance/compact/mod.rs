@@ -113,14 +113,14 @@ impl CompactPlanner {
             .collect();
         let matcher = self.partition_matcher()?;
         // Buckets in the order the manifests list them.
-        let mut buckets: Vec<((Vec<u8>, i32), Vec<LiveFile>)> = Vec::new();
-        let mut at: HashMap<(Vec<u8>, i32), usize> = HashMap::new();
+        let mut buckets: Vec<(BucketKey, Vec<LiveFile>)> = Vec::new();
+        let mut at: HashMap<BucketKey, usize> = HashMap::new();
         for f in live {
             if !matcher(&f.partition) {
                 continue;
             }
-            let partition = serialize_datums(&f.partition, &types)
-                .map_err(|e| Error::spec(table.path(), e))?;
+            let partition =
+                serialize_datums(&f.partition, &types).map_err(|e| Error::spec(table.path(), e))?;
             let key = (partition, f.bucket);
             let i = *at.entry(key.clone()).or_insert_with(|| {
                 buckets.push((key, Vec::new()));
@@ -199,12 +199,14 @@ impl CompactPlanner {
         let fields = self.table.schema().partition_fields();
         let mut spec = Vec::new();
         for (k, v) in self.partition.iter().flatten() {
-            let i = fields.iter().position(|f| &f.name == k).ok_or_else(|| {
-                Error::InvalidCommit {
-                    table: self.table.path().to_string(),
-                    reason: format!("{k:?} is not a partition column"),
-                }
-            })?;
+            let i =
+                fields
+                    .iter()
+                    .position(|f| &f.name == k)
+                    .ok_or_else(|| Error::InvalidCommit {
+                        table: self.table.path().to_string(),
+                        reason: format!("{k:?} is not a partition column"),
+                    })?;
             spec.push((i, v.clone()));
         }
         Ok(move |values: &[Datum]| {
@@ -217,8 +219,8 @@ impl CompactPlanner {
     fn deletion_index(
         &self,
         snapshot: &crate::snapshot::Snapshot,
-    ) -> Result<HashMap<(Vec<u8>, i32), Vec<DvIndexFile>>> {
-        let mut out: HashMap<(Vec<u8>, i32), Vec<DvIndexFile>> = HashMap::new();
+    ) -> Result<HashMap<BucketKey, Vec<DvIndexFile>>> {
+        let mut out: HashMap<BucketKey, Vec<DvIndexFile>> = HashMap::new();
         let Some(name) = &snapshot.index_manifest else {
             return Ok(out);
         };
@@ -238,6 +240,9 @@ impl CompactPlanner {
         Ok(out)
     }
 }
+
+/// A serialized partition and a bucket.
+type BucketKey = (Vec<u8>, i32);
 
 /// A deletion-vector index file and the data files it holds vectors of.
 #[derive(Debug)]

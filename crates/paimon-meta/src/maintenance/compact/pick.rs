@@ -158,7 +158,11 @@ pub(super) fn bucketed(files: &[FileInfo], o: &PickOptions) -> Vec<Vec<usize>> {
 /// least the compaction size without a deletion vector stay; the rest is compacted when the
 /// table has deletion vectors, else when it holds more small files than large ones and at least
 /// three files.
-pub(super) fn bucketed_full(files: &[FileInfo], o: &PickOptions, dv_table: bool) -> Vec<Vec<usize>> {
+pub(super) fn bucketed_full(
+    files: &[FileInfo],
+    o: &PickOptions,
+    dv_table: bool,
+) -> Vec<Vec<usize>> {
     if files.is_empty() || (!dv_table && files.len() < FULL_COMPACT_MIN_FILE) {
         return Vec::new();
     }
