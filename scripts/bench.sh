@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
 #
-#   scripts/bench.sh [--quick] [--reps N] [--no-doc]
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only sql]
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
@@ -16,6 +16,11 @@
 #    figure | ours | baseline | ratio | goal | met?
 # 4. Writes the table with the machine and the commands between the markers of
 #    docs/benchmarks.md (text outside the markers is kept), unless --no-doc.
+# 5. SQL (issue 12, its own markers `bench-sql`): `paimon sql` on append_big and pk_big against
+#    DataFusion reading append_big's Parquet files directly (an external table in the same
+#    `paimon sql` process) and, with BENCH_PAIMON_RUST_PY, paimon-rust 0.4's SQLContext;
+#    BENCH_BALLISTA=1 adds the same query on a local Ballista cluster of 2 executors.
+#    `--only sql` runs only these (the read figures and the planning tables are skipped).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,12 +29,14 @@ cd "$ROOT"
 QUICK=0
 REPS=""
 DOC=1
+ONLY=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --reps) REPS="$2"; shift ;;
     --no-doc) DOC=0 ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc]" >&2; exit 2 ;;
+    --only) ONLY="$2"; shift ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only sql]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -62,14 +69,14 @@ if [[ ! -f "$TABLES/.done" ]]; then
   scripts/java-oracle.sh write-bench-tables "$TABLES" --rows "$ROWS" --pk-rows "$PK_ROWS" >&2
   touch "$TABLES/.done"
 fi
-if [[ ! -f "$PLANNING/.done" ]]; then
+if [[ $ONLY != sql && ! -f "$PLANNING/.done" ]]; then
   echo "bench: writing the planning table $PLANNING ($PLAN_FILES files, $PLAN_COMMITS commits)" >&2
   rm -rf "$PLANNING"
   scripts/java-oracle.sh write-planning-table "$PLANNING" --files "$PLAN_FILES" \
     --commits "$PLAN_COMMITS" >&2
   touch "$PLANNING/.done"
 fi
-if [[ ! -f "$PLANNING_NM/.done" ]]; then
+if [[ $ONLY != sql && ! -f "$PLANNING_NM/.done" ]]; then
   echo "bench: writing $PLANNING_NM ($PLAN_FILES files, $PLAN_COMMITS unmerged manifests)" >&2
   rm -rf "$PLANNING_NM"
   scripts/java-oracle.sh write-planning-table "$PLANNING_NM" --files "$PLAN_FILES" \
@@ -85,6 +92,9 @@ if [[ -n "${BENCH_BIN_DIR:-}" ]]; then
 else
   echo "bench: building release binaries" >&2
   cargo build -q --release -p paimon-cli -p paimon-benches >&2
+  if [[ ${BENCH_BALLISTA:-0} == 1 ]]; then
+    cargo build -q --release -p paimon-cli --features ballista -p paimon-ballista >&2
+  fi
   TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/release"
 fi
 PAIMON="$TARGET/paimon"
@@ -153,6 +163,7 @@ single() {
     "${r}x throughput" ">= ${5}x" "$(ge "$r" "$5")"
 }
 
+if [[ $ONLY != sql ]]; then
 # 1. append full scan and projection, 1 thread, against the parquet crate.
 pair ours_full "$PAIMON" read "$A" --format null --threads 1 -- raw_full "$RAW" raw "$A" --threads 1
 single 1a "append_big full scan" ours_full raw_full 0.95
@@ -267,7 +278,14 @@ row "8b same, 2 threads: wall s (CPU s)" "${T[ours_many2]} (${C[ours_many2]})" \
   "${T[raw_many2]} (${C[raw_many2]})" "${R}x throughput (wall)" "< 20 s" \
   "$(le "${T[ours_many2]}" 20)"
 
+fi
+
+source "$ROOT/scripts/bench-sql.sh"
+
 # ---------------------------------------------------------------- report
+if [[ $ONLY == sql ]]; then
+  ROWS_OUT=()
+fi
 TABLE=$(
   echo "| figure | ours | baseline | ratio | goal | met? |"
   echo "|---|---|---|---|---|---|"
@@ -278,6 +296,9 @@ echo "$TABLE"
 
 if [[ $DOC == 1 ]]; then
   DOCF="$ROOT/docs/benchmarks.md"
+  write_sql_doc "$DOCF"
+fi
+if [[ $DOC == 1 && $ONLY != sql ]]; then
   CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
   MEM=$(free -g 2>/dev/null | awk '/^Mem:/ { print $2 " GB" }')
   GEN=$(

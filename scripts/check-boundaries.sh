@@ -7,6 +7,9 @@
 #   paimon-meta   never depends on paimon-data
 #   paimon-data   never depends on paimon-meta
 #   paimon-write  never depends on paimon-meta (the writers are data plane)
+#   no library crate depends on an engine crate (paimon-datafusion, paimon-ballista, paimon-cli);
+#   paimon-datafusion (an engine integration: both planes) never depends on paimon-ballista or
+#   paimon-cli
 # Prints one line per crate and exits 1 on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,11 +32,12 @@ check() {
     done
     echo "ok   $crate -> ${deps:-(none)}"
 }
-check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
-check paimon-split paimon-io paimon-meta paimon-data paimon-cli
-check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli
-check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli
-check paimon-meta paimon-data paimon-cli
-check paimon-data paimon-meta paimon-cli
-check paimon-write paimon-meta paimon-cli
+check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-data paimon-meta paimon-cli paimon-datafusion paimon-ballista
+check paimon-write paimon-meta paimon-cli paimon-datafusion paimon-ballista
+check paimon-datafusion paimon-ballista paimon-cli
 exit $fail

@@ -14,6 +14,7 @@ pub mod read_cmd;
 pub mod rows;
 pub mod scan_args;
 pub mod split_cmd;
+pub mod sql_cmd;
 pub mod table_cmd;
 pub mod write_cmd;
 

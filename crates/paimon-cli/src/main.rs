@@ -4,7 +4,8 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, table_cmd, write_cmd,
+    compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd, table_cmd,
+    write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -49,6 +50,8 @@ enum Command {
     Write(write_cmd::WriteArgs),
     /// Commit message files written by `write --prepare-only`.
     Commit(write_cmd::CommitArgs),
+    /// Run SQL over a warehouse (DataFusion; tables are `db.table`).
+    Sql(sql_cmd::SqlArgs),
 }
 
 fn main() {
@@ -96,5 +99,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::Write(a) => write_cmd::write(a),
         Command::Commit(a) => write_cmd::commit(a),
+        Command::Sql(a) => sql_cmd::sql(a),
     }
 }

@@ -451,7 +451,7 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     write_output(&a.output, &schema, &batches, &fields)
 }
 
-fn write_output(
+pub(crate) fn write_output(
     o: &OutputArgs,
     schema: &SchemaRef,
     batches: &[RecordBatch],

@@ -1,1 +1,41 @@
 //! # paimon-datafusion: Paimon tables in DataFusion
+//!
+//! An engine integration: it plans with the control plane (`paimon-meta`) and reads with the
+//! data plane (`paimon-data`), and the two meet in [`PaimonScanExec`] only through Java
+//! `DataSplit` bytes, so a physical plan can be shipped to other processes (Ballista) as is.
+//!
+//! - [`PaimonTableProvider`]: one table at one snapshot / tag / time / branch ([`ScanSpec`]);
+//!   projection, filter and limit pushdown, statistics from the manifests;
+//! - [`PaimonScanExec`]: one DataFusion partition per group of splits; each partition reads
+//!   its splits on a thread of its own, never on DataFusion's async threads;
+//! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, with
+//!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
+//! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings
+//!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`.
+//!
+//! ```no_run
+//! # async fn demo() -> datafusion::error::Result<()> {
+//! let ctx = paimon_datafusion::sql::session("fixtures/warehouse")?;
+//! let df = paimon_datafusion::sql::query(&ctx, "SELECT count(*) FROM pk.dedup_uncompacted").await?;
+//! df.show().await?;
+//! # Ok(()) }
+//! ```
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod catalog;
+mod error;
+pub mod exec;
+pub mod pushdown;
+pub mod scan_spec;
+pub mod sql;
+mod stats;
+pub mod system;
+pub mod table;
+
+pub use catalog::PaimonCatalogProvider;
+pub use exec::{PaimonScanExec, ScanNode};
+pub use scan_spec::{ScanSpec, TableName};
+pub use table::PaimonTableProvider;

@@ -18,4 +18,5 @@ mod projection;
 mod projection_ids;
 mod skips;
 mod split_rules;
+mod sql;
 mod write_cmd;

@@ -233,3 +233,88 @@ fn java_reads_a_table_we_created_and_committed() {
     );
     assert_eq!(dump(p), dump(&src));
 }
+
+/// `(id, "java-<id>")` rows in Java's dump encoding, sorted as `dump --sort` sorts them.
+fn java_rows(ids: impl IntoIterator<Item = i64>) -> Vec<String> {
+    let mut rows: Vec<String> = ids
+        .into_iter()
+        .map(|i| format!("{{\"id\":{i},\"v\":\"java-{i}\"}}"))
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Java writes rows and serializes its `prepareCommit()` messages (CommitMessageSerializer,
+/// version 11) without committing; our committer decodes and commits those bytes, exactly once
+/// per commit user and identifier; Java reads the rows, then commits its own write on top, and
+/// we commit another batch of Java's messages after that.
+#[test]
+fn we_commit_the_commit_messages_java_prepared() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().to_str().unwrap();
+    let catalog = paimon_meta::Catalog::new(Arc::new(paimon_io::LocalFileIO::new()), warehouse);
+    let schema = paimon_spec::schema::TableSchema::from_json(&serde_json::json!({
+        "version": 3, "id": 0,
+        "fields": [
+            {"id": 0, "name": "id", "type": "BIGINT NOT NULL"},
+            {"id": 1, "name": "v", "type": "STRING"}
+        ],
+        "highestFieldId": 1, "partitionKeys": [], "primaryKeys": ["id"],
+        "options": {"bucket": "2"}
+    }))
+    .unwrap();
+    let t = catalog.create_table("db", "t", schema, false).unwrap();
+    let p = Path::new(t.path()).to_path_buf();
+    let prepare = |out: &Path, from: i64, to: i64, java_commits: bool| -> Vec<CommitMessage> {
+        let line = oracle(&[
+            "prepare-messages",
+            p.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+            "--commit",
+            &java_commits.to_string(),
+        ]);
+        let info: Value = serde_json::from_str(&line[0]).unwrap();
+        let version = i32::try_from(info["version"].as_i64().unwrap()).unwrap();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        assert_eq!(files.len() as u64, info["messages"].as_u64().unwrap());
+        files
+            .iter()
+            .map(|f| {
+                paimon_split::commit::decode_commit_message(&std::fs::read(f).unwrap(), version)
+                    .unwrap()
+            })
+            .collect()
+    };
+    let first = prepare(&dir.path().join("m1"), 0, 30, false);
+    assert!(
+        first.len() >= 2,
+        "two buckets, one message each: {}",
+        first.len()
+    );
+    assert_eq!(t.new_commit("rust").commit(7, &first).unwrap(), vec![1]);
+    // the same messages under the same user and identifier are not applied twice
+    assert_eq!(
+        t.new_commit("rust").commit(7, &first).unwrap(),
+        Vec::<i64>::new()
+    );
+    assert_eq!(dump(&p), java_rows(0..30));
+
+    // Java commits a write of its own on top, then we commit more of Java's messages (ids
+    // 35..45 overlap Java's 30..40 with equal rows), then Java compacts what we committed
+    prepare(&dir.path().join("m2"), 30, 40, true);
+    let third = prepare(&dir.path().join("m3"), 35, 45, false);
+    let t = open(&p);
+    assert_eq!(t.new_commit("rust").commit(8, &third).unwrap(), vec![3]);
+    assert_eq!(dump(&p), java_rows(0..45));
+    oracle(&["compact", p.to_str().unwrap()]);
+    assert_eq!(dump(&p), java_rows(0..45));
+    assert_eq!(open(&p).snapshots().unwrap().len(), 4);
+}

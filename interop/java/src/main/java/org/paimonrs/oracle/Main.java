@@ -24,6 +24,7 @@ public final class Main {
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
                     "  dump-tables LIST_FILE   (lines: TABLE_PATH<TAB>OUT_DIR)",
                     "  decode-commit-messages message|list|versioned|committable FILE [VERSION]",
+                    "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -79,6 +80,9 @@ public final class Main {
                     break;
                 case "decode-commit-messages":
                     CommitMessages.decode(Args.parse(rest), out);
+                    break;
+                case "prepare-messages":
+                    PrepareMessages.prepare(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);

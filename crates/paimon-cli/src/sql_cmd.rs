@@ -1,0 +1,155 @@
+//! `paimon sql WAREHOUSE [QUERY]`: SQL over a warehouse with DataFusion (paimon-datafusion).
+//! The warehouse is the default catalog, so tables are `db.table`; without QUERY, the
+//! statements come from stdin, separated by `;`, each result printed in turn.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use clap::Args;
+use datafusion::prelude::SessionContext;
+use paimon_spec::types::DataField;
+
+use crate::create_cmd::paimon_type_of;
+use crate::read_cmd::{write_output, Format, LateMode, OutputArgs};
+
+/// `paimon sql WAREHOUSE [QUERY]`.
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// Warehouse directory (`<warehouse>/<db>.db/<table>`).
+    pub warehouse: String,
+    /// One SQL statement; read statements from stdin when absent.
+    pub query: Option<String>,
+    /// Output format (`null` prints only the row count).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write here instead of stdout (required for parquet and arrow).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Partitions a scan is split into (default: the cores available).
+    #[arg(long = "target-partitions")]
+    pub target_partitions: Option<usize>,
+    /// Run on a Ballista cluster: `df://HOST:PORT` of its scheduler (needs the `ballista`
+    /// feature of paimon-cli).
+    #[arg(long)]
+    pub scheduler: Option<String>,
+}
+
+/// Runs `a`.
+///
+/// # Errors
+/// Bad SQL, unknown tables or columns, and read errors, as one message.
+pub fn sql(a: SqlArgs) -> Result<()> {
+    let text = match &a.query {
+        Some(q) => q.clone(),
+        None => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("cannot read SQL from stdin")?;
+            s
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let ctx = session(&a).await?;
+        let statements = paimon_datafusion::sql::parse(&text).map_err(one_line)?;
+        if statements.is_empty() {
+            bail!("no SQL statement given");
+        }
+        if statements.len() > 1 && matches!(a.format, Format::Parquet | Format::Arrow) {
+            bail!(
+                "--format {:?} writes one result: give one statement",
+                a.format
+            );
+        }
+        for s in statements {
+            let df = paimon_datafusion::sql::run(&ctx, s)
+                .await
+                .map_err(one_line)?;
+            let schema: SchemaRef = std::sync::Arc::new(df.schema().as_arrow().clone());
+            let batches: Vec<RecordBatch> = df.collect().await.map_err(one_line)?;
+            print_result(&a, &schema, &batches)?;
+        }
+        Ok(())
+    })
+}
+
+/// `e` on one line: DataFusion's messages may span several (the CLI reports one line).
+fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
+    let text = e.to_string();
+    anyhow!(
+        "{}",
+        text.split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+/// The session: local, or a Ballista client when `--scheduler` is given.
+async fn session(a: &SqlArgs) -> Result<SessionContext> {
+    if let Some(url) = &a.scheduler {
+        return remote_session(url, &a.warehouse).await;
+    }
+    let mut config = datafusion::prelude::SessionConfig::new();
+    if let Some(n) = a.target_partitions {
+        if n == 0 {
+            bail!("--target-partitions must be above zero");
+        }
+        config = config.with_target_partitions(n);
+    }
+    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
+}
+
+#[cfg(feature = "ballista")]
+async fn remote_session(url: &str, warehouse: &str) -> Result<SessionContext> {
+    paimon_ballista::remote_session(url, warehouse)
+        .await
+        .map_err(|e| one_line(format!("{url}: {e}")))
+}
+
+#[cfg(not(feature = "ballista"))]
+async fn remote_session(url: &str, _warehouse: &str) -> Result<SessionContext> {
+    bail!("--scheduler {url}: this paimon was built without the `ballista` feature (cargo build -p paimon-cli --features ballista)")
+}
+
+/// Prints one statement's result; JSON lines in the oracle's row encoding when every column
+/// has a Paimon type, as `paimon read` prints them.
+fn print_result(a: &SqlArgs, schema: &SchemaRef, batches: &[RecordBatch]) -> Result<()> {
+    let fields = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let ty = paimon_type_of(f).with_context(|| {
+                format!("result column '{}' has no JSON row encoding", f.name())
+            })?;
+            Ok(DataField::new(
+                i32::try_from(i).unwrap_or(i32::MAX),
+                f.name(),
+                ty,
+            ))
+        })
+        .collect::<Result<Vec<_>>>();
+    let fields = match (a.format, fields) {
+        (Format::Jsonl, Err(e)) => return Err(e),
+        (_, f) => f.unwrap_or_default(),
+    };
+    let output = OutputArgs {
+        format: a.format,
+        out: a.out.clone(),
+        limit: None,
+        batch_size: None,
+        threads: None,
+        memory_budget: None,
+        late_materialization: LateMode::Auto,
+    };
+    write_output(&output, schema, batches, &fields)
+}

@@ -1,0 +1,196 @@
+//! [`PaimonCatalogProvider`]: a filesystem warehouse as a DataFusion catalog. Databases are
+//! the `<db>.db` directories, tables the directories in them holding a `schema` directory
+//! (Java `FileSystemCatalog`). Table names take Java's suffixes ([`TableName`]).
+//!
+//! Tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live in the catalog's
+//! memory for its lifetime, beside the warehouse's tables; nothing is written to the warehouse.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+use async_trait::async_trait;
+use datafusion::catalog::{CatalogProvider, SchemaProvider};
+use datafusion::datasource::TableProvider;
+use datafusion::error::{DataFusionError, Result};
+use paimon_io::{file_io_for, FileIORef};
+use paimon_meta::Catalog;
+
+use crate::error::df_err;
+use crate::scan_spec::TableName;
+use crate::system::system_table;
+use crate::table::{off_runtime, PaimonTableProvider};
+
+/// A warehouse directory (any FileIO scheme) as a catalog of databases.
+#[derive(Debug, Clone)]
+pub struct PaimonCatalogProvider {
+    warehouse: String,
+    catalog: Catalog,
+    session_tables: SessionTables,
+}
+
+/// Per database, the tables the session created.
+type SessionTables = Arc<RwLock<HashMap<String, BTreeMap<String, Arc<dyn TableProvider>>>>>;
+
+impl PaimonCatalogProvider {
+    /// The catalog of `warehouse`.
+    ///
+    /// # Errors
+    /// When no storage serves the warehouse's scheme.
+    pub fn new(warehouse: &str) -> Result<Self> {
+        let warehouse = warehouse.trim_end_matches('/').to_string();
+        let io = file_io_for(&warehouse).map_err(|e| df_err(&warehouse, e))?;
+        Ok(Self::with_io(io, &warehouse))
+    }
+
+    /// The catalog of `warehouse` on storage `io`.
+    pub fn with_io(io: FileIORef, warehouse: &str) -> Self {
+        PaimonCatalogProvider {
+            warehouse: warehouse.trim_end_matches('/').to_string(),
+            catalog: Catalog::new(io, warehouse),
+            session_tables: SessionTables::default(),
+        }
+    }
+
+    /// The warehouse directory.
+    pub fn warehouse(&self) -> &str {
+        &self.warehouse
+    }
+
+    /// The provider of `db.name` (with its suffixes), `None` when there is no such table.
+    ///
+    /// # Errors
+    /// When the name is malformed or the table cannot be read.
+    pub fn table_provider(&self, db: &str, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(t) = self.session_table(db, name) {
+            return Ok(Some(t));
+        }
+        let parsed = TableName::parse(name)?;
+        let path = self.catalog.table_path(db, &parsed.table);
+        let io = self.catalog.file_io();
+        let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
+        if !io.exists(&schema_dir).map_err(|e| df_err(&path, e))? {
+            return Ok(None);
+        }
+        match parsed.system.as_deref() {
+            None | Some("audit_log" | "row_tracking") => Ok(Some(Arc::new(
+                PaimonTableProvider::open_io(Arc::clone(io), &path, parsed.spec)?,
+            ))),
+            Some(system) => system_table(&path, parsed.spec.branch.as_deref(), system)?
+                .map(Some)
+                .ok_or_else(|| df_err(&path, format!("no system table '{system}'"))),
+        }
+    }
+}
+
+impl PaimonCatalogProvider {
+    fn session_table(&self, db: &str, name: &str) -> Option<Arc<dyn TableProvider>> {
+        let tables = self.session_tables.read().ok()?;
+        tables.get(db)?.get(name).cloned()
+    }
+
+    fn session_table_names(&self, db: &str) -> Vec<String> {
+        self.session_tables
+            .read()
+            .ok()
+            .and_then(|t| t.get(db).map(|m| m.keys().cloned().collect()))
+            .unwrap_or_default()
+    }
+}
+
+impl CatalogProvider for PaimonCatalogProvider {
+    fn schema_names(&self) -> Vec<String> {
+        let mut names = self.catalog.list_databases().unwrap_or_default();
+        if let Ok(t) = self.session_tables.read() {
+            names.extend(t.keys().filter(|k| !k.is_empty()).cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        let path = self.catalog.database_path(name);
+        // `default` always exists, so unqualified names and session tables have a home.
+        let exists = name == "default"
+            || matches!(self.catalog.file_io().exists(&path), Ok(true))
+            || !self.session_table_names(name).is_empty();
+        exists.then(|| {
+            Arc::new(PaimonSchemaProvider {
+                catalog: self.clone(),
+                database: name.to_string(),
+            }) as Arc<dyn SchemaProvider>
+        })
+    }
+}
+
+/// One database of a [`PaimonCatalogProvider`].
+#[derive(Debug, Clone)]
+pub struct PaimonSchemaProvider {
+    catalog: PaimonCatalogProvider,
+    database: String,
+}
+
+#[async_trait]
+impl SchemaProvider for PaimonSchemaProvider {
+    fn table_names(&self) -> Vec<String> {
+        let mut names = self
+            .catalog
+            .catalog
+            .list_tables(&self.database)
+            .unwrap_or_default();
+        names.extend(self.catalog.session_table_names(&self.database));
+        names
+    }
+
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        if self.table_exist(&name) {
+            return Err(DataFusionError::Plan(format!(
+                "table '{}.{name}' exists already",
+                self.database
+            )));
+        }
+        let mut tables = self
+            .catalog
+            .session_tables
+            .write()
+            .map_err(|_| DataFusionError::Internal("session tables lock poisoned".into()))?;
+        Ok(tables
+            .entry(self.database.clone())
+            .or_default()
+            .insert(name, table))
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let mut tables = self
+            .catalog
+            .session_tables
+            .write()
+            .map_err(|_| DataFusionError::Internal("session tables lock poisoned".into()))?;
+        Ok(tables.get_mut(&self.database).and_then(|m| m.remove(name)))
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let this = self.clone();
+        let name = name.to_string();
+        off_runtime(move || this.catalog.table_provider(&this.database, &name)).await
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        if self.catalog.session_table(&self.database, name).is_some() {
+            return true;
+        }
+        let Ok(parsed) = TableName::parse(name) else {
+            return false;
+        };
+        let path = self
+            .catalog
+            .catalog
+            .table_path(&self.database, &parsed.table);
+        let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
+        matches!(self.catalog.catalog.file_io().exists(&schema_dir), Ok(true))
+    }
+}

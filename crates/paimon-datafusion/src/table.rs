@@ -1,0 +1,286 @@
+//! [`PaimonTableProvider`]: one Paimon table as a DataFusion table.
+//!
+//! `scan` plans with the control plane (off DataFusion's async threads), with the filters
+//! that translate ([`crate::pushdown`]) pruning partitions, buckets and files, then deals the
+//! splits into partitions of about equal bytes and hands them to [`PaimonScanExec`] as Java
+//! split bytes.
+
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
+use paimon_data::SplitReader;
+use paimon_io::{file_io_for, FileIORef};
+use paimon_meta::{Plan, Table};
+use paimon_spec::predicate::Predicate;
+use paimon_spec::schema::TableSchemaRef;
+use paimon_split::{DataSplit, Split};
+
+use crate::error::df_err;
+use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode, ROWKIND};
+use crate::pushdown::{pushdown_kind, translate_all};
+use crate::scan_spec::ScanSpec;
+use crate::stats::{scan_statistics, ScanFacts};
+
+/// One Paimon table at the snapshot, tag, time or branch of its [`ScanSpec`].
+#[derive(Debug, Clone)]
+pub struct PaimonTableProvider {
+    path: String,
+    io: FileIORef,
+    table: Table,
+    spec: ScanSpec,
+    /// The schema rows are read with (the selected snapshot's for time travel).
+    rows_schema: TableSchemaRef,
+    arrow: SchemaRef,
+}
+
+impl PaimonTableProvider {
+    /// The table at `path`, latest snapshot of its main branch.
+    ///
+    /// # Errors
+    /// When the table cannot be opened.
+    pub fn open(path: &str) -> Result<Self> {
+        Self::open_with(path, ScanSpec::default())
+    }
+
+    /// The table at `path` as `spec` selects it.
+    ///
+    /// # Errors
+    /// When the table, branch, snapshot or tag does not exist.
+    pub fn open_with(path: &str, spec: ScanSpec) -> Result<Self> {
+        let path = path.trim_end_matches('/').to_string();
+        let io = file_io_for(&path).map_err(|e| df_err(&path, e))?;
+        Self::open_io(io, &path, spec)
+    }
+
+    /// As [`PaimonTableProvider::open_with`] on storage `io`.
+    ///
+    /// # Errors
+    /// As [`PaimonTableProvider::open_with`].
+    pub fn open_io(io: FileIORef, path: &str, spec: ScanSpec) -> Result<Self> {
+        let mut table = Table::open(Arc::clone(&io), path).map_err(|e| df_err(path, e))?;
+        if let Some(b) = &spec.branch {
+            table = table.with_branch(b).map_err(|e| df_err(path, e))?;
+        }
+        let rows_schema = spec
+            .apply(table.scan())?
+            .rows_schema()
+            .map_err(|e| df_err(path, e))?;
+        let mut reader = SplitReader::builder(Arc::clone(&io))
+            .with_schema_id(rows_schema.id)
+            .with_row_kind(spec.with_row_kind);
+        if spec.with_row_tracking {
+            if !table.options().row_tracking_enabled {
+                return Err(df_err(
+                    path,
+                    "the table does not track rows (row-tracking.enabled is false): no $row_tracking",
+                ));
+            }
+            reader = reader.with_projection(row_tracking_columns(&rows_schema));
+        }
+        if let Some(b) = &spec.branch {
+            reader = reader.with_branch(b.clone());
+        }
+        let arrow = reader
+            .build()
+            .output_schema(path)
+            .map_err(|e| df_err(path, e))?;
+        Ok(PaimonTableProvider {
+            path: path.to_string(),
+            io,
+            table,
+            spec,
+            rows_schema,
+            arrow: Arc::new(rename_row_kind(&arrow)),
+        })
+    }
+
+    /// The table directory.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// What the provider reads.
+    pub fn spec(&self) -> &ScanSpec {
+        &self.spec
+    }
+
+    /// The Paimon schema the rows are read with.
+    pub fn table_schema(&self) -> &TableSchemaRef {
+        &self.rows_schema
+    }
+
+    /// Plans the scan with `filter` (blocking I/O: call it off async threads).
+    fn plan(&self, filter: Option<&Predicate>) -> Result<Plan> {
+        let mut scan = self.spec.apply(self.table.scan())?;
+        if let Some(p) = filter {
+            scan = scan.with_filter(p.clone());
+        }
+        scan.plan().map_err(|e| df_err(&self.path, e))
+    }
+
+    /// The scan node for `plan` read into `partitions` partitions.
+    fn scan_exec(
+        &self,
+        plan: &Plan,
+        projection: Option<Vec<String>>,
+        predicate: Option<Predicate>,
+        limit: Option<usize>,
+        partitions: usize,
+    ) -> Result<PaimonScanExec> {
+        let rows_narrowed = predicate.is_some() || limit.is_some() || self.spec.with_row_kind;
+        let groups = deal(plan.wire_splits(), partitions.max(1));
+        let mut encoded = Vec::with_capacity(groups.len());
+        for g in groups {
+            let mut bytes = Vec::with_capacity(g.len());
+            for s in &g {
+                // DataSplit v9 dropped the before files of incremental splits; v8 is the last
+                // version that carries them (Java `DataSplit.serialize`).
+                let version = match s.files_split() {
+                    Some(d) if !d.before_files.is_empty() || d.before_deletion_files.is_some() => 8,
+                    _ => paimon_split::CURRENT_VERSION,
+                };
+                bytes.push(
+                    paimon_split::encode_frame(s, version).map_err(|e| df_err(&self.path, e))?,
+                );
+            }
+            encoded.push(bytes);
+        }
+        let node = ScanNode {
+            table_path: self.path.clone(),
+            branch: self.spec.branch.clone(),
+            schema_id: self.rows_schema.id,
+            projection,
+            predicate,
+            limit,
+            with_row_kind: self.spec.with_row_kind,
+            partitions: encoded,
+        };
+        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io)))?;
+        let facts = ScanFacts {
+            splits: &plan.splits,
+            schema: &self.rows_schema,
+            rows_narrowed,
+        };
+        let stats = scan_statistics(&facts, &exec.schema());
+        Ok(exec.with_statistics(stats))
+    }
+}
+
+/// The columns of `t$row_tracking`: the table's, then `_ROW_ID` and `_SEQUENCE_NUMBER`
+/// (Java `SpecialFields.rowTypeWithRowTracking`).
+fn row_tracking_columns(schema: &TableSchemaRef) -> Vec<String> {
+    schema
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .chain([ROW_ID.to_string(), SEQUENCE_NUMBER.to_string()])
+        .collect()
+}
+
+/// `splits` dealt into at most `n` groups of about equal bytes (largest first, each to the
+/// lightest group), keeping every group non-empty; one empty group for no splits.
+fn deal(splits: Vec<Split>, n: usize) -> Vec<Vec<Split>> {
+    let weight = |s: &Split| -> i64 {
+        s.files_split().map_or(1, |d: &DataSplit| {
+            d.data_files.iter().map(|f| f.file_size.max(1)).sum()
+        })
+    };
+    let mut weighted: Vec<(i64, Split)> = splits.into_iter().map(|s| (weight(&s), s)).collect();
+    weighted.sort_by(|a, b| b.0.cmp(&a.0));
+    let n = n.min(weighted.len()).max(1);
+    let mut groups: Vec<(i64, Vec<Split>)> = (0..n).map(|_| (0, Vec::new())).collect();
+    for (w, s) in weighted {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 = g.0.saturating_add(w);
+            g.1.push(s);
+        }
+    }
+    groups.into_iter().map(|g| g.1).collect()
+}
+
+/// Runs blocking `f` on the runtime's blocking threads when there is a runtime.
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) => h
+            .spawn_blocking(f)
+            .await
+            .map_err(|e| DataFusionError::Execution(format!("planning task failed: {e}")))?,
+        Err(_) => f(),
+    }
+}
+
+#[async_trait]
+impl TableProvider for PaimonTableProvider {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.arrow)
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                // The audit log keeps deleted rows: a filter on it must see them, which the
+                // reader does; but its `rowkind` column is not a Paimon column.
+                pushdown_kind(f, &self.rows_schema)
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        // `t$row_tracking` reads its extra columns only when asked for by name.
+        let all_columns: Vec<usize> = (0..self.arrow.fields().len()).collect();
+        let names = match projection.or(self.spec.with_row_tracking.then_some(&all_columns)) {
+            Some(p) => Some(
+                p.iter()
+                    .map(|i| {
+                        self.arrow
+                            .fields()
+                            .get(*i)
+                            .map(|f| f.name().clone())
+                            .ok_or_else(|| {
+                                DataFusionError::Internal(format!(
+                                    "{}: no column {i} in the table's schema",
+                                    self.path
+                                ))
+                            })
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            None => None,
+        };
+        debug_assert!(names
+            .as_ref()
+            .is_none_or(|n| n.iter().filter(|c| *c == ROWKIND).count() <= 1));
+        let predicate = translate_all(filters, &self.rows_schema);
+        let partitions = state.config().target_partitions();
+        let this = self.clone();
+        let exec = off_runtime(move || {
+            let plan = this.plan(predicate.as_ref())?;
+            this.scan_exec(&plan, names, predicate, limit, partitions)
+        })
+        .await?;
+        Ok(Arc::new(exec))
+    }
+}

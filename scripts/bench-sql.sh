@@ -1,0 +1,134 @@
+# SQL figures of scripts/bench.sh (issue 12); sourced by it after the read figures, with its
+# helpers (run, pair, div, ge, field), tables ($TABLES) and binaries ($PAIMON, $TARGET) set.
+# Writes its own section of docs/benchmarks.md (markers bench-sql) through write_sql_doc.
+
+SQL_ROWS=()
+sql_row() { SQL_ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
+
+# A warehouse whose database `bench` is the benchmark tables' directory.
+SQL_WH="$BENCH/sql-warehouse-$(basename "$TABLES")"
+mkdir -p "$SQL_WH"
+ln -sfn "$TABLES" "$SQL_WH/bench.db"
+
+GROUP_BY="SELECT p, count(*), sum(d1), avg(i1) FROM bench.append_big GROUP BY p ORDER BY p"
+SEL_ID=$(( ROWS / 100 ))
+SELECTIVE="SELECT count(*), sum(d1) FROM bench.append_big WHERE id < $SEL_ID"
+PK_COUNT="SELECT count(*) FROM bench.pk_big"
+PK_GROUP="SELECT v1 % 10, count(*), sum(v2) FROM bench.pk_big GROUP BY v1 % 10 ORDER BY 1"
+
+# DataFusion's own Parquet reader over the same files: every data file of append_big (written
+# once by Java, never compacted, so the files on disk are exactly the live ones).
+raw_sql() {
+  printf "CREATE EXTERNAL TABLE raw STORED AS PARQUET LOCATION '%s/';\n%s;\n" \
+    "$TABLES/append_big" "${1//bench.append_big/raw}"
+}
+
+# paimon-rust 0.4 (pypaimon-rust's SQLContext, DataFusion inside): one process per run.
+PRS_CODE='
+import sys
+from pypaimon_rust.datafusion import SQLContext
+ctx = SQLContext()
+ctx.register_catalog("paimon", {"warehouse": sys.argv[1]})
+ctx.set_current_catalog("paimon")
+rows = sum(b.num_rows for b in ctx.sql(sys.argv[2]))
+print(f"rows={rows}")
+'
+
+sql_pair() { # NAME QUERY: ours vs DataFusion-on-Parquet (when RAW=1) vs paimon-rust
+  local name="$1" q="$2" with_raw="$3"
+  for ((i = 0; i < REPS; i++)); do
+    run "sql_$name" "$PAIMON" sql "$SQL_WH" "$q" --format null
+    if [[ $with_raw == 1 ]]; then
+      run "df_$name" bash -c 'raw_sql "$1" | "$2" sql "$3" --format null' _ "$q" "$PAIMON" "$SQL_WH"
+    fi
+    if [[ -n "${BENCH_PAIMON_RUST_PY:-}" ]]; then
+      run "prs_$name" "$BENCH_PAIMON_RUST_PY" -c "$PRS_CODE" "$SQL_WH" "$q"
+    fi
+  done
+}
+export -f raw_sql
+export TABLES
+
+sql_pair group_by "$GROUP_BY" 1
+sql_pair selective "$SELECTIVE" 1
+sql_pair pk_count "$PK_COUNT" 0
+sql_pair pk_group "$PK_GROUP" 0
+
+sql_vs_df() { # LABEL NAME GOAL: throughput ratio against DataFusion on the Parquet files
+  local r; r=$(div "${T[df_$2]}" "${T[sql_$2]}")
+  sql_row "$1: wall s" "${T[sql_$2]}" "${T[df_$2]} (DataFusion on the Parquet files)" \
+    "${r}x its speed" ">= ${3}x" "$(ge "$r" "$3")"
+}
+sql_vs_prs() { # LABEL NAME GOAL
+  [[ -z "${BENCH_PAIMON_RUST_PY:-}" ]] && return
+  local r; r=$(div "${T[prs_$2]}" "${T[sql_$2]}")
+  sql_row "$1: wall s" "${T[sql_$2]}" "${T[prs_$2]} (paimon-rust 0.4 SQLContext)" \
+    "${r}x faster" ">= ${3}x" "$(ge "$r" "$3")"
+}
+sql_vs_df "9a append_big group by p" group_by 0.95
+sql_vs_prs "9a' same" group_by 1.5
+sql_vs_df "9b append_big 'id < $SEL_ID' (1%)" selective 0.95
+sql_vs_prs "9b' same" selective 1.5
+sql_row "9c pk_big count(*) (merged rows): wall s" "${T[sql_pk_count]}" "${T[prs_pk_count]:--}" \
+  "$([[ -n ${T[prs_pk_count]:-} ]] && echo "$(div "${T[prs_pk_count]}" "${T[sql_pk_count]}")x faster" || echo -)" \
+  ">= 2x paimon-rust" "$([[ -n ${T[prs_pk_count]:-} ]] && ge "$(div "${T[prs_pk_count]}" "${T[sql_pk_count]}")" 2 || echo -)"
+sql_row "9d pk_big group by v1 % 10: wall s" "${T[sql_pk_group]}" "${T[prs_pk_group]:--}" \
+  "$([[ -n ${T[prs_pk_group]:-} ]] && echo "$(div "${T[prs_pk_group]}" "${T[sql_pk_group]}")x faster" || echo -)" \
+  ">= 2x paimon-rust" "$([[ -n ${T[prs_pk_group]:-} ]] && ge "$(div "${T[prs_pk_group]}" "${T[sql_pk_group]}")" 2 || echo -)"
+
+# Ballista: a scheduler and 2 executors on loopback, the group-by through them.
+if [[ ${BENCH_BALLISTA:-0} == 1 ]]; then
+  BAL="$TARGET/paimon-ballista"
+  SPORT=50150; E1=50151; E2=50152
+  "$BAL" scheduler --bind "127.0.0.1:$SPORT" >"$BENCH/ballista-scheduler.log" 2>&1 &
+  BPIDS=($!)
+  sleep 2
+  for e in $E1 $E2; do
+    "$BAL" executor --scheduler "127.0.0.1:$SPORT" --bind "127.0.0.1:$e" >"$BENCH/ballista-$e.log" 2>&1 &
+    BPIDS+=($!)
+  done
+  sleep 3
+  for ((i = 0; i < REPS; i++)); do
+    run bal_group_by "$PAIMON" sql --scheduler "df://127.0.0.1:$SPORT" "$SQL_WH" "$GROUP_BY" --format null
+  done
+  kill "${BPIDS[@]}" 2>/dev/null || true
+  wait "${BPIDS[@]}" 2>/dev/null || true
+  sql_row "9e append_big group by p on Ballista (2 executors, this machine): wall s" \
+    "${T[bal_group_by]}" "${T[sql_group_by]} (local)" \
+    "$(div "${T[sql_group_by]}" "${T[bal_group_by]}")x local speed" "-" "-"
+fi
+
+write_sql_doc() {
+  local docf="$1" gen table
+  table=$(
+    echo "| figure | ours | baseline | ratio | goal | met? |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${SQL_ROWS[@]}"
+  )
+  gen=$(
+    echo "<!-- bench-sql:begin (written by scripts/bench.sh; edit outside the markers) -->"
+    echo
+    echo "Last run: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (+ local changes)'), \`scripts/bench.sh$([[ $QUICK == 1 ]] && echo ' --quick') --reps $REPS${ONLY:+ --only $ONLY}\`;"
+    echo "load average at the start: $LOAD. Best wall time of $REPS runs, each a process of its own (session setup, planning and reading included)."
+    echo "append_big $ROWS rows, pk_big $PK_ROWS rows, as in the read figures."
+    echo
+    echo "$table"
+    echo
+    echo '```'
+    echo "paimon sql WH \"$GROUP_BY\" --format null                         # ours"
+    echo "paimon sql WH <<< \"CREATE EXTERNAL TABLE raw STORED AS PARQUET LOCATION 'append_big/'; <same query on raw>\"   # DataFusion's Parquet reader"
+    echo "python -c 'SQLContext().register_catalog(\"paimon\", {\"warehouse\": WH}); ctx.sql(Q)'         # paimon-rust 0.4 (pypaimon-rust)"
+    echo '```'
+    echo
+    echo "<!-- bench-sql:end -->"
+  )
+  if grep -q '<!-- bench-sql:begin' "$docf"; then
+    awk -v gen="$gen" '
+      /<!-- bench-sql:begin/ { print gen; skip = 1; next }
+      /<!-- bench-sql:end/ { skip = 0; next }
+      !skip { print }
+    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
+  else
+    { echo; echo "## SQL"; echo; echo "$gen"; } >>"$docf"
+  fi
+}
