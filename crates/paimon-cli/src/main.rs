@@ -4,7 +4,8 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd, table_cmd, write_cmd,
+    compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd, table_cmd,
+    write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -35,6 +36,8 @@ enum Command {
     Read(read_cmd::ReadArgs),
     /// Read split files (the worker command).
     ReadSplit(read_cmd::ReadSplitArgs),
+    /// Compact a table's files (Java's compaction pickers) and commit a COMPACT snapshot.
+    Compact(compact_cmd::CompactArgs),
     /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
     ExpireSnapshots(maintenance_cmd::ExpireArgs),
     /// Remove files no snapshot, tag, branch or changelog uses (Java `LocalOrphanFilesClean`).
@@ -90,6 +93,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Read(a) => read_cmd::read(a),
         Command::ReadSplit(a) => read_cmd::read_split(a),
         Command::CompareRows(a) => read_cmd::compare_rows(a),
+        Command::Compact(a) => compact_cmd::compact(a),
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),
         Command::CreateTable(a) => create_cmd::create_table(a),

@@ -203,7 +203,7 @@ fn commit_in(path: &str, a: &CommitArgs) -> Result<()> {
     Ok(())
 }
 
-fn open(path: &str) -> Result<Table> {
+pub(crate) fn open(path: &str) -> Result<Table> {
     let io = file_io_for(path).map_err(|e| anyhow!("{e}"))?;
     Table::open(io, path).map_err(|e| anyhow!("{e}"))
 }
@@ -227,7 +227,10 @@ fn restored_sequences(table: &Table) -> Result<Vec<(Vec<u8>, i32, i64)>> {
 }
 
 /// `k=v,k2=v2` typed by the partition columns.
-fn partition_spec(text: &str, schema: &paimon_spec::schema::TableSchema) -> Result<PartitionSpec> {
+pub(crate) fn partition_spec(
+    text: &str,
+    schema: &paimon_spec::schema::TableSchema,
+) -> Result<PartitionSpec> {
     let mut spec = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part
@@ -274,7 +277,7 @@ fn write_message_files(
     Ok(out)
 }
 
-fn describe_snapshots(ids: &[i64]) -> String {
+pub(crate) fn describe_snapshots(ids: &[i64]) -> String {
     match ids {
         [] => "no snapshot (nothing to commit)".into(),
         [one] => format!("committed snapshot {one}"),
@@ -288,7 +291,7 @@ fn describe_snapshots(ids: &[i64]) -> String {
     }
 }
 
-fn unique_suffix() -> u128 {
+pub(crate) fn unique_suffix() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

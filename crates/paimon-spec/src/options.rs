@@ -111,6 +111,17 @@ pub struct CoreOptions {
     pub commit_min_retry_wait_millis: u64,
     /// `commit.max-retry-wait` in millis, default 10 s.
     pub commit_max_retry_wait_millis: u64,
+    /// `target-file-size` in bytes when set; see [`CoreOptions::target_file_size`].
+    pub target_file_size_option: Option<u64>,
+    /// `compaction.min.file-num`: fewest files an append compaction takes. Default 5.
+    pub compaction_min_file_num: i32,
+    /// `compaction.delete-ratio-threshold`: an append file whose deletion vector covers more
+    /// than this share of its rows is compacted whatever its size. Default 0.2.
+    pub compaction_delete_ratio_threshold: f64,
+    /// `num-sorted-run.compaction-trigger`. Default 5.
+    pub num_sorted_run_compaction_trigger: i32,
+    /// `num-levels` when set; see [`CoreOptions::num_levels`].
+    pub num_levels_option: Option<i32>,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -225,8 +236,44 @@ impl CoreOptions {
             commit_max_retry_wait_millis: r
                 .duration_millis("commit.max-retry-wait")?
                 .unwrap_or(10_000),
+            target_file_size_option: match r.get("target-file-size") {
+                None => None,
+                Some(_) => Some(r.memory("target-file-size", 0)?),
+            },
+            compaction_min_file_num: r.int("compaction.min.file-num", 5)?,
+            compaction_delete_ratio_threshold: r
+                .double("compaction.delete-ratio-threshold", 0.2)?,
+            num_sorted_run_compaction_trigger: r.int("num-sorted-run.compaction-trigger", 5)?,
+            num_levels_option: match r.get("num-levels") {
+                None => None,
+                Some(_) => Some(r.int("num-levels", 0)?),
+            },
             raw: raw.clone(),
         })
+    }
+
+    /// `target-file-size`: 128 MiB for primary-key tables, 256 MiB for append tables unless
+    /// set (Java `CoreOptions.targetFileSize`).
+    pub fn target_file_size(&self, has_primary_key: bool) -> u64 {
+        self.target_file_size_option.unwrap_or(if has_primary_key {
+            128 << 20
+        } else {
+            256 << 20
+        })
+    }
+
+    /// Files smaller than this take part in a compaction: 70% of the target file size, so a
+    /// freshly compacted file a little under the target is not compacted again (Java
+    /// `CoreOptions.compactionFileSize`).
+    pub fn compaction_file_size(&self, has_primary_key: bool) -> u64 {
+        self.target_file_size(has_primary_key) / 10 * 7
+    }
+
+    /// `num-levels`, default `num-sorted-run.compaction-trigger + 1` so that compaction never
+    /// falls back to level 0 (Java `CoreOptions.numLevels`).
+    pub fn num_levels(&self) -> i32 {
+        self.num_levels_option
+            .unwrap_or_else(|| self.num_sorted_run_compaction_trigger.saturating_add(1))
     }
 
     /// The per-field option `fields.<field>.<suffix>`.
@@ -302,6 +349,15 @@ impl Reader<'_> {
             Some(v) => v
                 .parse()
                 .map_err(|_| self.invalid(key, "expected an integer")),
+        }
+    }
+
+    fn double(&self, key: &str, default: f64) -> Result<f64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| self.invalid(key, "expected a number")),
         }
     }
 
@@ -400,6 +456,33 @@ mod tests {
         assert_eq!(o.split_target_size, 128 * 1024 * 1024);
         assert_eq!(o.split_open_file_cost, 4 * 1024 * 1024);
         assert_eq!(o.partition_default_name, "__DEFAULT_PARTITION__");
+    }
+
+    /// Java 1.4.2 `CoreOptions`: target 128 MiB (primary key) / 256 MiB (append), compaction
+    /// size 70% of it, `compaction.min.file-num` 5, delete ratio 0.2, `num-levels` =
+    /// `num-sorted-run.compaction-trigger` (5) + 1.
+    #[test]
+    fn compaction_defaults_and_overrides() {
+        let o = opts(&[]).unwrap();
+        assert_eq!(o.target_file_size(true), 128 << 20);
+        assert_eq!(o.target_file_size(false), 256 << 20);
+        assert_eq!(o.compaction_file_size(false), (256 << 20) / 10 * 7);
+        assert_eq!(o.compaction_min_file_num, 5);
+        assert_eq!(o.compaction_delete_ratio_threshold, 0.2);
+        assert_eq!(o.num_levels(), 6);
+        let o = opts(&[
+            ("target-file-size", "10 mb"),
+            ("num-sorted-run.compaction-trigger", "3"),
+            ("compaction.delete-ratio-threshold", "0.5"),
+        ])
+        .unwrap();
+        assert_eq!(o.target_file_size(true), 10 << 20);
+        assert_eq!(o.target_file_size(false), 10 << 20);
+        assert_eq!(o.num_levels(), 4);
+        assert_eq!(o.compaction_delete_ratio_threshold, 0.5);
+        assert_eq!(opts(&[("num-levels", "3")]).unwrap().num_levels(), 3);
+        assert!(opts(&[("compaction.delete-ratio-threshold", "x")]).is_err());
+        assert!(opts(&[("target-file-size", "big")]).is_err());
     }
 
     #[test]

@@ -81,6 +81,15 @@ pub enum Error {
         #[source]
         source: paimon_spec::Error,
     },
+    /// Reading the input files of a compaction failed.
+    #[error("table {table}: reading compaction input: {source}")]
+    Read {
+        /// The table location.
+        table: String,
+        /// The reader's error (it names the file); boxed, it is large.
+        #[source]
+        source: Box<paimon_data::Error>,
+    },
     /// Options or schema rejected by `paimon-spec` when the writer was built.
     #[error(transparent)]
     Spec(#[from] paimon_spec::Error),

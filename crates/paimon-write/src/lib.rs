@@ -12,7 +12,8 @@
 //! - [`stats`]: column statistics read back from the written footer, per stats mode;
 //! - [`parquet_file`]: one Parquet file with Java's schema and field ids;
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
-//! - [`table_write`]: [`TableWrite`] itself.
+//! - [`table_write`]: [`TableWrite`] itself;
+//! - [`compact`]: [`TableCompact`], which runs the compaction tasks a planner hands out.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -36,6 +37,7 @@
 
 pub mod arrow_datum;
 pub mod bucket;
+pub mod compact;
 pub mod error;
 pub mod key_value;
 pub mod kv_buffer;
@@ -46,6 +48,7 @@ pub mod rolling;
 pub mod stats;
 pub mod table_write;
 
+pub use compact::TableCompact;
 pub use error::{Error, Result};
 pub use paimon_split::commit::CommitMessage;
 pub use table_write::TableWrite;

@@ -8,10 +8,6 @@ use paimon_spec::options::{parse_memory_size, CoreOptions};
 use crate::error::{Error, Result};
 use crate::stats::StatsMode;
 
-/// Default `target-file-size` of primary-key tables (Java `VALUE_128_MB`).
-pub const DEFAULT_TARGET_FILE_SIZE_PK: u64 = 128 << 20;
-/// Default `target-file-size` of append tables (Java `VALUE_256_MB`).
-pub const DEFAULT_TARGET_FILE_SIZE_APPEND: u64 = 256 << 20;
 /// Default `write-buffer-size`.
 pub const DEFAULT_WRITE_BUFFER_SIZE: u64 = 256 << 20;
 
@@ -74,14 +70,7 @@ impl WriteOptions {
                 )
             })?,
         };
-        let target_file_size = memory(
-            "target-file-size",
-            if has_primary_key {
-                DEFAULT_TARGET_FILE_SIZE_PK
-            } else {
-                DEFAULT_TARGET_FILE_SIZE_APPEND
-            },
-        )?;
+        let target_file_size = core.target_file_size(has_primary_key);
         if target_file_size == 0 {
             return Err(invalid("target-file-size", "must be positive"));
         }

@@ -87,6 +87,10 @@ pub struct RollingWriter {
     current_min_sequence: i64,
     keys: KeyTracker,
     done: Vec<DataFileMeta>,
+    /// LSM level of the files written (0 for new data).
+    level: i32,
+    /// `_FILE_SOURCE` of the files written.
+    file_source: i8,
 }
 
 impl RollingWriter {
@@ -106,7 +110,22 @@ impl RollingWriter {
             current_min_sequence: next,
             keys: KeyTracker::default(),
             done: Vec::new(),
+            level: 0,
+            file_source: FILE_SOURCE_APPEND,
         }
+    }
+
+    /// Files go to this LSM level (a compaction's output level); default 0.
+    pub fn with_level(mut self, level: i32) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Files are marked with this `_FILE_SOURCE` (Java `FileSource`: `FILE_SOURCE_COMPACT`
+    /// for compaction results); default `FILE_SOURCE_APPEND`.
+    pub fn with_file_source(mut self, file_source: i8) -> Self {
+        self.file_source = file_source;
+        self
     }
 
     /// Appends `batch` (already in the file schema), rolling files as they fill.
@@ -232,12 +251,12 @@ impl RollingWriter {
             min_sequence_number: self.current_min_sequence,
             max_sequence_number: self.current_min_sequence + rows - 1,
             schema_id: self.ctx.schema_id,
-            level: 0,
+            level: self.level,
             extra_files: Vec::new(),
             creation_time: Some(local_now_millis()),
             delete_row_count: Some(0),
             embedded_index: None,
-            file_source: Some(FILE_SOURCE_APPEND),
+            file_source: Some(self.file_source),
             value_stats_cols: None,
             external_path: None,
             first_row_id: None,

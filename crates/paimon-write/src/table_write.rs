@@ -57,9 +57,9 @@ struct BucketWriter {
 
 /// What a primary-key table's writer needs beyond an append table's.
 #[derive(Debug)]
-struct PkSpec {
+pub(crate) struct PkSpec {
     /// Trimmed primary-key columns in the row.
-    key_indices: Vec<usize>,
+    pub(crate) key_indices: Vec<usize>,
     merge: FlushMerge,
     write_buffer_size: u64,
 }
@@ -67,14 +67,14 @@ struct PkSpec {
 /// Writes batches of one table into data files and hands out commit messages.
 #[derive(Debug)]
 pub struct TableWrite {
-    table: String,
+    pub(crate) table: String,
     root: String,
-    fields: Vec<DataField>,
-    core: CoreOptions,
-    ctx: FileContextRef,
+    pub(crate) fields: Vec<DataField>,
+    pub(crate) core: CoreOptions,
+    pub(crate) ctx: FileContextRef,
     input_schema: SchemaRef,
     row_schema: SchemaRef,
-    pk: Option<PkSpec>,
+    pub(crate) pk: Option<PkSpec>,
     partition_cols: Vec<(usize, DataField)>,
     bucket_mode: BucketMode,
     writers: HashMap<BucketKey, BucketWriter>,

@@ -10,11 +10,11 @@ use std::time::{Duration, SystemTime};
 use paimon_cli::read_cmd::read_to_json_lines;
 use paimon_cli::scan_args::ScanArgs;
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn java_dump(table: &Path, scan: &[&str]) -> Vec<String> {
+pub(crate) fn java_dump(table: &Path, scan: &[&str]) -> Vec<String> {
     let mut args = vec!["dump", table.to_str().unwrap()];
     args.extend_from_slice(scan);
     args.push("--sort");
@@ -36,13 +36,13 @@ fn java_dump(table: &Path, scan: &[&str]) -> Vec<String> {
     rows
 }
 
-fn ours(table: &Path, scan: &ScanArgs) -> Vec<String> {
+pub(crate) fn ours(table: &Path, scan: &ScanArgs) -> Vec<String> {
     let mut rows = read_to_json_lines(table.to_str().unwrap(), scan).unwrap();
     rows.sort();
     rows
 }
 
-fn paimon(args: &[&str]) -> String {
+pub(crate) fn paimon(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_paimon"))
         .args(args)
         .output()
@@ -55,7 +55,7 @@ fn paimon(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();

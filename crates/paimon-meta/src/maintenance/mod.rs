@@ -1,12 +1,15 @@
-//! Table maintenance: snapshot expiry (Java `ExpireSnapshotsImpl`, `SnapshotDeletion`) and
+//! Table maintenance: compaction planning (Java `AppendCompactCoordinator`,
+//! `BucketedAppendCompactManager`, `CompactStrategy`), snapshot expiry (Java `ExpireSnapshotsImpl`, `SnapshotDeletion`) and
 //! orphan-file cleanup (Java `OrphanFilesClean`, `LocalOrphanFilesClean`).
 //!
 //! Both read the same metadata (manifest lists, manifests, index manifests) and resolve the
 //! same file paths; one private reader holds that shared reading.
 
+mod compact;
 mod expire;
 mod orphan;
 
+pub use compact::{CompactPlan, CompactPlanner};
 pub use expire::{ExpireConfig, ExpireReport};
 pub use orphan::{OrphanReport, RemoveOrphanFiles};
 

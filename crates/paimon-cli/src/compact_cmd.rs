@@ -1,0 +1,204 @@
+//! `paimon compact TABLE [--partition k=v] [--full]`: compaction planned by paimon-meta
+//! ([`paimon_meta::maintenance::CompactPlanner`]), run by paimon-write ([`TableCompact`]) and
+//! committed by paimon-meta as one COMPACT snapshot. [`compact_table`] is the same as a library
+//! call; it lives here because it is the one crate that may use both planes.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use paimon_meta::maintenance::CompactPlanner;
+use paimon_meta::Table;
+use paimon_split::commit::CommitMessage;
+use paimon_split::CompactTask;
+use paimon_write::TableCompact;
+
+use crate::scan_args::table_location;
+use crate::write_cmd::{describe_snapshots, open, partition_spec, unique_suffix};
+
+/// A finished task: its index in the plan and its message.
+type Done = (usize, CommitMessage);
+
+/// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`.
+const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
+
+/// `paimon compact TABLE`.
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Table directory.
+    pub table: String,
+    /// Only this partition: `k=v,k2=v2` (a prefix of the partition columns).
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Full compaction: every bucket (partition of an unaware-bucket table) into as few
+    /// files as the target size allows; primary-key tables into the last level.
+    #[arg(long)]
+    pub full: bool,
+    /// Tasks run at once (default: the available cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompactOutcome {
+    /// The snapshot planned from.
+    pub planned_from: Option<i64>,
+    /// Tasks run.
+    pub tasks: usize,
+    /// Files retired.
+    pub files_before: usize,
+    /// Files in their place (rewritten or upgraded).
+    pub files_after: usize,
+    /// Snapshots committed (one COMPACT snapshot, or none when there was nothing to do).
+    pub snapshots: Vec<i64>,
+}
+
+/// Plans `planner`'s tasks, runs them on `threads` threads and commits the results as
+/// `commit_user`. Nothing is committed when any task or the commit fails, and the files the
+/// tasks wrote are deleted then.
+///
+/// # Errors
+/// Planning, rewrite and commit errors; a commit conflict (another commit removed an input
+/// file) among them.
+pub fn compact_table(
+    table: &Table,
+    planner: &CompactPlanner,
+    commit_user: &str,
+    threads: usize,
+) -> Result<CompactOutcome> {
+    let plan = planner.plan().map_err(|e| anyhow!("{e}"))?;
+    let mut outcome = CompactOutcome {
+        planned_from: plan.snapshot_id,
+        tasks: plan.tasks.len(),
+        ..CompactOutcome::default()
+    };
+    if plan.tasks.is_empty() {
+        return Ok(outcome);
+    }
+    let worker = TableCompact::try_new(table.file_io().clone(), table.path(), table.schema())
+        .map_err(|e| anyhow!("{e}"))?;
+    let messages = run_tasks(&worker, &plan.tasks, threads.max(1));
+    let done = match messages {
+        Ok(m) => m,
+        Err((done, e)) => {
+            delete_written(table, &plan.tasks, &done);
+            return Err(e);
+        }
+    };
+    let messages: Vec<CommitMessage> = done.iter().map(|(_, m)| m.clone()).collect();
+    for m in &messages {
+        outcome.files_before += m.compact_increment.compact_before.len();
+        outcome.files_after += m.compact_increment.compact_after.len();
+    }
+    match table
+        .new_commit(commit_user)
+        .commit(BATCH_COMMIT_IDENTIFIER, &messages)
+    {
+        Ok(ids) => {
+            outcome.snapshots = ids;
+            Ok(outcome)
+        }
+        Err(e) => {
+            delete_written(table, &plan.tasks, &done);
+            Err(anyhow!("{e}"))
+        }
+    }
+}
+
+/// Runs the tasks on a pool of threads, in plan order of results; on failure the messages of
+/// the tasks that did finish come back with the error.
+fn run_tasks(
+    worker: &TableCompact,
+    tasks: &[CompactTask],
+    threads: usize,
+) -> std::result::Result<Vec<Done>, (Vec<Done>, anyhow::Error)> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<std::result::Result<CommitMessage, String>>>> =
+        Mutex::new(vec![None; tasks.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(tasks.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(task) = tasks.get(i) else {
+                    break;
+                };
+                let r = worker.run(task).map_err(|e| e.to_string());
+                let failed = r.is_err();
+                if let Ok(mut all) = results.lock() {
+                    all[i] = Some(r);
+                }
+                if failed {
+                    // Later tasks are not started.
+                    next.store(tasks.len(), Ordering::Relaxed);
+                    break;
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    let mut done = Vec::new();
+    let mut error = None;
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            None => {}
+            Some(Ok(m)) => done.push((i, m)),
+            Some(Err(e)) => error = error.or(Some(anyhow!("{e}"))),
+        }
+    }
+    match error {
+        None => Ok(done),
+        Some(e) => Err((done, e)),
+    }
+}
+
+/// Deletes the files the messages' compactions wrote (not the upgraded inputs, which keep
+/// their names).
+fn delete_written(table: &Table, tasks: &[CompactTask], done: &[Done]) {
+    for (i, m) in done {
+        let Some(task) = tasks.get(*i) else {
+            continue;
+        };
+        let c = &m.compact_increment;
+        for f in &c.compact_after {
+            if c.compact_before.iter().any(|b| b.file_name == f.file_name) {
+                continue;
+            }
+            let path = paimon_spec::layout::join(&task.split.bucket_path, &f.file_name);
+            let _ = table.file_io().delete(&path);
+        }
+    }
+}
+
+pub fn compact(a: CompactArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    compact_in(&path, &a).with_context(|| format!("compact {path}"))
+}
+
+fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
+    let table = open(path)?;
+    let mut planner = table.compact_planner().with_full(a.full);
+    if let Some(text) = &a.partition {
+        planner = planner.with_partition(partition_spec(text, table.schema())?);
+    }
+    let threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1)
+    });
+    let user = format!(
+        "paimon-cli-compact-{}-{}",
+        std::process::id(),
+        unique_suffix()
+    );
+    let o = compact_table(&table, &planner, &user, threads)?;
+    crate::outln!(
+        "{} tasks: {} files compacted into {}; {}",
+        o.tasks,
+        o.files_before,
+        o.files_after,
+        describe_snapshots(&o.snapshots)
+    );
+    Ok(())
+}

@@ -1,0 +1,345 @@
+//! `paimon compact` on copies of Java-written fixture tables, checked against Java Paimon 1.4.2
+//! compacting an identical copy (`scripts/java-oracle.sh compact`: Java's
+//! `AppendCompactCoordinator` on unaware-bucket tables, full compaction otherwise):
+//!
+//! * the files left per bucket (count and levels) are the ones Java's compaction leaves;
+//! * Java reads the same rows from our compacted table as from its own (and, except where
+//!   Java's batch read skips level 0, as before the compaction); our reader reads them too;
+//! * Java then keeps writing and compacting on our table (`commit-loop`, `compact`), and Java
+//!   and we still read the same rows;
+//! * a compaction whose inputs a concurrent commit already removed fails and commits nothing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use paimon_cli::scan_args::ScanArgs;
+use paimon_io::LocalFileIO;
+use paimon_meta::Table;
+
+use crate::maintenance::{copy_dir, java_dump, ours, paimon, repo};
+
+/// Levels of the live files of each (partition, bucket), sorted.
+fn live_levels(table: &Path) -> BTreeMap<String, Vec<i32>> {
+    let t = Table::open(Arc::new(LocalFileIO::new()), table.to_str().unwrap()).unwrap();
+    let mut out: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+    for f in t.live_files(None).unwrap() {
+        out.entry(format!("{:?}/{}", f.partition, f.bucket))
+            .or_default()
+            .push(f.file.level);
+    }
+    for v in out.values_mut() {
+        v.sort_unstable();
+    }
+    out
+}
+
+fn file_count(levels: &BTreeMap<String, Vec<i32>>) -> usize {
+    levels.values().map(Vec::len).sum()
+}
+
+fn oracle(args: &[&str]) -> String {
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(args)
+        .output()
+        .expect("run scripts/java-oracle.sh (needs java)");
+    assert!(
+        out.status.success(),
+        "oracle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn latest_commit_kind(table: &Path) -> String {
+    let t = Table::open(Arc::new(LocalFileIO::new()), table.to_str().unwrap()).unwrap();
+    let id = t.snapshot_manager().latest_id().unwrap().unwrap();
+    t.snapshot_manager().snapshot(id).unwrap().commit_kind
+}
+
+/// Rows as canonical JSON (numbers re-printed from their values: Java prints `6.5E-4`, we
+/// print `0.00065`), sorted.
+fn canonical(rows: Vec<String>) -> Vec<String> {
+    let mut v: Vec<String> = rows
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Compacts a copy of fixture `rel` with `paimon compact [--full]` and another copy with Java,
+/// and checks everything the module doc lists. `compacts` says whether the fixture has files
+/// Java's rules compact (so that a test that compacts nothing cannot pass by accident).
+fn check(rel: &str, full: bool, compacts: bool) {
+    check_table(
+        &repo().join("fixtures/warehouse").join(rel),
+        rel,
+        full,
+        compacts,
+    );
+}
+
+fn check_table(src: &Path, rel: &str, full: bool, compacts: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("ours");
+    let java = dir.path().join("java");
+    copy_dir(src, &mine);
+    copy_dir(src, &java);
+    let before_rows = java_dump(src, &[]);
+    let before_files = live_levels(&mine);
+
+    let mut args = vec!["compact", mine.to_str().unwrap()];
+    if full {
+        args.push("--full");
+    }
+    let said = paimon(&args);
+    oracle(&["compact", java.to_str().unwrap()]);
+
+    let after = live_levels(&mine);
+    assert_eq!(
+        after,
+        live_levels(&java),
+        "{rel}: files left, ours vs Java ({said})"
+    );
+    assert_eq!(
+        after != before_files,
+        compacts,
+        "{rel}: compaction expected: {compacts} ({said})"
+    );
+    if compacts {
+        assert_eq!(latest_commit_kind(&mine), "COMPACT", "{rel}");
+        assert!(
+            file_count(&after) < file_count(&before_files) || full,
+            "{rel}"
+        );
+    }
+    let java_rows = java_dump(&java, &[]);
+    assert_eq!(java_dump(&mine, &[]), java_rows, "{rel}: Java reads ours");
+    assert_eq!(
+        ours(&mine, &ScanArgs::default()),
+        java_rows,
+        "{rel}: we read ours"
+    );
+    let t = Table::open(Arc::new(LocalFileIO::new()), mine.to_str().unwrap()).unwrap();
+    if !t.options().batch_scan_skip_level0() {
+        assert_eq!(java_rows, before_rows, "{rel}: rows kept");
+    }
+
+    // Java writes on (appending, compacting every 4th round) and compacts again.
+    let ms = mine.to_str().unwrap();
+    oracle(&["commit-loop", ms, "--seconds", "2", "--retain", "1000"]);
+    oracle(&["compact", ms]);
+    let rows = canonical(java_dump(&mine, &[]));
+    assert!(rows.len() >= java_rows.len(), "{rel}");
+    assert_eq!(
+        canonical(ours(&mine, &ScanArgs::default())),
+        rows,
+        "{rel}: after Java wrote on"
+    );
+}
+
+#[test]
+fn unaware_append_below_min_file_num_is_left_as_java_leaves_it() {
+    check("append.db/unaware", false, false);
+}
+
+#[test]
+fn unaware_append_partitions_with_few_files_are_left_as_java_leaves_them() {
+    check("append.db/part_multi", false, false);
+}
+
+/// A table written by six `paimon write`s (six small files per bucket), `options` its table
+/// options.
+fn six_writes(dir: &Path, options: &[&str], pk: bool) -> std::path::PathBuf {
+    let t = dir.join("t");
+    let schema =
+        r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
+    let mut args = vec!["create-table", t.to_str().unwrap(), "--schema", schema];
+    if pk {
+        args.extend(["--primary-key", "id"]);
+    }
+    for o in options {
+        args.extend(["--option", o]);
+    }
+    paimon(&args);
+    for round in 0..6 {
+        let csv = dir.join(format!("r{round}.csv"));
+        let rows: String = (0..20)
+            .map(|i| format!("{},r{round}-{i}\n", (i * 7 + round * 3) % 25))
+            .collect();
+        std::fs::write(&csv, format!("id,v\n{rows}")).unwrap();
+        paimon(&[
+            "write",
+            t.to_str().unwrap(),
+            "--from",
+            csv.to_str().unwrap(),
+        ]);
+    }
+    t
+}
+
+#[test]
+fn unaware_append_six_small_files_bin_packed_as_java() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = six_writes(dir.path(), &["bucket=-1"], false);
+    check_table(&t, "six writes, bucket -1", false, true);
+}
+
+#[test]
+fn fixed_bucket_append_six_files_full_as_java() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = six_writes(dir.path(), &["bucket=2", "bucket-key=id"], false);
+    check_table(&t, "six writes, bucket 2", true, true);
+}
+
+#[test]
+fn primary_key_six_level0_files_full_as_java() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = six_writes(dir.path(), &["bucket=2"], true);
+    check_table(&t, "six writes, pk bucket 2", true, true);
+}
+
+#[test]
+fn fixed_bucket_append_minor_compaction_takes_min_file_num_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = six_writes(dir.path(), &["bucket=2", "bucket-key=id"], false);
+    let before = live_levels(&t);
+    assert!(before.values().all(|v| v.len() == 6), "{before:?}");
+    let rows = java_dump(&t, &[]);
+    paimon(&["compact", t.to_str().unwrap()]);
+    // Java's pickCompactBefore: the first five files by sequence number become one file.
+    let after = live_levels(&t);
+    assert!(after.values().all(|v| v.len() == 2), "{after:?}");
+    assert_eq!(java_dump(&t, &[]), rows);
+}
+
+#[test]
+fn unaware_append_with_deletion_vectors_as_java() {
+    check("append.db/dv_append", false, true);
+}
+
+#[test]
+fn fixed_bucket_append_already_compacted_is_left_as_java_leaves_it() {
+    check("append.db/fixed_bucket", true, false);
+}
+
+#[test]
+fn fixed_bucket_append_with_deletion_vectors_full_as_java() {
+    check("append.db/dv_append_bucketed", true, true);
+}
+
+#[test]
+fn primary_key_level0_only_full_as_java() {
+    check("pk.db/dedup_uncompacted", true, true);
+}
+
+#[test]
+fn primary_key_mixed_levels_full_as_java() {
+    check("pk.db/dedup_mixed_levels", true, true);
+}
+
+#[test]
+fn primary_key_partitioned_full_as_java() {
+    check("pk.db/partitioned", true, true);
+}
+
+#[test]
+fn first_row_full_makes_level0_rows_visible_as_java() {
+    check("pk.db/first_row", true, true);
+}
+
+#[test]
+fn unaware_full_rewrites_each_partition_into_one_file() {
+    let src = repo().join("fixtures/warehouse/append.db/unaware");
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    copy_dir(&src, &t);
+    let before = java_dump(&src, &[]);
+    assert_eq!(file_count(&live_levels(&t)), 3);
+    paimon(&["compact", t.to_str().unwrap(), "--full"]);
+    // Three small files, far below the 256 MiB target: one file.
+    assert_eq!(file_count(&live_levels(&t)), 1);
+    assert_eq!(java_dump(&t, &[]), before);
+    assert_eq!(ours(&t, &ScanArgs::default()), before);
+}
+
+#[test]
+fn partition_option_compacts_only_that_partition() {
+    let src = repo().join("fixtures/warehouse/pk.db/partitioned");
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    copy_dir(&src, &t);
+    let before = live_levels(&t);
+    let before_rows = java_dump(&src, &[]);
+    let table = Table::open(Arc::new(LocalFileIO::new()), t.to_str().unwrap()).unwrap();
+    let first = table.live_files(None).unwrap()[0].partition.clone();
+    let dt = match &first[0] {
+        paimon_spec::binary::Datum::String(s) => s.clone(),
+        other => format!("{other:?}"),
+    };
+    paimon(&[
+        "compact",
+        t.to_str().unwrap(),
+        "--full",
+        "--partition",
+        &format!("dt={dt}"),
+    ]);
+    let after = live_levels(&t);
+    let changed: Vec<&String> = after
+        .keys()
+        .chain(before.keys())
+        .filter(|k| after.get(*k) != before.get(*k))
+        .collect();
+    assert!(!changed.is_empty());
+    for k in changed {
+        assert!(k.contains(&format!("{dt:?}")), "{k} is outside dt={dt}");
+    }
+    assert_eq!(java_dump(&t, &[]), before_rows);
+}
+
+#[test]
+fn compaction_racing_a_commit_that_removed_its_inputs_commits_nothing() {
+    let src = repo().join("fixtures/warehouse/pk.db/dedup_uncompacted");
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    copy_dir(&src, &t);
+    let ts = t.to_str().unwrap();
+    let before = java_dump(&src, &[]);
+    let table = Table::open(Arc::new(LocalFileIO::new()), ts).unwrap();
+    let plan = table.compact_planner().with_full(true).plan().unwrap();
+    assert!(!plan.tasks.is_empty());
+    let worker =
+        paimon_write::TableCompact::try_new(table.file_io().clone(), ts, table.schema()).unwrap();
+    let messages: Vec<_> = plan
+        .tasks
+        .iter()
+        .map(|task| worker.run(task).unwrap())
+        .collect();
+    // Meanwhile Java compacts the same files away.
+    oracle(&["compact", ts]);
+    let snapshots = table.snapshots().unwrap().len();
+    let err = table
+        .new_commit("racing-compactor")
+        .commit(i64::MAX, &messages)
+        .unwrap_err();
+    assert!(
+        matches!(err, paimon_meta::Error::CommitConflict { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("no longer live"), "{err}");
+    assert_eq!(
+        table.snapshots().unwrap().len(),
+        snapshots,
+        "nothing committed"
+    );
+    assert_eq!(java_dump(&t, &[]), before);
+    // Planning again finds Java's result: every bucket one run at the last level.
+    let again = table.compact_planner().with_full(true).plan().unwrap();
+    assert!(again.tasks.is_empty(), "{:?}", again.tasks.len());
+}

@@ -1,0 +1,514 @@
+//! Running a [`CompactTask`]: its input files read with paimon-data's split reader, the rows
+//! written again with the table's writers, and a [`CommitMessage`] whose compact increment
+//! retires the inputs (Java `AppendCompactTask.doCompact`, `BaseAppendFileStoreWrite
+//! .compactRewrite`, `MergeTreeCompactTask`, `MergeTreeCompactRewriter`).
+//!
+//! ```text
+//! append:      f1 f2 f3 (+ deletion vectors) ──read in order, DVs applied──▶ g1 g2 (level 0)
+//! merge tree:  sections of sorted runs
+//!              ┌ one run, file >= min size ──────────────────────────────▶ same file, level N
+//!              └ overlapping runs / small files ──merge (engine, drop -D)──▶ new files, level N
+//! ```
+//!
+//! A worker never reads snapshots: everything it needs is in the task.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{ArrayRef, Int8Array, RecordBatch};
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use paimon_data::merge::{
+    merge_sorted_runs, MergeEngineSpec, MergeOptions, RowKindColumn, RunLayout, SortedRun,
+};
+use paimon_data::SplitReader;
+use paimon_io::FileIORef;
+use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_COMPACT};
+use paimon_spec::layout::DataFileNames;
+use paimon_spec::options::CoreOptions;
+use paimon_spec::schema::TableSchema;
+use paimon_spec::types::{DataField, DataType};
+use paimon_split::commit::{CommitMessage, CompactIncrement};
+use paimon_split::{CompactRewrite, CompactTask, DataSplit};
+
+use crate::error::{Error, Result};
+use crate::paths::DataFilePathFactory;
+use crate::rolling::{FileContextRef, RollingWriter};
+use crate::table_write::TableWrite;
+
+/// Name of the sequence-number column a read may project.
+const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
+/// The row-kind column a read with row kinds leads with.
+const ROW_KIND: &str = "_ROW_KIND";
+/// A value column carrying each record's sequence number through the merge, so the merged
+/// record keeps the sequence number of the record that won (dedup: the last, first-row: the
+/// first), as Java's merged `KeyValue` does.
+const SEQUENCE_COPY: &str = "_SEQUENCE_NUMBER_OF_RECORD";
+
+/// Runs compaction tasks of one table; build once per table and schema.
+#[derive(Debug)]
+pub struct TableCompact {
+    file_io: FileIORef,
+    root: String,
+    table: String,
+    fields: Vec<DataField>,
+    core: CoreOptions,
+    ctx: FileContextRef,
+    /// Primary-key tables: the trimmed primary-key columns of the row.
+    key_indices: Option<Vec<usize>>,
+    batch_size: usize,
+}
+
+impl TableCompact {
+    /// A compaction worker for the table at `root` with its current `schema`.
+    ///
+    /// # Errors
+    /// As [`TableWrite::try_new`]: the table shapes the writers refuse cannot be compacted
+    /// either.
+    pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
+        let write = TableWrite::try_new(file_io.clone(), root, schema)?;
+        Ok(TableCompact {
+            file_io,
+            root: root.to_string(),
+            table: write.table,
+            fields: write.fields,
+            core: write.core,
+            ctx: write.ctx,
+            key_indices: write.pk.map(|p| p.key_indices),
+            batch_size: paimon_data::reader::DEFAULT_BATCH_SIZE,
+        })
+    }
+
+    /// Rows per batch read from the inputs. Default paimon-data's `DEFAULT_BATCH_SIZE`.
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+
+    /// Rewrites the files of `task` and returns the message that commits the result. A task
+    /// without files gives an empty message. Files written by a failed run are deleted.
+    ///
+    /// # Errors
+    /// [`Error::Read`] when an input cannot be read; [`Error::Unsupported`] for a task this
+    /// worker cannot run (a merge-tree task on an append table or the other way round, a
+    /// merge into a level that keeps retractions); storage and encoder errors.
+    pub fn run(&self, task: &CompactTask) -> Result<CommitMessage> {
+        let split = &task.split;
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        match (&task.rewrite, self.key_indices.is_some()) {
+            (CompactRewrite::Append, false) => {
+                if let Some(first) = split.data_files.first() {
+                    let start = first.min_sequence_number.saturating_sub(1);
+                    let writer = self.writer(split, 0, start);
+                    after = self.rewrite_append(split, writer)?;
+                    before = split.data_files.clone();
+                }
+            }
+            (
+                CompactRewrite::MergeTree {
+                    output_level,
+                    max_level,
+                    drop_delete,
+                    min_file_size,
+                },
+                true,
+            ) => {
+                if !drop_delete {
+                    return Err(self
+                        .unsupported("merge-tree compaction into a level that keeps retractions"));
+                }
+                let plan = MergePlan {
+                    output_level: *output_level,
+                    max_level: *max_level,
+                    min_file_size: *min_file_size,
+                };
+                self.run_merge_tree(split, &plan, &mut before, &mut after)?;
+            }
+            (rewrite, _) => {
+                return Err(self.unsupported(&format!(
+                    "a {rewrite:?} compaction task on a table {} a primary key",
+                    if self.key_indices.is_some() {
+                        "with"
+                    } else {
+                        "without"
+                    }
+                )))
+            }
+        }
+        Ok(CommitMessage::new(split.partition.clone(), split.bucket)
+            .with_total_buckets(split.total_buckets)
+            .with_compact_increment(CompactIncrement {
+                compact_before: before,
+                compact_after: after,
+                deleted_index_files: task.deleted_index_files.clone(),
+                ..CompactIncrement::default()
+            }))
+    }
+
+    fn unsupported(&self, what: &str) -> Error {
+        Error::Unsupported {
+            feature: format!("table {}: {what}", self.table),
+        }
+    }
+
+    fn writer(&self, split: &DataSplit, level: i32, restored_max_sequence: i64) -> RollingWriter {
+        let paths = DataFilePathFactory::new(
+            split.bucket_path.clone(),
+            DataFileNames::from_options(&self.core),
+        );
+        RollingWriter::new(self.ctx.clone(), paths, restored_max_sequence)
+            .with_level(level)
+            .with_file_source(FILE_SOURCE_COMPACT)
+    }
+
+    fn reader(&self, with_sequence: bool) -> SplitReader {
+        let mut names: Vec<String> = self.fields.iter().map(|f| f.name.clone()).collect();
+        if with_sequence {
+            names.push(SEQUENCE_NUMBER.to_string());
+        }
+        SplitReader::builder(self.file_io.clone())
+            .with_batch_size(self.batch_size)
+            .with_projection(names)
+            .with_row_kind(with_sequence)
+            .build()
+    }
+
+    fn read_err(&self, source: paimon_data::Error) -> Error {
+        Error::Read {
+            table: self.table.clone(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Writes every row of `split` (deletion vectors applied) through `writer`.
+    fn rewrite_append(
+        &self,
+        split: &DataSplit,
+        mut writer: RollingWriter,
+    ) -> Result<Vec<DataFileMeta>> {
+        let mut raw = split.clone();
+        raw.raw_convertible = true;
+        raw.is_streaming = false;
+        let result = (|| {
+            let batches = self
+                .reader(false)
+                .read(&self.root, &raw)
+                .map_err(|e| self.read_err(e))?;
+            for batch in batches {
+                let batch = batch.map_err(|e| self.read_err(e))?;
+                let batch = self.to_file_schema(batch.columns().to_vec())?;
+                writer.write(&batch)?;
+            }
+            writer.prepare_commit()
+        })();
+        if result.is_err() {
+            writer.abort();
+        }
+        result
+    }
+
+    fn run_merge_tree(
+        &self,
+        split: &DataSplit,
+        plan: &MergePlan,
+        before: &mut Vec<DataFileMeta>,
+        after: &mut Vec<DataFileMeta>,
+    ) -> Result<()> {
+        let key_types = self.key_types();
+        let sections = paimon_data::merge::interval_partition(&split.data_files, &key_types)
+            .map_err(|e| {
+                self.read_err(paimon_data::Error::Merge {
+                    bucket: split.bucket_path.clone(),
+                    source: e,
+                })
+            })?;
+        let mut state = MergeState {
+            split,
+            plan,
+            before,
+            after,
+            written: Vec::new(),
+        };
+        let result = (|| {
+            let mut candidate: Vec<Vec<Vec<usize>>> = Vec::new();
+            for section in sections {
+                if section.len() > 1 {
+                    candidate.push(section);
+                    continue;
+                }
+                for file in section.into_iter().flatten() {
+                    if split.data_files[file].file_size < plan.min_file_size {
+                        candidate.push(vec![vec![file]]);
+                    } else {
+                        self.rewrite_candidate(&mut state, &mut candidate)?;
+                        self.upgrade(&mut state, file)?;
+                    }
+                }
+            }
+            self.rewrite_candidate(&mut state, &mut candidate)
+        })();
+        if result.is_err() {
+            for path in &state.written {
+                let _ = self.file_io.delete(path);
+            }
+        }
+        result
+    }
+
+    /// Java `MergeTreeCompactTask.rewrite`: a lone run of a lone section is upgraded file by
+    /// file, anything else is merged.
+    fn rewrite_candidate(
+        &self,
+        state: &mut MergeState<'_>,
+        candidate: &mut Vec<Vec<Vec<usize>>>,
+    ) -> Result<()> {
+        if candidate.is_empty() {
+            return Ok(());
+        }
+        if candidate.len() == 1 && candidate[0].len() <= 1 {
+            let files: Vec<usize> = candidate.drain(..).flatten().flatten().collect();
+            for f in files {
+                self.upgrade(state, f)?;
+            }
+            return Ok(());
+        }
+        let files: Vec<usize> = candidate.drain(..).flatten().flatten().collect();
+        self.merge_files(state, &files)
+    }
+
+    /// Java `MergeTreeCompactTask.upgrade`: a file with retractions going to the last level
+    /// is rewritten alone; otherwise only its level changes.
+    fn upgrade(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
+        let meta = &state.split.data_files[file];
+        let has_deletes = meta.delete_row_count.is_none_or(|d| d > 0);
+        if state.plan.output_level == state.plan.max_level && has_deletes {
+            return self.merge_files(state, &[file]);
+        }
+        if meta.level != state.plan.output_level {
+            let mut upgraded = meta.clone();
+            upgraded.level = state.plan.output_level;
+            state.before.push(meta.clone());
+            state.after.push(upgraded);
+        }
+        Ok(())
+    }
+
+    /// Merges `files` into new files of the output level: each key-disjoint section's sorted
+    /// runs are read as they are stored (a streaming read: records with their sequence numbers
+    /// and kinds, unmerged) and merged with the table's merge engine, retractions dropped.
+    fn merge_files(&self, state: &mut MergeState<'_>, files: &[usize]) -> Result<()> {
+        let split = state.split;
+        let inputs: Vec<DataFileMeta> =
+            files.iter().map(|i| split.data_files[*i].clone()).collect();
+        let mut writer = self.writer(split, state.plan.output_level, -1);
+        let result = (|| {
+            let merge_err = |source| {
+                self.read_err(paimon_data::Error::Merge {
+                    bucket: split.bucket_path.clone(),
+                    source,
+                })
+            };
+            let sections = paimon_data::merge::interval_partition(&inputs, &self.key_types())
+                .map_err(merge_err)?;
+            let reader = self.reader(true);
+            let n = self.fields.len();
+            let out = reader
+                .output_schema(&self.root)
+                .map_err(|e| self.read_err(e))?;
+            let schema = merge_schema(&out, n).map_err(|e| self.read_err(e))?;
+            let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
+            for section in sections {
+                let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
+                for run in section {
+                    let run_split = DataSplit {
+                        data_files: run.iter().map(|i| inputs[*i].clone()).collect(),
+                        data_deletion_files: None,
+                        before_files: Vec::new(),
+                        before_deletion_files: None,
+                        is_streaming: true,
+                        raw_convertible: false,
+                        ..split.clone()
+                    };
+                    let batches = reader
+                        .read(&self.root, &run_split)
+                        .map_err(|e| self.read_err(e))?;
+                    let schema = schema.clone();
+                    runs.push(Box::new(
+                        batches.map(move |b| b.and_then(|b| merge_input(&b, &schema))),
+                    ));
+                }
+                let options = MergeOptions::default()
+                    .with_batch_size(self.batch_size)
+                    .with_row_kind(Some(RowKindColumn::Int8));
+                let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
+                    .map_err(merge_err)?;
+                for batch in merged {
+                    let batch = batch.map_err(merge_err)?;
+                    writer.write(&self.to_key_value(&batch)?)?;
+                }
+            }
+            writer.prepare_commit()
+        })();
+        match result {
+            Ok(written) => {
+                state.written.extend(
+                    written
+                        .iter()
+                        .map(|f| paimon_spec::layout::join(&split.bucket_path, &f.file_name)),
+                );
+                state.before.extend(inputs);
+                state.after.extend(written);
+                Ok(())
+            }
+            Err(e) => {
+                writer.abort();
+                Err(e)
+            }
+        }
+    }
+
+    /// The merge's layout and engine over the merge input `schema`.
+    fn merge_setup(
+        &self,
+        schema: &SchemaRef,
+    ) -> std::result::Result<(RunLayout, MergeEngineSpec), paimon_data::merge::MergeError> {
+        let pk: Vec<String> = self
+            .key_indices
+            .iter()
+            .flatten()
+            .map(|i| self.fields[*i].name.clone())
+            .collect();
+        let layout = RunLayout::from_schema(schema, &pk, &[], false)?;
+        let engine = MergeEngineSpec::try_new(&self.core, &pk, &layout.value_fields(schema)?)?;
+        Ok((layout, engine))
+    }
+
+    fn key_types(&self) -> Vec<DataType> {
+        let Some(keys) = &self.key_indices else {
+            return Vec::new();
+        };
+        keys.iter()
+            .map(|i| self.fields[*i].data_type.clone())
+            .collect()
+    }
+
+    /// A merged batch (the table's columns, the winning record's sequence number, its Int8
+    /// row kind) in the physical layout of primary-key files: `_KEY_*`, `_SEQUENCE_NUMBER`,
+    /// `_VALUE_KIND`, the columns.
+    fn to_key_value(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let n = self.fields.len();
+        if batch.num_columns() != n + 2 {
+            return Err(Error::Internal(format!(
+                "merged compaction batch with {} columns for {n} fields",
+                batch.num_columns()
+            )));
+        }
+        let values = &batch.columns()[..n];
+        let no_keys = Vec::new();
+        let key_indices = self.key_indices.as_ref().unwrap_or(&no_keys);
+        let mut columns: Vec<ArrayRef> = key_indices.iter().map(|i| values[*i].clone()).collect();
+        columns.push(batch.column(n).clone());
+        columns.push(batch.column(n + 1).clone());
+        columns.extend(values.iter().cloned());
+        self.to_file_schema(columns)
+    }
+
+    /// The columns as a batch of the files' Arrow schema (field ids of nested fields, the
+    /// file types), cast where the read's types differ.
+    fn to_file_schema(&self, columns: Vec<ArrayRef>) -> Result<RecordBatch> {
+        let schema: &SchemaRef = &self.ctx.arrow_schema;
+        let mismatch = |reason: String| Error::SchemaMismatch {
+            table: self.table.clone(),
+            reason,
+        };
+        if columns.len() != schema.fields().len() {
+            return Err(mismatch(format!(
+                "{} columns read, the files hold {}",
+                columns.len(),
+                schema.fields().len()
+            )));
+        }
+        let columns = columns
+            .into_iter()
+            .zip(schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(c)
+                } else {
+                    arrow_cast::cast(&c, f.data_type()).map_err(|e| mismatch(e.to_string()))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        RecordBatch::try_new(schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
+    }
+}
+
+/// The merge-tree parameters of a task.
+#[derive(Debug, Clone, Copy)]
+struct MergePlan {
+    output_level: i32,
+    max_level: i32,
+    min_file_size: i64,
+}
+
+/// What a merge-tree task has produced so far.
+struct MergeState<'a> {
+    split: &'a DataSplit,
+    plan: &'a MergePlan,
+    before: &'a mut Vec<DataFileMeta>,
+    after: &'a mut Vec<DataFileMeta>,
+    /// Paths of the files written, deleted again if a later step fails.
+    written: Vec<String>,
+}
+
+/// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`
+/// table columns, `_SEQUENCE_NUMBER`): the columns, the sequence number again as a value
+/// column, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` (Int8).
+fn merge_schema(out: &Schema, n: usize) -> paimon_data::Result<SchemaRef> {
+    if out.fields().len() != n + 2 || out.field(0).name() != ROW_KIND {
+        return Err(paimon_data::Error::Internal(format!(
+            "compaction read schema with {} columns for {n} fields",
+            out.fields().len()
+        )));
+    }
+    let mut fields: Vec<Field> = out.fields()[1..=n]
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new(SEQUENCE_COPY, ArrowType::Int64, true));
+    fields.push(Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false));
+    fields.push(Field::new(
+        paimon_data::merge::VALUE_KIND,
+        ArrowType::Int8,
+        false,
+    ));
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// A streaming read's batch as a batch of `schema` ([`merge_schema`]).
+fn merge_input(batch: &RecordBatch, schema: &SchemaRef) -> paimon_data::Result<RecordBatch> {
+    let bad = |what: String| paimon_data::Error::Internal(format!("compaction input: {what}"));
+    let n = schema.fields().len() - 3;
+    if batch.num_columns() != n + 2 {
+        return Err(bad(format!("{} columns", batch.num_columns())));
+    }
+    let kinds = batch
+        .column(0)
+        .as_string_opt::<i32>()
+        .ok_or_else(|| bad("_ROW_KIND is not Utf8".into()))?;
+    let kinds = kinds
+        .iter()
+        .map(|k| match k {
+            Some("+I") => Ok(0i8),
+            Some("-U") => Ok(1),
+            Some("+U") => Ok(2),
+            Some("-D") => Ok(3),
+            other => Err(bad(format!("row kind {other:?}"))),
+        })
+        .collect::<paimon_data::Result<Vec<i8>>>()?;
+    let mut columns: Vec<ArrayRef> = batch.columns()[1..=n].to_vec();
+    columns.push(batch.column(n + 1).clone());
+    columns.push(batch.column(n + 1).clone());
+    columns.push(Arc::new(Int8Array::from(kinds)));
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| bad(e.to_string()))
+}
