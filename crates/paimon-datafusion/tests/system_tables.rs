@@ -297,8 +297,7 @@ fn not_a_system_table() {
     assert!(system_table(&path, None, "audit_log").unwrap().is_none());
     assert!(system_table(&path, None, "nope").unwrap().is_none());
     let err = system_table(&format!("{path}-missing"), None, "snapshots")
-        .err()
-        .expect("a missing table is an error");
+        .expect_err("a missing table is an error");
     assert!(err.to_string().contains("partitioned-missing"), "{err}");
 }
 
