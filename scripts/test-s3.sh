@@ -6,8 +6,10 @@
 #   2. creates a bucket and uploads fixture tables with boto3 (a byte-for-byte copy);
 #   3. runs paimon-io's tests with `--features s3` (the integration test reads every uploaded
 #      file back through read / read_range / size / exists / list and checks NotFound);
-#   4. reads each table with `paimon read s3://... --format jsonl` (the CLI built with
-#      `--features s3`) and compares the rows with the fixture's expected rows.
+#   4. reads each table with `paimon read s3://... --format jsonl` (S3 is a default feature
+#      of the CLI) and compares the rows with the fixture's expected rows;
+#   5. reads each table with the Python package (`paimon_rs.read_table` with the endpoint and
+#      keys as FileIO options, from the venv scripts/test-python.sh made) and compares again.
 #
 # Prints `N passed, M failed` last and exits non-zero when anything failed.
 # Usage: scripts/test-s3.sh            (from anywhere; uses the workspace's target dir)
@@ -115,9 +117,9 @@ else
   echo "paimon-io tests: $p passed, $f failed"
 fi
 
-echo "== cargo build -p paimon-cli --features s3"
-if ! cargo build -q -p paimon-cli --features s3 --locked 2>&1 | tail -20; then :; fi
-paimon() { cargo run -q -p paimon-cli --features s3 --locked -- "$@"; }
+echo "== cargo build -p paimon-cli (S3 is a default feature)"
+if ! cargo build -q -p paimon-cli --locked 2>&1 | tail -20; then :; fi
+paimon() { cargo run -q -p paimon-cli --locked -- "$@"; }
 
 for t in "${TABLES[@]}"; do
   table=${t%%:*}
@@ -134,5 +136,43 @@ for t in "${TABLES[@]}"; do
     fail "paimon read $url differs from ${expected#"$ROOT"/}: $(tail -5 "$out.cmp")"
   fi
 done
+
+# The Python package (built with S3 by default): each table read with the endpoint and keys
+# given as FileIO options (the AWS variables are unset for this process), rows checked against
+# the fixture's expected rows by `paimon compare-rows`.
+PYVENV="${CARGO_TARGET_DIR:-$ROOT/target}/py-venv/bin/python"
+if ! "$PYVENV" -c 'import paimon_rs' >/dev/null 2>&1; then
+  fail "python: paimon_rs is not installed in $PYVENV (scripts/test-python.sh builds it)"
+else
+  for t in "${TABLES[@]}"; do
+    table=${t%%:*}
+    expected=$ROOT/fixtures/expected/${t##*:}/latest.jsonl
+    url="s3://$BUCKET/$PREFIX/$table"
+    out="$WORK/py-$(echo "$table" | tr '/' '_').arrow"
+    if env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION -u PAIMON_S3_ENDPOINT \
+        "$PYVENV" - "$url" "$PAIMON_S3_ENDPOINT" "$out" >"$out.log" 2>&1 <<'EOF'
+import sys
+import pyarrow as pa
+import paimon_rs as pr
+
+url, endpoint, out = sys.argv[1:]
+options = {"s3.endpoint": endpoint, "s3.access-key": "testing", "s3.secret-key": "testing",
+           "s3.region": "us-east-1"}
+t = pr.read_table(url, options=options)
+with pa.OSFile(out, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+    w.write_table(t)
+print(t.num_rows)
+EOF
+    then
+      if paimon compare-rows "$ROOT/fixtures/warehouse/$table" "$expected" "$out" >"$out.cmp" 2>&1; then
+        pass "python read_table $url ($(tail -1 "$out.log") rows, options dict) matches ${expected#"$ROOT"/}"
+      else
+        fail "python read_table $url differs from ${expected#"$ROOT"/}: $(tail -5 "$out.cmp")"
+      fi
+    else
+      fail "python read_table $url: $(tail -3 "$out.log")"
+    fi
+  done
+fi
 
 finish
