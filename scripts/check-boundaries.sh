@@ -10,6 +10,8 @@
 #   no library crate depends on an engine crate (paimon-datafusion, paimon-ballista, paimon-cli);
 #   paimon-datafusion (an engine integration: both planes) never depends on paimon-ballista or
 #   paimon-cli
+#   paimon-ballista (an engine integration too: both planes, through paimon-datafusion) never
+#   depends on paimon-cli
 # Prints one line per crate and exits 1 on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,4 +42,5 @@ check paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
 check paimon-data paimon-meta paimon-cli paimon-datafusion paimon-ballista
 check paimon-write paimon-meta paimon-cli paimon-datafusion paimon-ballista
 check paimon-datafusion paimon-ballista paimon-cli
+check paimon-ballista paimon-cli
 exit $fail

@@ -31,6 +31,10 @@ pub struct SqlArgs {
     /// Partitions a scan is split into (default: the cores available).
     #[arg(long = "target-partitions")]
     pub target_partitions: Option<usize>,
+    /// Run on a Ballista cluster: `df://HOST:PORT` of its scheduler (`paimon-ballista
+    /// scheduler`); the query is planned here, its scans run on the cluster's executors.
+    #[arg(long)]
+    pub scheduler: Option<String>,
 }
 
 /// Runs `a`.
@@ -89,16 +93,31 @@ fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
     )
 }
 
-/// The session over the warehouse.
+/// The session over the warehouse: local, or a Ballista client when `--scheduler` is given.
 async fn session(a: &SqlArgs) -> Result<SessionContext> {
+    if a.target_partitions == Some(0) {
+        bail!("--target-partitions must be above zero");
+    }
+    if let Some(url) = &a.scheduler {
+        return remote_session(url, a).await;
+    }
     let mut config = datafusion::prelude::SessionConfig::new();
     if let Some(n) = a.target_partitions {
-        if n == 0 {
-            bail!("--target-partitions must be above zero");
-        }
         config = config.with_target_partitions(n);
     }
     paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
+}
+
+#[cfg(feature = "ballista")]
+async fn remote_session(url: &str, a: &SqlArgs) -> Result<SessionContext> {
+    paimon_ballista::remote_session_with(url, &a.warehouse, a.target_partitions)
+        .await
+        .map_err(|e| one_line(format!("--scheduler {url}: {e}")))
+}
+
+#[cfg(not(feature = "ballista"))]
+async fn remote_session(url: &str, _a: &SqlArgs) -> Result<SessionContext> {
+    bail!("--scheduler {url}: this paimon was built without the `ballista` feature")
 }
 
 /// Prints one statement's result; JSON lines in the oracle's row encoding when every column

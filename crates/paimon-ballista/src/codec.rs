@@ -1,0 +1,158 @@
+//! Ballista's extension codecs for Paimon: the logical codec carries a
+//! [`PaimonTableProvider`] as its table path and [`ScanSpec`], the physical codec a
+//! [`PaimonScanExec`] as its [`ScanNode`]; every other node goes to Ballista's own codecs.
+//!
+//! Our bytes start with `0xFF` and a tag. No protobuf message starts with `0xFF` (its first
+//! varint would carry wire type 7, which does not exist), so they can never be mistaken for
+//! the bytes of Ballista's codecs, and those never for ours.
+
+use std::sync::Arc;
+
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::TableReference;
+use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::datasource::TableProvider;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Extension, LogicalPlan};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion_proto::logical_plan::LogicalExtensionCodec;
+use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+use paimon_datafusion::{PaimonScanExec, PaimonTableProvider, ScanNode, ScanSpec};
+
+/// Prefix of an encoded [`PaimonTableProvider`].
+pub const TABLE_TAG: &[u8] = b"\xffpaimon-table:";
+/// Prefix of an encoded [`PaimonScanExec`].
+pub const SCAN_TAG: &[u8] = b"\xffpaimon-scan:";
+
+/// [`LogicalExtensionCodec`] for plans over Paimon tables (client to scheduler).
+#[derive(Debug, Default)]
+pub struct PaimonLogicalCodec {
+    inner: BallistaLogicalExtensionCodec,
+}
+
+/// [`PhysicalExtensionCodec`] for plans over Paimon tables (scheduler to executors).
+#[derive(Debug, Default)]
+pub struct PaimonPhysicalCodec {
+    inner: BallistaPhysicalExtensionCodec,
+}
+
+/// Both codecs, as Ballista's configuration takes them.
+pub fn codecs() -> (
+    Arc<dyn LogicalExtensionCodec>,
+    Arc<dyn PhysicalExtensionCodec>,
+) {
+    (
+        Arc::new(PaimonLogicalCodec::default()),
+        Arc::new(PaimonPhysicalCodec::default()),
+    )
+}
+
+impl LogicalExtensionCodec for PaimonLogicalCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[LogicalPlan],
+        ctx: &TaskContext,
+    ) -> Result<Extension> {
+        self.inner.try_decode(buf, inputs, ctx)
+    }
+
+    fn try_encode(&self, node: &Extension, buf: &mut Vec<u8>) -> Result<()> {
+        self.inner.try_encode(node, buf)
+    }
+
+    fn try_decode_table_provider(
+        &self,
+        buf: &[u8],
+        table_ref: &TableReference,
+        schema: SchemaRef,
+        ctx: &TaskContext,
+    ) -> Result<Arc<dyn TableProvider>> {
+        let Some(body) = buf.strip_prefix(TABLE_TAG) else {
+            return self
+                .inner
+                .try_decode_table_provider(buf, table_ref, schema, ctx);
+        };
+        let (path, spec) = ScanSpec::decode_with_path(body)?;
+        let provider = PaimonTableProvider::open_with(&path, spec)?;
+        // The client planned with `schema`; a table altered since then would hand the plan
+        // other columns than it names.
+        if provider.schema().fields() != schema.fields() {
+            return Err(DataFusionError::Plan(format!(
+                "table {table_ref} ({path}) changed its schema after the query was planned"
+            )));
+        }
+        Ok(Arc::new(provider))
+    }
+
+    fn try_encode_table_provider(
+        &self,
+        table_ref: &TableReference,
+        node: Arc<dyn TableProvider>,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
+        match node.downcast_ref::<PaimonTableProvider>() {
+            Some(t) => {
+                buf.extend_from_slice(TABLE_TAG);
+                buf.extend_from_slice(&t.spec().encode_with_path(t.path()));
+                Ok(())
+            }
+            None => self.inner.try_encode_table_provider(table_ref, node, buf),
+        }
+    }
+
+    fn try_decode_file_format(
+        &self,
+        buf: &[u8],
+        ctx: &TaskContext,
+    ) -> Result<Arc<dyn FileFormatFactory>> {
+        self.inner.try_decode_file_format(buf, ctx)
+    }
+
+    fn try_encode_file_format(
+        &self,
+        buf: &mut Vec<u8>,
+        node: Arc<dyn FileFormatFactory>,
+    ) -> Result<()> {
+        self.inner.try_encode_file_format(buf, node)
+    }
+}
+
+impl PhysicalExtensionCodec for PaimonPhysicalCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let Some(body) = buf.strip_prefix(SCAN_TAG) else {
+            return self.inner.try_decode(buf, inputs, ctx, proto_converter);
+        };
+        if !inputs.is_empty() {
+            return Err(DataFusionError::Internal(format!(
+                "a Paimon scan has no inputs, the plan gives it {}",
+                inputs.len()
+            )));
+        }
+        Ok(Arc::new(PaimonScanExec::try_new(ScanNode::decode(body)?)?))
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        match node.downcast_ref::<PaimonScanExec>() {
+            Some(scan) => {
+                buf.extend_from_slice(SCAN_TAG);
+                buf.extend_from_slice(&scan.node().encode()?);
+                Ok(())
+            }
+            None => self.inner.try_encode(node, buf, proto_converter),
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! A real cluster on loopback: the `paimon-ballista` binary as one scheduler and two executor
+//! processes, queries over Java-written fixture tables (`append/fixed_bucket`, and the
+//! primary-key tables `pk/dedup_uncompacted` and `pk/partitioned` whose rows need merging).
+//! Every result equals the same query run by local DataFusion and the answer computed here
+//! from Java's expected rows (`fixtures/expected/<db>/<table>/latest.jsonl`).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::prelude::SessionContext;
+use serde_json::Value;
+
+const QUERY_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub(crate) fn warehouse() -> String {
+    repo().join("fixtures/warehouse").display().to_string()
+}
+
+/// Java's rows of `db/table` (latest snapshot).
+pub(crate) fn java_rows(db: &str, table: &str) -> Vec<serde_json::Map<String, Value>> {
+    let p = repo().join(format!("fixtures/expected/{db}/{table}/latest.jsonl"));
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .map(|l| match serde_json::from_str(l).unwrap() {
+            Value::Object(o) => o,
+            other => panic!("{}: {other}", p.display()),
+        })
+        .collect()
+}
+
+/// A JSON value as Arrow's display prints it (`NULL` for null).
+pub(crate) fn text(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A free loopback port (bound, then released for the child to bind).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process killed (and reaped) when dropped, so no test leaves one running.
+struct Proc {
+    name: String,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Proc {
+    fn spawn(name: &str, args: &[String], dir: &Path) -> Proc {
+        let log = dir.join(format!("{name}.log"));
+        let out = File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_paimon-ballista"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        Proc {
+            name: name.into(),
+            child,
+            log,
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn assert_running(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("{} exited with {status}:\n{}", self.name, self.log());
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// One scheduler and two executors (one task slot each, so a stage of several tasks spreads
+/// over both).
+struct Cluster {
+    scheduler: Proc,
+    executors: Vec<Proc>,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let scheduler_addr = format!("127.0.0.1:{port}");
+        let mut scheduler = Proc::spawn(
+            "scheduler",
+            &[
+                "scheduler".into(),
+                "--bind".into(),
+                scheduler_addr.clone(),
+                "--executor-timeout-secs".into(),
+                "5".into(),
+                "--min-ready-executors".into(),
+                "2".into(),
+            ],
+            dir.path(),
+        );
+        wait_until("the scheduler listens", || {
+            scheduler.assert_running();
+            TcpStream::connect(&scheduler_addr).is_ok()
+        });
+        let executors = (0..2)
+            .map(|i| {
+                let work = dir.path().join(format!("work-{i}"));
+                std::fs::create_dir_all(&work).unwrap();
+                Proc::spawn(
+                    &format!("executor-{i}"),
+                    &[
+                        "executor".into(),
+                        "--scheduler".into(),
+                        scheduler_addr.clone(),
+                        "--bind".into(),
+                        format!("127.0.0.1:{}", free_port()),
+                        "--grpc-port".into(),
+                        free_port().to_string(),
+                        "--concurrent-tasks".into(),
+                        "1".into(),
+                        "--heartbeat-secs".into(),
+                        "1".into(),
+                        "--work-dir".into(),
+                        work.display().to_string(),
+                    ],
+                    dir.path(),
+                )
+            })
+            .collect::<Vec<_>>();
+        let mut cluster = Cluster {
+            scheduler,
+            executors,
+            url: format!("df://{scheduler_addr}"),
+            _dir: dir,
+        };
+        let addr: SocketAddr = scheduler_addr.parse().unwrap();
+        wait_until("both executors register", || {
+            cluster.scheduler.assert_running();
+            cluster.executors.iter_mut().for_each(Proc::assert_running);
+            ready(addr)
+        });
+        cluster
+    }
+
+    /// Lines `... scans <table>` each executor printed, per executor.
+    fn scan_tasks(&self) -> Vec<usize> {
+        self.executors
+            .iter()
+            .map(|e| e.log().lines().filter(|l| l.contains(" scans ")).count())
+            .collect()
+    }
+
+    fn logs(&self) -> String {
+        std::iter::once(&self.scheduler)
+            .chain(&self.executors)
+            .map(|p| format!("--- {}\n{}", p.name, p.log()))
+            .collect()
+    }
+}
+
+/// The scheduler's `GET /readyz`: 200 once `--min-ready-executors` executors registered.
+fn ready(addr: SocketAddr) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let req = format!("GET /readyz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200")
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting until {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Rows as display strings, sorted (every query also orders, but equal ordering keys may
+/// come in any order).
+pub(crate) fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let opts = FormatOptions::default().with_null("NULL");
+    let mut out = Vec::new();
+    for b in batches {
+        let fmts = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).unwrap())
+            .collect::<Vec<_>>();
+        for r in 0..b.num_rows() {
+            out.push(fmts.iter().map(|f| f.value(r).to_string()).collect());
+        }
+    }
+    out.sort();
+    out
+}
+
+async fn run(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<Vec<String>>> {
+    let batches =
+        tokio::time::timeout(QUERY_TIMEOUT, async { ctx.sql(sql).await?.collect().await })
+            .await
+            .unwrap_or_else(|_| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))?;
+    Ok(rows(&batches))
+}
+
+/// The queries and, for each, the answer computed from Java's rows.
+fn queries() -> Vec<(&'static str, Vec<Vec<String>>)> {
+    let append = java_rows("append", "fixed_bucket");
+    let dedup = java_rows("pk", "dedup_uncompacted");
+    let parted = java_rows("pk", "partitioned");
+    let int = |r: &serde_json::Map<String, Value>, c: &str| r[c].as_i64();
+    let mut out = Vec::new();
+
+    let ids: Vec<i64> = append.iter().filter_map(|r| int(r, "id")).collect();
+    out.push((
+        "SELECT count(*), sum(id), min(id), max(id) FROM append.fixed_bucket",
+        vec![vec![
+            append.len().to_string(),
+            ids.iter().sum::<i64>().to_string(),
+            ids.iter().min().unwrap().to_string(),
+            ids.iter().max().unwrap().to_string(),
+        ]],
+    ));
+
+    // Pushed down: the predicate travels to the executors in the scan node.
+    let mut filtered: Vec<Vec<String>> = append
+        .iter()
+        .filter(|r| int(r, "id").is_some_and(|i| (10..40).contains(&i)) && !r["name"].is_null())
+        .map(|r| vec![text(&r["id"]), text(&r["name"])])
+        .collect();
+    filtered.sort();
+    out.push((
+        "SELECT id, name FROM append.fixed_bucket \
+         WHERE id >= 10 AND id < 40 AND name IS NOT NULL ORDER BY id",
+        filtered,
+    ));
+
+    let mut merged: Vec<Vec<String>> = dedup
+        .iter()
+        .filter(|r| r["n"].is_null() || int(r, "id").is_some_and(|i| i % 3 == 0))
+        .map(|r| vec![text(&r["id"]), text(&r["v"]), text(&r["n"])])
+        .collect();
+    merged.sort();
+    out.push((
+        "SELECT id, v, n FROM pk.dedup_uncompacted WHERE n IS NULL OR id % 3 = 0 ORDER BY id",
+        merged,
+    ));
+
+    let mut joined = Vec::new();
+    for p in &dedup {
+        for a in append.iter().filter(|a| a["id"] == p["id"]) {
+            joined.push(vec![text(&p["id"]), text(&p["v"]), text(&a["name"])]);
+        }
+    }
+    joined.sort();
+    out.push((
+        "SELECT p.id, p.v, a.name FROM pk.dedup_uncompacted p \
+         JOIN append.fixed_bucket a ON p.id = a.id ORDER BY p.id",
+        joined,
+    ));
+
+    let mut groups: BTreeMap<(String, String), (usize, i64)> = BTreeMap::new();
+    for r in &parted {
+        let g = groups
+            .entry((text(&r["dt"]), text(&r["hr"])))
+            .or_insert((0, i64::MIN));
+        g.0 += 1;
+        g.1 = g.1.max(int(r, "id").unwrap());
+    }
+    let mut grouped: Vec<Vec<String>> = groups
+        .into_iter()
+        .map(|((dt, hr), (c, m))| vec![dt, hr, c.to_string(), m.to_string()])
+        .collect();
+    grouped.sort();
+    out.push((
+        "SELECT dt, hr, count(*), max(id) FROM pk.partitioned GROUP BY dt, hr ORDER BY dt, hr",
+        grouped,
+    ));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_match_local_datafusion_and_java() {
+    let cluster = Cluster::start();
+    let remote = paimon_ballista::remote_session(&cluster.url, &warehouse())
+        .await
+        .unwrap();
+    let local = paimon_datafusion::sql::session(&warehouse()).unwrap();
+    for (sql, java) in queries() {
+        assert!(!java.is_empty(), "no Java rows for {sql}");
+        let got = match run(&remote, sql).await {
+            Ok(r) => r,
+            Err(e) => panic!("{sql}: {e}\n{}", cluster.logs()),
+        };
+        assert_eq!(
+            got,
+            run(&local, sql).await.unwrap(),
+            "local DataFusion: {sql}"
+        );
+        assert_eq!(got, java, "Java's rows: {sql}");
+    }
+    let tasks = cluster.scan_tasks();
+    assert!(
+        tasks.iter().all(|n| *n > 0),
+        "scan tasks per executor {tasks:?}\n{}",
+        cluster.logs()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_an_executor_gives_the_right_rows_or_an_error() {
+    let mut cluster = Cluster::start();
+    let remote = paimon_ballista::remote_session(&cluster.url, &warehouse())
+        .await
+        .unwrap();
+    let (sql, java) = queries().swap_remove(3);
+    let query = {
+        let remote = remote.clone();
+        tokio::spawn(async move { run(&remote, sql).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cluster.executors[1].kill();
+    match query.await.unwrap() {
+        Ok(rows) => assert_eq!(rows, java, "rows after killing an executor: {sql}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(!msg.trim().is_empty(), "an empty error");
+            eprintln!("query with a killed executor failed: {msg}");
+        }
+    }
+    // The survivor takes the next query (the dead executor's heartbeats stop, the scheduler
+    // drops it after --executor-timeout-secs).
+    let (sql, java) = queries().swap_remove(0);
+    match run(&remote, sql).await {
+        Ok(rows) => assert_eq!(rows, java, "after the kill: {sql}"),
+        Err(e) => panic!("{sql} after the kill: {e}\n{}", cluster.logs()),
+    }
+}
