@@ -2,7 +2,9 @@
 //! processes, queries over Java-written fixture tables (`append/fixed_bucket`, and the
 //! primary-key tables `pk/dedup_uncompacted` and `pk/partitioned` whose rows need merging).
 //! Every result equals the same query run by local DataFusion and the answer computed here
-//! from Java's expected rows (`fixtures/expected/<db>/<table>/latest.jsonl`).
+//! from Java's expected rows (`fixtures/expected/<db>/<table>/latest.jsonl`); `paimon sql
+//! --scheduler` (the CLI, built beside this test by `cargo test --workspace`) prints the same
+//! rows as `paimon sql` locally.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -92,6 +94,20 @@ impl Proc {
         let _ = self.child.wait();
     }
 
+    /// Whether the process has ended (reaped) within `within`.
+    fn exited(&mut self, within: Duration) -> bool {
+        let start = Instant::now();
+        loop {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return true;
+            }
+            if start.elapsed() > within {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn assert_running(&mut self) {
         if let Ok(Some(status)) = self.child.try_wait() {
             panic!("{} exited with {status}:\n{}", self.name, self.log());
@@ -176,6 +192,14 @@ impl Cluster {
         cluster
     }
 
+    /// Kills every process and checks that each has ended.
+    fn shut_down(mut self) {
+        for p in std::iter::once(&mut self.scheduler).chain(&mut self.executors) {
+            let _ = p.child.kill();
+            assert!(p.exited(Duration::from_secs(10)), "{} did not end", p.name);
+        }
+    }
+
     /// Lines `... scans <table>` each executor printed, per executor.
     fn scan_tasks(&self) -> Vec<usize> {
         self.executors
@@ -243,6 +267,60 @@ async fn run(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<V
             .await
             .unwrap_or_else(|_| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))?;
     Ok(rows(&batches))
+}
+
+/// The `paimon` binary: `cargo test --workspace` builds it beside this test's executable
+/// (`target/<profile>/paimon`, this test in `target/<profile>/deps/`).
+fn paimon_cli() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join(format!("paimon{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.is_file(),
+        "{} is not built: run `cargo build -p paimon-cli` first (cargo test --workspace builds it)",
+        bin.display()
+    );
+    bin
+}
+
+/// `paimon sql [--scheduler URL] WAREHOUSE SQL --format jsonl`: the rows, sorted.
+fn cli_rows(scheduler: Option<&str>, sql: &str) -> Vec<String> {
+    let mut cmd = Command::new(paimon_cli());
+    cmd.arg("sql");
+    if let Some(url) = scheduler {
+        cmd.args(["--scheduler", url]);
+    }
+    let mut child = cmd
+        .args([warehouse().as_str(), sql, "--format", "jsonl"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > QUERY_TIMEOUT {
+            let _ = child.kill();
+            panic!("paimon sql timed out after {QUERY_TIMEOUT:?}: {sql}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "paimon sql {scheduler:?} {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
 }
 
 /// The queries and, for each, the answer computed from Java's rows.
@@ -347,6 +425,48 @@ async fn queries_match_local_datafusion_and_java() {
         "scan tasks per executor {tasks:?}\n{}",
         cluster.logs()
     );
+
+    // The CLI against the same cluster: the rows of `paimon sql` locally, and Java's (the
+    // JSON lines of `paimon sql` are the oracle's row encoding).
+    let append = java_rows("append", "fixed_bucket");
+    let mut want: Vec<String> = append
+        .iter()
+        .filter(|r| r["id"].as_i64().is_some_and(|i| (10..40).contains(&i)))
+        .map(|r| serde_json::json!({"id": r["id"], "name": r["name"]}).to_string())
+        .collect();
+    want.sort();
+    let sql = "SELECT id, name FROM append.fixed_bucket WHERE id >= 10 AND id < 40";
+    let remote = cli_rows(Some(&cluster.url), sql);
+    assert_eq!(remote, cli_rows(None, sql), "paimon sql locally: {sql}");
+    assert_eq!(remote, want, "Java's rows: {sql}");
+    let ids: Vec<i64> = append.iter().filter_map(|r| r["id"].as_i64()).collect();
+    let sql = "SELECT count(*) AS n, sum(id) AS s FROM append.fixed_bucket";
+    let remote = cli_rows(Some(&cluster.url), sql);
+    assert_eq!(remote, cli_rows(None, sql), "paimon sql locally: {sql}");
+    assert_eq!(
+        remote,
+        vec![serde_json::json!({"n": append.len(), "s": ids.iter().sum::<i64>()}).to_string()],
+        "Java's rows: {sql}"
+    );
+    cluster.shut_down();
+}
+
+/// A query that keeps the executors busy for a while after its scans: a sum over the cross
+/// product of three scans (216,000 rows from 60), and its answer from Java's rows:
+/// `sum(a.id * b.id + c.id) = (sum a)(sum b) n + n n (sum c)`.
+fn slow_query() -> (&'static str, Vec<Vec<String>>) {
+    let append = java_rows("append", "fixed_bucket");
+    let n = i64::try_from(append.len()).unwrap();
+    let sum: i64 = append.iter().filter_map(|r| r["id"].as_i64()).sum();
+    assert!(append.iter().all(|r| r["id"].is_i64()), "ids are never null");
+    (
+        "SELECT count(*), sum(a.id * b.id + c.id) FROM append.fixed_bucket a \
+         CROSS JOIN append.fixed_bucket b CROSS JOIN append.fixed_bucket c",
+        vec![vec![
+            (n * n * n).to_string(),
+            (sum * sum * n + n * n * sum).to_string(),
+        ]],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -355,13 +475,34 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
     let remote = paimon_ballista::remote_session(&cluster.url, &warehouse())
         .await
         .unwrap();
-    let (sql, java) = queries().swap_remove(3);
+    let (sql, java) = slow_query();
     let query = {
         let remote = remote.clone();
         tokio::spawn(async move { run(&remote, sql).await })
     };
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    cluster.executors[1].kill();
+    // Kill an executor once it has started a scan task of this query, so the job has work
+    // (and shuffle output) on it.
+    let start = Instant::now();
+    let victim = loop {
+        if let Some(i) = cluster.scan_tasks().iter().rposition(|n| *n > 0) {
+            break i;
+        }
+        if query.is_finished() {
+            let r = query.await.unwrap();
+            panic!(
+                "the query ended before any scan task was logged: {r:?}\n{}",
+                cluster.logs()
+            );
+        }
+        assert!(
+            start.elapsed() < QUERY_TIMEOUT,
+            "no scan task started\n{}",
+            cluster.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let mid_query = !query.is_finished();
+    cluster.executors[victim].kill();
     match query.await.unwrap() {
         Ok(rows) => assert_eq!(rows, java, "rows after killing an executor: {sql}"),
         Err(e) => {
@@ -370,6 +511,11 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
             eprintln!("query with a killed executor failed: {msg}");
         }
     }
+    assert!(
+        mid_query,
+        "the query had ended before the executor was killed\n{}",
+        cluster.logs()
+    );
     // The survivor takes the next query (the dead executor's heartbeats stop, the scheduler
     // drops it after --executor-timeout-secs).
     let (sql, java) = queries().swap_remove(0);
@@ -377,4 +523,5 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
         Ok(rows) => assert_eq!(rows, java, "after the kill: {sql}"),
         Err(e) => panic!("{sql} after the kill: {e}\n{}", cluster.logs()),
     }
+    cluster.shut_down();
 }
