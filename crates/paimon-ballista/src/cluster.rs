@@ -44,21 +44,30 @@ pub async fn remote_session(scheduler_url: &str, warehouse: &str) -> Result<Sess
     remote_session_with(scheduler_url, warehouse, None).await
 }
 
-/// [`remote_session`] planning each scan into `target_partitions` partitions (tasks on the
-/// cluster) instead of DataFusion's default, the client's core count.
+/// [`remote_session`] with a partition count for every scan and shuffle.
+///
+/// Only one partition is supported for now (`None` means one): Ballista 55's scheduler
+/// restricts a task's plan to the task's partition slice only for the leaf types it knows
+/// (`ShuffleReaderExec`, `DataSourceExec`, ...), so every task of a stage over a
+/// [`PaimonScanExec`] with several partitions would read all of its splits and the job would
+/// return rows several times. With one partition per scan, each scan is one task and reads each
+/// split once; stages still run on different executors.
 ///
 /// # Errors
-/// As [`remote_session`].
+/// As [`remote_session`]; [`DataFusionError::NotImplemented`] for more than one partition.
 pub async fn remote_session_with(
     scheduler_url: &str,
     warehouse: &str,
     target_partitions: Option<usize>,
 ) -> Result<SessionContext> {
-    let catalog = Arc::new(PaimonCatalogProvider::new(warehouse)?);
-    let mut config = session_config();
-    if let Some(n) = target_partitions {
-        config = config.with_target_partitions(n);
+    if let Some(n) = target_partitions.filter(|n| *n != 1) {
+        return Err(DataFusionError::NotImplemented(format!(
+            "{n} partitions per scan on Ballista: the scheduler does not split a Paimon scan \
+             into its tasks' partitions yet, so a scan runs as one partition"
+        )));
     }
+    let catalog = Arc::new(PaimonCatalogProvider::new(warehouse)?);
+    let config = session_config().with_target_partitions(1);
     let config = config
         .with_create_default_catalog_and_schema(false)
         .with_default_catalog_and_schema(CATALOG, "default")

@@ -27,6 +27,7 @@ mod cluster;
 mod codec;
 
 pub use cluster::{
-    remote_session, remote_session_with, run_executor, run_scheduler, session_config, ExecutorOptions, SchedulerOptions,
+    remote_session, remote_session_with, run_executor, run_scheduler, session_config,
+    ExecutorOptions, SchedulerOptions,
 };
 pub use codec::{codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, TABLE_TAG};

@@ -406,9 +406,22 @@ async fn queries_match_local_datafusion_and_java() {
         .await
         .unwrap();
     let local = paimon_datafusion::sql::session(&warehouse()).unwrap();
-    for (sql, java) in queries() {
+    // All queries at once (each scan is one task, each executor has one slot), so the
+    // scheduler hands tasks to both executors.
+    let jobs: Vec<_> = queries()
+        .into_iter()
+        .map(|(sql, java)| {
+            let remote = remote.clone();
+            (
+                sql,
+                java,
+                tokio::spawn(async move { run(&remote, sql).await }),
+            )
+        })
+        .collect();
+    for (sql, java, job) in jobs {
         assert!(!java.is_empty(), "no Java rows for {sql}");
-        let got = match run(&remote, sql).await {
+        let got = match job.await.unwrap() {
             Ok(r) => r,
             Err(e) => panic!("{sql}: {e}\n{}", cluster.logs()),
         };
@@ -458,7 +471,10 @@ fn slow_query() -> (&'static str, Vec<Vec<String>>) {
     let append = java_rows("append", "fixed_bucket");
     let n = i64::try_from(append.len()).unwrap();
     let sum: i64 = append.iter().filter_map(|r| r["id"].as_i64()).sum();
-    assert!(append.iter().all(|r| r["id"].is_i64()), "ids are never null");
+    assert!(
+        append.iter().all(|r| r["id"].is_i64()),
+        "ids are never null"
+    );
     (
         "SELECT count(*), sum(a.id * b.id + c.id) FROM append.fixed_bucket a \
          CROSS JOIN append.fixed_bucket b CROSS JOIN append.fixed_bucket c",
