@@ -11,7 +11,7 @@ use paimon_spec::schema::TableSchemaRef;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::threads;
+use crate::convert::threads_arg;
 use crate::errors::{invalid, py as pyr};
 use crate::reader::{check_select, guard, memory_budget, RecordBatchReader, SplitReader};
 use crate::split::Split;
@@ -221,17 +221,17 @@ impl Scan {
     }
 
     /// Plans and reads; returns a `RecordBatchReader` (`__arrow_c_stream__`).
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_reader(
         &self,
         py: Python<'_>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'_, PyAny>>,
+        threads: Option<Bound<'_, PyAny>>,
         memory_budget: Option<Bound<'_, PyAny>>,
     ) -> PyResult<RecordBatchReader> {
         let reader = self.reader(
-            batch_size,
-            self::threads(threads)?,
+            crate::convert::batch_size(batch_size.as_ref())?,
+            threads_arg(threads.as_ref())?,
             self::memory_budget(memory_budget.as_ref())?,
         )?;
         let plan = self.planned(py)?;
@@ -240,12 +240,12 @@ impl Scan {
 
     /// Plans and reads into a `pyarrow.Table` (needs pyarrow); errors raise the typed
     /// paimon_rs exception.
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_arrow<'py>(
         &self,
         py: Python<'py>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'py, PyAny>>,
+        threads: Option<Bound<'py, PyAny>>,
         memory_budget: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let all = self
@@ -255,12 +255,12 @@ impl Scan {
     }
 
     /// Plans and reads into a `pandas.DataFrame` (needs pyarrow and pandas).
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'py, PyAny>>,
+        threads: Option<Bound<'py, PyAny>>,
         memory_budget: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.to_arrow(py, batch_size, threads, memory_budget)?
