@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use paimon_meta::scan::IncrementalScanMode;
-use paimon_meta::ScanBuilder;
+use paimon_meta::{ScanBuilder, ScanChoice};
 use paimon_spec::predicate::sql::parse_sql_filter;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
@@ -75,26 +75,6 @@ impl Scan {
         options: &BTreeMap<String, String>,
         a: ScanArgs,
     ) -> PyResult<Scan> {
-        let chosen: Vec<&str> = [
-            ("snapshot", a.snapshot.is_some()),
-            ("tag", a.tag.is_some()),
-            ("timestamp_ms", a.timestamp_ms.is_some()),
-            ("incremental", a.incremental.is_some()),
-            ("changes_since", a.changes_since.is_some()),
-        ]
-        .iter()
-        .filter(|(_, set)| *set)
-        .map(|(n, _)| *n)
-        .collect();
-        if chosen.len() > 1 {
-            return Err(invalid(format!(
-                "choose at most one of {}",
-                chosen.join(", ")
-            )));
-        }
-        if a.incremental_mode.is_some() && a.incremental.is_none() {
-            return Err(invalid("incremental_mode needs incremental"));
-        }
         let mode = match &a.incremental_mode {
             Some(m) => Some(
                 m.parse::<IncrementalScanMode>()
@@ -102,31 +82,22 @@ impl Scan {
             ),
             None => None,
         };
+        let choice = ScanChoice {
+            snapshot: a.snapshot,
+            tag: a.tag.clone(),
+            timestamp_ms: a.timestamp_ms,
+            incremental: a.incremental.clone(),
+            incremental_mode: mode,
+            changes_since: a.changes_since,
+        };
+        pyr(choice.check())?;
         let (scan, schema) = guard(|| {
             pyr(py.detach(|| {
                 let t = match &a.branch {
                     Some(b) => table.with_branch(b)?,
                     None => table.clone(),
                 };
-                let mut scan = t.scan();
-                if let Some(id) = a.snapshot {
-                    scan = scan.with_snapshot(id);
-                }
-                if let Some(tag) = &a.tag {
-                    scan = scan.with_tag(tag.clone());
-                }
-                if let Some(ms) = a.timestamp_ms {
-                    scan = scan.with_timestamp_ms(ms);
-                }
-                if let Some(n) = a.changes_since {
-                    scan = scan.with_changes_since(n);
-                }
-                if let Some((x, y)) = &a.incremental {
-                    scan = scan.with_incremental_between(x.as_str(), y.as_str());
-                    if let Some(m) = mode {
-                        scan = scan.with_incremental_scan_mode(m);
-                    }
-                }
+                let scan = choice.apply(t.scan())?;
                 let schema = scan.rows_schema()?;
                 Ok::<_, paimon_meta::Error>((scan, schema))
             }))
