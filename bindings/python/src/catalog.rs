@@ -7,9 +7,9 @@ use std::sync::Arc;
 use datafusion::catalog::CatalogProvider;
 use paimon_datafusion::PaimonCatalogProvider;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict};
+use pyo3::types::PyCapsule;
 
-use crate::convert::{file_io, options_map, table_location};
+use crate::convert::{file_io, location_arg, options_arg, table_location};
 use crate::datafusion_export;
 use crate::errors::{py as pyr, NotFoundError};
 use crate::reader::guard;
@@ -32,11 +32,12 @@ impl Catalog {
     #[pyo3(signature = (warehouse, options=None))]
     fn new(
         py: Python<'_>,
-        warehouse: &str,
-        options: Option<Bound<'_, PyDict>>,
+        warehouse: &Bound<'_, PyAny>,
+        options: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Catalog> {
-        let options = options_map(options.as_ref())?;
-        let warehouse = table_location(warehouse);
+        let options = options_arg(options.as_ref())?;
+        let warehouse = location_arg(warehouse, "warehouse")?;
+        let warehouse = table_location(&warehouse);
         let io = file_io(&warehouse, &options)?;
         let exists = guard(|| pyr(py.detach(|| io.exists(&warehouse))))?;
         if !exists {

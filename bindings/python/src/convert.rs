@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
@@ -81,4 +82,72 @@ pub fn threads(n: Option<usize>) -> PyResult<usize> {
         Some(n) => Ok(n),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
+}
+
+/// The argument `name` as a `T`, `None` when it is absent or `None`.
+///
+/// A value of the wrong type is a bad argument like any other, so it raises
+/// `InvalidArgumentError` naming the argument, what it takes (`takes`) and what it got, where
+/// pyo3's own extraction would raise a bare `TypeError` outside the `PaimonError` hierarchy.
+pub fn arg<'py, T: FromPyObjectOwned<'py>>(
+    v: Option<&Bound<'py, PyAny>>,
+    name: &str,
+    takes: &str,
+) -> PyResult<Option<T>> {
+    match v {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v.extract::<T>().map(Some).map_err(|_| {
+            let ty = v
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string());
+            let mut shown = v.repr().map_or_else(|_| String::new(), |r| r.to_string());
+            if shown.chars().count() > 60 {
+                shown = shown.chars().take(57).collect::<String>() + "...";
+            }
+            invalid(format!("{name}: takes {takes}, got {ty} {shown}"))
+        }),
+    }
+}
+
+/// [`arg`] for an argument that may not be `None`.
+pub fn required<'py, T: FromPyObjectOwned<'py>>(
+    v: &Bound<'py, PyAny>,
+    name: &str,
+    takes: &str,
+) -> PyResult<T> {
+    arg(Some(v), name, takes)?.ok_or_else(|| invalid(format!("{name}: takes {takes}, got None")))
+}
+
+/// FileIO options from an `options` argument (a dict, or None).
+pub fn options_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<BTreeMap<String, String>> {
+    let d: Option<Bound<'_, PyDict>> = arg(v, "options", "a dict of strings")?;
+    options_map(d.as_ref())
+}
+
+/// Readers' `batch_size` (`None`: 8192 rows).
+pub fn batch_size(v: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    match arg::<usize>(v, "batch_size", "a positive int")? {
+        Some(0) => Err(invalid("batch_size must be at least 1")),
+        Some(n) => Ok(n),
+        None => Ok(8192),
+    }
+}
+
+/// Readers' `threads` (`None`: every core).
+pub fn threads_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    threads(arg(v, "threads", "a positive int or None")?)
+}
+
+/// A table or warehouse location argument: a `str` or an `os.PathLike` (`pathlib.Path`).
+pub fn location_arg(v: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(s);
+    }
+    if v.hasattr("__fspath__").unwrap_or(false) {
+        let p = v.py().import("os")?.call_method1("fspath", (v,))?;
+        return required(&p, name, "a str or os.PathLike");
+    }
+    required(v, name, "a str or os.PathLike")
 }

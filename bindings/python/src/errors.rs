@@ -139,6 +139,7 @@ impl ToPyErr for paimon_meta::Error {
             | E::TagNotFound { .. } => NotFoundError::new_err(msg),
             E::Corrupt { .. } | E::Spec { .. } => CorruptError::new_err(msg),
             E::Unsupported { .. } => UnsupportedError::new_err(msg),
+            E::InvalidScan { .. } => InvalidArgumentError::new_err(msg),
             E::Io(e) => with_message(e.to_py(), msg),
             E::Internal(_) => InternalError::new_err(msg),
             _ => PaimonError::new_err(msg),

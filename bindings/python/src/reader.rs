@@ -11,10 +11,10 @@ use paimon_io::FileIORef;
 use paimon_spec::predicate::sql::parse_sql_filter;
 use paimon_spec::schema::TableSchema;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict};
+use pyo3::types::PyCapsule;
 
 use crate::arrow_export::{schema_capsule, stream_capsule, Schema};
-use crate::convert::{file_io, options_map, table_location, threads};
+use crate::convert::{arg, file_io, location_arg, options_arg, table_location, threads_arg};
 use crate::errors::{invalid, py as pyr, InternalError, ToPyErr, UnsupportedError};
 use crate::split::Split;
 
@@ -89,32 +89,42 @@ impl SplitReader {
     /// stop after that many rows; `path_rewrites`: `(from, to)` prefixes replaced in the
     /// splits' file paths (a table moved since it was planned).
     #[new]
-    #[pyo3(signature = (table_path, select=None, filter=None, batch_size=8192, threads=None,
+    #[pyo3(signature = (table_path, select=None, filter=None, batch_size=None, threads=None,
                         memory_budget=None, options=None, *, schema_id=None, branch=None,
-                        with_kind=false, limit=None, path_rewrites=None))]
+                        with_kind=None, limit=None, path_rewrites=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        table_path: &str,
-        select: Option<Vec<String>>,
-        filter: Option<String>,
-        batch_size: usize,
-        threads: Option<usize>,
+        table_path: &Bound<'_, PyAny>,
+        select: Option<Bound<'_, PyAny>>,
+        filter: Option<Bound<'_, PyAny>>,
+        batch_size: Option<Bound<'_, PyAny>>,
+        threads: Option<Bound<'_, PyAny>>,
         memory_budget: Option<Bound<'_, PyAny>>,
-        options: Option<Bound<'_, PyDict>>,
-        schema_id: Option<i64>,
-        branch: Option<String>,
-        with_kind: bool,
-        limit: Option<usize>,
-        path_rewrites: Option<Vec<(String, String)>>,
+        options: Option<Bound<'_, PyAny>>,
+        schema_id: Option<Bound<'_, PyAny>>,
+        branch: Option<Bound<'_, PyAny>>,
+        with_kind: Option<Bound<'_, PyAny>>,
+        limit: Option<Bound<'_, PyAny>>,
+        path_rewrites: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        if batch_size == 0 {
-            return Err(invalid("batch_size must be at least 1"));
-        }
-        let threads = self::threads(threads)?;
+        let table_path = location_arg(table_path, "table_path")?;
+        let select: Option<Vec<String>> = arg(select.as_ref(), "select", "a list of column names")?;
+        let filter: Option<String> = arg(filter.as_ref(), "filter", "SQL filter text (a str)")?;
+        let batch_size = crate::convert::batch_size(batch_size.as_ref())?;
+        let threads = threads_arg(threads.as_ref())?;
+        let schema_id: Option<i64> = arg(schema_id.as_ref(), "schema_id", "a schema id (an int)")?;
+        let branch: Option<String> = arg(branch.as_ref(), "branch", "a branch name (a str)")?;
+        let with_kind = arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false);
+        let limit: Option<usize> = arg(limit.as_ref(), "limit", "a non-negative int")?;
+        let path_rewrites: Option<Vec<(String, String)>> = arg(
+            path_rewrites.as_ref(),
+            "path_rewrites",
+            "a list of (from, to) str pairs",
+        )?;
         let budget = self::memory_budget(memory_budget.as_ref())?;
-        let path = table_location(table_path);
-        let io = file_io(&path, &options_map(options.as_ref())?)?;
+        let path = table_location(&table_path);
+        let io = file_io(&path, &options_arg(options.as_ref())?)?;
         let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
             .with_batch_size(batch_size)
             .with_parallelism(threads)

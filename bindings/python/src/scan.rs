@@ -4,14 +4,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use paimon_meta::scan::IncrementalScanMode;
-use paimon_meta::ScanBuilder;
+use paimon_meta::{ScanBuilder, ScanChoice};
 use paimon_spec::predicate::sql::parse_sql_filter;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::threads;
+use crate::convert::threads_arg;
 use crate::errors::{invalid, py as pyr};
 use crate::reader::{check_select, guard, memory_budget, RecordBatchReader, SplitReader};
 use crate::split::Split;
@@ -75,26 +75,6 @@ impl Scan {
         options: &BTreeMap<String, String>,
         a: ScanArgs,
     ) -> PyResult<Scan> {
-        let chosen: Vec<&str> = [
-            ("snapshot", a.snapshot.is_some()),
-            ("tag", a.tag.is_some()),
-            ("timestamp_ms", a.timestamp_ms.is_some()),
-            ("incremental", a.incremental.is_some()),
-            ("changes_since", a.changes_since.is_some()),
-        ]
-        .iter()
-        .filter(|(_, set)| *set)
-        .map(|(n, _)| *n)
-        .collect();
-        if chosen.len() > 1 {
-            return Err(invalid(format!(
-                "choose at most one of {}",
-                chosen.join(", ")
-            )));
-        }
-        if a.incremental_mode.is_some() && a.incremental.is_none() {
-            return Err(invalid("incremental_mode needs incremental"));
-        }
         let mode = match &a.incremental_mode {
             Some(m) => Some(
                 m.parse::<IncrementalScanMode>()
@@ -102,31 +82,22 @@ impl Scan {
             ),
             None => None,
         };
+        let choice = ScanChoice {
+            snapshot: a.snapshot,
+            tag: a.tag.clone(),
+            timestamp_ms: a.timestamp_ms,
+            incremental: a.incremental.clone(),
+            incremental_mode: mode,
+            changes_since: a.changes_since,
+        };
+        pyr(choice.check())?;
         let (scan, schema) = guard(|| {
             pyr(py.detach(|| {
                 let t = match &a.branch {
                     Some(b) => table.with_branch(b)?,
                     None => table.clone(),
                 };
-                let mut scan = t.scan();
-                if let Some(id) = a.snapshot {
-                    scan = scan.with_snapshot(id);
-                }
-                if let Some(tag) = &a.tag {
-                    scan = scan.with_tag(tag.clone());
-                }
-                if let Some(ms) = a.timestamp_ms {
-                    scan = scan.with_timestamp_ms(ms);
-                }
-                if let Some(n) = a.changes_since {
-                    scan = scan.with_changes_since(n);
-                }
-                if let Some((x, y)) = &a.incremental {
-                    scan = scan.with_incremental_between(x.as_str(), y.as_str());
-                    if let Some(m) = mode {
-                        scan = scan.with_incremental_scan_mode(m);
-                    }
-                }
+                let scan = choice.apply(t.scan())?;
                 let schema = scan.rows_schema()?;
                 Ok::<_, paimon_meta::Error>((scan, schema))
             }))
@@ -221,17 +192,17 @@ impl Scan {
     }
 
     /// Plans and reads; returns a `RecordBatchReader` (`__arrow_c_stream__`).
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_reader(
         &self,
         py: Python<'_>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'_, PyAny>>,
+        threads: Option<Bound<'_, PyAny>>,
         memory_budget: Option<Bound<'_, PyAny>>,
     ) -> PyResult<RecordBatchReader> {
         let reader = self.reader(
-            batch_size,
-            self::threads(threads)?,
+            crate::convert::batch_size(batch_size.as_ref())?,
+            threads_arg(threads.as_ref())?,
             self::memory_budget(memory_budget.as_ref())?,
         )?;
         let plan = self.planned(py)?;
@@ -240,12 +211,12 @@ impl Scan {
 
     /// Plans and reads into a `pyarrow.Table` (needs pyarrow); errors raise the typed
     /// paimon_rs exception.
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_arrow<'py>(
         &self,
         py: Python<'py>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'py, PyAny>>,
+        threads: Option<Bound<'py, PyAny>>,
         memory_budget: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let all = self
@@ -255,12 +226,12 @@ impl Scan {
     }
 
     /// Plans and reads into a `pandas.DataFrame` (needs pyarrow and pandas).
-    #[pyo3(signature = (batch_size=8192, threads=None, memory_budget=None))]
+    #[pyo3(signature = (batch_size=None, threads=None, memory_budget=None))]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
-        batch_size: usize,
-        threads: Option<usize>,
+        batch_size: Option<Bound<'py, PyAny>>,
+        threads: Option<Bound<'py, PyAny>>,
         memory_budget: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.to_arrow(py, batch_size, threads, memory_budget)?

@@ -6,7 +6,7 @@ use paimon_split::{DataSplit, SplitEnvelope};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
-use crate::convert::json_to_py;
+use crate::convert::{arg, json_to_py, required};
 use crate::errors::{invalid, py as pyr, UnsupportedError};
 
 /// One split of a plan, or decoded from bytes any Java, C++ or Rust planner wrote
@@ -50,8 +50,8 @@ impl Split {
     /// Raises `CorruptError` for bytes that are not a split, `UnsupportedError` for a split
     /// version or kind it does not read.
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Split> {
-        let owned = data.to_vec();
+    fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Split> {
+        let owned: Vec<u8> = required(data, "data", "bytes")?;
         let decoded = pyr(py.detach(move || paimon_split::decode_any(&owned)))?;
         Ok(Split {
             split: decoded.split,
@@ -63,14 +63,17 @@ impl Split {
     /// split adds its flag, an incremental split is a Java object stream), `"split-v1"` the
     /// cross-language `SPLIT_V1` frame. `version` is the `DataSplit` serializer version (1..9;
     /// 9 is Java Paimon 1.4's).
-    #[pyo3(signature = (version=9, frame="raw"))]
+    #[pyo3(signature = (version=None, frame=None))]
     fn to_bytes<'py>(
         &self,
         py: Python<'py>,
-        version: i32,
-        frame: &str,
+        version: Option<Bound<'py, PyAny>>,
+        frame: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let envelope = match (frame, &self.split) {
+        let version: i32 = arg(version.as_ref(), "version", "an int (1..9)")?.unwrap_or(9);
+        let frame: String = arg(frame.as_ref(), "frame", "\"raw\" or \"split-v1\"")?
+            .unwrap_or_else(|| "raw".to_string());
+        let envelope = match (frame.as_str(), &self.split) {
             ("split-v1", _) => SplitEnvelope::SplitV1,
             ("raw", paimon_split::Split::Data(_)) => SplitEnvelope::Raw,
             ("raw", paimon_split::Split::FallbackData { .. }) => SplitEnvelope::RawFallback,
@@ -201,6 +204,7 @@ impl Split {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let from_bytes = py.get_type::<Split>().getattr("from_bytes")?;
-        Ok((from_bytes, (self.to_bytes(py, 9, "split-v1")?,)))
+        let frame = "split-v1".into_pyobject(py)?.into_any();
+        Ok((from_bytes, (self.to_bytes(py, None, Some(frame))?,)))
     }
 }

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 
 use crate::arrow_export::Schema;
-use crate::convert::{file_io, json_to_py, options_map, table_location};
+use crate::convert::{arg, file_io, json_to_py, location_arg, options_arg, table_location};
 use crate::datafusion_export;
 use crate::errors::py as pyr;
 use crate::reader::guard;
@@ -30,7 +30,11 @@ impl Table {
     /// `Table(path, options=None)` is `Table.open(path, options)`.
     #[new]
     #[pyo3(signature = (path, options=None))]
-    fn new(py: Python<'_>, path: &str, options: Option<Bound<'_, PyDict>>) -> PyResult<Table> {
+    fn new(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        options: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Table> {
         Table::open(py, path, options)
     }
 
@@ -39,8 +43,14 @@ impl Table {
     /// falling back to the environment. Raises `NotFoundError` when there is no table.
     #[staticmethod]
     #[pyo3(signature = (path, options=None))]
-    fn open(py: Python<'_>, path: &str, options: Option<Bound<'_, PyDict>>) -> PyResult<Table> {
-        let options = options_map(options.as_ref())?;
+    fn open(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        options: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Table> {
+        let path = location_arg(path, "path")?;
+        let path = path.as_str();
+        let options = options_arg(options.as_ref())?;
         let path = table_location(path);
         let io = file_io(&path, &options)?;
         let table = guard(|| pyr(py.detach(|| paimon_meta::Table::open(io, &path))))?;
@@ -160,39 +170,47 @@ impl Table {
     /// changed after it); `branch`; `with_kind` adds a leading `_ROW_KIND` column.
     #[pyo3(signature = (select=None, filter=None, limit=None, snapshot=None, tag=None,
                         timestamp_ms=None, incremental=None, incremental_mode=None,
-                        changes_since=None, branch=None, with_kind=false))]
+                        changes_since=None, branch=None, with_kind=None))]
     #[allow(clippy::too_many_arguments)]
     fn scan(
         &self,
         py: Python<'_>,
-        select: Option<Vec<String>>,
-        filter: Option<String>,
-        limit: Option<usize>,
-        snapshot: Option<i64>,
-        tag: Option<String>,
-        timestamp_ms: Option<i64>,
+        select: Option<Bound<'_, PyAny>>,
+        filter: Option<Bound<'_, PyAny>>,
+        limit: Option<Bound<'_, PyAny>>,
+        snapshot: Option<Bound<'_, PyAny>>,
+        tag: Option<Bound<'_, PyAny>>,
+        timestamp_ms: Option<Bound<'_, PyAny>>,
         incremental: Option<Bound<'_, PyAny>>,
-        incremental_mode: Option<String>,
-        changes_since: Option<i64>,
-        branch: Option<String>,
-        with_kind: bool,
+        incremental_mode: Option<Bound<'_, PyAny>>,
+        changes_since: Option<Bound<'_, PyAny>>,
+        branch: Option<Bound<'_, PyAny>>,
+        with_kind: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Scan> {
-        let incremental = match incremental {
+        let incremental = match incremental.as_ref().filter(|v| !v.is_none()) {
             None => None,
-            Some(v) => Some(crate::scan::incremental_arg(&v)?),
+            Some(v) => Some(crate::scan::incremental_arg(v)?),
         };
         let args = ScanArgs {
-            select,
-            filter,
-            limit,
-            snapshot,
-            tag,
-            timestamp_ms,
+            select: arg(select.as_ref(), "select", "a list of column names")?,
+            filter: arg(filter.as_ref(), "filter", "SQL filter text (a str)")?,
+            limit: arg(limit.as_ref(), "limit", "a non-negative int")?,
+            snapshot: arg(snapshot.as_ref(), "snapshot", "a snapshot id (an int)")?,
+            tag: arg(tag.as_ref(), "tag", "a tag name (a str)")?,
+            timestamp_ms: arg(
+                timestamp_ms.as_ref(),
+                "timestamp_ms",
+                "milliseconds (an int)",
+            )?,
             incremental,
-            incremental_mode,
-            changes_since,
-            branch,
-            with_kind,
+            incremental_mode: arg(incremental_mode.as_ref(), "incremental_mode", "a str")?,
+            changes_since: arg(
+                changes_since.as_ref(),
+                "changes_since",
+                "a snapshot id (an int)",
+            )?,
+            branch: arg(branch.as_ref(), "branch", "a branch name (a str)")?,
+            with_kind: arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false),
         };
         Scan::new(py, &self.table, &self.options, args)
     }

@@ -56,6 +56,42 @@ def test_bad_reader_arguments_raise_invalid_argument():
         pr.Table.open(UNAWARE, options={"s3.endpoint": "http://127.0.0.1:9"})
 
 
+WRONG_TYPES = [
+    ("snapshot", lambda: pr.Table.open(UNAWARE).scan(snapshot="abc")),
+    ("select", lambda: pr.Table.open(UNAWARE).scan(select="id")),
+    ("limit", lambda: pr.Table.open(UNAWARE).scan(limit=-1)),
+    ("with_kind", lambda: pr.Table.open(UNAWARE).scan(with_kind="yes")),
+    ("filter", lambda: pr.Table.open(UNAWARE).scan(filter=5)),
+    ("path", lambda: pr.Table.open(42)),
+    ("options", lambda: pr.Table.open(UNAWARE, options=["s3.endpoint"])),
+    ("warehouse", lambda: pr.Catalog(3.5)),
+    ("batch_size", lambda: pr.SplitReader(UNAWARE, batch_size="big")),
+    ("threads", lambda: pr.SplitReader(UNAWARE, threads=1.5)),
+    ("path_rewrites", lambda: pr.SplitReader(UNAWARE, path_rewrites="a")),
+    ("data", lambda: pr.Split.from_bytes("not bytes")),
+    ("version", lambda: pr.Table.open(UNAWARE).scan().plan().splits[0].to_bytes(version="9")),
+    ("batch_size", lambda: pr.Table.open(UNAWARE).scan().to_arrow(batch_size=[1])),
+]
+
+
+@pytest.mark.parametrize("needle,call", WRONG_TYPES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(WRONG_TYPES)])
+def test_wrong_argument_types_raise_invalid_argument(needle, call):
+    # A wrong type is a bad argument: InvalidArgumentError (a PaimonError), never a bare
+    # TypeError, and the message names the argument and the value given.
+    with pytest.raises(pr.InvalidArgumentError) as e:
+        call()
+    assert str(e.value).startswith(needle + ":"), str(e.value)
+    assert "takes" in str(e.value) and "got" in str(e.value)
+
+
+def test_paths_may_be_path_objects():
+    from pathlib import Path
+
+    assert pr.Table.open(Path(UNAWARE)).path == UNAWARE
+    assert pr.SplitReader(Path(UNAWARE)).schema is not None
+    assert pr.Catalog(WAREHOUSE).warehouse == str(WAREHOUSE)
+
+
 def test_missing_snapshot_and_tag_are_not_found():
     t = pr.Table.open(UNAWARE)
     with pytest.raises(pr.NotFoundError):

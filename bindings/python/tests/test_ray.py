@@ -99,3 +99,97 @@ def test_pushdown_hooks_select_columns_and_filter_rows_in_the_task():
     assert rows(got) == rows(want) and want.num_rows > 0
     # The original is untouched (Ray clones datasources when it pushes down).
     assert "name" in source.schema().names
+
+
+def ray_predicate_cases():
+    """Ray expressions over append/unaware and the Paimon filter each should become."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from ray.data.expressions import col, lit
+
+    return [
+        (col("id") < 5, '"id" < 5'),
+        ((lit(80) <= col("id")) & col("name").is_not_null(), '"id" >= 80', '"name" IS NOT NULL'),
+        (col("dt") >= dt.date(2024, 2, 1), "\"dt\" >= DATE '2024-02-01'"),
+        (col("amount") > Decimal("85.74"), '"amount" > 85.74'),
+        (col("ts") < dt.datetime(2024, 1, 1, 5, 0), "\"ts\" < TIMESTAMP '2024-01-01 05:00:00.000000'"),
+        (col("flag") == True, '"flag" = TRUE'),  # noqa: E712 (a Ray expression, not a test)
+        (col("name").is_in(["name-1", "name-11", "x'y"]), "\"name\" IN ('name-1', 'name-11', 'x''y')"),
+        (~(col("id") > 3) | col("flag").is_null(), '((NOT "id" > 3) OR "flag" IS NULL)'),
+        (col("id").not_in([0, 1, 2]) & (col("id") != 7), '"id" NOT IN (0, 1, 2)', '"id" <> 7'),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(ray_predicate_cases())))
+def test_ray_predicates_become_paimon_filters(case):
+    expr, *filters = ray_predicate_cases()[case]
+    path = str(WAREHOUSE / "append.db" / "unaware")
+    source = PaimonDatasource(path, pr.Table.open(path).scan().plan().splits).apply_predicate(expr)
+    text, residual = source.pushed_filter()
+    assert text == " AND ".join(filters)
+    assert residual is None  # Paimon covers all of it: no per-block filtering in Python
+    got = pa.concat_tables([b for t in source.get_read_tasks(2) for b in t()])
+    # pyarrow's evaluation of the same Ray expression is the independent answer.
+    want = pr.read_table(path).filter(expr.to_pyarrow())
+    assert rows(got) == rows(want)
+    assert 0 < want.num_rows < 90
+
+
+def test_ray_predicate_parts_paimon_cannot_hold_stay_in_the_task():
+    from ray.data.expressions import col
+
+    path = str(WAREHOUSE / "append.db" / "unaware")
+    splits = pr.Table.open(path).scan().plan().splits
+    cases = [
+        # arithmetic is no Paimon filter: pushed 'id < 60', residual the rest
+        ((col("id") < 60) & (col("id") * 2 > 50), '"id" < 60'),
+        # a float comparison is pushed (pruning) and also kept: NaN ordering differs
+        ((col("price") > 10.0) & (col("id") < 70), '"price" > 10.0 AND "id" < 70'),
+        # a column compared with a column
+        (col("id") > col("price"), None),
+    ]
+    for expr, pushed in cases:
+        source = PaimonDatasource(path, splits, {"select": ["name"]}).apply_predicate(expr)
+        text, residual = source.pushed_filter()
+        assert text == pushed
+        assert residual is not None
+        got = pa.concat_tables([b for t in source.get_read_tasks(3) for b in t()])
+        want = pr.read_table(path).filter(expr.to_pyarrow()).select(["name"])
+        assert got.column_names == ["name"]  # residual columns read, used and dropped
+        assert rows(got) == rows(want) and want.num_rows > 0
+
+
+def test_ray_predicate_the_table_refuses_stays_in_the_task():
+    from ray.data.expressions import col
+
+    from paimon_rs.ray_filter import split_predicate
+
+    # a literal of the wrong type for its column: the table refuses it, Ray keeps it
+    path = str(WAREHOUSE / "append.db" / "unaware")
+    source = PaimonDatasource(path, pr.Table.open(path).scan().plan().splits)
+    assert source._accepts('"id" < 5') and not source._accepts("\"id\" < 'five'")
+    pushed, residual = split_predicate((col("id") < 5) & (col("dt") > 3), (), lambda t: "dt" not in t)
+    assert pushed == ['"id" < 5'] and residual.structurally_equals(col("dt") > 3)
+
+
+def test_read_paimon_filter_expression_pushes_into_the_scan(cluster, monkeypatch):
+    from ray.data.expressions import col
+
+    # Ray plans the read on the driver: record the filters its read tasks were given.
+    seen = []
+    original = PaimonDatasource.pushed_filter
+
+    def recording(self):
+        out = original(self)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(PaimonDatasource, "pushed_filter", recording)
+    path = str(WAREHOUSE / "append.db" / "part_multi")
+    expr = (col("yr") == 2024) & col("region").is_in(["eu", "us"])
+    got = pray.read_paimon(path).filter(expr=expr).to_arrow_refs()
+    got = pa.concat_tables([ray.get(r) for r in got])
+    want = pr.read_table(path).filter(expr.to_pyarrow())
+    assert rows(got) == rows(want) and want.num_rows > 0
+    assert ('"yr" = 2024 AND "region" IN (\'eu\', \'us\')', None) in seen

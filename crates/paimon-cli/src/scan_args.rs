@@ -7,7 +7,7 @@ use clap::Args;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_meta::scan::IncrementalScanMode;
-use paimon_meta::{ScanBuilder, Table};
+use paimon_meta::{ScanBuilder, ScanChoice, Table};
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
 
@@ -114,33 +114,35 @@ impl ScanArgs {
         if let Some(p) = &pool {
             scan = scan.with_memory_pool(Arc::clone(p));
         }
-        if let Some(id) = self.snapshot {
-            scan = scan.with_snapshot(id);
-        }
-        if let Some(tag) = &self.tag {
-            scan = scan.with_tag(tag.clone());
-        }
-        if let Some(ms) = self.timestamp_ms {
-            scan = scan.with_timestamp_ms(ms);
-        }
-        if let Some(n) = self.changes_since {
-            scan = scan.with_changes_since(n);
-        }
-        if let Some(inc) = &self.incremental {
-            let (a, b) = inc
-                .split_once(',')
-                .map(|(a, b)| (a.trim(), b.trim()))
-                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
-                .ok_or_else(|| {
-                    anyhow!("--incremental takes two snapshot ids or two tags: A,B (got '{inc}')")
-                })?;
-            scan = scan.with_incremental_between(a, b);
-            if let Some(m) = &self.incremental_mode {
-                let mode: IncrementalScanMode =
-                    m.parse().map_err(|e| anyhow!("--incremental-mode: {e}"))?;
-                scan = scan.with_incremental_scan_mode(mode);
-            }
-        }
+        let incremental = match &self.incremental {
+            Some(inc) => Some(
+                inc.split_once(',')
+                    .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
+                    .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                    .ok_or_else(|| {
+                        anyhow!(
+                            "--incremental takes two snapshot ids or two tags: A,B (got '{inc}')"
+                        )
+                    })?,
+            ),
+            None => None,
+        };
+        let incremental_mode = match &self.incremental_mode {
+            Some(m) => Some(
+                m.parse::<IncrementalScanMode>()
+                    .map_err(|e| anyhow!("--incremental-mode: {e}"))?,
+            ),
+            None => None,
+        };
+        let choice = ScanChoice {
+            snapshot: self.snapshot,
+            tag: self.tag.clone(),
+            timestamp_ms: self.timestamp_ms,
+            incremental,
+            incremental_mode,
+            changes_since: self.changes_since,
+        };
+        scan = choice.apply(scan).map_err(|e| anyhow!("{e}"))?;
         let schema = scan.rows_schema().map_err(|e| anyhow!("{e}"))?;
         let filter = match &self.filter {
             Some(f) => Some(parse_filter(f, &schema)?),

@@ -10,7 +10,7 @@
 
 use datafusion::error::{DataFusionError, Result};
 use paimon_meta::scan::IncrementalScanMode;
-use paimon_meta::ScanBuilder;
+use paimon_meta::{ScanBuilder, ScanChoice};
 
 /// Which snapshot of which branch a provider reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,39 +41,23 @@ impl ScanSpec {
     /// `scan` reading what this spec selects.
     ///
     /// # Errors
-    /// When more than one snapshot selection is set.
-    pub fn apply(&self, mut scan: ScanBuilder) -> Result<ScanBuilder> {
-        let chosen = [
-            self.snapshot.is_some(),
-            self.tag.is_some(),
-            self.timestamp_ms.is_some(),
-            self.incremental.is_some(),
-            self.changes_since.is_some(),
-        ];
-        if chosen.iter().filter(|c| **c).count() > 1 {
-            return Err(DataFusionError::Plan(
-                "choose one of a snapshot, a tag, a timestamp, an incremental range or changes-since".into(),
-            ));
+    /// When more than one snapshot selection is set ([`ScanChoice::check`]).
+    pub fn apply(&self, scan: ScanBuilder) -> Result<ScanBuilder> {
+        self.choice()
+            .apply(scan)
+            .map_err(|e| DataFusionError::Plan(e.to_string()))
+    }
+
+    /// The snapshot selection part of the spec.
+    pub fn choice(&self) -> ScanChoice {
+        ScanChoice {
+            snapshot: self.snapshot,
+            tag: self.tag.clone(),
+            timestamp_ms: self.timestamp_ms,
+            incremental: self.incremental.clone(),
+            incremental_mode: self.incremental_mode,
+            changes_since: self.changes_since,
         }
-        if let Some(id) = self.snapshot {
-            scan = scan.with_snapshot(id);
-        }
-        if let Some(tag) = &self.tag {
-            scan = scan.with_tag(tag.clone());
-        }
-        if let Some(ms) = self.timestamp_ms {
-            scan = scan.with_timestamp_ms(ms);
-        }
-        if let Some((a, b)) = &self.incremental {
-            scan = scan.with_incremental_between(a, b);
-            if let Some(m) = self.incremental_mode {
-                scan = scan.with_incremental_scan_mode(m);
-            }
-        }
-        if let Some(n) = self.changes_since {
-            scan = scan.with_changes_since(n);
-        }
-        Ok(scan)
     }
 }
 

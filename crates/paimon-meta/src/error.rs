@@ -88,6 +88,13 @@ pub enum Error {
         /// The table and what was being planned.
         what: String,
     },
+    /// Scan arguments that contradict each other (two snapshot selections, a mode without
+    /// an incremental range).
+    #[error("invalid scan: {reason}")]
+    InvalidScan {
+        /// What is wrong.
+        reason: String,
+    },
     /// A bug in paimon-rs.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),

@@ -46,6 +46,8 @@ pub mod table;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use scan::{ChangePlan, ChangeScan, LiveFile, Plan, ScanBuilder, SnapshotSelection};
+pub use scan::{
+    ChangePlan, ChangeScan, LiveFile, Plan, ScanBuilder, ScanChoice, SnapshotSelection,
+};
 pub use snapshot::{Snapshot, SnapshotManager};
 pub use table::{Catalog, Table};

@@ -10,14 +10,15 @@ bytes and the read options, and reads them with ``paimon_rs.SplitReader`` in the
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 from ray.data import Dataset, read_datasource
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
-from . import Split, SplitReader, Table
+from . import InvalidArgumentError, Split, SplitReader, Table
+from .ray_filter import expression_columns, split_predicate
 
 __all__ = ["PaimonDatasource", "read_paimon", "read_splits"]
 
@@ -36,16 +37,24 @@ def _pack(sizes: Sequence[int], parallelism: int) -> List[List[int]]:
     return [sorted(g) for g in groups if g]
 
 
-def _read_task_fn(table_path: str, split_bytes: List[bytes], read_options: Dict[str, Any], predicate):
-    """The body of one read task; runs in a Ray worker."""
+def _read_task_fn(table_path: str, split_bytes: List[bytes], read_options: Dict[str, Any], residual):
+    """The body of one read task; runs in a Ray worker. ``residual`` is the part of Ray's
+    pushed predicate that the Paimon filter in ``read_options`` does not cover; columns it
+    needs beyond the projection are read, used and dropped."""
 
     def read() -> Iterable[pa.Table]:
         opts = dict(read_options)
+        out = opts.get("select")
+        if residual is not None and out is not None:
+            extra = [c for c in dict.fromkeys(expression_columns(residual)) if c not in out]
+            opts["select"] = list(out) + extra
         reader = SplitReader(table_path, **opts)
         for batch_reader in (reader.read(b) for b in split_bytes):
             table = pa.table(batch_reader.read_all())
-            if predicate is not None:
-                table = table.filter(predicate.to_pyarrow())
+            if residual is not None:
+                table = table.filter(residual.to_pyarrow())
+                if out is not None:
+                    table = table.select(list(out))
             yield table
 
     return read
@@ -58,7 +67,9 @@ class PaimonDatasource(Datasource):
     keyword arguments of ``paimon_rs.SplitReader`` (``select``, ``filter``, ``schema_id``,
     ``branch``, ``with_kind``, ``options``, ``batch_size``, ``threads``, ``memory_budget``).
     Supports Ray's projection pushdown (columns become the reader's ``select``) and
-    predicate pushdown (Ray expressions are applied to each block inside the read task).
+    predicate pushdown: the conjuncts of a Ray expression that are column-versus-literal
+    comparisons become the reader's Paimon ``filter`` (row groups and files skipped by their
+    statistics, rows dropped in Rust); the rest is applied to each block in the read task.
     """
 
     def __init__(self, table_path: str, splits: Sequence[Union[Split, bytes]], read_options: Optional[Dict[str, Any]] = None):
@@ -95,6 +106,30 @@ class PaimonDatasource(Datasource):
             opts["select"] = [c for c in (base or columns) if c in columns]
         return opts
 
+    def _accepts(self, text: str) -> bool:
+        """Whether the table takes ``text`` as a filter (checked on the driver, before any
+        task runs: a refused conjunct is left to the residual)."""
+        opts = {k: self._read_options.get(k) for k in ("schema_id", "branch", "options")}
+        try:
+            SplitReader(self._table_path, filter=text, threads=1, **opts)
+        except InvalidArgumentError:
+            return False
+        return True
+
+    def pushed_filter(self) -> Tuple[Optional[str], Any]:
+        """The reader's filter with Ray's pushed predicate folded in, and the residual Ray
+        expression the read tasks apply themselves (None when Paimon covers all of it)."""
+        base = self._read_options.get("filter")
+        predicate = self.get_current_predicate()
+        if predicate is None:
+            return base, None
+        opts = {k: self._read_options.get(k) for k in ("schema_id", "branch", "options")}
+        columns = SplitReader(self._table_path, threads=1, **opts).schema
+        floats = [f.name for f in pa.schema(columns) if pa.types.is_floating(f.type)]
+        pushed, residual = split_predicate(predicate, floats, self._accepts)
+        terms = ([f"({base})"] if base else []) + pushed
+        return (" AND ".join(terms) if terms else None), residual
+
     def schema(self) -> pa.Schema:
         """The Arrow schema of the rows read (after projection pushdown)."""
         opts = {k: v for k, v in self._options().items() if k not in ("threads", "memory_budget", "batch_size")}
@@ -106,6 +141,7 @@ class PaimonDatasource(Datasource):
         opts = self._options()
         schema = self.schema()
         predicate = self.get_current_predicate()
+        opts["filter"], residual = self.pushed_filter()
         tasks = []
         for group in _pack(self._sizes, parallelism):
             rows = [self._rows[i] for i in group]
@@ -116,7 +152,7 @@ class PaimonDatasource(Datasource):
                 input_files=None,
                 exec_stats=None,
             )
-            fn = _read_task_fn(self._table_path, [self._splits[i] for i in group], opts, predicate)
+            fn = _read_task_fn(self._table_path, [self._splits[i] for i in group], opts, residual)
             tasks.append(ReadTask(fn, meta, schema=schema, per_task_row_limit=per_task_row_limit))
         return tasks
 

@@ -10,6 +10,7 @@
 
 pub mod bucket;
 mod changes;
+mod choice;
 mod fallback;
 mod file_prune;
 mod files;
@@ -37,6 +38,7 @@ use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use crate::table::Table;
 pub use changes::{ChangePlan, ChangeScan};
+pub use choice::ScanChoice;
 use file_prune::ValuePruning;
 pub use files::{merge_entries, PartitionDecoder};
 pub use incremental::IncrementalScanMode;
