@@ -103,13 +103,5 @@ write_python_doc() {
     echo
     echo "<!-- bench-python:end -->"
   )
-  if grep -q '<!-- bench-python:begin' "$docf"; then
-    awk -v gen="$gen" '
-      /<!-- bench-python:begin/ { print gen; skip = 1; next }
-      /<!-- bench-python:end/ { skip = 0; next }
-      !skip { print }
-    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
-  else
-    { echo; echo "## Python"; echo; echo "$gen"; } >>"$docf"
-  fi
+  write_doc_section "$docf" bench-python Python "$gen"
 }

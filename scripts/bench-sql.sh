@@ -102,13 +102,5 @@ write_sql_doc() {
     echo
     echo "<!-- bench-sql:end -->"
   )
-  if grep -q '<!-- bench-sql:begin' "$docf"; then
-    awk -v gen="$gen" '
-      /<!-- bench-sql:begin/ { print gen; skip = 1; next }
-      /<!-- bench-sql:end/ { skip = 0; next }
-      !skip { print }
-    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
-  else
-    { echo; echo "## SQL"; echo; echo "$gen"; } >>"$docf"
-  fi
+  write_doc_section "$docf" bench-sql SQL "$gen"
 }

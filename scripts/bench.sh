@@ -149,6 +149,21 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b == 0 ? 0 : a / b) }';
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo yes || echo no; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo yes || echo no; }
 
+# write_doc_section DOC MARKER HEADING TEXT: replaces what stands between the MARKER:begin and
+# MARKER:end comments of DOC with TEXT (which carries the markers), or appends HEADING and TEXT.
+write_doc_section() {
+  local docf="$1" marker="$2" heading="$3" gen="$4"
+  if grep -q "<!-- $marker:begin" "$docf"; then
+    awk -v gen="$gen" -v b="<!-- $marker:begin" -v e="<!-- $marker:end" '
+      index($0, b) == 1 { print gen; skip = 1; next }
+      index($0, e) == 1 { skip = 0; next }
+      !skip { print }
+    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
+  else
+    { echo; echo "## $heading"; echo; echo "$gen"; } >>"$docf"
+  fi
+}
+
 ROWS_OUT=()
 row() { ROWS_OUT+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
 
