@@ -18,8 +18,10 @@ PK_GROUP="SELECT v1 % 10, count(*), sum(v2) FROM bench.pk_big GROUP BY v1 % 10 O
 
 # DataFusion's own Parquet reader over the same files: every data file of append_big (written
 # once by Java, never compacted, so the files on disk are exactly the live ones).
+# The files sit two directories down (p=N/bucket-0/): DataFusion lists them only when told to,
+# and must not read `p=N` as a partition column (the files hold p themselves).
 raw_sql() {
-  printf "CREATE EXTERNAL TABLE raw STORED AS PARQUET LOCATION '%s/';\n%s;\n" \
+  printf "SET datafusion.execution.listing_table_ignore_subdirectory = false;\nSET datafusion.execution.listing_table_factory_infer_partitions = false;\nCREATE EXTERNAL TABLE raw STORED AS PARQUET LOCATION '%s/';\n%s;\n" \
     "$TABLES/append_big" "${1//bench.append_big/raw}"
 }
 
@@ -100,13 +102,5 @@ write_sql_doc() {
     echo
     echo "<!-- bench-sql:end -->"
   )
-  if grep -q '<!-- bench-sql:begin' "$docf"; then
-    awk -v gen="$gen" '
-      /<!-- bench-sql:begin/ { print gen; skip = 1; next }
-      /<!-- bench-sql:end/ { skip = 0; next }
-      !skip { print }
-    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
-  else
-    { echo; echo "## SQL"; echo; echo "$gen"; } >>"$docf"
-  fi
+  write_doc_section "$docf" bench-sql SQL "$gen"
 }

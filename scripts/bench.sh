@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
 #
-#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only sql]
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python[,...]]
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
@@ -20,6 +20,10 @@
 #    DataFusion reading append_big's Parquet files directly (an external table in the same
 #    `paimon sql` process) and, with BENCH_PAIMON_RUST_PY, paimon-rust 0.4's SQLContext.
 #    `--only sql` runs only these (the read figures and the planning tables are skipped).
+# 6. Python (issue 11, markers `bench-python`, scripts/bench-python.sh): the paimon_rs wheel
+#    (built in release) against the CLI, pypaimon 2.1.0 and pypaimon-rust 0.4.0 (a bench venv
+#    under .cache/bench), Ray Data reads against pypaimon's, and the wheel's size.
+#    `--only` takes a comma-separated list of read, sql and python (default: all three).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,10 +39,13 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift ;;
     --no-doc) DOC=0 ;;
     --only) ONLY="$2"; shift ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only sql]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python[,...]]" >&2; exit 2 ;;
   esac
   shift
 done
+
+# want PART: whether --only selects PART (read, sql or python); everything without --only.
+want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }
 
 if [[ $QUICK == 1 ]]; then
   ROWS=${BENCH_ROWS:-2000000}; PK_ROWS=${BENCH_PK_ROWS:-1000000}
@@ -68,14 +75,14 @@ if [[ ! -f "$TABLES/.done" ]]; then
   scripts/java-oracle.sh write-bench-tables "$TABLES" --rows "$ROWS" --pk-rows "$PK_ROWS" >&2
   touch "$TABLES/.done"
 fi
-if [[ $ONLY != sql && ! -f "$PLANNING/.done" ]]; then
+if want read && [[ ! -f "$PLANNING/.done" ]]; then
   echo "bench: writing the planning table $PLANNING ($PLAN_FILES files, $PLAN_COMMITS commits)" >&2
   rm -rf "$PLANNING"
   scripts/java-oracle.sh write-planning-table "$PLANNING" --files "$PLAN_FILES" \
     --commits "$PLAN_COMMITS" >&2
   touch "$PLANNING/.done"
 fi
-if [[ $ONLY != sql && ! -f "$PLANNING_NM/.done" ]]; then
+if want read && [[ ! -f "$PLANNING_NM/.done" ]]; then
   echo "bench: writing $PLANNING_NM ($PLAN_FILES files, $PLAN_COMMITS unmerged manifests)" >&2
   rm -rf "$PLANNING_NM"
   scripts/java-oracle.sh write-planning-table "$PLANNING_NM" --files "$PLAN_FILES" \
@@ -101,7 +108,7 @@ RAW="$TARGET/paimon-bench"
 # seconds (user + sys) in C[NAME], the peak RSS in M[NAME] (max over runs, MB) and its stdout
 # in O[NAME]. CPU time is what single-threaded figures compare: on a machine shared with other
 # builds, wall time mostly measures the neighbours.
-declare -A T C M O
+declare -A T C M O PYO
 run() {
   local name="$1"; shift
   local res="$BENCH/.time" out s e secs cpu mb
@@ -142,6 +149,21 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b == 0 ? 0 : a / b) }';
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo yes || echo no; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo yes || echo no; }
 
+# write_doc_section DOC MARKER HEADING TEXT: replaces what stands between the MARKER:begin and
+# MARKER:end comments of DOC with TEXT (which carries the markers), or appends HEADING and TEXT.
+write_doc_section() {
+  local docf="$1" marker="$2" heading="$3" gen="$4"
+  if grep -q "<!-- $marker:begin" "$docf"; then
+    awk -v gen="$gen" -v b="<!-- $marker:begin" -v e="<!-- $marker:end" '
+      index($0, b) == 1 { print gen; skip = 1; next }
+      index($0, e) == 1 { skip = 0; next }
+      !skip { print }
+    ' "$docf" >"$docf.tmp" && mv "$docf.tmp" "$docf"
+  else
+    { echo; echo "## $heading"; echo; echo "$gen"; } >>"$docf"
+  fi
+}
+
 ROWS_OUT=()
 row() { ROWS_OUT+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
 
@@ -159,7 +181,7 @@ single() {
     "${r}x throughput" ">= ${5}x" "$(ge "$r" "$5")"
 }
 
-if [[ $ONLY != sql ]]; then
+if want read; then
 # 1. append full scan and projection, 1 thread, against the parquet crate.
 pair ours_full "$PAIMON" read "$A" --format null --threads 1 -- raw_full "$RAW" raw "$A" --threads 1
 single 1a "append_big full scan" ours_full raw_full 0.95
@@ -276,12 +298,14 @@ row "8b same, 2 threads: wall s (CPU s)" "${T[ours_many2]} (${C[ours_many2]})" \
 
 fi
 
-source "$ROOT/scripts/bench-sql.sh"
+if want sql; then
+  source "$ROOT/scripts/bench-sql.sh"
+fi
+if want python; then
+  source "$ROOT/scripts/bench-python.sh"
+fi
 
 # ---------------------------------------------------------------- report
-if [[ $ONLY == sql ]]; then
-  ROWS_OUT=()
-fi
 TABLE=$(
   echo "| figure | ours | baseline | ratio | goal | met? |"
   echo "|---|---|---|---|---|---|"
@@ -292,9 +316,10 @@ echo "$TABLE"
 
 if [[ $DOC == 1 ]]; then
   DOCF="$ROOT/docs/benchmarks.md"
-  write_sql_doc "$DOCF"
+  if want sql; then write_sql_doc "$DOCF"; fi
+  if want python; then write_python_doc "$DOCF"; fi
 fi
-if [[ $DOC == 1 && $ONLY != sql ]]; then
+if [[ $DOC == 1 ]] && want read; then
   CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
   MEM=$(free -g 2>/dev/null | awk '/^Mem:/ { print $2 " GB" }')
   GEN=$(

@@ -22,12 +22,8 @@ pub struct ScanArgs {
     pub select: Option<Vec<String>>,
     pub filter: Option<String>,
     pub limit: Option<usize>,
-    pub snapshot: Option<i64>,
-    pub tag: Option<String>,
-    pub timestamp_ms: Option<i64>,
-    pub incremental: Option<(String, String)>,
-    pub incremental_mode: Option<String>,
-    pub changes_since: Option<i64>,
+    /// The snapshot selection, checked by [`Scan::new`].
+    pub choice: ScanChoice,
     pub branch: Option<String>,
     pub with_kind: bool,
 }
@@ -48,6 +44,17 @@ pub fn incremental_arg(v: &Bound<'_, PyAny>) -> PyResult<(String, String)> {
                 "incremental takes two snapshot ids or tags: \"A,B\" or (A, B), got {v}"
             ))
         })
+}
+
+/// `incremental_mode`: `auto`, `delta`, `changelog` or `diff`.
+pub fn incremental_mode_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<IncrementalScanMode>> {
+    match crate::convert::arg::<String>(v, "incremental_mode", "a str")? {
+        Some(m) => m
+            .parse::<IncrementalScanMode>()
+            .map(Some)
+            .map_err(|e| invalid(format!("incremental_mode: {e}"))),
+        None => Ok(None),
+    }
 }
 
 /// A scan of one table with its snapshot choice, projection, filter and limit; every argument
@@ -75,21 +82,7 @@ impl Scan {
         options: &BTreeMap<String, String>,
         a: ScanArgs,
     ) -> PyResult<Scan> {
-        let mode = match &a.incremental_mode {
-            Some(m) => Some(
-                m.parse::<IncrementalScanMode>()
-                    .map_err(|e| invalid(format!("incremental_mode: {e}")))?,
-            ),
-            None => None,
-        };
-        let choice = ScanChoice {
-            snapshot: a.snapshot,
-            tag: a.tag.clone(),
-            timestamp_ms: a.timestamp_ms,
-            incremental: a.incremental.clone(),
-            incremental_mode: mode,
-            changes_since: a.changes_since,
-        };
+        let choice = &a.choice;
         pyr(choice.check())?;
         let (scan, schema) = guard(|| {
             pyr(py.detach(|| {
@@ -134,9 +127,6 @@ impl Scan {
         threads: usize,
         budget: Option<usize>,
     ) -> PyResult<SplitReader> {
-        if batch_size == 0 {
-            return Err(invalid("batch_size must be at least 1"));
-        }
         let io = crate::convert::file_io(&self.path, &self.options)?;
         let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
             .with_schema_id(self.schema.id)

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use paimon_data::arrow_schema::to_arrow_schema;
 use paimon_datafusion::{PaimonTableProvider, ScanSpec};
-use paimon_meta::Snapshot;
+use paimon_meta::{ScanChoice, Snapshot};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 
@@ -195,20 +195,22 @@ impl Table {
             select: arg(select.as_ref(), "select", "a list of column names")?,
             filter: arg(filter.as_ref(), "filter", "SQL filter text (a str)")?,
             limit: arg(limit.as_ref(), "limit", "a non-negative int")?,
-            snapshot: arg(snapshot.as_ref(), "snapshot", "a snapshot id (an int)")?,
-            tag: arg(tag.as_ref(), "tag", "a tag name (a str)")?,
-            timestamp_ms: arg(
-                timestamp_ms.as_ref(),
-                "timestamp_ms",
-                "milliseconds (an int)",
-            )?,
-            incremental,
-            incremental_mode: arg(incremental_mode.as_ref(), "incremental_mode", "a str")?,
-            changes_since: arg(
-                changes_since.as_ref(),
-                "changes_since",
-                "a snapshot id (an int)",
-            )?,
+            choice: ScanChoice {
+                snapshot: arg(snapshot.as_ref(), "snapshot", "a snapshot id (an int)")?,
+                tag: arg(tag.as_ref(), "tag", "a tag name (a str)")?,
+                timestamp_ms: arg(
+                    timestamp_ms.as_ref(),
+                    "timestamp_ms",
+                    "milliseconds (an int)",
+                )?,
+                incremental,
+                incremental_mode: crate::scan::incremental_mode_arg(incremental_mode.as_ref())?,
+                changes_since: arg(
+                    changes_since.as_ref(),
+                    "changes_since",
+                    "a snapshot id (an int)",
+                )?,
+            },
             branch: arg(branch.as_ref(), "branch", "a branch name (a str)")?,
             with_kind: arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false),
         };
