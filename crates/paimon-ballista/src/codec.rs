@@ -1,6 +1,7 @@
 //! Ballista's extension codecs for Paimon: the logical codec carries a
 //! [`PaimonTableProvider`] as its table path and [`ScanSpec`], the physical codec a
-//! [`PaimonScanExec`] as its [`ScanNode`]; every other node goes to Ballista's own codecs.
+//! [`PaimonScanExec`] as its [`ScanNode`] and a [`PaimonSplitReadExec`] as its node without
+//! splits (those are its input's rows); every other node goes to Ballista's own codecs.
 //!
 //! Our bytes start with `0xFF` and a tag. No protobuf message starts with `0xFF` (its first
 //! varint would carry wire type 7, which does not exist), so they can never be mistaken for
@@ -19,12 +20,17 @@ use datafusion::logical_expr::{Extension, LogicalPlan};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
-use paimon_datafusion::{PaimonScanExec, PaimonTableProvider, ScanNode, ScanSpec};
+use paimon_datafusion::{
+    PaimonScanExec, PaimonSplitReadExec, PaimonTableProvider, ScanNode, ScanSpec,
+};
 
 /// Prefix of an encoded [`PaimonTableProvider`].
 pub const TABLE_TAG: &[u8] = b"\xffpaimon-table:";
 /// Prefix of an encoded [`PaimonScanExec`].
 pub const SCAN_TAG: &[u8] = b"\xffpaimon-scan:";
+/// Prefix of an encoded [`PaimonSplitReadExec`]: its scan's node without splits (they travel
+/// in its input, which Ballista's codec encodes).
+pub const SPLIT_READ_TAG: &[u8] = b"\xffpaimon-split-read:";
 
 /// [`LogicalExtensionCodec`] for plans over Paimon tables (client to scheduler).
 #[derive(Debug, Default)]
@@ -128,6 +134,19 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        if let Some(body) = buf.strip_prefix(SPLIT_READ_TAG) {
+            let [input] = inputs else {
+                return Err(DataFusionError::Internal(format!(
+                    "a Paimon split read has one input, the plan gives it {}",
+                    inputs.len()
+                )));
+            };
+            let scan = PaimonScanExec::try_new(ScanNode::decode(body)?)?;
+            return Ok(Arc::new(PaimonSplitReadExec::try_new(
+                scan,
+                Arc::clone(input),
+            )?));
+        }
         let Some(body) = buf.strip_prefix(SCAN_TAG) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         };
@@ -146,6 +165,11 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
+        if let Some(read) = node.downcast_ref::<PaimonSplitReadExec>() {
+            buf.extend_from_slice(SPLIT_READ_TAG);
+            buf.extend_from_slice(&read.scan().node().encode()?);
+            return Ok(());
+        }
         match node.downcast_ref::<PaimonScanExec>() {
             Some(scan) => {
                 buf.extend_from_slice(SCAN_TAG);

@@ -34,6 +34,9 @@ use crate::error::df_err;
 use crate::pushdown::display;
 
 mod pool;
+mod split_input;
+
+pub use split_input::{split_input_schema, PaimonSplitReadExec, SplitsAsInput, SPLIT_COLUMN};
 
 /// The name of the row-kind column of `t$audit_log` (Java `AuditLogTable`).
 pub const ROWKIND: &str = "rowkind";
@@ -147,6 +150,15 @@ impl PaimonScanExec {
         self
     }
 
+    /// This scan reading `partitions` (per partition, its `SPLIT_V1` frames) instead of its
+    /// own; the table, columns, filter, limit and statistics stay.
+    pub fn with_partitions(&self, partitions: Vec<Vec<Vec<u8>>>) -> Self {
+        let mut exec = self.clone();
+        exec.properties = Arc::new(properties(&exec.schema, partitions.len()));
+        exec.node.partitions = partitions;
+        exec
+    }
+
     /// Splits in all partitions.
     pub fn split_count(&self) -> usize {
         self.node.partitions.iter().map(Vec::len).sum()
@@ -154,9 +166,15 @@ impl PaimonScanExec {
 }
 
 fn properties(schema: &SchemaRef, partitions: usize) -> PlanProperties {
+    exact_properties(schema, partitions.max(1))
+}
+
+/// The properties of a scan of exactly `partitions` partitions (none for a task that reads
+/// no slice of a scan).
+fn exact_properties(schema: &SchemaRef, partitions: usize) -> PlanProperties {
     PlanProperties::new(
         EquivalenceProperties::new(Arc::clone(schema)),
-        Partitioning::UnknownPartitioning(partitions.max(1)),
+        Partitioning::UnknownPartitioning(partitions),
         EmissionType::Incremental,
         Boundedness::Bounded,
     )
@@ -219,20 +237,25 @@ impl DisplayAs for PaimonScanExec {
         if matches!(t, DisplayFormatType::TreeRender) {
             return Ok(());
         }
-        if let Some(b) = &n.branch {
-            write!(f, ", branch={b}")?;
-        }
-        if let Some(p) = &n.projection {
-            write!(f, ", projection=[{}]", p.join(", "))?;
-        }
-        if let Some(p) = &n.predicate {
-            write!(f, ", predicate={}", display(p))?;
-        }
-        if let Some(l) = n.limit {
-            write!(f, ", limit={l}")?;
-        }
-        Ok(())
+        fmt_details(n, f)
     }
+}
+
+/// The optional parts of a scan's one-line display: branch, projection, predicate, limit.
+fn fmt_details(n: &ScanNode, f: &mut fmt::Formatter) -> fmt::Result {
+    if let Some(b) = &n.branch {
+        write!(f, ", branch={b}")?;
+    }
+    if let Some(p) = &n.projection {
+        write!(f, ", projection=[{}]", p.join(", "))?;
+    }
+    if let Some(p) = &n.predicate {
+        write!(f, ", predicate={}", display(p))?;
+    }
+    if let Some(l) = n.limit {
+        write!(f, ", limit={l}")?;
+    }
+    Ok(())
 }
 
 impl ExecutionPlan for PaimonScanExec {

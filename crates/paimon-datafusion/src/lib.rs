@@ -37,6 +37,6 @@ pub mod system;
 pub mod table;
 
 pub use catalog::PaimonCatalogProvider;
-pub use exec::{PaimonScanExec, ScanNode};
+pub use exec::{PaimonScanExec, PaimonSplitReadExec, ScanNode, SplitsAsInput};
 pub use scan_spec::{ScanSpec, TableName};
 pub use table::PaimonTableProvider;

@@ -23,7 +23,7 @@ use paimon_spec::schema::TableSchemaRef;
 use paimon_split::{DataSplit, Split};
 
 use crate::error::df_err;
-use crate::exec::{rename_row_kind, PaimonScanExec, ScanNode};
+use crate::exec::{rename_row_kind, PaimonScanExec, PaimonSplitReadExec, ScanNode, SplitsAsInput};
 use crate::pushdown::{pushdown_kind, translate_all};
 use crate::scan_spec::ScanSpec;
 use crate::stats::{scan_statistics, ScanFacts};
@@ -276,12 +276,16 @@ impl TableProvider for PaimonTableProvider {
         };
         let predicate = translate_all(filters, &self.rows_schema);
         let partitions = state.config().target_partitions();
+        let splits_as_input = state.config().get_extension::<SplitsAsInput>().is_some();
         let this = self.clone();
         let exec = off_runtime(move || {
             let plan = this.plan(predicate.as_ref())?;
             this.scan_exec(&plan, names, predicate, limit, partitions)
         })
         .await?;
+        if splits_as_input {
+            return Ok(Arc::new(PaimonSplitReadExec::from_scan(&exec)?));
+        }
         Ok(Arc::new(exec))
     }
 }

@@ -262,11 +262,21 @@ pub(crate) fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
 }
 
 async fn run(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<Vec<String>>> {
+    run_within(ctx, sql)
+        .await
+        .unwrap_or_else(|| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))
+}
+
+/// `sql`'s rows, or `None` when it takes longer than [`QUERY_TIMEOUT`].
+async fn run_within(
+    ctx: &SessionContext,
+    sql: &str,
+) -> Option<datafusion::error::Result<Vec<Vec<String>>>> {
     let batches =
         tokio::time::timeout(QUERY_TIMEOUT, async { ctx.sql(sql).await?.collect().await })
             .await
-            .unwrap_or_else(|_| panic!("query timed out after {QUERY_TIMEOUT:?}: {sql}"))?;
-    Ok(rows(&batches))
+            .ok()?;
+    Some(batches.map(|b| rows(&b)))
 }
 
 /// The `paimon` binary: `cargo test --workspace` builds it beside this test's executable
@@ -406,8 +416,8 @@ async fn queries_match_local_datafusion_and_java() {
         .await
         .unwrap();
     let local = paimon_datafusion::sql::session(&warehouse()).unwrap();
-    // All queries at once (each scan is one task, each executor has one slot), so the
-    // scheduler hands tasks to both executors.
+    // All queries at once (each executor has one task slot), so the scheduler hands tasks to
+    // both executors.
     let jobs: Vec<_> = queries()
         .into_iter()
         .map(|(sql, java)| {
@@ -494,7 +504,7 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
     let (sql, java) = slow_query();
     let query = {
         let remote = remote.clone();
-        tokio::spawn(async move { run(&remote, sql).await })
+        tokio::spawn(async move { run_within(&remote, sql).await })
     };
     // Kill an executor once it has started a scan task of this query, so the job has work
     // (and shuffle output) on it.
@@ -519,7 +529,13 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
     };
     let mid_query = !query.is_finished();
     cluster.executors[victim].kill();
-    match query.await.unwrap() {
+    let Some(result) = query.await.unwrap() else {
+        panic!(
+            "{sql}: no answer {QUERY_TIMEOUT:?} after killing an executor\n{}",
+            cluster.logs()
+        );
+    };
+    match result {
         Ok(rows) => assert_eq!(rows, java, "rows after killing an executor: {sql}"),
         Err(e) => {
             let msg = e.to_string();
@@ -539,5 +555,92 @@ async fn killing_an_executor_gives_the_right_rows_or_an_error() {
         Ok(rows) => assert_eq!(rows, java, "after the kill: {sql}"),
         Err(e) => panic!("{sql} after the kill: {e}\n{}", cluster.logs()),
     }
+    cluster.shut_down();
+}
+
+/// Splits of `table`'s scan in the plan of `sql` on `ctx` (a local session: one
+/// `PaimonScanExec` per table).
+async fn local_split_count(ctx: &SessionContext, sql: &str, table: &str) -> usize {
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let mut splits = 0;
+    datafusion::common::tree_node::TreeNode::apply(&plan, |p| {
+        if let Some(s) = p.downcast_ref::<paimon_datafusion::PaimonScanExec>() {
+            if s.node().table_path.ends_with(table) {
+                splits += s.split_count();
+            }
+        }
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    })
+    .unwrap();
+    splits
+}
+
+/// The splits each executor's tasks read of `table`, from the `scans <table> (<n> splits)`
+/// lines of its log.
+fn splits_read(cluster: &Cluster, table: &str) -> Vec<usize> {
+    let marker = format!("/{table} (");
+    cluster
+        .executors
+        .iter()
+        .map(|e| {
+            e.log()
+                .lines()
+                .filter(|l| l.contains(" scans "))
+                .filter_map(|l| l.split_once(&marker))
+                .map(|(_, rest)| {
+                    let n = rest.split_once(' ').map_or(rest, |(n, _)| n);
+                    n.parse::<usize>()
+                        .unwrap_or_else(|_| panic!("split count in {rest:?}"))
+                })
+                .sum()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_scan_is_split_over_both_executors() {
+    let cluster = Cluster::start();
+    let remote = paimon_ballista::remote_session_with(&cluster.url, &warehouse(), Some(4))
+        .await
+        .unwrap();
+    let local = paimon_datafusion::sql::session(&warehouse()).unwrap();
+    let table = "pk.db/partitioned";
+    let sql =
+        "SELECT dt, hr, count(*), max(id) FROM pk.partitioned GROUP BY dt, hr ORDER BY dt, hr";
+    let splits = local_split_count(&local, sql, table).await;
+    assert!(
+        splits >= 2,
+        "{table} plans {splits} splits: too few to spread"
+    );
+    let java = queries()
+        .into_iter()
+        .find(|(q, _)| *q == sql)
+        .map(|(_, rows)| rows)
+        .unwrap();
+    let got = match run(&remote, sql).await {
+        Ok(r) => r,
+        Err(e) => panic!("{sql}: {e}\n{}", cluster.logs()),
+    };
+    assert_eq!(got, java, "Java's rows: {sql}");
+    // Each split was read once, and both executors read some: the scan itself was spread,
+    // not only the stages above it.
+    let per_executor = splits_read(&cluster, table);
+    assert_eq!(
+        per_executor.iter().sum::<usize>(),
+        splits,
+        "splits read per executor {per_executor:?}\n{}",
+        cluster.logs()
+    );
+    assert!(
+        per_executor.iter().all(|n| *n > 0),
+        "splits read per executor {per_executor:?}\n{}",
+        cluster.logs()
+    );
     cluster.shut_down();
 }
