@@ -1,20 +1,10 @@
 # SQL figures of scripts/bench.sh (issue 12); sourced by it after the read figures, with its
-# helpers (run, pair, div, ge, field), tables ($TABLES) and binaries ($PAIMON, $TARGET) set.
+# helpers (run, pair, div, ge, field), tables ($TABLES), binaries ($PAIMON, $TARGET) and the
+# warehouse and queries of bench-sql-queries.sh set.
 # Writes its own section of docs/benchmarks.md (markers bench-sql) through write_sql_doc.
 
 SQL_ROWS=()
 sql_row() { SQL_ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
-
-# A warehouse whose database `bench` is the benchmark tables' directory.
-SQL_WH="$BENCH/sql-warehouse-$(basename "$TABLES")"
-mkdir -p "$SQL_WH"
-ln -sfn "$TABLES" "$SQL_WH/bench.db"
-
-GROUP_BY="SELECT p, count(*), sum(d1), avg(i1) FROM bench.append_big GROUP BY p ORDER BY p"
-SEL_ID=$(( ROWS / 100 ))
-SELECTIVE="SELECT count(*), sum(d1) FROM bench.append_big WHERE id < $SEL_ID"
-PK_COUNT="SELECT count(*) FROM bench.pk_big"
-PK_GROUP="SELECT v1 % 10, count(*), sum(v2) FROM bench.pk_big GROUP BY v1 % 10 ORDER BY 1"
 
 # DataFusion's own Parquet reader over the same files: every data file of append_big (written
 # once by Java, never compacted, so the files on disk are exactly the live ones).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
 #
-#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python[,...]]
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|ballista[,...]]
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
@@ -23,7 +23,10 @@
 # 6. Python (issue 11, markers `bench-python`, scripts/bench-python.sh): the paimon_rs wheel
 #    (built in release) against the CLI, pypaimon 2.1.0 and pypaimon-rust 0.4.0 (a bench venv
 #    under .cache/bench), Ray Data reads against pypaimon's, and the wheel's size.
-#    `--only` takes a comma-separated list of read, sql and python (default: all three).
+#    `--only` takes a comma-separated list of read, sql, python and ballista (default: the
+#    first three).
+# 7. Ballista (issue 12, markers `bench-ballista`, scripts/bench-ballista.sh), only when named in
+#    `--only`: the SQL queries on a local cluster of two executors against `paimon sql` locally.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,13 +42,15 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift ;;
     --no-doc) DOC=0 ;;
     --only) ONLY="$2"; shift ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python[,...]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|ballista[,...]]" >&2; exit 2 ;;
   esac
   shift
 done
 
 # want PART: whether --only selects PART (read, sql or python); everything without --only.
 want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }
+# named PART: whether --only names PART (ballista runs only then).
+named() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 if [[ $QUICK == 1 ]]; then
   ROWS=${BENCH_ROWS:-2000000}; PK_ROWS=${BENCH_PK_ROWS:-1000000}
@@ -97,7 +102,12 @@ if [[ -n "${BENCH_BIN_DIR:-}" ]]; then
   TARGET="$(cd "$BENCH_BIN_DIR" && pwd)"
 else
   echo "bench: building release binaries" >&2
-  cargo build -q --release -p paimon-cli -p paimon-benches >&2
+  if named ballista; then
+    cargo build -q --release -p paimon-cli -p paimon-benches -p paimon-ballista \
+      --features paimon-cli/ballista >&2
+  else
+    cargo build -q --release -p paimon-cli -p paimon-benches >&2
+  fi
   TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/release"
 fi
 PAIMON="$TARGET/paimon"
@@ -298,8 +308,14 @@ row "8b same, 2 threads: wall s (CPU s)" "${T[ours_many2]} (${C[ours_many2]})" \
 
 fi
 
+if want sql || named ballista; then
+  source "$ROOT/scripts/bench-sql-queries.sh"
+fi
 if want sql; then
   source "$ROOT/scripts/bench-sql.sh"
+fi
+if named ballista; then
+  source "$ROOT/scripts/bench-ballista.sh"
 fi
 if want python; then
   source "$ROOT/scripts/bench-python.sh"
@@ -317,6 +333,7 @@ echo "$TABLE"
 if [[ $DOC == 1 ]]; then
   DOCF="$ROOT/docs/benchmarks.md"
   if want sql; then write_sql_doc "$DOCF"; fi
+  if named ballista; then write_ballista_doc "$DOCF"; fi
   if want python; then write_python_doc "$DOCF"; fi
 fi
 if [[ $DOC == 1 ]] && want read; then

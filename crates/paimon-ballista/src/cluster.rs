@@ -145,7 +145,9 @@ pub struct ExecutorOptions {
 /// stderr, `n` being the splits the task reads.
 ///
 /// # Errors
-/// When the scheduler cannot be reached or the addresses cannot be bound.
+/// When the scheduler cannot be reached or the addresses cannot be bound, and whenever the
+/// executor stops: Ballista's returns `Ok` both for a signal and for a server of its that
+/// ended (its port taken), and an executor is meant to run until it is killed.
 pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
     let (logical, physical) = codecs();
     let defaults = ExecutorProcessConfig::default();
@@ -177,7 +179,12 @@ pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
     );
     start_executor_process(Arc::new(config))
         .await
-        .map_err(ballista_err)
+        .map_err(ballista_err)?;
+    Err(DataFusionError::Execution(format!(
+        "executor {id} stopped: by a signal, or a server of its ended (is port {} or {} in use?)",
+        opts.bind.port(),
+        opts.grpc_port
+    )))
 }
 
 fn ballista_err(e: BallistaError) -> DataFusionError {

@@ -25,9 +25,12 @@
 
 mod cluster;
 mod codec;
+pub mod logger;
 
 pub use cluster::{
     remote_session, remote_session_with, run_executor, run_scheduler, session_config,
     ExecutorOptions, SchedulerOptions,
 };
-pub use codec::{codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, TABLE_TAG};
+pub use codec::{
+    codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, SPLIT_READ_TAG, TABLE_TAG,
+};

@@ -56,6 +56,7 @@ enum Command {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    paimon_ballista::logger::init();
     // Plans are walked recursively on these threads; Ballista's own binaries give them 32 MiB.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -6,12 +6,13 @@
 //! --scheduler` (the CLI, built beside this test by `cargo test --workspace`) prints the same
 //! rows as `paimon sql` locally.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::RecordBatch;
@@ -51,13 +52,23 @@ pub(crate) fn text(v: &Value) -> String {
     }
 }
 
-/// A free loopback port (bound, then released for the child to bind).
+/// A free loopback port (bound, then released for the child to bind), never one handed out
+/// before in this process: the tests start their clusters at once, and the system may offer a
+/// port it just gave back, so two processes would race for it (an executor whose server cannot
+/// bind stops).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut given = GIVEN.lock().unwrap();
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if given.insert(port) {
+            return port;
+        }
+    }
 }
 
 /// A child process killed (and reaped) when dropped, so no test leaves one running.
@@ -73,6 +84,7 @@ impl Proc {
         let out = File::create(&log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_paimon-ballista"))
             .args(args)
+            .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
