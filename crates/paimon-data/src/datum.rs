@@ -1,17 +1,20 @@
-//! Paimon [`Datum`] values as Arrow arrays: partition values (Java `PartitionSettedRow`) and
-//! predicate literals.
+//! Paimon [`Datum`] values as Arrow arrays (partition values, Java `PartitionSettedRow`, and
+//! predicate literals) and Arrow cells as Datums (a writer's keys, cast statistics).
 
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, Time32MillisecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType,
 };
 use arrow_array::{
-    new_null_array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array,
+    new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array,
     Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, PrimitiveArray,
     StringArray, Time32MillisecondArray, UInt32Array,
 };
-use arrow_schema::TimeUnit;
+use arrow_schema::{DataType as ArrowType, TimeUnit};
 use paimon_spec::binary::Datum;
 use paimon_spec::types::{DataType, TypeKind};
 
@@ -107,4 +110,53 @@ pub fn datum_to_array(datum: &Datum, ty: &DataType) -> Result<ArrayRef> {
 pub fn repeat(value: &ArrayRef, n: usize) -> Result<ArrayRef> {
     let idx = UInt32Array::from(vec![0u32; n]);
     arrow_select::take::take(value.as_ref(), &idx, None).map_err(|e| Error::arrow("<constant>", e))
+}
+
+/// The value at `row` of `array`, typed as Paimon `ty` (the inverse of [`datum_to_array`]);
+/// `None` for an Arrow type this conversion does not cover (nested types).
+pub fn datum_at(array: &ArrayRef, row: usize, ty: &DataType) -> Option<Datum> {
+    if array.is_null(row) {
+        return Some(Datum::Null);
+    }
+    let ltz = matches!(ty.kind, TypeKind::LocalZonedTimestamp { .. });
+    let ts = |millis: i64, nanos: i32| {
+        if ltz {
+            Datum::LocalZonedTimestamp { millis, nanos }
+        } else {
+            Datum::Timestamp { millis, nanos }
+        }
+    };
+    Some(match array.data_type() {
+        ArrowType::Boolean => Datum::Boolean(array.as_boolean().value(row)),
+        ArrowType::Int8 => Datum::TinyInt(array.as_primitive::<Int8Type>().value(row)),
+        ArrowType::Int16 => Datum::SmallInt(array.as_primitive::<Int16Type>().value(row)),
+        ArrowType::Int32 => Datum::Int(array.as_primitive::<Int32Type>().value(row)),
+        ArrowType::Int64 => Datum::BigInt(array.as_primitive::<Int64Type>().value(row)),
+        ArrowType::Float32 => Datum::Float(array.as_primitive::<Float32Type>().value(row)),
+        ArrowType::Float64 => Datum::Double(array.as_primitive::<Float64Type>().value(row)),
+        ArrowType::Date32 => Datum::Date(array.as_primitive::<Date32Type>().value(row)),
+        ArrowType::Time32(TimeUnit::Millisecond) => {
+            Datum::Time(array.as_primitive::<Time32MillisecondType>().value(row))
+        }
+        ArrowType::Decimal128(p, s) => Datum::Decimal {
+            unscaled: array.as_primitive::<Decimal128Type>().value(row),
+            precision: u32::from(*p),
+            scale: u32::try_from(*s).ok()?,
+        },
+        ArrowType::Utf8 => Datum::String(array.as_string::<i32>().value(row).to_string()),
+        ArrowType::Binary => Datum::Binary(array.as_binary::<i32>().value(row).to_vec()),
+        ArrowType::Timestamp(TimeUnit::Millisecond, _) => ts(
+            array.as_primitive::<TimestampMillisecondType>().value(row),
+            0,
+        ),
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            let v = array.as_primitive::<TimestampMicrosecondType>().value(row);
+            ts(v.div_euclid(1000), (v.rem_euclid(1000) * 1000) as i32)
+        }
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
+            let v = array.as_primitive::<TimestampNanosecondType>().value(row);
+            ts(v.div_euclid(1_000_000), v.rem_euclid(1_000_000) as i32)
+        }
+        _ => return None,
+    })
 }

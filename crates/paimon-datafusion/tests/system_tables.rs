@@ -258,6 +258,23 @@ fn tables_with_evolved_schemas_and_other_layouts() {
 }
 
 #[test]
+fn stats_of_changed_column_types_are_cast_as_java_casts_them() {
+    // README of each: columns changed INT -> STRING, STRING -> INT, TIMESTAMP -> STRING,
+    // DECIMAL(5, 2) -> DECIMAL(6, 3), STRING -> BOOLEAN, DATE -> TIMESTAMP after snapshot 1.
+    for rel in [
+        "cpp/parquet/append_table_alter_table_with_cast.db/append_table_alter_table_with_cast",
+        "cpp/orc/append_table_alter_table_with_cast.db/append_table_alter_table_with_cast",
+        "cpp/parquet/append_with_cast_timestamp.db/append_with_cast_timestamp",
+        "cpp/orc/append_with_cast_timestamp.db/append_with_cast_timestamp",
+        "cpp/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table",
+        "cpp/orc/append_table_with_alter_table.db/append_table_with_alter_table",
+    ] {
+        let java = compare(rel, None);
+        assert!(count(&java, "files") > 0, "{rel}");
+    }
+}
+
+#[test]
 fn paimon_cpp_tables_with_tags_and_branches() {
     // A tag with its create time and retention (and no snapshot left).
     let java = compare(

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
+use paimon_data::datum::{datum_at, datum_to_array};
 use paimon_data::format::FileFormat;
+use paimon_data::schema_mapper::java_cast;
 use paimon_meta::{Error, LiveFile, Result, Table};
 use paimon_spec::binary::{BinaryRow, Datum};
 use paimon_spec::data_file::DataFileMeta;
@@ -170,7 +172,8 @@ fn key_string(bytes: &[u8], schema: &TableSchema) -> paimon_spec::Result<Option<
 /// The null counts, minima and maxima of a file's value stats mapped onto the current
 /// columns (Java `SimpleStatsEvolution`), each as `TreeMap.toString`: columns the file's
 /// schema lacks count every row as null; columns without dense stats are null. A column whose
-/// type changed is printed in the file's type (Java casts it to the current type). The stats
+/// type changed has its stats cast to the current type as Java casts values
+/// ([`java_cast`], Java `CastExecutors`); one that does not cast prints null. The stats
 /// of a data-evolution file cover its `write_cols`; Java 1.4.2 reads them as a whole row.
 fn value_stats(
     file: &DataFileMeta,
@@ -228,15 +231,20 @@ fn value_stats(
             count.map_or_else(|| "null".into(), |c| c.to_string()),
         ));
         let ty = schema.fields[j].data_type.with_nullable(true);
+        let now = field.data_type.with_nullable(true);
         let value = |row: &BinaryRow<'_>| -> std::result::Result<String, String> {
             if pos >= row.arity() {
                 return Ok("null".into());
             }
             let d = row.get(pos, &ty).map_err(|e| e.to_string())?;
-            Ok(match d {
-                Datum::Null => "null".into(),
-                d => internal_object_string(&d),
-            })
+            if d == Datum::Null {
+                return Ok("null".into());
+            }
+            if ty == now {
+                return Ok(internal_object_string(&d));
+            }
+            Ok(cast_stat(&d, &ty, &now)
+                .map_or_else(|| "null".into(), |d| internal_object_string(&d)))
         };
         mins.push((name.clone(), value(&min)?));
         maxs.push((name, value(&max)?));
@@ -246,4 +254,14 @@ fn value_stats(
         tree_map_string(mins),
         tree_map_string(maxs),
     ))
+}
+
+/// `d` of type `from` cast to `to` as Java casts a value; `None` when it does not cast.
+fn cast_stat(d: &Datum, from: &DataType, to: &DataType) -> Option<Datum> {
+    let array = datum_to_array(d, from).ok()?;
+    let cast = java_cast(&array, from, to, "stats").ok()?;
+    match datum_at(&cast, 0, to)? {
+        Datum::Null => None,
+        d => Some(d),
+    }
 }
