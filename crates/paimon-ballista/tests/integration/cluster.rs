@@ -291,8 +291,9 @@ async fn run_within(
     Some(batches.map(|b| rows(&b)))
 }
 
-/// The `paimon` binary: `cargo test --workspace` builds it beside this test's executable
-/// (`target/<profile>/paimon`, this test in `target/<profile>/deps/`).
+/// The `paimon` binary with the `ballista` feature: `cargo test --workspace` builds it beside
+/// this test's executable (`target/<profile>/paimon`, this test in `target/<profile>/deps/`);
+/// `cargo test -p paimon-ballista` alone does not build it.
 fn paimon_cli() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let bin = exe
@@ -302,7 +303,8 @@ fn paimon_cli() -> PathBuf {
         .join(format!("paimon{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.is_file(),
-        "{} is not built: run `cargo build -p paimon-cli` first (cargo test --workspace builds it)",
+        "{} is not built: run `cargo build -p paimon-cli --features ballista` first \
+         (cargo test --workspace builds it)",
         bin.display()
     );
     bin
@@ -331,10 +333,16 @@ fn cli_rows(scheduler: Option<&str>, sql: &str) -> Vec<String> {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("without the `ballista` feature"),
+        "{} has no --scheduler: run `cargo build -p paimon-cli --features ballista` \
+         (cargo test --workspace builds it so)",
+        paimon_cli().display()
+    );
     assert!(
         out.status.success(),
-        "paimon sql {scheduler:?} {sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        "paimon sql {scheduler:?} {sql}: {stderr}"
     );
     let mut lines: Vec<String> = String::from_utf8(out.stdout)
         .unwrap()
