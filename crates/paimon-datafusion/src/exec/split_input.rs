@@ -77,7 +77,7 @@ impl PaimonSplitReadExec {
         }
         let source = MemorySourceConfig::try_new(&partitions, schema, None)?;
         let input = DataSourceExec::from_data_source(source);
-        Self::try_new(scan.with_partitions(Vec::new()), input)
+        Self::try_new(scan.clone(), input)
     }
 
     /// A read of the splits `input` yields with `scan`'s table, columns, filter and limit
