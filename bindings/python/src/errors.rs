@@ -7,6 +7,7 @@
 //!  ├── UnsupportedError      a format feature or split kind paimon-rs does not read
 //!  ├── InvalidArgumentError  a bad argument: unknown column, malformed filter, bad option
 //!  ├── StorageError          the storage failed (I/O error, object-store error)
+//!  ├── CommitConflictError   a commit Java's conflict checks refuse (nothing was committed)
 //!  └── InternalError         a bug in paimon-rs
 //! ```
 
@@ -52,6 +53,13 @@ create_exception!(
 );
 create_exception!(
     paimon_rs,
+    CommitConflictError,
+    PaimonError,
+    "A commit that conflicts with what others committed (files it deletes are gone, key ranges \
+     overlap, bucket count changed) or that ran out of retries; nothing was committed."
+);
+create_exception!(
+    paimon_rs,
     InternalError,
     PaimonError,
     "A bug in paimon-rs (please report it with the message)."
@@ -69,6 +77,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<InvalidArgumentError>(),
     )?;
     m.add("StorageError", py.get_type::<StorageError>())?;
+    m.add("CommitConflictError", py.get_type::<CommitConflictError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
     Ok(())
 }
@@ -139,7 +148,8 @@ impl ToPyErr for paimon_meta::Error {
             | E::TagNotFound { .. } => NotFoundError::new_err(msg),
             E::Corrupt { .. } | E::Spec { .. } => CorruptError::new_err(msg),
             E::Unsupported { .. } => UnsupportedError::new_err(msg),
-            E::InvalidScan { .. } => InvalidArgumentError::new_err(msg),
+            E::InvalidScan { .. } | E::InvalidCommit { .. } => InvalidArgumentError::new_err(msg),
+            E::CommitConflict { .. } => CommitConflictError::new_err(msg),
             E::Io(e) => with_message(e.to_py(), msg),
             E::Internal(_) => InternalError::new_err(msg),
             _ => PaimonError::new_err(msg),
@@ -165,6 +175,25 @@ impl ToPyErr for paimon_data::Error {
             // Every other variant (Corrupt, InvalidPath, Cast, RowCountMismatch, Arrow, Parquet,
             // ORC, Spec, Merge, ...) is a file whose bytes do not hold what its metadata says.
             _ => CorruptError::new_err(msg),
+        }
+    }
+}
+
+impl ToPyErr for paimon_write::Error {
+    fn to_py(&self) -> PyErr {
+        use paimon_write::Error as E;
+        let msg = self.to_string();
+        match self {
+            E::SchemaMismatch { .. }
+            | E::NullValue { .. }
+            | E::InvalidPartition { .. }
+            | E::InvalidOption { .. } => InvalidArgumentError::new_err(msg),
+            E::Unsupported { .. } => UnsupportedError::new_err(msg),
+            E::Io { source, .. } => with_message(source.to_py(), msg),
+            _ => match io_cause(self) {
+                Some(io) => with_message(io.to_py(), msg),
+                None => PaimonError::new_err(msg),
+            },
         }
     }
 }

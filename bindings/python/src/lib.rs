@@ -4,8 +4,10 @@
 //! travel as Java's bytes (`split`), `paimon-data` reads them into Arrow handed to Python
 //! zero-copy through the Arrow C stream interface (`reader`, `arrow_export`); tables and
 //! warehouses go to the `datafusion` Python package through DataFusion's FFI (`catalog`,
-//! `datafusion_export`). The GIL is released while Rust plans or reads. Errors map onto one
-//! exception hierarchy (`errors`).
+//! `datafusion_export`). Writes go the other way (`write`): Arrow from Python (`arrow_import`)
+//! into `paimon-write`'s data files, whose commit-message bytes `paimon-meta` commits. The GIL
+//! is released while Rust plans, reads or writes. Errors map onto one exception hierarchy
+//! (`errors`).
 //! The pure-Python half (`python/paimon_rs`) adds the pyarrow/pandas conveniences and Ray.
 
 #![cfg_attr(
@@ -14,6 +16,7 @@
 )]
 
 mod arrow_export;
+mod arrow_import;
 mod catalog;
 mod convert;
 mod datafusion_export;
@@ -22,6 +25,7 @@ mod reader;
 mod scan;
 mod split;
 mod table;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -37,6 +41,8 @@ fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::SplitReader>()?;
     m.add_class::<reader::RecordBatchReader>()?;
     m.add_class::<arrow_export::Schema>()?;
+    m.add_class::<write::TableWrite>()?;
+    m.add_class::<write::TableCommit>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -16,6 +16,7 @@ use crate::datafusion_export;
 use crate::errors::py as pyr;
 use crate::reader::guard;
 use crate::scan::{Scan, ScanArgs};
+use crate::write::{TableCommit, TableWrite};
 
 /// A Paimon table opened at its path (`/wh/db.db/t`, `file://...`, `s3://bucket/wh/db.db/t`).
 #[pyclass(module = "paimon_rs", frozen, skip_from_py_object)]
@@ -215,6 +216,54 @@ impl Table {
             with_kind: arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false),
         };
         Scan::new(py, &self.table, &self.options, args)
+    }
+
+    /// A writer of Arrow data into this table's files (see `TableWrite`); nothing is
+    /// committed until its messages are. `row_kind_column`: a column of the data holding each
+    /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written.
+    #[pyo3(signature = (row_kind_column=None))]
+    fn new_write(&self, py: Python<'_>, row_kind_column: Option<String>) -> PyResult<TableWrite> {
+        TableWrite::open(py, &self.table, row_kind_column)
+    }
+
+    /// A committer of commit messages into this table as `user` (default: a new user per
+    /// call, so its identifiers start fresh); see `TableCommit`.
+    #[pyo3(signature = (user=None))]
+    fn new_commit(&self, user: Option<String>) -> TableCommit {
+        TableCommit::new(self.table.clone(), user)
+    }
+
+    /// Writes `data` (what `TableWrite.write` takes) and commits it in one snapshot; returns
+    /// the ids of the snapshots made. `overwrite`: replace instead of append (with
+    /// `partition`, a dict of partition values, those partitions; else what
+    /// `TableCommit.overwrite` says). On any error nothing is committed and the files written
+    /// are deleted.
+    #[pyo3(signature = (data, overwrite=false, partition=None, row_kind_column=None))]
+    fn write_arrow(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        overwrite: bool,
+        partition: Option<Bound<'_, PyDict>>,
+        row_kind_column: Option<String>,
+    ) -> PyResult<Vec<i64>> {
+        if partition.is_some() && !overwrite {
+            return Err(crate::errors::invalid(
+                "partition= only applies with overwrite=True",
+            ));
+        }
+        let spec = crate::write::partition_spec(&self.table, partition.as_ref())?;
+        let writer = TableWrite::open(py, &self.table, row_kind_column)?;
+        let messages = writer.write_data(py, data).and_then(|_| writer.prepare(py));
+        let messages = match messages {
+            Ok(m) => m,
+            Err(e) => {
+                writer.abort_writer();
+                return Err(e);
+            }
+        };
+        let commit = TableCommit::new(self.table.clone(), None);
+        commit.commit_messages(py, &messages, None, overwrite.then_some(spec))
     }
 
     /// The table at its latest snapshot as a DataFusion table provider, for the `datafusion`

@@ -193,3 +193,51 @@ def test_read_paimon_filter_expression_pushes_into_the_scan(cluster, monkeypatch
     want = pr.read_table(path).filter(expr.to_pyarrow())
     assert rows(got) == rows(want) and want.num_rows > 0
     assert ('"yr" = 2024 AND "region" IN (\'eu\', \'us\')', None) in seen
+
+
+def test_write_paimon_commits_every_task_once_and_java_reads_the_rows(cluster, tmp_path):
+    from test_write import java_equals
+
+    wh = tmp_path / "wh"
+    (wh / "db.db").mkdir(parents=True)
+    cat = pr.Catalog(str(wh))
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string()), pa.field("p", pa.int32())])
+    data = pa.table({"id": list(range(200)), "v": [f"v{i}" for i in range(200)], "p": [i % 3 for i in range(200)]}, schema=schema)
+    ds = ray.data.from_arrow(data).repartition(4)
+
+    # Append table, partitioned: four write tasks, one APPEND snapshot.
+    t = cat.create_table("db.append", schema, partition_keys=["p"])
+    assert pray.write_paimon(ds, t.path) == [1]
+    assert [s["commit_kind"] for s in t.snapshots()] == ["APPEND"]
+    java_equals(t, data, tmp_path)
+
+    # Primary-key table: rows shuffled by key; a second write updates every even id.
+    pk = cat.create_table("db.pk", schema, primary_keys=["id"], options={"bucket": "4"})
+    assert pray.write_paimon(ds, pk.path, num_blocks=3) == [1]
+    update = data.filter(pa.compute.equal(pa.compute.bit_wise_and(data["id"], 1), 0))
+    update = update.set_column(1, "v", pa.array([f"new{i}" for i in update["id"].to_pylist()]))
+    assert pray.write_paimon(ray.data.from_arrow(update), pk.path) == [2]
+    want = pa.table(
+        {"id": list(range(200)), "v": [f"new{i}" if i % 2 == 0 else f"v{i}" for i in range(200)], "p": [i % 3 for i in range(200)]},
+        schema=schema,
+    )
+    java_equals(pk, want, tmp_path)
+
+    # Overwrite of the append table through Ray replaces only partition p = 1.
+    ones = data.filter(pa.compute.equal(data["p"], 1)).slice(0, 5)
+    assert len(pray.write_paimon(ray.data.from_arrow(ones), t.path, overwrite=True, partition={"p": 1})) == 1
+    kept = data.filter(pa.compute.not_equal(data["p"], 1))
+    java_equals(t, pa.concat_tables([kept, ones]), tmp_path)
+
+
+def test_a_failing_write_task_commits_nothing(cluster, tmp_path):
+    wh = tmp_path / "wh"
+    (wh / "db.db").mkdir(parents=True)
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = pr.Catalog(str(wh)).create_table("db.t", schema)
+    good = pa.table({"id": list(range(10)), "v": ["x"] * 10}, schema=schema)
+    bad = pa.table({"id": pa.array([None], pa.int64()), "v": ["y"]})
+    ds = ray.data.from_arrow([good, bad])
+    with pytest.raises(Exception, match="null value in non-nullable column id"):
+        pray.write_paimon(ds, t.path)
+    assert t.snapshots() == []

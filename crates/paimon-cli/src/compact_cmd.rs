@@ -180,7 +180,7 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
     let table = open(path)?;
     let mut planner = table.compact_planner().with_full(a.full);
     if let Some(text) = &a.partition {
-        planner = planner.with_partition(partition_spec(text, table.schema())?);
+        planner = planner.with_partition(partition_spec(text, &table)?);
     }
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()

@@ -16,11 +16,11 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use arrow::datatypes::{DataType as ArrowType, Field, TimeUnit};
 use clap::Args;
+use paimon_data::arrow_schema::from_arrow_field;
 use paimon_io::file_io_for;
 use paimon_spec::schema::{TableSchema, CURRENT_VERSION};
-use paimon_spec::types::{DataField, DataType, TypeKind};
+use paimon_spec::types::DataField;
 use serde_json::{json, Value};
 
 use crate::scan_args::table_location;
@@ -148,76 +148,10 @@ fn fields_of_parquet(file: &std::path::Path) -> Result<Vec<Value>> {
         .fields()
         .iter()
         .map(|f| {
-            let ty = paimon_type_of(f).with_context(|| format!("--like {}", file.display()))?;
+            let ty = from_arrow_field(f)
+                .map_err(|e| anyhow!("{e}"))
+                .with_context(|| format!("--like {}", file.display()))?;
             Ok(DataField::new(-1, f.name(), ty).to_json())
         })
         .collect()
-}
-
-/// The Paimon type of an Arrow field (the inverse of paimon-data's `to_arrow_type` where one
-/// exists).
-pub fn paimon_type_of(field: &Field) -> Result<DataType> {
-    let kind = match field.data_type() {
-        ArrowType::Boolean => TypeKind::Boolean,
-        ArrowType::Int8 => TypeKind::TinyInt,
-        ArrowType::Int16 => TypeKind::SmallInt,
-        ArrowType::Int32 => TypeKind::Int,
-        ArrowType::Int64 => TypeKind::BigInt,
-        ArrowType::Float32 => TypeKind::Float,
-        ArrowType::Float64 => TypeKind::Double,
-        ArrowType::Decimal128(p, s) if *s >= 0 => TypeKind::Decimal {
-            precision: u32::from(*p),
-            scale: u32::from(s.unsigned_abs()),
-        },
-        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => TypeKind::VarChar {
-            length: i32::MAX as u32,
-        },
-        ArrowType::Binary | ArrowType::LargeBinary | ArrowType::BinaryView => TypeKind::VarBinary {
-            length: i32::MAX as u32,
-        },
-        ArrowType::FixedSizeBinary(n) if *n > 0 => TypeKind::Binary {
-            length: n.unsigned_abs(),
-        },
-        ArrowType::Date32 => TypeKind::Date,
-        ArrowType::Time32(_) => TypeKind::Time { precision: 3 },
-        ArrowType::Time64(_) => TypeKind::Time { precision: 3 },
-        ArrowType::Timestamp(unit, tz) => {
-            let precision = match unit {
-                TimeUnit::Second => 0,
-                TimeUnit::Millisecond => 3,
-                TimeUnit::Microsecond => 6,
-                TimeUnit::Nanosecond => 9,
-            };
-            if tz.is_some() {
-                TypeKind::LocalZonedTimestamp { precision }
-            } else {
-                TypeKind::Timestamp { precision }
-            }
-        }
-        ArrowType::List(e) | ArrowType::LargeList(e) => {
-            TypeKind::Array(Box::new(paimon_type_of(e)?))
-        }
-        ArrowType::Map(entries, _) => match entries.data_type() {
-            ArrowType::Struct(kv) if kv.len() == 2 => TypeKind::Map {
-                key: Box::new(paimon_type_of(&kv[0])?),
-                value: Box::new(paimon_type_of(&kv[1])?),
-            },
-            other => bail!("column {}: map entries of type {other}", field.name()),
-        },
-        ArrowType::Struct(fields) => TypeKind::Row(
-            fields
-                .iter()
-                .map(|f| Ok(DataField::new(-1, f.name(), paimon_type_of(f)?)))
-                .collect::<Result<Vec<_>>>()?,
-        ),
-        other => bail!(
-            "column {}: Arrow type {other} has no Paimon type",
-            field.name()
-        ),
-    };
-    Ok(if field.is_nullable() {
-        DataType::nullable(kind)
-    } else {
-        DataType::not_null(kind)
-    })
 }

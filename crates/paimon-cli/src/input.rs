@@ -1,6 +1,6 @@
-//! Input files of `paimon write`: Parquet, CSV, JSON lines and Arrow IPC read into batches of
-//! a table's input schema (columns matched by name, cast to the table's types), with an
-//! optional row-kind column taken out.
+//! Input files of `paimon write`: Parquet, CSV, JSON lines and Arrow IPC read into batches
+//! (text formats parsed as the table's column types), which paimon-write's
+//! `TableWrite::write_conformed` matches to the table by name, taking the row-kind column out.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -8,17 +8,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
-use arrow::array::{Array, ArrayRef, RecordBatch, StringArray};
-use arrow::datatypes::{DataType as ArrowType, Field, Schema, SchemaRef};
-use paimon_spec::binary::RowKind;
-
-use crate::write_cmd::parse_row_kind;
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Schema, SchemaRef};
+use paimon_write::conform::text_fields;
 
 /// Rows per batch read from CSV and JSON.
 const BATCH_ROWS: usize = 8192;
 
-/// Takes each batch read, shaped as the table's input schema, with its row kinds.
-pub type BatchSink<'a> = dyn FnMut(RecordBatch, Option<&[RowKind]>) -> Result<()> + 'a;
+/// Takes each batch read, with the columns of the input (the writer matches them to the table's
+/// by name and takes the row kinds out).
+pub type BatchSink<'a> = dyn FnMut(RecordBatch) -> Result<()> + 'a;
 
 /// The format of an input file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -57,12 +56,11 @@ impl InputFormat {
     }
 }
 
-/// Reads `path` and hands each batch (shaped as `target`) with its row kinds to `sink`;
-/// returns the number of rows.
+/// Reads `path` and hands each batch to `sink` (text formats parsed as `target`'s columns plus
+/// the row-kind column); returns the number of rows.
 ///
 /// # Errors
-/// Unreadable input, a missing or extra column, a value that does not cast, an unknown row
-/// kind; `sink`'s errors.
+/// Unreadable input, a text column that is not a table column; `sink`'s errors.
 pub fn read_input(
     path: &Path,
     format: InputFormat,
@@ -75,8 +73,7 @@ pub fn read_input(
     let mut rows = 0u64;
     let mut each = |batch: RecordBatch| -> Result<()> {
         rows += batch.num_rows() as u64;
-        let (batch, kinds) = conform(&batch, target, kind_column)?;
-        sink(batch, kinds.as_deref())
+        sink(batch)
     };
     match format {
         InputFormat::Parquet => {
@@ -139,100 +136,12 @@ pub fn read_input(
     Ok(rows)
 }
 
-/// The schema text readers parse into: the table's columns (nullable, so a missing value
-/// reaches the writer's own NOT NULL check) plus the row-kind column, in the order of `names`
-/// (a CSV header) when given.
+/// The schema text readers parse into (paimon-write's `text_fields`).
 fn text_schema(
     target: &SchemaRef,
     kind_column: Option<&str>,
     names: Option<&[String]>,
 ) -> Result<SchemaRef> {
-    let field_of = |name: &str| -> Result<Field> {
-        if Some(name) == kind_column {
-            return Ok(Field::new(name, ArrowType::Utf8, true));
-        }
-        target
-            .field_with_name(name)
-            .map(|f| f.clone().with_nullable(true))
-            .map_err(|_| anyhow!("column {name} is not a column of the table"))
-    };
-    let fields = match names {
-        Some(names) => names
-            .iter()
-            .map(|n| field_of(n))
-            .collect::<Result<Vec<_>>>()?,
-        None => {
-            let mut fs: Vec<Field> = target
-                .fields()
-                .iter()
-                .map(|f| f.as_ref().clone().with_nullable(true))
-                .collect();
-            if let Some(k) = kind_column {
-                fs.push(Field::new(k, ArrowType::Utf8, true));
-            }
-            fs
-        }
-    };
+    let fields = text_fields("input", target, kind_column, names).map_err(|e| anyhow!("{e}"))?;
     Ok(Arc::new(Schema::new(fields)))
-}
-
-/// `batch` as the table's columns in order (cast where the types differ) and its row kinds.
-fn conform(
-    batch: &RecordBatch,
-    target: &SchemaRef,
-    kind_column: Option<&str>,
-) -> Result<(RecordBatch, Option<Vec<RowKind>>)> {
-    let schema = batch.schema();
-    for f in schema.fields() {
-        if Some(f.name().as_str()) != kind_column && target.field_with_name(f.name()).is_err() {
-            bail!("column {} is not a column of the table", f.name());
-        }
-    }
-    let mut columns: Vec<ArrayRef> = Vec::with_capacity(target.fields().len());
-    let mut fields = Vec::with_capacity(target.fields().len());
-    for want in target.fields() {
-        let (i, _) = schema
-            .column_with_name(want.name())
-            .ok_or_else(|| anyhow!("the input has no column {}", want.name()))?;
-        let col = batch.column(i);
-        let col = if col.data_type() == want.data_type() {
-            col.clone()
-        } else {
-            arrow::compute::cast(col, want.data_type()).map_err(|e| {
-                anyhow!(
-                    "column {}: {} does not cast to {}: {e}",
-                    want.name(),
-                    col.data_type(),
-                    want.data_type()
-                )
-            })?
-        };
-        fields.push(want.as_ref().clone().with_nullable(true));
-        columns.push(col);
-    }
-    let kinds = match kind_column {
-        None => None,
-        Some(k) => {
-            let (i, _) = schema
-                .column_with_name(k)
-                .ok_or_else(|| anyhow!("the input has no row-kind column {k}"))?;
-            let col = arrow::compute::cast(batch.column(i), &ArrowType::Utf8)
-                .map_err(|e| anyhow!("row-kind column {k}: {e}"))?;
-            let col = col
-                .as_any()
-                .downcast_ref::<StringArray>()
-                .ok_or_else(|| anyhow!("row-kind column {k} is not text"))?;
-            let mut kinds = Vec::with_capacity(col.len());
-            for r in 0..col.len() {
-                let text = if col.is_null(r) { "" } else { col.value(r) };
-                kinds.push(parse_row_kind(text).ok_or_else(|| {
-                    anyhow!("row-kind column {k}: '{text}' is not one of +I, -U, +U, -D")
-                })?);
-            }
-            Some(kinds)
-        }
-    };
-    let batch =
-        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| anyhow!("{e}"))?;
-    Ok((batch, kinds))
 }

@@ -12,8 +12,8 @@ use clap::Args;
 use datafusion::prelude::SessionContext;
 use paimon_spec::types::DataField;
 
-use crate::create_cmd::paimon_type_of;
 use crate::read_cmd::{write_output, Format, LateMode, OutputArgs};
+use paimon_data::arrow_schema::from_arrow_field;
 
 /// `paimon sql WAREHOUSE [QUERY]`.
 #[derive(Debug, Args)]
@@ -128,9 +128,11 @@ fn print_result(a: &SqlArgs, schema: &SchemaRef, batches: &[RecordBatch]) -> Res
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let ty = paimon_type_of(f).with_context(|| {
-                format!("result column '{}' has no JSON row encoding", f.name())
-            })?;
+            let ty = from_arrow_field(f)
+                .map_err(|e| anyhow!("{e}"))
+                .with_context(|| {
+                    format!("result column '{}' has no JSON row encoding", f.name())
+                })?;
             Ok(DataField::new(
                 i32::try_from(i).unwrap_or(i32::MAX),
                 f.name(),

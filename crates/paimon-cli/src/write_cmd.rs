@@ -5,13 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use paimon_io::file_io_for;
-use paimon_meta::commit::PartitionSpec;
+use paimon_meta::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
 use paimon_meta::Table;
-use paimon_spec::binary::RowKind;
-use paimon_spec::stats::serialize_datums;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
@@ -19,10 +17,6 @@ use paimon_write::TableWrite;
 
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
-use paimon_spec::predicate::sql::typed_literal;
-
-/// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`: the identifier of a one-shot batch commit.
-const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
 
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
@@ -88,15 +82,15 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     let schema = Arc::clone(table.schema());
     // Parse everything the commit needs before a file is written.
     let spec = match &a.partition {
-        Some(text) => Some(partition_spec(text, &schema)?),
+        Some(text) => Some(partition_spec(text, &table)?),
         None => None,
     };
     let mut writer =
         TableWrite::try_new(table.file_io().clone(), path, &schema).map_err(|e| anyhow!("{e}"))?;
     if !schema.primary_keys.is_empty() && !a.overwrite {
-        for (partition, bucket, seq) in restored_sequences(&table)? {
-            writer = writer.with_restored_max_sequence_number(partition, bucket, seq);
-        }
+        writer = writer.with_restored_max_sequence_numbers(
+            table.max_sequence_numbers().map_err(|e| anyhow!("{e}"))?,
+        );
     }
     let format = match a.input_format {
         Some(f) => f,
@@ -108,9 +102,9 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         format,
         &input,
         a.row_kind_column.as_deref(),
-        &mut |batch, kinds| {
+        &mut |batch| {
             writer
-                .write_with_row_kinds(&batch, kinds)
+                .write_conformed(&batch, a.row_kind_column.as_deref())
                 .map_err(|e| anyhow!("{e}"))
         },
     )
@@ -146,11 +140,7 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     );
     let commit = table.new_commit(&user);
     let ids = if a.overwrite {
-        if spec.is_some() || schema.partition_keys.is_empty() || !dynamic_overwrite(&schema) {
-            commit.overwrite(BATCH_COMMIT_IDENTIFIER, spec, &messages)
-        } else {
-            commit.overwrite_dynamic(BATCH_COMMIT_IDENTIFIER, &messages)
-        }
+        commit.overwrite_as_configured(BATCH_COMMIT_IDENTIFIER, spec, &messages)
     } else {
         commit.commit(BATCH_COMMIT_IDENTIFIER, &messages)
     }
@@ -208,57 +198,18 @@ pub(crate) fn open(path: &str) -> Result<Table> {
     Table::open(io, path).map_err(|e| anyhow!("{e}"))
 }
 
-/// The largest committed sequence number of every bucket of the latest snapshot, keyed as
-/// `TableWrite` keys buckets (serialized partition row, bucket).
-fn restored_sequences(table: &Table) -> Result<Vec<(Vec<u8>, i32, i64)>> {
-    let types: Vec<_> = table
-        .schema()
-        .partition_fields()
-        .into_iter()
-        .map(|f| f.data_type)
-        .collect();
-    let mut max: std::collections::BTreeMap<(Vec<u8>, i32), i64> = Default::default();
-    for f in table.live_files(None).map_err(|e| anyhow!("{e}"))? {
-        let partition = serialize_datums(&f.partition, &types).map_err(|e| anyhow!("{e}"))?;
-        let seq = max.entry((partition, f.bucket)).or_insert(i64::MIN);
-        *seq = (*seq).max(f.file.max_sequence_number);
-    }
-    Ok(max.into_iter().map(|((p, b), s)| (p, b, s)).collect())
-}
-
 /// `k=v,k2=v2` typed by the partition columns.
-pub(crate) fn partition_spec(
-    text: &str,
-    schema: &paimon_spec::schema::TableSchema,
-) -> Result<PartitionSpec> {
-    let mut spec = Vec::new();
+pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec> {
+    let mut pairs = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part
             .split_once('=')
             .ok_or_else(|| anyhow!("--partition takes k=v,... (got '{part}')"))?;
-        let k = k.trim();
-        if !schema.partition_keys.iter().any(|p| p == k) {
-            bail!("--partition: {k} is not a partition column");
-        }
-        let field = schema
-            .field(k)
-            .ok_or_else(|| anyhow!("--partition: no column {k}"))?;
-        let value = typed_literal(v.trim(), &field.data_type)
-            .ok_or_else(|| anyhow!("--partition: '{v}' is not a {}", field.data_type))?;
-        spec.push((k.to_string(), value));
+        pairs.push((k.trim().to_string(), v.trim().to_string()));
     }
-    if spec.is_empty() {
-        bail!("--partition is empty");
-    }
-    Ok(spec)
-}
-
-/// Java `CoreOptions.dynamicPartitionOverwrite` (default true).
-fn dynamic_overwrite(schema: &paimon_spec::schema::TableSchema) -> bool {
-    schema
-        .options
-        .get("dynamic-partition-overwrite")
-        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
+    table
+        .partition_spec(&pairs)
+        .map_err(|e| anyhow!("--partition: {e}"))
 }
 
 fn write_message_files(
@@ -315,16 +266,5 @@ impl Fnv64 {
         }
         // A file boundary, so [ab][c] and [a][bc] differ.
         self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
-    }
-}
-
-/// The row kind of a `--row-kind-column` value.
-pub fn parse_row_kind(text: &str) -> Option<RowKind> {
-    match text.trim() {
-        "+I" => Some(RowKind::Insert),
-        "-U" => Some(RowKind::UpdateBefore),
-        "+U" => Some(RowKind::UpdateAfter),
-        "-D" => Some(RowKind::Delete),
-        _ => None,
     }
 }

@@ -31,6 +31,8 @@ use std::sync::Arc;
 use ::arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema, TimeUnit};
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
+use crate::error::{Error, Result};
+
 /// Field-metadata key holding the Paimon field id on top-level Arrow fields.
 pub const FIELD_ID_KEY: &str = "paimon.field.id";
 
@@ -143,6 +145,88 @@ fn map_type(key: &DataType, value: &DataType) -> ArrowType {
         false,
     );
     ArrowType::Map(Arc::new(entries), false)
+}
+
+/// The Paimon type of an Arrow field: the inverse of [`to_arrow_type`] where one exists, and
+/// the nearest Paimon type for Arrow's other spellings (large and view strings and binaries,
+/// seconds and nanoseconds, time zones other than UTC, large lists). A field's nullability
+/// becomes the type's.
+///
+/// # Errors
+/// [`Error::Unsupported`] for an Arrow type with no Paimon type (unsigned integers,
+/// durations, unions, ...), naming the field.
+pub fn from_arrow_field(field: &Field) -> Result<DataType> {
+    let kind = match field.data_type() {
+        ArrowType::Boolean => TypeKind::Boolean,
+        ArrowType::Int8 => TypeKind::TinyInt,
+        ArrowType::Int16 => TypeKind::SmallInt,
+        ArrowType::Int32 => TypeKind::Int,
+        ArrowType::Int64 => TypeKind::BigInt,
+        ArrowType::Float32 => TypeKind::Float,
+        ArrowType::Float64 => TypeKind::Double,
+        ArrowType::Decimal128(p, s) if *s >= 0 => TypeKind::Decimal {
+            precision: u32::from(*p),
+            scale: u32::from(s.unsigned_abs()),
+        },
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => TypeKind::VarChar {
+            length: i32::MAX as u32,
+        },
+        ArrowType::Binary | ArrowType::LargeBinary | ArrowType::BinaryView => TypeKind::VarBinary {
+            length: i32::MAX as u32,
+        },
+        ArrowType::FixedSizeBinary(n) if *n > 0 => TypeKind::Binary {
+            length: n.unsigned_abs(),
+        },
+        ArrowType::Date32 => TypeKind::Date,
+        ArrowType::Time32(_) => TypeKind::Time { precision: 3 },
+        ArrowType::Time64(_) => TypeKind::Time { precision: 3 },
+        ArrowType::Timestamp(unit, tz) => {
+            let precision = match unit {
+                TimeUnit::Second => 0,
+                TimeUnit::Millisecond => 3,
+                TimeUnit::Microsecond => 6,
+                TimeUnit::Nanosecond => 9,
+            };
+            if tz.is_some() {
+                TypeKind::LocalZonedTimestamp { precision }
+            } else {
+                TypeKind::Timestamp { precision }
+            }
+        }
+        ArrowType::List(e) | ArrowType::LargeList(e) => {
+            TypeKind::Array(Box::new(from_arrow_field(e)?))
+        }
+        ArrowType::Map(entries, _) => match entries.data_type() {
+            ArrowType::Struct(kv) if kv.len() == 2 => TypeKind::Map {
+                key: Box::new(from_arrow_field(&kv[0])?),
+                value: Box::new(from_arrow_field(&kv[1])?),
+            },
+            other => {
+                return Err(Error::Unsupported {
+                    feature: format!("column {}: map entries of type {other}", field.name()),
+                })
+            }
+        },
+        ArrowType::Struct(fields) => TypeKind::Row(
+            fields
+                .iter()
+                .map(|f| Ok(DataField::new(-1, f.name(), from_arrow_field(f)?)))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        other => {
+            return Err(Error::Unsupported {
+                feature: format!(
+                    "column {}: Arrow type {other} has no Paimon type",
+                    field.name()
+                ),
+            })
+        }
+    };
+    Ok(if field.is_nullable() {
+        DataType::nullable(kind)
+    } else {
+        DataType::not_null(kind)
+    })
 }
 
 #[cfg(test)]

@@ -122,6 +122,9 @@ pub struct CoreOptions {
     pub num_sorted_run_compaction_trigger: i32,
     /// `num-levels` when set; see [`CoreOptions::num_levels`].
     pub num_levels_option: Option<i32>,
+    /// `dynamic-partition-overwrite`: an overwrite without a partition replaces only the
+    /// partitions written to. Default true.
+    pub dynamic_partition_overwrite: bool,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -248,6 +251,7 @@ impl CoreOptions {
                 None => None,
                 Some(_) => Some(r.int("num-levels", 0)?),
             },
+            dynamic_partition_overwrite: r.bool("dynamic-partition-overwrite", true)?,
             raw: raw.clone(),
         })
     }

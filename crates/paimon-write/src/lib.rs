@@ -12,6 +12,7 @@
 //! - [`stats`]: column statistics read back from the written footer, per stats mode;
 //! - [`parquet_file`]: one Parquet file with Java's schema and field ids;
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
+//! - [`conform`]: batches from outside matched to the table's columns by name, with row kinds;
 //! - [`table_write`]: [`TableWrite`] itself;
 //! - [`compact`]: [`TableCompact`], which runs the compaction tasks a planner hands out.
 //!
@@ -38,6 +39,7 @@
 pub mod arrow_datum;
 pub mod bucket;
 pub mod compact;
+pub mod conform;
 pub mod error;
 pub mod key_value;
 pub mod kv_buffer;

@@ -249,6 +249,18 @@ impl TableWrite {
         self
     }
 
+    /// [`TableWrite::with_restored_max_sequence_number`] for each `(partition, bucket,
+    /// sequence number)`, as paimon-meta's `Table::max_sequence_numbers` lists them.
+    pub fn with_restored_max_sequence_numbers(
+        mut self,
+        restored: impl IntoIterator<Item = (Vec<u8>, i32, i64)>,
+    ) -> Self {
+        for (partition, bucket, seq) in restored {
+            self = self.with_restored_max_sequence_number(partition, bucket, seq);
+        }
+        self
+    }
+
     /// The Arrow schema batches must have (names and types; field metadata is ignored).
     pub fn input_schema(&self) -> &SchemaRef {
         &self.input_schema
@@ -266,6 +278,24 @@ impl TableWrite {
     /// [`TableWrite::abort`]).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.write_with_row_kinds(batch, None)
+    }
+
+    /// Writes a batch from outside the table's own schema: columns matched by name in any
+    /// order and cast to the table's types, and with `kind_column` each row's kind taken from
+    /// that column (`+I`, `-U`, `+U`, `-D`), which is not written (see
+    /// [`crate::conform::conform_batch`]).
+    ///
+    /// # Errors
+    /// As [`TableWrite::write_with_row_kinds`]; [`Error::SchemaMismatch`] for a column that is
+    /// missing, unknown or does not cast, or an unknown row kind.
+    pub fn write_conformed(
+        &mut self,
+        batch: &RecordBatch,
+        kind_column: Option<&str>,
+    ) -> Result<()> {
+        let (batch, kinds) =
+            crate::conform::conform_batch(&self.table, batch, &self.input_schema, kind_column)?;
+        self.write_with_row_kinds(&batch, kinds.as_deref())
     }
 
     /// Writes one batch whose rows carry a row kind each (`+I`, `-U`, `+U`, `-D`); `None`

@@ -7,7 +7,10 @@
 Planning (``Table.scan(...).plan()``) and reading (``SplitReader.read``) meet only through
 split bytes (``Split.to_bytes`` / ``Split.from_bytes``), the same bytes Java Paimon uses, so a
 planner and its workers may live in different processes or machines. Readers hand Arrow over
-zero-copy through the Arrow C stream interface (``__arrow_c_stream__``). Ray Data reads live in
+zero-copy through the Arrow C stream interface (``__arrow_c_stream__``). Writes mirror reads:
+``Table.new_write()`` turns Arrow data into files and commit-message bytes (Java's own), and
+``Table.new_commit().commit(messages)`` commits bytes from any writer; ``Table.write_arrow(data)``
+does both, ``Catalog.create_table`` makes tables. Ray Data reads and writes live in
 ``paimon_rs.ray``. ``Table`` and ``Catalog`` (a warehouse) are DataFusion providers for the
 ``datafusion`` Python package of the same major version as the DataFusion this module was
 built with::
@@ -20,6 +23,7 @@ built with::
 
 from ._paimon_rs import (
     Catalog,
+    CommitConflictError,
     CorruptError,
     InternalError,
     InvalidArgumentError,
@@ -33,12 +37,15 @@ from ._paimon_rs import (
     SplitReader,
     StorageError,
     Table,
+    TableCommit,
+    TableWrite,
     UnsupportedError,
     __version__,
 )
 
 __all__ = [
     "Catalog",
+    "CommitConflictError",
     "CorruptError",
     "InternalError",
     "InvalidArgumentError",
@@ -52,6 +59,8 @@ __all__ = [
     "SplitReader",
     "StorageError",
     "Table",
+    "TableCommit",
+    "TableWrite",
     "UnsupportedError",
     "read_table",
     "__version__",

@@ -22,6 +22,9 @@ class InvalidArgumentError(PaimonError):
 class StorageError(PaimonError):
     """The storage failed (an I/O or object-store error other than a missing file)."""
 
+class CommitConflictError(PaimonError):
+    """A commit Java's conflict checks refuse, or out of retries; nothing was committed."""
+
 class InternalError(PaimonError):
     """A bug in paimon-rs."""
 
@@ -133,8 +136,56 @@ class Table:
         branch: Optional[str] = None,
         with_kind: bool = False,
     ) -> Scan: ...
+    def new_write(self, row_kind_column: Optional[str] = None) -> "TableWrite":
+        """A writer of Arrow data into this table's files; nothing is visible until committed."""
+    def new_commit(self, user: Optional[str] = None) -> "TableCommit":
+        """A committer of commit-message bytes into this table as ``user``."""
+    def write_arrow(
+        self,
+        data: Any,
+        overwrite: bool = False,
+        partition: Optional[Dict[str, Any]] = None,
+        row_kind_column: Optional[str] = None,
+    ) -> List[int]:
+        """Writes and commits ``data`` in one step; returns the new snapshot ids."""
     def __datafusion_table_provider__(self, session: Any) -> Any:
         """The latest snapshot as a ``datafusion_table_provider`` capsule (DataFusion FFI)."""
+
+class TableWrite:
+    """Writes Arrow data into one table's data files and hands out commit-message bytes."""
+
+    def write(self, data: Any) -> int:
+        """Writes a pyarrow Table / RecordBatch / reader (or what ``pyarrow.table`` takes);
+        columns matched by name and cast; returns the rows written."""
+    def prepare_commit(self, version: Optional[int] = None) -> List[bytes]:
+        """Closes open files; one Java ``CommitMessageSerializer`` message per bucket written."""
+    def abort(self) -> None:
+        """Deletes what was written and not handed out; the writer is unusable afterwards."""
+    def __enter__(self) -> "TableWrite": ...
+    def __exit__(self, exc_type: Any = None, exc: Any = None, tb: Any = None) -> bool: ...
+
+class TableCommit:
+    """Commits commit-message bytes (from any writer, any language) into snapshots."""
+
+    @property
+    def user(self) -> str: ...
+    def commit(
+        self,
+        messages: Sequence[bytes],
+        identifier: Optional[int] = None,
+        version: Optional[int] = None,
+    ) -> List[int]:
+        """An APPEND snapshot (plus COMPACT for compaction results); returns the snapshot ids,
+        empty when nothing was committed or ``identifier`` was committed before."""
+    def overwrite(
+        self,
+        messages: Sequence[bytes],
+        partition: Optional[Dict[str, Any]] = None,
+        identifier: Optional[int] = None,
+        version: Optional[int] = None,
+    ) -> List[int]:
+        """An OVERWRITE snapshot of ``partition``, the partitions written (dynamic overwrite,
+        the default) or the whole table."""
 
 class Catalog:
     """A Paimon warehouse (``<warehouse>/<db>.db/<table>``) as a DataFusion catalog."""
@@ -142,6 +193,19 @@ class Catalog:
     def __init__(self, warehouse: str, options: Optional[Dict[str, str]] = None) -> None: ...
     @property
     def warehouse(self) -> str: ...
+    def create_table(
+        self,
+        identifier: str,
+        schema: Any,
+        primary_keys: Optional[List[str]] = None,
+        partition_keys: Optional[List[str]] = None,
+        options: Optional[Dict[str, str]] = None,
+        comment: Optional[str] = None,
+        if_not_exists: bool = False,
+    ) -> Table:
+        """Creates ``"db.table"`` with the columns of an Arrow schema (``pyarrow.Schema``)."""
+    def get_table(self, identifier: str) -> Table:
+        """Opens ``"db.table"``."""
     def __datafusion_catalog_provider__(self, session: Any) -> Any:
         """The warehouse as a ``datafusion_catalog_provider`` capsule (DataFusion FFI)."""
 

@@ -1,11 +1,16 @@
-"""Ray Data reads of Paimon tables: one plan on the driver, split bytes as the unit of work.
+"""Ray Data reads and writes of Paimon tables: one plan (or one commit) on the driver, split
+bytes (or commit-message bytes) as what travels between it and the tasks.
 
     import paimon_rs.ray
     ds = paimon_rs.ray.read_paimon("wh/db.db/orders", filter="dt = DATE '2024-01-01'")
+    paimon_rs.ray.write_paimon(ds, "wh/db.db/orders_copy")
 
 ``read_paimon`` plans once on the driver; ``read_splits`` takes splits (or their bytes) a
 planner service already holds. Each Ray read task carries only the table path, the split
 bytes and the read options, and reads them with ``paimon_rs.SplitReader`` in the worker.
+``write_paimon`` is the reverse: each write task writes its blocks with
+``paimon_rs.TableWrite`` and returns commit-message bytes; the driver commits them all in one
+snapshot, so a failed write commits nothing.
 """
 
 from __future__ import annotations
@@ -13,14 +18,15 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
+import ray
 from ray.data import Dataset, read_datasource
-from ray.data.block import BlockMetadata
-from ray.data.datasource import Datasource, ReadTask
+from ray.data.block import BlockAccessor, BlockMetadata
+from ray.data.datasource import Datasink, Datasource, ReadTask
 
 from . import InvalidArgumentError, Split, SplitReader, Table
 from .ray_filter import expression_columns, split_predicate
 
-__all__ = ["PaimonDatasource", "read_paimon", "read_splits"]
+__all__ = ["PaimonDatasink", "PaimonDatasource", "read_paimon", "read_splits", "write_paimon"]
 
 
 def _pack(sizes: Sequence[int], parallelism: int) -> List[List[int]]:
@@ -250,3 +256,97 @@ def read_paimon(
         ray_remote_args=ray_remote_args,
         options=options,
     )
+
+
+class PaimonDatasink(Datasink):
+    """A ``ray.data.Datasink`` into one Paimon table: each write task writes its blocks with a
+    ``paimon_rs.TableWrite`` and returns the commit-message bytes; ``on_write_complete`` (on
+    the driver) commits every task's messages in one snapshot with one ``TableCommit``, so the
+    table changes only if every task succeeded. Files of tasks whose write then fails are
+    left as unreferenced orphans (``remove-orphan-files`` removes them).
+
+    ``overwrite`` / ``partition`` are those of ``Table.write_arrow``; ``snapshot_ids`` holds the
+    snapshots committed once the write is done.
+    """
+
+    def __init__(
+        self,
+        table_path: str,
+        *,
+        overwrite: bool = False,
+        partition: Optional[Dict[str, Any]] = None,
+        row_kind_column: Optional[str] = None,
+        options: Optional[Dict[str, str]] = None,
+    ):
+        if partition is not None and not overwrite:
+            raise InvalidArgumentError("partition= only applies with overwrite=True")
+        table = Table.open(table_path, options=options)
+        self._table_path = table.path
+        self._options = dict(options or {})
+        self._overwrite = overwrite
+        self._partition = dict(partition) if partition is not None else None
+        self._row_kind_column = row_kind_column
+        self.primary_keys = table.primary_keys
+        self.snapshot_ids: List[int] = []
+
+    def get_name(self) -> str:
+        return "Paimon"
+
+    def write(self, blocks: Iterable[Any], ctx) -> List[bytes]:
+        table = Table.open(self._table_path, options=self._options)
+        writer = table.new_write(row_kind_column=self._row_kind_column)
+        try:
+            for block in blocks:
+                if BlockAccessor.for_block(block).num_rows() > 0:
+                    writer.write(block)
+            return writer.prepare_commit()
+        except BaseException:
+            writer.abort()
+            raise
+
+    def on_write_complete(self, write_result) -> None:
+        messages = [m for r in write_result.write_returns for m in (r or [])]
+        commit = Table.open(self._table_path, options=self._options).new_commit()
+        if self._overwrite:
+            self.snapshot_ids = commit.overwrite(messages, partition=self._partition)
+        else:
+            self.snapshot_ids = commit.commit(messages)
+
+
+def write_paimon(
+    ds: Dataset,
+    path: str,
+    *,
+    overwrite: bool = False,
+    partition: Optional[Dict[str, Any]] = None,
+    row_kind_column: Optional[str] = None,
+    num_blocks: Optional[int] = None,
+    concurrency: Optional[int] = None,
+    ray_remote_args: Optional[Dict[str, Any]] = None,
+    options: Optional[Dict[str, str]] = None,
+) -> List[int]:
+    """Writes ``ds`` into the table at ``path`` (columns matched by name and cast) and commits
+    it once on the driver; returns the ids of the snapshots made. ``overwrite`` /
+    ``partition`` / ``row_kind_column`` as in ``Table.write_arrow``.
+
+    A primary-key table's rows are first hash-shuffled by the primary key
+    (``Dataset.repartition(num_blocks, keys=...)``, ``num_blocks`` defaulting to the cluster's
+    CPUs), so all rows of one key are written by one
+    task and merged there by the table's merge engine. Ray's shuffle does not keep the
+    dataset's row order, so a dataset should hold one row per key (or carry a row-kind column
+    whose changes do not depend on order). Append tables are written block by block where they
+    are, without a shuffle.
+    """
+    sink = PaimonDatasink(
+        path,
+        overwrite=overwrite,
+        partition=partition,
+        row_kind_column=row_kind_column,
+        options=options,
+    )
+    if sink.primary_keys:
+        if num_blocks is None:
+            num_blocks = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        ds = ds.repartition(num_blocks, keys=list(sink.primary_keys))
+    ds.write_datasink(sink, ray_remote_args=ray_remote_args, concurrency=concurrency)
+    return list(sink.snapshot_ids)

@@ -10,10 +10,12 @@
 //! `commitUser` are consulted (Java `filterCommitted`): an identifier already committed is not
 //! applied again.
 
+mod batch;
 mod conflict;
 mod create;
 mod manifests;
 
+pub use batch::BATCH_COMMIT_IDENTIFIER;
 pub use create::create_table_at;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -49,6 +49,17 @@ impl RowKind {
             RowKind::Delete => "-D",
         }
     }
+
+    /// The kind of a Java short string (`+I`, `-U`, `+U`, `-D`; surrounding blanks ignored).
+    pub fn from_short_string(text: &str) -> Option<Self> {
+        match text.trim() {
+            "+I" => Some(RowKind::Insert),
+            "-U" => Some(RowKind::UpdateBefore),
+            "+U" => Some(RowKind::UpdateAfter),
+            "-D" => Some(RowKind::Delete),
+            _ => None,
+        }
+    }
 }
 
 fn mismatch(ty: &DataType, d: &Datum) -> Error {
