@@ -21,3 +21,4 @@ mod split_rules;
 mod sql;
 mod system_tables;
 mod write_cmd;
+mod write_processes;

@@ -14,7 +14,7 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn paimon(args: &[&str]) -> Output {
+pub(crate) fn paimon(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_paimon"))
         .args(args)
         .output()
@@ -22,7 +22,7 @@ fn paimon(args: &[&str]) -> Output {
 }
 
 /// Runs `paimon ARGS`, which must succeed; returns stdout.
-fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let out = paimon(args);
     assert!(
         out.status.success(),
@@ -33,7 +33,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 /// Java's rows of the table's latest snapshot, canonical JSON (keys sorted), sorted.
-fn java_rows(table: &Path) -> Vec<String> {
+pub(crate) fn java_rows(table: &Path) -> Vec<String> {
     let out = Command::new(repo().join("scripts/java-oracle.sh"))
         .args(["dump", table.to_str().expect("utf-8 path"), "--sort"])
         .output()
@@ -51,19 +51,19 @@ fn java_rows(table: &Path) -> Vec<String> {
     )
 }
 
-fn canonical(rows: Vec<Value>) -> Vec<String> {
+pub(crate) fn canonical(rows: Vec<Value>) -> Vec<String> {
     let mut v: Vec<String> = rows.iter().map(Value::to_string).collect();
     v.sort();
     v
 }
 
-fn snapshot_count(table: &Path) -> usize {
+pub(crate) fn snapshot_count(table: &Path) -> usize {
     ok(&["snapshots", table.to_str().unwrap(), "--json"])
         .lines()
         .count()
 }
 
-fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
