@@ -12,22 +12,7 @@
 PY_ROWS=()
 py_row() { PY_ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
 
-BENCH_VENV="$BENCH/venv"
-BPY="$BENCH_VENV/bin/python"
-if [[ ! -x $BPY ]]; then
-  python3 -m venv "$BENCH_VENV"
-fi
-"$BENCH_VENV/bin/pip" install -q "pypaimon==2.1.0" "pypaimon-rust==0.4.0" "ray[data]==2.60.0" \
-  pandas "maturin==1.16.*" >&2
-echo "bench: building the paimon_rs wheel in release" >&2
-rm -rf "$BENCH/wheel"
-(cd "$ROOT/bindings/python" && "$BENCH_VENV/bin/maturin" build --release --strip --locked -q \
-  -o "$BENCH/wheel" >&2)
-WHEEL=$(ls "$BENCH/wheel"/paimon_rs-*.whl | head -1)
-"$BENCH_VENV/bin/pip" install -q --force-reinstall --no-deps "$WHEEL" >&2
-rm -rf "$BENCH/prs-wheel"
-"$BENCH_VENV/bin/pip" download -q --no-deps "pypaimon-rust==0.4.0" -d "$BENCH/prs-wheel" >&2
-PRS_WHEEL=$(ls "$BENCH/prs-wheel"/*.whl | head -1)
+source "$ROOT/scripts/bench-python-env.sh"
 
 # A warehouse whose database `bench` is the benchmark tables' directory (for the catalogs).
 PY_WH="$BENCH/py-warehouse-$(basename "$TABLES")"

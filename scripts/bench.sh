@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
 #
-#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|ballista[,...]]
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|ballista[,...]]
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
@@ -23,10 +23,13 @@
 # 6. Python (issue 11, markers `bench-python`, scripts/bench-python.sh): the paimon_rs wheel
 #    (built in release) against the CLI, pypaimon 2.1.0 and pypaimon-rust 0.4.0 (a bench venv
 #    under .cache/bench), Ray Data reads against pypaimon's, and the wheel's size.
-#    `--only` takes a comma-separated list of read, sql, python and ballista (default: the
-#    first three).
+#    `--only` takes a comma-separated list of read, sql, python, write and ballista (default:
+#    all but ballista).
 # 7. Ballista (issue 12, markers `bench-ballista`, scripts/bench-ballista.sh), only when named in
 #    `--only`: the SQL queries on a local cluster of two executors against `paimon sql` locally.
+# 8. Write (issue 13, markers `bench-write`, scripts/bench-write.sh): TableWrite against the
+#    parquet crate's ArrowWriter on append_big's and pk_big's rows, and commit latency with the
+#    unmerged planning table's manifests in the table.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,7 +45,7 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift ;;
     --no-doc) DOC=0 ;;
     --only) ONLY="$2"; shift ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|ballista[,...]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|ballista[,...]]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -87,7 +90,7 @@ if want read && [[ ! -f "$PLANNING/.done" ]]; then
     --commits "$PLAN_COMMITS" >&2
   touch "$PLANNING/.done"
 fi
-if want read && [[ ! -f "$PLANNING_NM/.done" ]]; then
+if { want read || want write; } && [[ ! -f "$PLANNING_NM/.done" ]]; then
   echo "bench: writing $PLANNING_NM ($PLAN_FILES files, $PLAN_COMMITS unmerged manifests)" >&2
   rm -rf "$PLANNING_NM"
   scripts/java-oracle.sh write-planning-table "$PLANNING_NM" --files "$PLAN_FILES" \
@@ -320,6 +323,9 @@ fi
 if want python; then
   source "$ROOT/scripts/bench-python.sh"
 fi
+if want write; then
+  source "$ROOT/scripts/bench-write.sh"
+fi
 
 # ---------------------------------------------------------------- report
 TABLE=$(
@@ -335,6 +341,7 @@ if [[ $DOC == 1 ]]; then
   if want sql; then write_sql_doc "$DOCF"; fi
   if named ballista; then write_ballista_doc "$DOCF"; fi
   if want python; then write_python_doc "$DOCF"; fi
+  if want write; then write_write_doc "$DOCF"; fi
 fi
 if [[ $DOC == 1 ]] && want read; then
   CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)

@@ -9,6 +9,11 @@
 //!   plan (run it under `/usr/bin/time -v` for peak memory).
 //! * `pushdown TABLE --filter EXPR [--select ..]`: plans and reads through a
 //!   `paimon_io::CountingFileIO`, with and without the filter; prints rows, bytes read and time.
+//! * `write SOURCE --out DIR [--reps N]`: writes the source table's rows into a new table with
+//!   `paimon_write::TableWrite` and commits them, against the parquet crate's `ArrowWriter`
+//!   writing the same batches (see [`write`]).
+//! * `commit-latency TABLE --out DIR [--reps N]`: one-row commits into a copy of the table's
+//!   metadata against the same commits into an empty table.
 //!
 //! Each command prints one `key=value` line per measurement, for the script to parse.
 //! Compare two runs by running `scripts/bench.sh` before and after a change: it measures the
@@ -23,6 +28,8 @@ use clap::{Parser, Subcommand};
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, CountingFileIO, FileIORef};
 use paimon_meta::Table;
+
+mod write;
 
 #[derive(Debug, Parser)]
 #[command(name = "paimon-bench")]
@@ -57,6 +64,22 @@ enum Command {
         #[arg(long)]
         select: Option<String>,
     },
+    /// Commit latency on a copy of a table's metadata against an empty table.
+    CommitLatency {
+        table: String,
+        #[arg(long)]
+        out: String,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+    },
+    /// Write the source table's rows: TableWrite + commit against ArrowWriter.
+    Write {
+        source: String,
+        #[arg(long)]
+        out: String,
+        #[arg(long, default_value_t = 1)]
+        reps: usize,
+    },
 }
 
 fn main() -> Result<()> {
@@ -73,6 +96,8 @@ fn main() -> Result<()> {
             filter,
             select,
         } => pushdown(&table, &filter, select.as_deref()),
+        Command::Write { source, out, reps } => write::write(&source, &out, reps),
+        Command::CommitLatency { table, out, reps } => write::commit_latency(&table, &out, reps),
     }
 }
 

@@ -1,0 +1,179 @@
+//! `paimon-bench write SOURCE --out DIR`: the write figures of issue 13.
+//!
+//! The source table's rows are read into memory once (not timed). Then, alternating `--reps`
+//! times, one thread each:
+//! * ours: a new table with the source's schema and options at `DIR/t-N`; a `TableWrite`
+//!   writes every batch (partition and bucket routing, rolling, Java's statistics, key and
+//!   sequence columns on primary-key tables, merging per flush) and `prepare_commit`; then the
+//!   commit is timed on its own;
+//! * baseline: the parquet crate's `ArrowWriter` writing the same batches into one file with the
+//!   writer properties ours uses (`file.compression` zstd, its level), nothing else.
+//!
+//! Prints `rows=.. ours_ms=.. commit_ms=.. raw_ms=.. ours_bytes=.. raw_bytes=..` with the
+//! best time of each. The output directory is emptied before each run.
+
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use arrow_array::RecordBatch;
+use paimon_data::SplitReader;
+use paimon_meta::commit::{create_table_at, BATCH_COMMIT_IDENTIFIER};
+use paimon_meta::Table;
+use paimon_write::parquet_file::writer_properties;
+use paimon_write::TableWrite;
+use parquet::arrow::ArrowWriter;
+
+use crate::open;
+
+/// Runs the figure (see the module docs).
+pub fn write(source: &str, out: &str, reps: usize) -> Result<()> {
+    let (io, t) = open(source)?;
+    let plan = t.scan().plan().map_err(|e| anyhow!("{e}"))?;
+    let reader = SplitReader::builder(io.clone()).build();
+    let mut batches: Vec<RecordBatch> = Vec::new();
+    for split in &plan.splits {
+        for b in reader.read(t.path(), split).map_err(|e| anyhow!("{e}"))? {
+            batches.push(b.map_err(|e| anyhow!("{e}"))?);
+        }
+    }
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let schema = t.schema().as_ref().clone();
+    let level = schema
+        .options
+        .get("file.compression.zstd-level")
+        .map(|v| v.parse::<i32>())
+        .transpose()
+        .context("file.compression.zstd-level")?
+        .unwrap_or(1);
+    let props =
+        writer_properties(&t.options().file_compression, level).map_err(|e| anyhow!("{e}"))?;
+    let (mut ours, mut commit, mut raw) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut ours_bytes, mut raw_bytes) = (0u64, 0u64);
+    std::fs::create_dir_all(out).with_context(|| out.to_string())?;
+    for rep in 0..reps.max(1) {
+        // Ours.
+        let dir = format!("{}/t-{rep}", out.trim_end_matches('/'));
+        let _ = std::fs::remove_dir_all(&dir);
+        let table =
+            create_table_at(io.clone(), &dir, schema.clone(), false).map_err(|e| anyhow!("{e}"))?;
+        let start = Instant::now();
+        let mut w =
+            TableWrite::try_new(io.clone(), &dir, table.schema()).map_err(|e| anyhow!("{e}"))?;
+        for b in &batches {
+            w.write_conformed(b, None).map_err(|e| anyhow!("{e}"))?;
+        }
+        let messages = w.prepare_commit().map_err(|e| anyhow!("{e}"))?;
+        ours = ours.min(start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        table
+            .new_commit("paimon-bench")
+            .commit(BATCH_COMMIT_IDENTIFIER, &messages)
+            .map_err(|e| anyhow!("{e}"))?;
+        commit = commit.min(start.elapsed().as_secs_f64());
+        ours_bytes = messages
+            .iter()
+            .flat_map(|m| &m.data_increment.new_files)
+            .map(|f| f.file_size.max(0) as u64)
+            .sum();
+        std::fs::remove_dir_all(&dir).with_context(|| dir.clone())?;
+
+        // The parquet crate alone.
+        let file = format!("{}/raw-{rep}.parquet", out.trim_end_matches('/'));
+        let start = Instant::now();
+        let f = std::fs::File::create(&file).with_context(|| file.clone())?;
+        let first = batches
+            .first()
+            .ok_or_else(|| anyhow!("{source}: no rows to write"))?;
+        let mut writer = ArrowWriter::try_new(f, first.schema(), Some(props.clone()))?;
+        for b in &batches {
+            writer.write(b)?;
+        }
+        writer.close()?;
+        raw = raw.min(start.elapsed().as_secs_f64());
+        raw_bytes = std::fs::metadata(&file)?.len();
+        std::fs::remove_file(&file)?;
+    }
+    println!(
+        "rows={rows} ours_ms={:.1} commit_ms={:.1} raw_ms={:.1} ours_bytes={ours_bytes} raw_bytes={raw_bytes}",
+        ours * 1e3,
+        commit * 1e3,
+        raw * 1e3
+    );
+    Ok(())
+}
+
+/// `paimon-bench commit-latency TABLE --out DIR`: the metadata of `TABLE` (schemas,
+/// snapshots, manifests; no data files) copied to `DIR/meta`, then `reps` commits of one
+/// written row each into that copy, against the same commits into an empty table with the
+/// same schema at `DIR/empty`. Prints `manifests=.. ms=.. empty_ms=..` (best of each).
+pub fn commit_latency(table: &str, out: &str, reps: usize) -> Result<()> {
+    let (io, t) = open(table)?;
+    let plan = t.scan().plan().map_err(|e| anyhow!("{e}"))?;
+    let split = plan
+        .splits
+        .first()
+        .ok_or_else(|| anyhow!("{table}: no data"))?;
+    let reader = SplitReader::builder(io.clone()).with_limit(1).build();
+    let mut row = None;
+    for b in reader.read(t.path(), split).map_err(|e| anyhow!("{e}"))? {
+        let b = b.map_err(|e| anyhow!("{e}"))?;
+        if b.num_rows() > 0 {
+            row = Some(b.slice(0, 1));
+            break;
+        }
+    }
+    let row = row.ok_or_else(|| anyhow!("{table}: no row to write"))?;
+    let out = out.trim_end_matches('/');
+    let meta = format!("{out}/meta");
+    let empty = format!("{out}/empty");
+    for d in [&meta, &empty] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    for sub in ["schema", "snapshot", "manifest"] {
+        copy_dir(
+            &std::path::Path::new(table.trim_start_matches("file:")).join(sub),
+            &std::path::Path::new(&meta).join(sub),
+        )?;
+    }
+    let manifests = std::fs::read_dir(format!("{meta}/manifest"))?
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("manifest-"))
+        })
+        .count();
+    let copy = Table::open(io.clone(), &meta).map_err(|e| anyhow!("{e}"))?;
+    let fresh = create_table_at(io.clone(), &empty, t.schema().as_ref().clone(), false)
+        .map_err(|e| anyhow!("{e}"))?;
+    let (mut full_s, mut empty_s) = (f64::MAX, f64::MAX);
+    for rep in 0..reps.max(1) {
+        for (target, best) in [(&copy, &mut full_s), (&fresh, &mut empty_s)] {
+            let mut w = TableWrite::try_new(io.clone(), target.path(), target.schema())
+                .map_err(|e| anyhow!("{e}"))?;
+            w.write_conformed(&row, None).map_err(|e| anyhow!("{e}"))?;
+            let messages = w.prepare_commit().map_err(|e| anyhow!("{e}"))?;
+            let start = Instant::now();
+            target
+                .new_commit("paimon-bench")
+                .commit(rep as i64, &messages)
+                .map_err(|e| anyhow!("{e}"))?;
+            *best = best.min(start.elapsed().as_secs_f64());
+        }
+    }
+    println!(
+        "manifests={manifests} ms={:.1} empty_ms={:.1}",
+        full_s * 1e3,
+        empty_s * 1e3
+    );
+    Ok(())
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| to.display().to_string())?;
+    for e in std::fs::read_dir(from).with_context(|| from.display().to_string())? {
+        let e = e?;
+        if e.file_type()?.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+# Write figures (issue 13), sourced by scripts/bench.sh (`--only write`, or by default).
+# Uses run/field/div/ge/le/REPS/TABLES/PLANNING_NM/RAW/BENCH/LOAD/QUICK/ONLY from bench.sh.
+# Writes its own section of docs/benchmarks.md (markers bench-write) through write_write_doc.
+
+WRITE_ROWS=()
+write_row() { WRITE_ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); echo "| $1 | $2 | $3 | $4 | $5 | $6 |" >&2; }
+
+WOUT="$BENCH/write-out"
+# In-process figures: the rows are read into memory first; each time is the best of REPS.
+W_APPEND=$("$RAW" write "$TABLES/append_big" --out "$WOUT" --reps "$REPS")
+W_PK=$("$RAW" write "$TABLES/pk_big" --out "$WOUT" --reps "$REPS")
+W_COMMIT=$("$RAW" commit-latency "$PLANNING_NM" --out "$WOUT" --reps "$REPS")
+rm -rf "$WOUT"
+
+w_fig() { # LABEL OUTPUT GOAL
+  local out="$2" ours raw r
+  ours=$(field "$out" ours_ms); raw=$(field "$out" raw_ms)
+  r=$(div "$raw" "$ours")
+  write_row "$1: $(field "$out" rows) rows, 1 thread, ms (MB written)" \
+    "$ours ($(( $(field "$out" ours_bytes) / 1048576 )))" \
+    "$raw ($(( $(field "$out" raw_bytes) / 1048576 )))" "${r}x throughput" "$3" \
+    "$([[ $3 == - ]] && echo - || ge "$r" "${3#>= }")"
+}
+w_fig "13a append_big write (TableWrite + prepare_commit) vs ArrowWriter" "$W_APPEND" ">= 0.9"
+write_row "13b commit of 13a's files (ms)" "$(field "$W_APPEND" commit_ms)" "-" "-" "-" "-"
+w_fig "13c pk_big's merged rows written into a 4-bucket PK table vs ArrowWriter" "$W_PK" "-"
+write_row "13d one-row commit with $(field "$W_COMMIT" manifests) manifests in the table (ms)" \
+  "$(field "$W_COMMIT" ms)" "$(field "$W_COMMIT" empty_ms) (empty table)" \
+  "$(div "$(field "$W_COMMIT" ms)" "$(field "$W_COMMIT" empty_ms)")x" "-" "-"
+
+# Python writers (benches/python/bench_write.py), each pinned to one core, the write and the
+# commit timed inside the process; pypaimon (pure Python) and pypaimon-rust run one rep.
+source "$ROOT/scripts/bench-python-env.sh"
+BW="$ROOT/benches/python/bench_write.py"
+declare -A PYW
+for t in append_big pk_big; do
+  for w in paimon_rs pypaimon_rust pypaimon; do
+    n=$REPS; [[ $w != paimon_rs ]] && n=1
+    out=$(taskset -c 0 "$BPY" "$BW" "$w" "$TABLES/$t" "$BENCH/write-py-$w" "$n" 2>"$BENCH/write-py-$w.err") \
+      || out="failed: $(tail -1 "$BENCH/write-py-$w.err")"
+    echo "bench: write $w $t: $out" >&2
+    PYW["${w}_$t"]="$out"
+  done
+  ours=$(field "${PYW[paimon_rs_$t]}" cpu)
+  best="" best_name=""
+  for w in pypaimon_rust pypaimon; do
+    c=$(field "${PYW[${w}_$t]}" cpu)
+    [[ -z $c ]] && continue
+    if [[ -z $best ]] || awk -v a="$c" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$c; best_name=$w
+    fi
+  done
+  r=$( [[ -n $best ]] && div "$best" "$ours" || echo - )
+  write_row "13e Python write + commit of $t ($(field "${PYW[paimon_rs_$t]}" rows) rows), 1 core: CPU s" \
+    "$ours" "pypaimon-rust $(field "${PYW[pypaimon_rust_$t]}" cpu || true), pypaimon $(field "${PYW[pypaimon_$t]}" cpu || true)" \
+    "${r}x vs $best_name" ">= 2x the faster" "$([[ $r == - ]] && echo - || ge "$r" 2)"
+done
+
+write_write_doc() {
+  local docf="$1" gen table
+  table=$(
+    echo "| figure | ours | baseline | ratio | goal | met? |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${WRITE_ROWS[@]}"
+  )
+  gen=$(
+    echo "<!-- bench-write:begin (written by scripts/bench.sh; edit outside the markers) -->"
+    echo
+    echo "Last run: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (+ local changes)'), \`scripts/bench.sh$([[ $QUICK == 1 ]] && echo ' --quick') --reps $REPS${ONLY:+ --only $ONLY}\`;"
+    echo "load average at the start: $LOAD. \`paimon-bench write\` reads the source table into memory"
+    echo "once, then times (best of $REPS, alternating) \`TableWrite\` writing every batch into a new"
+    echo "table with the source's schema and options plus \`prepare_commit\`, against the parquet"
+    echo "crate's \`ArrowWriter\` writing the same batches into one file with the same writer"
+    echo "properties (zstd level 1). 13d: \`paimon-bench commit-latency\` on a copy of the metadata of"
+    echo "the unmerged planning table against an empty table of the same schema. 13e:"
+    echo "\`benches/python/bench_write.py\` in the bench venv (the paimon_rs wheel built in release), one"
+    echo "process per writer pinned to one core, each writing the rows (read into memory first) into a"
+    echo "new table with the source's columns, keys and options and committing. Each writer's output:"
+    echo
+    for k in "${!PYW[@]}"; do echo "- $k: \`${PYW[$k]}\`"; done | sort
+    echo
+    echo "$table"
+    echo
+    echo "<!-- bench-write:end -->"
+  )
+  write_doc_section "$docf" bench-write "Write" "$gen"
+}
