@@ -11,7 +11,7 @@
 //!   `paimon_io::CountingFileIO`, with and without the filter; prints rows, bytes read and time.
 //! * `write SOURCE --out DIR [--reps N]`: writes the source table's rows into a new table with
 //!   `paimon_write::TableWrite` and commits them, against the parquet crate's `ArrowWriter`
-//!   writing the same batches (see [`write`]).
+//!   writing the same batches (see [`mod@write`]).
 //! * `commit-latency TABLE --out DIR [--reps N]`: one-row commits into a copy of the table's
 //!   metadata against the same commits into an empty table.
 //!
