@@ -9,7 +9,9 @@
 #   4. reads each table with `paimon read s3://... --format jsonl` (S3 is a default feature
 #      of the CLI) and compares the rows with the fixture's expected rows;
 #   5. reads each table with the Python package (`paimon_rs.read_table` with the endpoint and
-#      keys as FileIO options, from the venv scripts/test-python.sh made) and compares again.
+#      keys as FileIO options, from the venv scripts/test-python.sh made) and compares again;
+#   6. writes: three `paimon write` processes committing to one new S3 table at once (snapshots
+#      1..3, every row), then a Python `write_arrow` to it with FileIO options.
 #
 # Prints `N passed, M failed` last and exits non-zero when anything failed.
 # Usage: scripts/test-s3.sh            (from anywhere; uses the workspace's target dir)
@@ -137,6 +139,35 @@ for t in "${TABLES[@]}"; do
   fi
 done
 
+# Writes to S3: a table created there, three `paimon write` processes committing to it at once
+# (snapshot-N is published with a conditional PUT, so exactly one writer gets each N), then the
+# snapshot ids must be 1..3 and every row there.
+W_URL="s3://$BUCKET/$PREFIX/w.db/orders"
+W_OK=1
+paimon create-table "$W_URL" --schema '{"fields":[{"name":"id","type":"BIGINT"},{"name":"w","type":"INT"}]}' \
+  >"$WORK/create.log" 2>&1 || { W_OK=0; fail "paimon create-table $W_URL: $(tail -2 "$WORK/create.log")"; }
+if [ "$W_OK" = 1 ]; then
+  pids=()
+  for w in 1 2 3; do
+    { echo "id,w"; seq $((w * 1000)) $((w * 1000 + 199)) | sed "s/\$/,$w/"; } >"$WORK/w$w.csv"
+    "${CARGO_TARGET_DIR:-$ROOT/target}/debug/paimon" write "$W_URL" --from "$WORK/w$w.csv" \
+      >"$WORK/w$w.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1 2; do
+    wait "${pids[$i]}" || { W_OK=0; fail "concurrent paimon write $((i + 1)) to $W_URL: $(tail -2 "$WORK/w$((i + 1)).log")"; }
+  done
+fi
+if [ "$W_OK" = 1 ]; then
+  ids=$(paimon snapshots "$W_URL" --json 2>/dev/null | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | sort -n | tr '\n' ' ')
+  rows=$(paimon read "$W_URL" --format null 2>/dev/null)
+  if [ "$ids" = "1 2 3 " ] && [ "$rows" = 600 ]; then
+    pass "three concurrent paimon write processes to $W_URL: snapshots 1 2 3, 600 rows"
+  else
+    fail "three concurrent paimon write processes to $W_URL: snapshots '$ids', rows '$rows' (want 1 2 3, 600)"
+  fi
+fi
+
 # The Python package (built with S3 by default): each table read with the endpoint and keys
 # given as FileIO options (the AWS variables are unset for this process), rows checked against
 # the fixture's expected rows by `paimon compare-rows`.
@@ -173,6 +204,31 @@ EOF
       fail "python read_table $url: $(tail -3 "$out.log")"
     fi
   done
+  # A Python write to S3 (FileIO options, no AWS variables): appended to the table the CLI
+  # writers made, then read back.
+  if env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION -u PAIMON_S3_ENDPOINT \
+      "$PYVENV" - "$W_URL" "$PAIMON_S3_ENDPOINT" >"$WORK/pywrite.log" 2>&1 <<'EOF'
+import sys
+import pyarrow as pa
+import paimon_rs as pr
+
+url, endpoint = sys.argv[1:]
+options = {"s3.endpoint": endpoint, "s3.access-key": "testing", "s3.secret-key": "testing",
+           "s3.region": "us-east-1"}
+t = pr.Table.open(url, options=options)
+ids = t.write_arrow(pa.table({"id": list(range(10)), "w": [9] * 10}))
+rows = t.scan(filter="w = 9").to_arrow().num_rows
+print(ids, rows, pr.read_table(url, options=options).num_rows)
+EOF
+  then
+    if [ "$(tail -1 "$WORK/pywrite.log")" = "[4] 10 610" ]; then
+      pass "python write_arrow to $W_URL (options dict): snapshot 4, 10 rows with w = 9, 610 in all"
+    else
+      fail "python write_arrow to $W_URL: printed '$(tail -1 "$WORK/pywrite.log")', want '[4] 10 610'"
+    fi
+  else
+    fail "python write_arrow to $W_URL: $(tail -3 "$WORK/pywrite.log")"
+  fi
 fi
 
 finish
