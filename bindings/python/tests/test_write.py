@@ -90,7 +90,9 @@ def test_overwrite_of_one_partition_keeps_the_others(catalog, tmp_path):
     assert len(ids) == 1
     assert t.snapshots()[-1]["commit_kind"] == "OVERWRITE"
     java_equals(t, pa.concat_tables([orders(range(10, 20), "b"), orders(range(100, 103), "a")]), tmp_path)
-    # Without a partition, dynamic overwrite replaces only the partitions written to.
+    # Without a partition, dynamic overwrite replaces only the partitions written to; with
+    # nothing written it replaces nothing and commits no snapshot (as Java).
+    assert t.write_arrow(orders([], "b"), overwrite=True) == []
     t.write_arrow(orders([7], "b"), overwrite=True)
     java_equals(t, pa.concat_tables([orders([7], "b"), orders(range(100, 103), "a")]), tmp_path)
 

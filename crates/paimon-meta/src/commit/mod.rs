@@ -149,7 +149,7 @@ impl TableCommit {
     }
 
     /// Replaces the live files of exactly the partitions `messages` write to (Java dynamic
-    /// partition overwrite).
+    /// partition overwrite). Messages without new files commit nothing, as in Java.
     ///
     /// # Errors
     /// As [`TableCommit::commit`].
@@ -197,6 +197,11 @@ impl TableCommit {
         let (append, compact) = self.collect(messages)?;
         if !compact.is_empty() {
             return Err(self.invalid("an overwrite cannot carry compaction results"));
+        }
+        if scope == OverwriteScope::Dynamic && append.table_files.is_empty() {
+            // Java: a dynamic overwrite with nothing written deletes nothing and commits no
+            // snapshot.
+            return Ok(Vec::new());
         }
         Ok(vec![self.try_commit(
             identifier,
