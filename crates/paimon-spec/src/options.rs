@@ -125,6 +125,9 @@ pub struct CoreOptions {
     /// `dynamic-partition-overwrite`: an overwrite without a partition replaces only the
     /// partitions written to. Default true.
     pub dynamic_partition_overwrite: bool,
+    /// `write-only`: writers neither compact nor expire snapshots after committing. Default
+    /// false.
+    pub write_only: bool,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -252,6 +255,7 @@ impl CoreOptions {
                 Some(_) => Some(r.int("num-levels", 0)?),
             },
             dynamic_partition_overwrite: r.bool("dynamic-partition-overwrite", true)?,
+            write_only: r.bool("write-only", false)?,
             raw: raw.clone(),
         })
     }

@@ -376,3 +376,50 @@ fn failures_exit_1_with_one_line_naming_the_table_and_commit_nothing() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("table exists"));
 }
+
+/// Java's maintenance after a commit: snapshots beyond `snapshot.num-retained.max` expire with
+/// each write (and their files with them, where no live snapshot uses them), unless the table
+/// is `write-only`. Java reads every row written either way.
+#[test]
+fn writes_expire_snapshots_as_java_commits_do_unless_write_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, write_only, kept) in [
+        ("kept2", "false", vec![3, 4]),
+        ("wo", "true", vec![1, 2, 3, 4]),
+    ] {
+        let t = dir.path().join(name);
+        ok(&[
+            "create-table",
+            s(&t),
+            "--schema",
+            ORDERS,
+            "--option",
+            "snapshot.num-retained.min=1",
+            "--option",
+            "snapshot.num-retained.max=2",
+            "--option",
+            &format!("write-only={write_only}"),
+        ]);
+        let mut expected = Vec::new();
+        for i in 0..4 {
+            let f = dir.path().join(format!("{name}-{i}.jsonl"));
+            std::fs::write(
+                &f,
+                format!("{{\"id\":{i},\"item\":\"x{i}\",\"dt\":\"d\"}}\n"),
+            )
+            .unwrap();
+            ok(&["write", s(&t), "--from", s(&f)]);
+            expected.push(json!({"id": i, "item": format!("x{i}"), "dt": "d"}));
+        }
+        let ids: Vec<i64> = ok(&["snapshots", s(&t), "--json"])
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ids, kept, "{name}");
+        assert_eq!(java_rows(&t), canonical(expected), "{name}");
+    }
+}

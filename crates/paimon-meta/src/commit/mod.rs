@@ -128,7 +128,25 @@ impl TableCommit {
         if !compact.is_empty() {
             ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None)?);
         }
+        if !ids.is_empty() {
+            self.expire_after_commit();
+        }
         Ok(ids)
+    }
+
+    /// Java's maintenance after a commit (`TableCommitImpl`): snapshot expiry with the table's
+    /// `snapshot.num-retained.*`, `snapshot.time-retained` and `snapshot.expire.limit`
+    /// ([`crate::maintenance::ExpireConfig::from_options`]), skipped on `write-only` tables.
+    /// The commit has landed by then, so nothing here may fail it: options this expiry cannot
+    /// honour, or a storage error while expiring, leave the old snapshots for the next expiry.
+    fn expire_after_commit(&self) {
+        let options = self.table.options();
+        if options.write_only {
+            return;
+        }
+        if let Ok(config) = crate::maintenance::ExpireConfig::from_options(options) {
+            let _ = self.table.expire_snapshots(&config);
+        }
     }
 
     /// Replaces the live files of the partitions matching `partition` (every partition when
@@ -203,12 +221,9 @@ impl TableCommit {
             // snapshot.
             return Ok(Vec::new());
         }
-        Ok(vec![self.try_commit(
-            identifier,
-            CommitKind::Overwrite,
-            &append,
-            Some(&scope),
-        )?])
+        let id = self.try_commit(identifier, CommitKind::Overwrite, &append, Some(&scope))?;
+        self.expire_after_commit();
+        Ok(vec![id])
     }
 
     fn invalid(&self, reason: impl Into<String>) -> Error {
