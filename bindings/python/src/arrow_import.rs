@@ -49,16 +49,25 @@ pub fn batches_of(data: &Bound<'_, PyAny>, what: &str) -> PyResult<Batches> {
     stream_of(&converted.call_method0("__arrow_c_stream__")?, what)
 }
 
-/// The stream an `arrow_array_stream` capsule holds.
-fn stream_of(capsule: &Bound<'_, PyAny>, what: &str) -> PyResult<Batches> {
+/// The struct a capsule named `name` holds (the name is checked, so the pointer's type is).
+fn capsule_ptr<T>(
+    capsule: &Bound<'_, PyAny>,
+    name: &std::ffi::CStr,
+    what: &str,
+) -> PyResult<std::ptr::NonNull<T>> {
     let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
         invalid(format!(
-            "{what}: __arrow_c_stream__ did not return a capsule"
+            "{what}: expected a {} capsule, got {}",
+            name.to_string_lossy(),
+            capsule.get_type()
         ))
     })?;
-    let ptr = capsule
-        .pointer_checked(Some(STREAM_CAPSULE))?
-        .cast::<FFI_ArrowArrayStream>();
+    Ok(capsule.pointer_checked(Some(name))?.cast::<T>())
+}
+
+/// The stream an `arrow_array_stream` capsule holds.
+fn stream_of(capsule: &Bound<'_, PyAny>, what: &str) -> PyResult<Batches> {
+    let ptr = capsule_ptr::<FFI_ArrowArrayStream>(capsule, STREAM_CAPSULE, what)?;
     // SAFETY: the name check says the capsule holds an FFI_ArrowArrayStream; `from_raw`
     // moves it out and leaves a released (empty) stream for the capsule's destructor.
     let reader = unsafe { ArrowArrayStreamReader::from_raw(ptr.as_ptr()) }
@@ -77,16 +86,8 @@ fn batch_of(pair: &Bound<'_, PyAny>, what: &str) -> PyResult<RecordBatch> {
     if pair.len() != 2 {
         return Err(bad());
     }
-    let schema = pair.get_item(0)?;
-    let array = pair.get_item(1)?;
-    let schema = schema.cast::<PyCapsule>().map_err(|_| bad())?;
-    let array = array.cast::<PyCapsule>().map_err(|_| bad())?;
-    let schema_ptr = schema
-        .pointer_checked(Some(SCHEMA_CAPSULE))?
-        .cast::<FFI_ArrowSchema>();
-    let array_ptr = array
-        .pointer_checked(Some(ARRAY_CAPSULE))?
-        .cast::<FFI_ArrowArray>();
+    let schema_ptr = capsule_ptr::<FFI_ArrowSchema>(&pair.get_item(0)?, SCHEMA_CAPSULE, what)?;
+    let array_ptr = capsule_ptr::<FFI_ArrowArray>(&pair.get_item(1)?, ARRAY_CAPSULE, what)?;
     // SAFETY: the names say what the capsules hold. The schema is only borrowed (the capsule
     // keeps owning it); the array is moved out, leaving a released one behind.
     let data = unsafe {
@@ -122,14 +123,7 @@ pub fn schema_of(schema: &Bound<'_, PyAny>, what: &str) -> PyResult<arrow::datat
         )));
     }
     let capsule = schema.call_method0("__arrow_c_schema__")?;
-    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
-        invalid(format!(
-            "{what}: __arrow_c_schema__ did not return a capsule"
-        ))
-    })?;
-    let ptr = capsule
-        .pointer_checked(Some(SCHEMA_CAPSULE))?
-        .cast::<FFI_ArrowSchema>();
+    let ptr = capsule_ptr::<FFI_ArrowSchema>(&capsule, SCHEMA_CAPSULE, what)?;
     // SAFETY: the name check says the capsule holds an FFI_ArrowSchema; it is only borrowed,
     // the capsule keeps owning (and later releases) it.
     let ffi = unsafe { ptr.as_ref() };

@@ -142,6 +142,15 @@ impl Table {
         &self.inner.schema
     }
 
+    /// The types of the partition columns, in order (what partition rows are serialized by).
+    pub fn partition_types(&self) -> Vec<paimon_spec::types::DataType> {
+        self.schema()
+            .partition_fields()
+            .into_iter()
+            .map(|f| f.data_type)
+            .collect()
+    }
+
     /// Options of the latest schema.
     pub fn options(&self) -> &CoreOptions {
         &self.inner.options

@@ -22,12 +22,7 @@ impl Table {
     /// # Errors
     /// Reading the snapshot or its manifests fails.
     pub fn max_sequence_numbers(&self) -> Result<Vec<(Vec<u8>, i32, i64)>> {
-        let types: Vec<_> = self
-            .schema()
-            .partition_fields()
-            .into_iter()
-            .map(|f| f.data_type)
-            .collect();
+        let types = self.partition_types();
         let mut max: BTreeMap<(Vec<u8>, i32), i64> = BTreeMap::new();
         for f in self.live_files(None)? {
             let partition =

@@ -105,12 +105,7 @@ impl CompactPlanner {
             return Ok(CompactPlan::default());
         };
         let live = table.live_files(Some(table.scan().with_snapshot(snapshot.id)))?;
-        let types: Vec<_> = table
-            .schema()
-            .partition_fields()
-            .into_iter()
-            .map(|f| f.data_type)
-            .collect();
+        let types = table.partition_types();
         let matcher = self.partition_matcher()?;
         // Buckets in the order the manifests list them.
         let mut buckets: Vec<(BucketKey, Vec<LiveFile>)> = Vec::new();
