@@ -18,6 +18,8 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+#[cfg(feature = "avro")]
+pub mod avro_container;
 pub mod binary;
 pub mod calendar;
 pub mod data_file;

@@ -39,10 +39,6 @@ use crate::table_write::TableWrite;
 const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 /// The row-kind column a read with row kinds leads with.
 const ROW_KIND: &str = "_ROW_KIND";
-/// A value column carrying each record's sequence number through the merge, so the merged
-/// record keeps the sequence number of the record that won (dedup: the last, first-row: the
-/// first), as Java's merged `KeyValue` does.
-const SEQUENCE_COPY: &str = "_SEQUENCE_NUMBER_OF_RECORD";
 
 /// Runs compaction tasks of one table; build once per table and schema.
 #[derive(Debug)]
@@ -337,8 +333,10 @@ impl TableCompact {
                         batches.map(move |b| b.and_then(|b| merge_input(&b, &schema))),
                     ));
                 }
+                // The merged records keep the sequence numbers Java's merged `KeyValue`s have.
                 let options = MergeOptions::default()
                     .with_batch_size(self.batch_size)
+                    .with_sequence_number(true)
                     .with_row_kind(Some(RowKindColumn::Int8));
                 let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
                     .map_err(merge_err)?;
@@ -378,7 +376,12 @@ impl TableCompact {
             .flatten()
             .map(|i| self.fields[*i].name.clone())
             .collect();
-        let layout = RunLayout::from_schema(schema, &pk, &[], false)?;
+        let layout = RunLayout::from_schema(
+            schema,
+            &pk,
+            &self.core.sequence_fields,
+            self.core.sequence_field_descending,
+        )?;
         let engine = MergeEngineSpec::try_new(&self.core, &pk, &layout.value_fields(schema)?)?;
         Ok((layout, engine))
     }
@@ -462,8 +465,8 @@ struct MergeState<'a> {
 }
 
 /// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`
-/// table columns, `_SEQUENCE_NUMBER`): the columns, the sequence number again as a value
-/// column, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` (Int8).
+/// table columns, `_SEQUENCE_NUMBER`): the columns, then `_SEQUENCE_NUMBER` and
+/// `_VALUE_KIND` (Int8).
 fn merge_schema(out: &Schema, n: usize) -> paimon_data::Result<SchemaRef> {
     if out.fields().len() != n + 2 || out.field(0).name() != ROW_KIND {
         return Err(paimon_data::Error::Internal(format!(
@@ -475,7 +478,6 @@ fn merge_schema(out: &Schema, n: usize) -> paimon_data::Result<SchemaRef> {
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
-    fields.push(Field::new(SEQUENCE_COPY, ArrowType::Int64, true));
     fields.push(Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false));
     fields.push(Field::new(
         paimon_data::merge::VALUE_KIND,
@@ -488,7 +490,7 @@ fn merge_schema(out: &Schema, n: usize) -> paimon_data::Result<SchemaRef> {
 /// A streaming read's batch as a batch of `schema` ([`merge_schema`]).
 fn merge_input(batch: &RecordBatch, schema: &SchemaRef) -> paimon_data::Result<RecordBatch> {
     let bad = |what: String| paimon_data::Error::Internal(format!("compaction input: {what}"));
-    let n = schema.fields().len() - 3;
+    let n = schema.fields().len() - 2;
     if batch.num_columns() != n + 2 {
         return Err(bad(format!("{} columns", batch.num_columns())));
     }
@@ -507,7 +509,6 @@ fn merge_input(batch: &RecordBatch, schema: &SchemaRef) -> paimon_data::Result<R
         })
         .collect::<paimon_data::Result<Vec<i8>>>()?;
     let mut columns: Vec<ArrayRef> = batch.columns()[1..=n].to_vec();
-    columns.push(batch.column(n + 1).clone());
     columns.push(batch.column(n + 1).clone());
     columns.push(Arc::new(Int8Array::from(kinds)));
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| bad(e.to_string()))

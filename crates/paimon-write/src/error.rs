@@ -72,6 +72,16 @@ pub enum Error {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// The Avro encoder failed on `path`.
+    #[error("table {table}: encoding Avro file {path} failed: {reason}")]
+    Avro {
+        /// The table location.
+        table: String,
+        /// The file being written.
+        path: String,
+        /// The encoder's message.
+        reason: String,
+    },
     /// A format record could not be encoded (a value that does not fit its type).
     #[error("table {table}: {source}")]
     Encode {
@@ -89,6 +99,17 @@ pub enum Error {
         /// The reader's error (it names the file); boxed, it is large.
         #[source]
         source: Box<paimon_data::Error>,
+    },
+    /// The table's merge engine rejected the buffered records where Java's merge function
+    /// throws (a retraction partial-update cannot take, an aggregate overflowing), or its
+    /// options.
+    #[error("table {table}: merging buffered records: {source}")]
+    Merge {
+        /// The table location.
+        table: String,
+        /// The merge's error.
+        #[source]
+        source: paimon_data::merge::MergeError,
     },
     /// Options or schema rejected by `paimon-spec` when the writer was built.
     #[error(transparent)]

@@ -15,13 +15,17 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array};
 use arrow_row::{RowConverter, SortField};
-use arrow_schema::SchemaRef;
+use arrow_schema::{SchemaRef, SortOptions};
+use paimon_data::merge::{
+    merge_sorted_runs, MergeEngineSpec, MergeError, MergeOptions, RowKindColumn, RunLayout,
+    SortedRun,
+};
 use paimon_spec::binary::RowKind;
 
 use crate::error::{Error, Result};
 
 /// How the records of one key are folded within a flush.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum FlushMerge {
     /// The latest record wins, retractions included (Java `DeduplicateMergeFunction`);
     /// with `ignore_delete`, retractions are dropped first.
@@ -35,6 +39,23 @@ pub enum FlushMerge {
         /// `ignore-delete`.
         ignore_delete: bool,
     },
+    /// Any engine through paimon-data's merge (partial-update, aggregation, and every engine
+    /// with `sequence.field`): the records of a key are ordered by the sequence fields, then
+    /// by arrival, and folded as the readers fold them.
+    Engine(Box<EngineFlush>),
+}
+
+/// The merge of [`FlushMerge::Engine`], resolved against the primary-key file layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineFlush {
+    /// The table's merge engine over the value columns.
+    pub spec: MergeEngineSpec,
+    /// Where keys, sequence number, kind and values sit in the file layout.
+    pub layout: RunLayout,
+    /// The `sequence.field` columns in the table row.
+    pub sequence_fields: Vec<usize>,
+    /// `sequence.field.sort-order = descending`.
+    pub sequence_descending: bool,
 }
 
 /// Buffered records of one bucket.
@@ -77,11 +98,14 @@ impl KvBuffer {
         &mut self,
         table: &str,
         key_indices: &[usize],
-        merge: FlushMerge,
+        merge: &FlushMerge,
         kv_schema: &SchemaRef,
     ) -> Result<Option<RecordBatch>> {
         if self.batches.is_empty() {
             return Ok(None);
+        }
+        if let FlushMerge::Engine(engine) = merge {
+            return self.flush_engine(table, key_indices, engine, kv_schema);
         }
         let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
         let batches = std::mem::take(&mut self.batches);
@@ -113,12 +137,14 @@ impl KvBuffer {
                 end += 1;
             }
             let group = &order[start..end];
-            let choice = match merge {
+            let choice = match *merge {
                 FlushMerge::Deduplicate { ignore_delete } => group
                     .iter()
                     .rev()
                     .find(|i| !(ignore_delete && retract(**i as usize)))
                     .copied(),
+                // Handled by `flush_engine` above.
+                FlushMerge::Engine(_) => None,
                 FlushMerge::FirstRow { ignore_delete } => {
                     if !ignore_delete && group.iter().any(|i| retract(*i as usize)) {
                         return Err(Error::Unsupported {
@@ -151,6 +177,102 @@ impl KvBuffer {
         )));
         columns.extend(values.columns().iter().cloned());
         RecordBatch::try_new(kv_schema.clone(), columns)
+            .map(Some)
+            .map_err(internal)
+    }
+
+    /// [`KvBuffer::flush`] through paimon-data's merge: the buffer sorted by key, then the
+    /// sequence fields (nulls first, in their configured direction, as Java's comparators),
+    /// then arrival is one sorted run of `kv_schema`; its merged records keep the sequence
+    /// number Java's merge function gives them (Java `SortBufferWriteBuffer.forEach` with the
+    /// table's `MergeFunction` behind `ReducerMergeFunctionWrapper`).
+    fn flush_engine(
+        &mut self,
+        table: &str,
+        key_indices: &[usize],
+        engine: &EngineFlush,
+        kv_schema: &SchemaRef,
+    ) -> Result<Option<RecordBatch>> {
+        let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
+        let merge_err = |source: MergeError| Error::Merge {
+            table: table.to_string(),
+            source,
+        };
+        let batches = std::mem::take(&mut self.batches);
+        let sequences = std::mem::take(&mut self.sequences);
+        let kinds = std::mem::take(&mut self.kinds);
+        self.bytes = 0;
+        let all = arrow_select::concat::concat_batches(&batches[0].schema(), &batches)
+            .map_err(internal)?;
+        let mut sort_cols: Vec<ArrayRef> = Vec::new();
+        let mut fields = Vec::new();
+        for i in key_indices {
+            sort_cols.push(all.column(*i).clone());
+            fields.push(SortField::new_with_options(
+                all.column(*i).data_type().clone(),
+                SortOptions::new(false, true),
+            ));
+        }
+        for i in &engine.sequence_fields {
+            sort_cols.push(all.column(*i).clone());
+            fields.push(SortField::new_with_options(
+                all.column(*i).data_type().clone(),
+                SortOptions::new(engine.sequence_descending, true),
+            ));
+        }
+        let converter = RowConverter::new(fields).map_err(internal)?;
+        let rows = converter.convert_columns(&sort_cols).map_err(internal)?;
+        let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
+        // Stable: equal keys and sequence fields stay in arrival (sequence number) order.
+        order.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
+        let idx = UInt32Array::from(order.clone());
+        let values = arrow_select::take::take_record_batch(&all, &idx).map_err(internal)?;
+        let mut columns: Vec<ArrayRef> = key_indices
+            .iter()
+            .map(|i| values.column(*i).clone())
+            .collect();
+        columns.push(Arc::new(Int64Array::from_iter_values(
+            order.iter().map(|i| sequences[*i as usize]),
+        )));
+        columns.push(Arc::new(Int8Array::from_iter_values(
+            order.iter().map(|i| kinds[*i as usize]),
+        )));
+        columns.extend(values.columns().iter().cloned());
+        let run = RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)?;
+        let n = run.num_rows();
+        let runs: Vec<SortedRun<arrow_schema::ArrowError>> =
+            vec![Box::new(std::iter::once(Ok(run)))];
+        let options = MergeOptions::default()
+            .with_batch_size(n)
+            .with_keep_deletes(true)
+            .with_sequence_number(true)
+            .with_row_kind(Some(RowKindColumn::Int8));
+        let merged = merge_sorted_runs(
+            runs,
+            kv_schema,
+            engine.layout.clone(),
+            &engine.spec,
+            options,
+        )
+        .map_err(merge_err)?;
+        let mut out = Vec::new();
+        for batch in merged {
+            let batch = batch.map_err(merge_err)?;
+            // values, _SEQUENCE_NUMBER, _ROW_KIND -> _KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, values
+            let v = batch.num_columns() - 2;
+            let mut columns: Vec<ArrayRef> = key_indices
+                .iter()
+                .map(|i| batch.column(*i).clone())
+                .collect();
+            columns.push(batch.column(v).clone());
+            columns.push(batch.column(v + 1).clone());
+            columns.extend(batch.columns()[..v].iter().cloned());
+            out.push(RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)?);
+        }
+        if out.iter().all(|b| b.num_rows() == 0) {
+            return Ok(None);
+        }
+        arrow_select::concat::concat_batches(kv_schema, &out)
             .map(Some)
             .map_err(internal)
     }

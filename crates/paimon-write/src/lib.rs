@@ -10,7 +10,9 @@
 //! The tour:
 //! - [`bucket`]: Java's `DefaultBucketFunction` over bucket-key `BinaryRow`s;
 //! - [`stats`]: column statistics read back from the written footer, per stats mode;
-//! - [`parquet_file`]: one Parquet file with Java's schema and field ids;
+//! - [`data_file`]: the table's `file.format`: [`parquet_file`] (Java's schema and field ids,
+//!   statistics from the footer) or [`avro_file`] (Java's Avro schema, statistics collected
+//!   row by row);
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
 //! - [`conform`]: batches from outside matched to the table's columns by name, with row kinds;
 //! - [`table_write`]: [`TableWrite`] itself;
@@ -37,9 +39,11 @@
 )]
 
 pub mod arrow_datum;
+pub mod avro_file;
 pub mod bucket;
 pub mod compact;
 pub mod conform;
+pub mod data_file;
 pub mod error;
 pub mod key_value;
 pub mod kv_buffer;
@@ -47,6 +51,7 @@ pub mod options;
 pub mod parquet_file;
 pub mod paths;
 pub mod rolling;
+mod sink;
 pub mod stats;
 pub mod table_write;
 

@@ -8,8 +8,7 @@
 //! stats are read back from them, as Java does.
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
@@ -18,10 +17,12 @@ use paimon_io::FileWriter;
 use paimon_spec::types::{DataField, DataType, TypeKind};
 use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
-use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
+use crate::data_file::FinishedFile;
 use crate::error::{Error, Result};
+use crate::sink::Sink;
+use crate::stats::{parquet_field_stats, StatsMode};
 
 /// The Arrow schema a Parquet file of `fields` is written with: Paimon types as the readers map
 /// them, each field tagged with its Parquet field id.
@@ -128,54 +129,6 @@ pub struct ParquetFile {
     rows: u64,
 }
 
-/// The storage stream, shared with the Parquet writer: `ArrowWriter::close` returns the
-/// footer but keeps its sink, and the stream must still be closed (or aborted) by us.
-#[derive(Debug, Clone)]
-struct Sink(Arc<Mutex<Option<Box<dyn FileWriter>>>>);
-
-impl Sink {
-    fn take(&self) -> Option<Box<dyn FileWriter>> {
-        self.0.lock().ok().and_then(|mut g| g.take())
-    }
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self
-            .0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned sink"))?
-            .as_mut()
-        {
-            Some(w) => w.write(buf),
-            None => Err(std::io::Error::other("file already closed")),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self
-            .0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned sink"))?
-            .as_mut()
-        {
-            Some(w) => w.flush(),
-            None => Ok(()),
-        }
-    }
-}
-
-/// A finished Parquet file.
-#[derive(Debug)]
-pub struct FinishedFile {
-    /// Size in bytes.
-    pub size: u64,
-    /// Rows written.
-    pub rows: u64,
-    /// The footer written.
-    pub metadata: ParquetMetaData,
-}
-
 impl ParquetFile {
     /// Starts a file at `path` on `out`.
     ///
@@ -188,7 +141,7 @@ impl ParquetFile {
         schema: SchemaRef,
         props: WriterProperties,
     ) -> Result<Self> {
-        let out = Sink(Arc::new(Mutex::new(Some(out))));
+        let out = Sink::new(out);
         let writer = ArrowWriter::try_new(out.clone(), schema, Some(props)).map_err(|source| {
             Error::Parquet {
                 table: table.to_string(),
@@ -234,12 +187,18 @@ impl ParquetFile {
         Ok(())
     }
 
-    /// Writes the footer and closes the file.
+    /// Writes the footer and closes the file; the statistics of `fields` (the file's row) are
+    /// read back from the footer with each field's mode.
     ///
     /// # Errors
     /// [`Error::Parquet`] or [`Error::Io`] when the storage fails; the file is then removed
     /// where possible and must be treated as not written.
-    pub fn finish(mut self, table: &str) -> Result<FinishedFile> {
+    pub fn finish(
+        mut self,
+        table: &str,
+        fields: &[DataField],
+        modes: &[StatsMode],
+    ) -> Result<FinishedFile> {
         let path = self.path.clone();
         let pq = |source| Error::Parquet {
             table: table.to_string(),
@@ -265,7 +224,7 @@ impl ParquetFile {
         Ok(FinishedFile {
             size,
             rows: self.rows,
-            metadata,
+            stats: parquet_field_stats(&metadata, fields, modes),
         })
     }
 

@@ -14,13 +14,12 @@ use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_APPEND};
 use paimon_spec::stats::{empty_serialized_row, serialize_datums, SimpleStats};
 use paimon_spec::types::DataField;
-use parquet::file::properties::WriterProperties;
 
 use crate::arrow_datum::datum_at;
+use crate::data_file::{DataFile, FileFormat};
 use crate::error::{Error, Result};
-use crate::parquet_file::ParquetFile;
 use crate::paths::DataFilePathFactory;
-use crate::stats::{parquet_field_stats, StatsMode};
+use crate::stats::StatsMode;
 
 /// Records between two size checks (Java `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
 pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
@@ -36,8 +35,8 @@ pub struct FileContext {
     pub fields: Vec<DataField>,
     /// The Arrow schema batches are written with.
     pub arrow_schema: SchemaRef,
-    /// Parquet properties.
-    pub props: WriterProperties,
+    /// The table's `file.format`, as its files are encoded.
+    pub format: FileFormat,
     /// Stats mode of each field.
     pub stats_modes: Vec<StatsMode>,
     /// `metadata.stats-dense-store`.
@@ -81,7 +80,7 @@ pub type FileContextRef = Arc<FileContext>;
 pub struct RollingWriter {
     ctx: FileContextRef,
     paths: DataFilePathFactory,
-    current: Option<ParquetFile>,
+    current: Option<DataFile>,
     /// Next sequence number (Java `LongCounter seqNumCounter`).
     next_sequence: i64,
     current_min_sequence: i64,
@@ -199,12 +198,12 @@ impl RollingWriter {
             path: path.clone(),
             source,
         })?;
-        let file = ParquetFile::try_new(
+        let file = DataFile::open(
+            &self.ctx.format,
             &self.ctx.table,
             &path,
             out,
             self.ctx.arrow_schema.clone(),
-            self.ctx.props.clone(),
         )?;
         self.current = Some(file);
         self.current_min_sequence = self.next_sequence;
@@ -227,7 +226,7 @@ impl RollingWriter {
             return Ok(());
         };
         let path = file.path().to_string();
-        let finished = file.finish(&self.ctx.table)?;
+        let finished = file.finish(&self.ctx.table, &self.ctx.fields, &self.ctx.stats_modes)?;
         let table = self.ctx.table.clone();
         let file_io = self.ctx.file_io.clone();
         let encode = |source| {
@@ -237,8 +236,7 @@ impl RollingWriter {
                 source,
             }
         };
-        let stats =
-            parquet_field_stats(&finished.metadata, &self.ctx.fields, &self.ctx.stats_modes);
+        let stats = finished.stats;
         let rows = i64::try_from(finished.rows).unwrap_or(i64::MAX);
         let mut meta = DataFileMeta {
             file_name: paimon_io::file_name(&path).to_string(),

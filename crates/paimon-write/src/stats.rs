@@ -16,6 +16,8 @@
 
 use std::cmp::Ordering;
 
+use arrow_array::Array;
+
 use paimon_spec::binary::Datum;
 use paimon_spec::stats::ColStats;
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -77,7 +79,7 @@ pub fn parquet_field_stats(
 }
 
 /// Java `SimpleColStatsCollector.convert` for `mode`.
-fn convert(mode: StatsMode, s: ColStats) -> ColStats {
+pub(crate) fn convert(mode: StatsMode, s: ColStats) -> ColStats {
     match mode {
         StatsMode::None => ColStats::none(),
         StatsMode::Counts => ColStats::new(Datum::Null, Datum::Null, s.null_count),
@@ -272,6 +274,108 @@ fn be_signed(b: &[u8]) -> Option<i128> {
     let mut buf = [fill; 16];
     buf[16 - b.len()..].copy_from_slice(b);
     Some(i128::from_be_bytes(buf))
+}
+
+/// Statistics collected from the rows written, for formats without footer statistics (Java
+/// `SimpleStatsCollector` inside `StatsCollectingSingleFileWriter`, used for Avro): per
+/// top-level field its null count, and min and max for the types whose Java values are
+/// `Comparable` (not binary, arrays, maps, multisets or rows).
+#[derive(Debug)]
+pub struct StatsCollector {
+    fields: Vec<DataField>,
+    stats: Vec<(Datum, Datum, i64)>,
+}
+
+impl StatsCollector {
+    /// A collector for files of `fields`.
+    pub fn new(fields: &[DataField]) -> Self {
+        StatsCollector {
+            fields: fields.to_vec(),
+            stats: vec![(Datum::Null, Datum::Null, 0); fields.len()],
+        }
+    }
+
+    /// Takes in the rows of `batch` (in the file's row).
+    pub fn collect(&mut self, batch: &arrow_array::RecordBatch) {
+        for ((field, col), acc) in self
+            .fields
+            .iter()
+            .zip(batch.columns())
+            .zip(self.stats.iter_mut())
+        {
+            acc.2 = acc.2.saturating_add(col.null_count() as i64);
+            if !orderable(&field.data_type) || col.null_count() == col.len() {
+                continue;
+            }
+            let Some((lo, hi)) = min_max_rows(col) else {
+                continue;
+            };
+            let (Some(lo), Some(hi)) = (
+                paimon_data::datum::datum_at(col, lo, &field.data_type),
+                paimon_data::datum::datum_at(col, hi, &field.data_type),
+            ) else {
+                continue;
+            };
+            if acc.0.is_null() || compare(&lo, &acc.0) == Some(Ordering::Less) {
+                acc.0 = lo;
+            }
+            if acc.1.is_null() || compare(&hi, &acc.1) == Some(Ordering::Greater) {
+                acc.1 = hi;
+            }
+        }
+    }
+
+    /// The statistics of every field, converted by its mode.
+    pub fn finish(self, modes: &[StatsMode]) -> Vec<ColStats> {
+        self.stats
+            .into_iter()
+            .zip(modes)
+            .map(|((min, max, nulls), mode)| convert(*mode, ColStats::new(min, max, Some(nulls))))
+            .collect()
+    }
+}
+
+/// Whether Java's collector keeps bounds for values of `ty`.
+fn orderable(ty: &DataType) -> bool {
+    matches!(
+        ty.kind,
+        TypeKind::Boolean
+            | TypeKind::TinyInt
+            | TypeKind::SmallInt
+            | TypeKind::Int
+            | TypeKind::BigInt
+            | TypeKind::Float
+            | TypeKind::Double
+            | TypeKind::Decimal { .. }
+            | TypeKind::Char { .. }
+            | TypeKind::VarChar { .. }
+            | TypeKind::Date
+            | TypeKind::Time { .. }
+            | TypeKind::Timestamp { .. }
+            | TypeKind::LocalZonedTimestamp { .. }
+    )
+}
+
+/// The rows of the smallest and largest non-null values of `col`.
+fn min_max_rows(col: &arrow_array::ArrayRef) -> Option<(usize, usize)> {
+    let cmp = arrow_ord::ord::make_comparator(
+        col.as_ref(),
+        col.as_ref(),
+        arrow_schema::SortOptions::default(),
+    )
+    .ok()?;
+    let mut rows = (0..col.len()).filter(|i| col.is_valid(*i));
+    let first = rows.next()?;
+    let (mut lo, mut hi) = (first, first);
+    for i in rows {
+        if cmp(i, lo) == Ordering::Less {
+            lo = i;
+        }
+        if cmp(i, hi) == Ordering::Greater {
+            hi = i;
+        }
+    }
+    Some((lo, hi))
 }
 
 /// Orders two values of one type; `None` for values that do not compare.

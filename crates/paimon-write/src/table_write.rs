@@ -16,6 +16,7 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, UInt32Array};
 use arrow_schema::SchemaRef;
 use paimon_data::arrow_schema::to_arrow_type;
+use paimon_data::merge::{MergeEngineSpec, RunLayout};
 use paimon_io::FileIORef;
 use paimon_spec::binary::{Datum, RowKind};
 use paimon_spec::layout::{self, DataFileNames, TableLayout};
@@ -27,11 +28,12 @@ use paimon_split::commit::{CommitMessage, DataIncrement};
 
 use crate::arrow_datum::datum_at;
 use crate::bucket::BucketAssigner;
+use crate::data_file::FileFormat;
 use crate::error::{Error, Result};
 use crate::key_value::{key_fields, key_value_fields};
-use crate::kv_buffer::{FlushMerge, KvBuffer};
+use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer};
 use crate::options::WriteOptions;
-use crate::parquet_file::{parquet_arrow_schema, writer_properties};
+use crate::parquet_file::parquet_arrow_schema;
 use crate::paths::DataFilePathFactory;
 use crate::rolling::{FileContext, FileContextRef, FileKind, RollingWriter};
 
@@ -86,8 +88,9 @@ impl TableWrite {
     /// A writer for the table at `root` with its current `schema`.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for table shapes not written yet (primary keys, dynamic or
-    /// postpone buckets, ORC/Avro files, data evolution, TIMESTAMP(7..9) columns);
+    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with dynamic or
+    /// postpone buckets, a changelog producer or deletion vectors; ORC files, data evolution,
+    /// TIMESTAMP(7..9) columns);
     /// [`Error::InvalidOption`] for malformed options.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
         let table = root.to_string();
@@ -105,9 +108,6 @@ impl TableWrite {
                     core.bucket
                 ));
             }
-            if !core.sequence_fields.is_empty() {
-                return unsupported("writing primary-key tables with sequence.field");
-            }
             if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
                 return unsupported("writing primary-key tables with a changelog producer");
             }
@@ -117,9 +117,6 @@ impl TableWrite {
         }
         if core.data_evolution_enabled {
             return unsupported("writing data-evolution tables");
-        }
-        if core.file_format != "parquet" {
-            return unsupported(&format!("writing {} data files", core.file_format));
         }
         if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
             return unsupported("data-file.external-paths / data-file.path-directory");
@@ -135,7 +132,13 @@ impl TableWrite {
         let names: Vec<String> = file_fields.iter().map(|f| f.name.clone()).collect();
         let stats_modes = options.field_stats_modes(&core, &names)?;
         let row_schema = parquet_arrow_schema(&table, &fields)?;
-        let arrow_schema = parquet_arrow_schema(&table, &file_fields)?;
+        let (format, arrow_schema) = FileFormat::try_new(
+            &table,
+            &core.file_format,
+            &core.file_compression,
+            options.zstd_level,
+            &file_fields,
+        )?;
         let input_schema = Arc::new(arrow_schema::Schema::new(
             fields
                 .iter()
@@ -177,15 +180,21 @@ impl TableWrite {
         };
         let pk = if has_pk {
             let merge = match core.merge_engine {
-                MergeEngine::Deduplicate => FlushMerge::Deduplicate {
-                    ignore_delete: core.ignore_delete,
-                },
-                MergeEngine::FirstRow => FlushMerge::FirstRow {
-                    ignore_delete: core.ignore_delete,
-                },
-                other => {
-                    return unsupported(&format!("writing with the {other:?} merge engine"));
+                MergeEngine::Deduplicate if core.sequence_fields.is_empty() => {
+                    FlushMerge::Deduplicate {
+                        ignore_delete: core.ignore_delete,
+                    }
                 }
+                MergeEngine::FirstRow if core.sequence_fields.is_empty() => FlushMerge::FirstRow {
+                    ignore_delete: core.ignore_delete,
+                },
+                _ => FlushMerge::Engine(Box::new(engine_flush(
+                    &table,
+                    &core,
+                    &schema.trimmed_primary_keys(),
+                    &arrow_schema,
+                    |name| col(name).map(|(i, _)| i),
+                )?)),
             };
             let key_indices = trimmed
                 .iter()
@@ -211,7 +220,7 @@ impl TableWrite {
             file_io,
             fields: file_fields,
             arrow_schema,
-            props: writer_properties(&core.file_compression, options.zstd_level)?,
+            format,
             stats_modes,
             stats_dense: options.stats_dense_store,
             target_file_size: options.target_file_size,
@@ -373,7 +382,7 @@ impl TableWrite {
             if let Some(kv) = w.buffer.flush(
                 &self.table,
                 &pk.key_indices,
-                pk.merge,
+                &pk.merge,
                 &self.ctx.arrow_schema,
             )? {
                 w.writer.write(&kv)?;
@@ -609,4 +618,44 @@ impl TableWrite {
 struct Partitions {
     distinct: Vec<Vec<u8>>,
     of_row: Vec<usize>,
+}
+
+/// The merge engine of a primary-key table resolved against its file layout `kv_schema`, for
+/// flushes through paimon-data's merge; `column` finds a table column's index in the row.
+fn engine_flush(
+    table: &str,
+    core: &CoreOptions,
+    primary_keys: &[String],
+    kv_schema: &SchemaRef,
+    column: impl Fn(&str) -> Result<usize>,
+) -> Result<EngineFlush> {
+    let merge_err = |source: paimon_data::merge::MergeError| match source {
+        paimon_data::merge::MergeError::Unsupported { feature } => Error::Unsupported {
+            feature: format!("table {table}: {feature}"),
+        },
+        source => Error::Merge {
+            table: table.to_string(),
+            source,
+        },
+    };
+    let layout = RunLayout::from_schema(
+        kv_schema,
+        primary_keys,
+        &core.sequence_fields,
+        core.sequence_field_descending,
+    )
+    .map_err(merge_err)?;
+    let value_fields = layout.value_fields(kv_schema).map_err(merge_err)?;
+    let spec = MergeEngineSpec::try_new(core, primary_keys, &value_fields).map_err(merge_err)?;
+    let sequence_fields = core
+        .sequence_fields
+        .iter()
+        .map(|f| column(f))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(EngineFlush {
+        spec,
+        layout,
+        sequence_fields,
+        sequence_descending: core.sequence_field_descending,
+    })
 }

@@ -250,6 +250,31 @@ fn primary_key_partitioned_full_as_java() {
 }
 
 #[test]
+fn partial_update_full_as_java() {
+    check("pk.db/partial_update", true, true);
+}
+
+#[test]
+fn partial_update_ignore_delete_full_as_java() {
+    check("pk.db/partial_update_ignore_delete", true, true);
+}
+
+#[test]
+fn aggregation_full_as_java() {
+    check("pk.db/aggregation", true, true);
+}
+
+#[test]
+fn sequence_field_full_as_java() {
+    check("pk.db/sequence_field", true, true);
+}
+
+#[test]
+fn avro_primary_key_full_as_java() {
+    check("pk.db/dedup_avro", true, true);
+}
+
+#[test]
 fn first_row_full_makes_level0_rows_visible_as_java() {
     check("pk.db/first_row", true, true);
 }

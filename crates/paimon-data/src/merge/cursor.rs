@@ -233,6 +233,17 @@ impl RunCursor {
         &self.kinds[from..to]
     }
 
+    /// `_SEQUENCE_NUMBER` of the current record.
+    #[inline]
+    pub(crate) fn seq(&self) -> i64 {
+        self.seqs[self.pos]
+    }
+
+    /// `_SEQUENCE_NUMBER`s of rows `[from, to)` of the current batch.
+    pub(crate) fn seqs(&self, from: usize, to: usize) -> &[i64] {
+        &self.seqs[from..to]
+    }
+
     /// Moves to the next record; `false` (and `done`) when the run is exhausted.
     #[inline]
     pub(crate) fn advance(

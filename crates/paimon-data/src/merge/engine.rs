@@ -173,12 +173,13 @@ fn aggregation_spec(
     })
 }
 
-/// One record of a key group: where it is and its row kind.
+/// One record of a key group: where it is, its row kind and its sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) slot: u32,
     pub(crate) row: u32,
     pub(crate) kind: i8,
+    pub(crate) seq: i64,
 }
 
 impl Entry {
@@ -209,7 +210,7 @@ impl GroupMerge for Deduplicate {
             group.last()
         };
         if let Some(e) = last {
-            out.push_whole(e.slot, e.row, e.kind);
+            out.push_whole(e.slot, e.row, e.kind, e.seq);
         }
         Ok(())
     }
@@ -239,7 +240,7 @@ impl GroupMerge for FirstRow {
             }
         }
         if let Some(e) = first {
-            out.push_whole(e.slot, e.row, e.kind);
+            out.push_whole(e.slot, e.row, e.kind, e.seq);
         }
         Ok(())
     }
@@ -333,7 +334,9 @@ impl GroupMerge for AggregateMerge {
                 apply(step, &mut self.row[c], e);
             }
         }
-        out.push_computed(&mut self.row, if delete_row { DELETE } else { INSERT });
+        // Java `AggregateMergeFunction.getResult`: the sequence number of the last record added.
+        let seq = group.last().map_or(0, |e| e.seq);
+        out.push_computed(&mut self.row, if delete_row { DELETE } else { INSERT }, seq);
         Ok(())
     }
 }

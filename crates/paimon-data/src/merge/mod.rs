@@ -31,8 +31,9 @@
 //! first), then `_SEQUENCE_NUMBER`, then retractions before additions, then run index.
 //!
 //! # Output
-//! Batches of the value columns only (plus `_ROW_KIND` when [`MergeOptions::row_kind`] is set),
-//! at most [`MergeOptions::batch_size`] rows each. A key with a single record passes through
+//! Batches of the value columns only (plus `_SEQUENCE_NUMBER` when
+//! [`MergeOptions::sequence_number`] is set, then `_ROW_KIND` when [`MergeOptions::row_kind`]
+//! is), at most [`MergeOptions::batch_size`] rows each. A key with a single record passes through
 //! untouched (Java `ReducerMergeFunctionWrapper`); results of kind `-U`/`-D` are dropped unless
 //! [`MergeOptions::keep_deletes`] (Java `DropDeleteReader`).
 //!
@@ -210,6 +211,11 @@ pub struct MergeOptions {
     pub keep_deletes: bool,
     /// Append a `_ROW_KIND` column. Default none.
     pub row_kind: Option<RowKindColumn>,
+    /// Append a `_SEQUENCE_NUMBER` column (Int64, before `_ROW_KIND`) with the sequence
+    /// number of each result as Java's merged `KeyValue` carries it: the picked record's
+    /// (deduplicate, first-row, single records), the last record added (aggregation), the last
+    /// one not ignored (partial-update). Default false.
+    pub sequence_number: bool,
 }
 
 impl Default for MergeOptions {
@@ -218,6 +224,7 @@ impl Default for MergeOptions {
             batch_size: 8192,
             keep_deletes: false,
             row_kind: None,
+            sequence_number: false,
         }
     }
 }
@@ -232,6 +239,12 @@ impl MergeOptions {
     /// Sets [`MergeOptions::keep_deletes`].
     pub fn with_keep_deletes(mut self, keep: bool) -> Self {
         self.keep_deletes = keep;
+        self
+    }
+
+    /// Sets [`MergeOptions::sequence_number`].
+    pub fn with_sequence_number(mut self, sequence_number: bool) -> Self {
+        self.sequence_number = sequence_number;
         self
     }
 
@@ -278,6 +291,9 @@ where
     let value_fields = layout.value_fields(schema)?;
     let merger = engine.create(&value_fields)?;
     let mut out_fields: Vec<Field> = value_fields.iter().map(|f| f.as_ref().clone()).collect();
+    if options.sequence_number {
+        out_fields.push(Field::new(SEQUENCE_NUMBER, DataType::Int64, false));
+    }
     match options.row_kind {
         None => {}
         Some(RowKindColumn::Int8) => out_fields.push(Field::new(ROW_KIND, DataType::Int8, false)),
@@ -299,7 +315,12 @@ where
         tree: LoserTree::default(),
         last_single: usize::MAX,
         merger,
-        sink: OutputSink::new(value_fields.len(), options.keep_deletes, batch_size),
+        sink: OutputSink::new(
+            value_fields.len(),
+            options.keep_deletes,
+            batch_size,
+            options.sequence_number,
+        ),
         schema: out_schema,
         row_kind: options.row_kind,
         batch_size,
@@ -384,6 +405,7 @@ impl MergeReader {
                 slot: top.slot,
                 row: top.pos as u32,
                 kind: top.kind(),
+                seq: top.seq(),
             });
             top.advance(&self.layout, &self.codec, &mut self.store)?;
             self.tree.replay(w);
@@ -395,7 +417,8 @@ impl MergeReader {
         match self.group.as_slice() {
             [single] => {
                 self.last_single = first;
-                self.sink.push_whole(single.slot, single.row, single.kind)
+                self.sink
+                    .push_whole(single.slot, single.row, single.kind, single.seq)
             }
             group => {
                 self.last_single = usize::MAX;
@@ -417,7 +440,12 @@ impl MergeReader {
             return false;
         }
         let pos = cur.pos;
-        self.sink.push_range(cur.slot, pos, cur.kinds(pos, pos + n));
+        self.sink.push_range(
+            cur.slot,
+            pos,
+            cur.kinds(pos, pos + n),
+            cur.seqs(pos, pos + n),
+        );
         cur.skip_to(pos + n);
         self.tree.replay(w);
         true

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    new_null_array, Array, ArrayRef, Int8Array, RecordBatch, StringArray, UInt32Array,
+    new_null_array, Array, ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray, UInt32Array,
 };
 use arrow_schema::SchemaRef;
 use arrow_select::concat::concat;
@@ -30,17 +30,25 @@ pub(crate) struct OutputSink {
     /// Per output row: `(slot, row)` of a whole input row, or `(COMPUTED, k)`.
     rows: Vec<(u32, u32)>,
     kinds: Vec<i8>,
+    /// Per output row its record's sequence number, when the output carries them.
+    seqs: Option<Vec<i64>>,
     /// Per value column, the cells of the computed rows in output order.
     computed: Vec<Vec<Acc>>,
     computed_rows: u32,
 }
 
 impl OutputSink {
-    pub(crate) fn new(num_columns: usize, keep_deletes: bool, capacity: usize) -> Self {
+    pub(crate) fn new(
+        num_columns: usize,
+        keep_deletes: bool,
+        capacity: usize,
+        sequence_numbers: bool,
+    ) -> Self {
         OutputSink {
             keep_deletes,
             rows: Vec::with_capacity(capacity),
             kinds: Vec::with_capacity(capacity),
+            seqs: sequence_numbers.then(|| Vec::with_capacity(capacity)),
             computed: vec![Vec::new(); num_columns],
             computed_rows: 0,
         }
@@ -57,31 +65,40 @@ impl OutputSink {
 
     /// Emits input row `row` of batch `slot` unchanged, with row kind `kind`.
     #[inline]
-    pub(crate) fn push_whole(&mut self, slot: u32, row: u32, kind: i8) {
+    pub(crate) fn push_whole(&mut self, slot: u32, row: u32, kind: i8, seq: i64) {
         if self.keeps(kind) {
             self.rows.push((slot, row));
             self.kinds.push(kind);
+            if let Some(s) = &mut self.seqs {
+                s.push(seq);
+            }
         }
     }
 
     /// Emits input rows `start..start + kinds.len()` of batch `slot` unchanged.
-    pub(crate) fn push_range(&mut self, slot: u32, start: usize, kinds: &[i8]) {
+    pub(crate) fn push_range(&mut self, slot: u32, start: usize, kinds: &[i8], seqs: &[i64]) {
         if self.keep_deletes || kinds.iter().all(|&k| is_add(k)) {
             let start = start as u32;
             self.rows
                 .extend((0..kinds.len() as u32).map(|i| (slot, start + i)));
             self.kinds.extend_from_slice(kinds);
+            if let Some(s) = &mut self.seqs {
+                s.extend_from_slice(seqs);
+            }
         } else {
-            for (i, &k) in kinds.iter().enumerate() {
-                self.push_whole(slot, (start + i) as u32, k);
+            for (i, (&k, &seq)) in kinds.iter().zip(seqs).enumerate() {
+                self.push_whole(slot, (start + i) as u32, k, seq);
             }
         }
     }
 
     /// Emits a computed row, taking its cells (they are left null).
-    pub(crate) fn push_computed(&mut self, cells: &mut [Acc], kind: i8) {
+    pub(crate) fn push_computed(&mut self, cells: &mut [Acc], kind: i8, seq: i64) {
         if !self.keeps(kind) {
             return;
+        }
+        if let Some(s) = &mut self.seqs {
+            s.push(seq);
         }
         for (col, cell) in self.computed.iter_mut().zip(cells.iter_mut()) {
             col.push(std::mem::take(cell));
@@ -106,6 +123,9 @@ impl OutputSink {
                 .map(|c| self.mixed_column(store, schema, c))
                 .collect::<Result<Vec<_>>>()?
         };
+        if let Some(s) = &mut self.seqs {
+            columns.push(Arc::new(Int64Array::from(std::mem::take(s))));
+        }
         match row_kind {
             None => {}
             Some(RowKindColumn::Int8) => {

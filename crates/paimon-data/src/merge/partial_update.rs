@@ -169,6 +169,8 @@ pub(crate) struct PartialUpdateMerge {
     current_delete: bool,
     meet_insert: bool,
     not_null_filled: bool,
+    /// Java `latestSequenceNumber`: the last record added that was not an ignored retraction.
+    latest_sequence: i64,
 }
 
 impl PartialUpdateMerge {
@@ -222,6 +224,7 @@ impl PartialUpdateMerge {
             processed: vec![false; n],
             updated: vec![false; n],
             current_delete: false,
+            latest_sequence: 0,
             meet_insert: false,
             not_null_filled: false,
         })
@@ -237,6 +240,7 @@ impl PartialUpdateMerge {
             if self.ignore_delete {
                 return Ok(());
             }
+            self.latest_sequence = e.seq;
             if self.field_sequence_enabled {
                 return self.retract_with_sequence_group(e, store);
             }
@@ -249,6 +253,7 @@ impl PartialUpdateMerge {
             }
             return Err(merge_failed(DELETE_REJECTED));
         }
+        self.latest_sequence = e.seq;
         if self.field_sequence_enabled {
             self.update_with_sequence_group(e, store)?;
         } else {
@@ -395,6 +400,7 @@ impl GroupMerge for PartialUpdateMerge {
         self.meet_insert = false;
         self.not_null_filled = false;
         self.current_delete = false;
+        self.latest_sequence = 0;
         for e in group {
             self.add(e, store)?;
         }
@@ -403,7 +409,7 @@ impl GroupMerge for PartialUpdateMerge {
         } else {
             INSERT
         };
-        out.push_computed(&mut self.row, kind);
+        out.push_computed(&mut self.row, kind, self.latest_sequence);
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! `<parent>_<field>`, nullable types as `["null", T]` with `"default": null`), and values are
 //! written from the same [`Value`] trees the decoder produces.
 
-use std::io::Write;
+use paimon_spec::avro_container::{self, write_bytes, write_long, AvroCodec, BLOCK_SIZE};
 
 use crate::value::Value;
 
@@ -128,61 +128,17 @@ impl WriteType {
     }
 }
 
-/// Avro's zig-zag varint long.
-fn write_long(out: &mut Vec<u8>, v: i64) {
-    let mut n = ((v << 1) ^ (v >> 63)) as u64;
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7F) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn write_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    write_long(out, b.len() as i64);
-    out.extend_from_slice(b);
-}
-
-/// Uncompressed bytes after which a block is closed (Avro `DataFileWriter`'s default sync
-/// interval).
-const BLOCK_SIZE: usize = 64_000;
-
-/// The Avro codec name for a Paimon compression (`manifest.compression`).
+/// The Avro codec for a Paimon compression (`manifest.compression`).
 ///
 /// # Errors
 /// A reason when the compression has no Avro codec here.
-pub fn codec_for(compression: &str) -> Result<&'static str, String> {
-    match compression.to_ascii_lowercase().as_str() {
-        "" | "none" | "null" => Ok("null"),
-        "zstd" | "zstandard" => Ok("zstandard"),
-        "snappy" => Ok("snappy"),
-        "deflate" => Ok("deflate"),
-        other => Err(format!(
-            "manifest compression {other:?} is not supported for Avro manifests (zstd, snappy, \
-             deflate or none)"
-        )),
-    }
-}
-
-fn compress(codec: &str, raw: &[u8]) -> Result<Vec<u8>, String> {
-    match codec {
-        "null" => Ok(raw.to_vec()),
-        "zstandard" => zstd::bulk::compress(raw, 1).map_err(|e| format!("zstd: {e}")),
-        "snappy" => {
-            let mut out = snap::raw::Encoder::new()
-                .compress_vec(raw)
-                .map_err(|e| format!("snappy: {e}"))?;
-            out.extend(crc32fast::hash(raw).to_be_bytes());
-            Ok(out)
-        }
-        "deflate" => {
-            let mut enc =
-                flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(raw).map_err(|e| format!("deflate: {e}"))?;
-            enc.finish().map_err(|e| format!("deflate: {e}"))
-        }
-        other => Err(format!("unknown Avro codec {other:?}")),
-    }
+pub fn codec_for(compression: &str) -> Result<AvroCodec, String> {
+    AvroCodec::from_compression(compression).ok_or_else(|| {
+        format!(
+            "manifest compression {compression:?} is not supported for Avro manifests (zstd, \
+             snappy, deflate or none)"
+        )
+    })
 }
 
 /// Writes an object container holding `records` of `schema` with `codec` (see [`codec_for`]);
@@ -192,30 +148,18 @@ fn compress(codec: &str, raw: &[u8]) -> Result<Vec<u8>, String> {
 /// A reason when a record does not fit the schema or compression fails.
 pub fn write_container(
     schema: &WriteType,
-    codec: &str,
+    codec: AvroCodec,
     sync: [u8; 16],
     records: &[Value],
 ) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(1024);
-    out.extend_from_slice(super::MAGIC);
-    write_long(&mut out, 2);
-    write_bytes(&mut out, b"avro.schema");
-    write_bytes(&mut out, schema.schema_json().as_bytes());
-    write_bytes(&mut out, b"avro.codec");
-    write_bytes(&mut out, codec.as_bytes());
-    out.push(0);
-    out.extend_from_slice(&sync);
+    let mut out = avro_container::header(&schema.schema_json(), codec, sync);
     let mut block = Vec::new();
     let mut count = 0i64;
     let flush = |block: &mut Vec<u8>, count: &mut i64, out: &mut Vec<u8>| {
         if *count == 0 {
             return Ok::<(), String>(());
         }
-        let data = compress(codec, block)?;
-        write_long(out, *count);
-        write_long(out, data.len() as i64);
-        out.extend_from_slice(&data);
-        out.extend_from_slice(&sync);
+        out.extend(avro_container::block(codec, *count, block, sync)?);
         block.clear();
         *count = 0;
         Ok(())
@@ -264,11 +208,16 @@ mod tests {
                 ))
             })
             .collect();
-        for codec in ["null", "zstandard", "snappy", "deflate"] {
+        for codec in [
+            AvroCodec::Null,
+            AvroCodec::Zstandard,
+            AvroCodec::Snappy,
+            AvroCodec::Deflate,
+        ] {
             let bytes = write_container(&t, codec, [7; 16], &recs).unwrap();
             let reader = apache_avro::Reader::new(&bytes[..]).unwrap();
             let got: Vec<_> = reader.map(|r| r.unwrap()).collect();
-            assert_eq!(got.len(), 3000, "{codec}");
+            assert_eq!(got.len(), 3000, "{codec:?}");
             use apache_avro::types::Value as A;
             let A::Record(f) = &got[3] else { panic!() };
             assert_eq!(f[0].1, A::Int(-1497));
@@ -287,11 +236,11 @@ mod tests {
             assert_eq!(
                 super::super::read_container(&bytes).unwrap(),
                 recs,
-                "{codec}"
+                "{codec:?}"
             );
         }
         let bad = Value::Record(Record::new(names, vec![Value::Null; 4]));
-        let e = write_container(&t, "null", [0; 16], &[bad]).unwrap_err();
+        let e = write_container(&t, AvroCodec::Null, [0; 16], &[bad]).unwrap_err();
         assert!(e.contains("field a"), "{e}");
     }
 }

@@ -21,7 +21,7 @@ pub use schema::{RecordSchema, Schema};
 use crate::value::Value;
 
 /// The container magic.
-pub const MAGIC: &[u8; 4] = b"Obj\x01";
+pub use paimon_spec::avro_container::MAGIC;
 
 /// Largest decompressed block accepted, to bound memory on corrupt input.
 const MAX_BLOCK_SIZE: usize = 1 << 30;

@@ -271,7 +271,7 @@ pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
 /// How manifest-family files are written (`manifest.format`, `manifest.compression`).
 #[derive(Debug, Clone)]
 pub struct ManifestWriteOptions {
-    codec: &'static str,
+    codec: paimon_spec::avro_container::AvroCodec,
 }
 
 impl ManifestWriteOptions {

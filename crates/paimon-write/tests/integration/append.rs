@@ -142,13 +142,13 @@ pub fn rows_batch(schema: &TableSchema) -> RecordBatch {
     batch(schema, &rows())
 }
 
-fn sorted_java_lines(rows: &[Row]) -> Vec<String> {
+pub fn sorted_java_lines(rows: &[Row]) -> Vec<String> {
     let mut v: Vec<String> = rows.iter().map(|r| r.java.to_string()).collect();
     v.sort();
     v
 }
 
-fn ids(batches: &[RecordBatch]) -> Vec<i32> {
+pub fn ids(batches: &[RecordBatch]) -> Vec<i32> {
     let mut out: Vec<i32> = batches
         .iter()
         .flat_map(|b| {

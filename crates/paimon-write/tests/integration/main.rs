@@ -3,7 +3,9 @@
 
 mod all_types;
 mod append;
+mod avro;
 mod bucket_java;
 mod common;
+mod merge_engines;
 mod messages;
 mod pk;

@@ -8,13 +8,13 @@ use paimon_write::Error;
 use crate::append::{batch, rows, schema_json, Row};
 use crate::common::{create_table, data_files, read_java, table_write};
 
-fn pk_schema(options: &str) -> String {
+pub fn pk_schema(options: &str) -> String {
     schema_json(options, "").replace(r#""primaryKeys":[]"#, r#""primaryKeys":["id"]"#)
 }
 
 /// Updates after [`rows`]: id 1 changes name, id 2 is deleted, id 4 is written twice (the
 /// second wins), id 5 is new.
-fn updates() -> (Vec<Row>, Vec<RowKind>) {
+pub fn updates() -> (Vec<Row>, Vec<RowKind>) {
     let mut r = rows();
     let mut one = r.remove(0);
     one.name = Some("alpha-2");
@@ -41,7 +41,7 @@ fn updates() -> (Vec<Row>, Vec<RowKind>) {
 }
 
 /// Java's rows after [`rows`] then [`updates`] under deduplicate.
-fn expected_dedup() -> Vec<String> {
+pub fn expected_dedup() -> Vec<String> {
     let (u, _) = updates();
     let three = rows().remove(2);
     let mut v: Vec<String> = [u[0].java, three.java, u[3].java, u[4].java]
@@ -174,8 +174,9 @@ fn first_row_keeps_the_first_record() {
 fn other_pk_shapes_are_refused_at_open() {
     for opts in [
         r#""bucket":"-1""#,
-        r#""bucket":"2","merge-engine":"partial-update""#,
-        r#""bucket":"2","sequence.field":"price""#,
+        r#""bucket":"-2""#,
+        r#""bucket":"2","changelog-producer":"input""#,
+        r#""bucket":"2","deletion-vectors.enabled":"true""#,
     ] {
         let dir = tempfile::tempdir().unwrap();
         let schema = create_table(dir.path(), &pk_schema(opts));

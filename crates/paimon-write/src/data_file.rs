@@ -1,0 +1,165 @@
+//! The data file formats the writers produce (the table's `file.format`), behind the one
+//! interface [`crate::rolling`] needs: open, write slices, size so far, finish with statistics.
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use paimon_io::FileWriter;
+use paimon_spec::stats::ColStats;
+use paimon_spec::types::DataField;
+use parquet::file::properties::WriterProperties;
+
+use crate::avro_file::{AvroFile, AvroFormat};
+use crate::error::{Error, Result};
+use crate::parquet_file::{parquet_arrow_schema, writer_properties, ParquetFile};
+use crate::stats::StatsMode;
+
+/// A finished data file.
+#[derive(Debug)]
+pub struct FinishedFile {
+    /// Size in bytes.
+    pub size: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// Statistics of each field of the file's row, converted by its stats mode.
+    pub stats: Vec<ColStats>,
+}
+
+/// How the files of one table are encoded.
+#[derive(Debug, Clone)]
+pub enum FileFormat {
+    /// Parquet with these properties.
+    Parquet(Box<WriterProperties>),
+    /// Avro object container files.
+    Avro(AvroFormat),
+}
+
+impl FileFormat {
+    /// The format for `file.format` / `file.compression` of files of `fields`, and the Arrow
+    /// schema their batches are written with (Paimon types as the readers map them, each
+    /// field tagged with its id).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a format or a column type the writers cannot produce as
+    /// Java does; [`Error::InvalidOption`] for a codec the format does not have.
+    pub fn try_new(
+        table: &str,
+        format: &str,
+        compression: &str,
+        zstd_level: i32,
+        fields: &[DataField],
+    ) -> Result<(Self, SchemaRef)> {
+        // Batches have one layout whatever the format (conforming, buffering and compaction
+        // build them alike); the Avro encoder converts them as its schema needs.
+        match format.to_ascii_lowercase().as_str() {
+            "parquet" => {
+                let schema = parquet_arrow_schema(table, fields)?;
+                Ok((
+                    FileFormat::Parquet(Box::new(writer_properties(compression, zstd_level)?)),
+                    schema,
+                ))
+            }
+            "avro" => {
+                let avro = AvroFormat::try_new(table, fields, compression)?;
+                let schema = parquet_arrow_schema(table, fields)?;
+                let avro = avro.for_batches(&schema);
+                Ok((FileFormat::Avro(avro), schema))
+            }
+            other => Err(Error::Unsupported {
+                feature: format!("table {table}: writing {other} data files"),
+            }),
+        }
+    }
+}
+
+/// One data file open for writing.
+#[derive(Debug)]
+pub enum DataFile {
+    /// A Parquet file.
+    Parquet(ParquetFile),
+    /// An Avro file.
+    Avro(AvroFile),
+}
+
+impl DataFile {
+    /// Starts a file at `path` on `out`, its batches of `schema`.
+    ///
+    /// # Errors
+    /// The encoder's errors on the schema or the first bytes.
+    pub fn open(
+        format: &FileFormat,
+        table: &str,
+        path: &str,
+        out: Box<dyn FileWriter>,
+        schema: SchemaRef,
+    ) -> Result<Self> {
+        Ok(match format {
+            FileFormat::Parquet(props) => DataFile::Parquet(ParquetFile::try_new(
+                table,
+                path,
+                out,
+                schema,
+                props.as_ref().clone(),
+            )?),
+            FileFormat::Avro(avro) => DataFile::Avro(AvroFile::try_new(table, path, out, avro)?),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        match self {
+            DataFile::Parquet(f) => f.path(),
+            DataFile::Avro(f) => f.path(),
+        }
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        match self {
+            DataFile::Parquet(f) => f.rows(),
+            DataFile::Avro(f) => f.rows(),
+        }
+    }
+
+    /// What rolling compares to `target-file-size`.
+    pub fn data_size(&self) -> u64 {
+        match self {
+            DataFile::Parquet(f) => f.data_size(),
+            DataFile::Avro(f) => f.data_size(),
+        }
+    }
+
+    /// Appends a batch.
+    ///
+    /// # Errors
+    /// Encoder and storage errors.
+    pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
+        match self {
+            DataFile::Parquet(f) => f.write(table, batch),
+            DataFile::Avro(f) => f.write(table, batch),
+        }
+    }
+
+    /// Finishes and closes the file, with the statistics of `fields` by `modes`.
+    ///
+    /// # Errors
+    /// Encoder and storage errors; the file must then be treated as not written.
+    pub fn finish(
+        self,
+        table: &str,
+        fields: &[DataField],
+        modes: &[StatsMode],
+    ) -> Result<FinishedFile> {
+        match self {
+            DataFile::Parquet(f) => f.finish(table, fields, modes),
+            DataFile::Avro(f) => f.finish(table, fields, modes),
+        }
+    }
+
+    /// Abandons the file.
+    pub fn abort(self) {
+        match self {
+            DataFile::Parquet(f) => f.abort(),
+            DataFile::Avro(f) => f.abort(),
+        }
+    }
+}
