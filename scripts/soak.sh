@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Concurrency soak: Java Paimon commits while paimon-rs plans and reads.
+# Concurrency soak: Java Paimon and `paimon write` commit while paimon-rs plans and reads.
 #
 # Usage: scripts/soak.sh SECONDS
 #
 # Creates a fresh table and runs the Java oracle's `commit-loop` on it for SECONDS (appends,
-# a full compaction every 4th round, an expiration to 3 snapshots every 3rd). Meanwhile, in a
+# a full compaction every 4th round, an expiration to 3 snapshots every 3rd). Beside it, our
+# writer loops `paimon write TABLE --from ours-K.csv` (10 rows each, keys 1000000 + 10K + i,
+# disjoint from Java's 0..999). Meanwhile, in a
 # loop: `paimon plan TABLE --json` picks the latest snapshot N, Java dumps snapshot N
 # (`dump --snapshot N --sort`), then `paimon read TABLE --snapshot N --format jsonl` reads it.
 # Each round passes when
@@ -12,7 +14,10 @@
 #   * our read failed with a clear "snapshot N ... expired / not found" error because N was
 #     expired meanwhile (Java failed too, or N is gone now).
 # Anything else fails: different rows, rows where the snapshot could not be read, another error,
-# a panic. Prints `N passed, M failed` and exits 1 when M > 0.
+# a panic. At the end Java dumps the latest snapshot: every row of every `paimon write` that
+# succeeded is there once with its value, no row of a write that failed is, and a failed write
+# must have said why in one line naming a commit conflict. Prints `N passed, M failed` and exits
+# 1 when M > 0.
 #
 # Env: PAIMON (the binary; default: `cargo build -p paimon-cli`, target/debug/paimon),
 #      SOAK_RETAIN (snapshots the writer's expiration keeps, default 30: about ten seconds' worth,
@@ -35,11 +40,14 @@ ORACLE="$ROOT/scripts/java-oracle.sh"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/paimon-soak.XXXXXX")"
 TABLE="$WORK/soak.db/t"
 WRITER_PID=""
+OURS_PID=""
 cleanup() {
-  if [[ -n "$WRITER_PID" ]] && kill -0 "$WRITER_PID" 2>/dev/null; then
-    kill "$WRITER_PID" 2>/dev/null || true
-    wait "$WRITER_PID" 2>/dev/null || true
-  fi
+  for pid in "$WRITER_PID" "$OURS_PID"; do
+    if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   if [[ "${SOAK_KEEP:-0}" == 1 ]]; then
     echo "soak: work directory kept: $WORK" >&2
   else
@@ -48,6 +56,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The table commit-loop would create, made by us: with two writers racing for every snapshot,
+# Java's default of 10 commit retries (`commit.max-retries`) can run out, so it gets more.
+"$PAIMON" create-table "$TABLE" \
+  --schema '{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"},{"name":"n","type":"INT"}]}' \
+  --primary-key id --option bucket=2 --option commit.max-retries=1000 >/dev/null
 "$ORACLE" commit-loop "$TABLE" --seconds "$DURATION" --retain "${SOAK_RETAIN:-30}" \
   >"$WORK/writer.log" 2>&1 &
 WRITER_PID=$!
@@ -63,6 +76,29 @@ if [[ ! -f "$TABLE/snapshot/LATEST" ]]; then
   tail -5 "$WORK/writer.log" >&2
   exit 1
 fi
+
+# Our writer: one `paimon write` after another while Java's writer runs; each outcome is logged
+# as "K ok" or "K failed <first line>".
+ours_writer() {
+  local k=0 f
+  while kill -0 "$WRITER_PID" 2>/dev/null; do
+    k=$((k + 1))
+    f="$WORK/ours-$k.csv"
+    {
+      echo "id,v,n"
+      for i in 0 1 2 3 4 5 6 7 8 9; do echo "$((1000000 + k * 10 + i)),rs-$k-$i,$k"; done
+    } >"$f"
+    if "$PAIMON" write "$TABLE" --from "$f" >"$WORK/ours-$k.out" 2>&1; then
+      echo "$k ok" >>"$WORK/ours.log"
+    else
+      echo "$k failed $(head -c 300 "$WORK/ours-$k.out" | tr '\n' ' ')" >>"$WORK/ours.log"
+    fi
+    # A few writes a second: enough to race Java's commits, not enough to starve the readers.
+    sleep 0.2
+  done
+}
+ours_writer &
+OURS_PID=$!
 
 passed=0 failed=0 compared=0 expired=0 round=0
 fail() {
@@ -126,9 +162,30 @@ done
 
 wait "$WRITER_PID" && wrc=0 || wrc=$?
 WRITER_PID=""
+wait "$OURS_PID" || true
+OURS_PID=""
 commits="$(grep -c '"action"' "$WORK/writer.log" || true)"
 echo "soak: ${DURATION}s, writer made $commits commits/compactions/expirations (exit $wrc);" \
   "$round rounds: $compared compared equal with Java, $expired failed cleanly on an expired snapshot"
+
+# Our writes, checked against Java's read of the final table.
+round="final"
+"$ORACLE" dump "$TABLE" --sort >"$WORK/final.jsonl" 2>"$WORK/final.err" || fail "latest" "Java's final dump failed: $(head -c 300 "$WORK/final.err")"
+ours_ok=0 ours_failed=0
+while read -r k status rest; do
+  n="$(grep -c "\"v\":\"rs-$k-[0-9]\"" "$WORK/final.jsonl" || true)"
+  if [[ "$status" == ok ]]; then
+    ours_ok=$((ours_ok + 1))
+    [[ "$n" -eq 10 ]] || fail "latest" "paimon write $k succeeded but Java reads $n of its 10 rows"
+  else
+    ours_failed=$((ours_failed + 1))
+    [[ "$n" -eq 0 ]] || fail "latest" "paimon write $k failed but Java reads $n of its rows"
+    grep -qi "conflict" <<<"$rest" || fail "latest" "paimon write $k failed without a commit conflict: $rest"
+  fi
+done <"$WORK/ours.log"
+[[ $ours_ok -gt 0 ]] || fail "latest" "no paimon write succeeded"
+echo "soak: paimon write committed $ours_ok times beside Java's writer ($ours_failed refused on a conflict);" \
+  "Java reads every row of each, and none of the refused ones"
 if [[ -s "$WORK/expired.log" ]]; then
   echo "soak: e.g. $(sed -e "s|$WORK/||g" "$WORK/expired.log" | sort | uniq -c | sort -rn | head -3 | cut -c1-200)"
 fi
