@@ -6,7 +6,8 @@
 # Creates a fresh table and runs the Java oracle's `commit-loop` on it for SECONDS (appends,
 # a full compaction every 4th round, an expiration to 3 snapshots every 3rd). Beside it, our
 # writer loops `paimon write TABLE --from ours-K.csv` (10 rows each, keys 1000000 + 10K + i,
-# disjoint from Java's 0..999). Meanwhile, in a
+# disjoint from Java's 0..999), with `paimon compact --full` every 5th write and
+# `paimon expire-snapshots` every 7th. Meanwhile, in a
 # loop: `paimon plan TABLE --json` picks the latest snapshot N, Java dumps snapshot N
 # (`dump --snapshot N --sort`), then `paimon read TABLE --snapshot N --format jsonl` reads it.
 # Each round passes when
@@ -57,10 +58,14 @@ cleanup() {
 trap cleanup EXIT
 
 # The table commit-loop would create, made by us: with two writers racing for every snapshot,
-# Java's default of 10 commit retries (`commit.max-retries`) can run out, so it gets more.
+# Java's default of 10 commit retries (`commit.max-retries`) can run out, so it gets more; and
+# `write-only`, as Java asks of writers beside dedicated compactors (a writer's own compaction
+# would otherwise conflict with theirs). Compactions (Java's every 4th round, ours) and
+# expirations are explicit.
 "$PAIMON" create-table "$TABLE" \
   --schema '{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"},{"name":"n","type":"INT"}]}' \
-  --primary-key id --option bucket=2 --option commit.max-retries=1000 >/dev/null
+  --primary-key id --option bucket=2 --option commit.max-retries=1000 --option write-only=true \
+  >/dev/null
 "$ORACLE" commit-loop "$TABLE" --seconds "$DURATION" --retain "${SOAK_RETAIN:-30}" \
   >"$WORK/writer.log" 2>&1 &
 WRITER_PID=$!
@@ -92,6 +97,24 @@ ours_writer() {
       echo "$k ok" >>"$WORK/ours.log"
     else
       echo "$k failed $(head -c 300 "$WORK/ours-$k.out" | tr '\n' ' ')" >>"$WORK/ours.log"
+    fi
+    # Our compactor and expirer beside Java's: a full compaction every 5th write, an
+    # expiration to the writer's retention every 7th. A compaction that loses to Java's must
+    # fail with a conflict and commit nothing.
+    if ((k % 5 == 0)); then
+      if "$PAIMON" compact "$TABLE" --full >"$WORK/compact-$k.out" 2>&1; then
+        echo "compact-$k ok" >>"$WORK/maint.log"
+      else
+        echo "compact-$k failed $(head -c 300 "$WORK/compact-$k.out" | tr '\n' ' ')" >>"$WORK/maint.log"
+      fi
+    fi
+    if ((k % 7 == 0)); then
+      if "$PAIMON" expire-snapshots "$TABLE" --retain-max "${SOAK_RETAIN:-30}" --retain-min 1 \
+        --older-than "0 s" >"$WORK/expire-$k.out" 2>&1; then
+        echo "expire-$k ok" >>"$WORK/maint.log"
+      else
+        echo "expire-$k failed $(head -c 300 "$WORK/expire-$k.out" | tr '\n' ' ')" >>"$WORK/maint.log"
+      fi
     fi
     # A few writes a second: enough to race Java's commits, not enough to starve the readers.
     sleep 0.2
@@ -184,6 +207,22 @@ while read -r k status rest; do
   fi
 done <"$WORK/ours.log"
 [[ $ours_ok -gt 0 ]] || fail "latest" "no paimon write succeeded"
+maint_ok=0 maint_conflicts=0
+if [[ -f "$WORK/maint.log" ]]; then
+  while read -r what status rest; do
+    if [[ "$status" == ok ]]; then
+      maint_ok=$((maint_ok + 1))
+    elif grep -qi "conflict" <<<"$rest"; then
+      maint_conflicts=$((maint_conflicts + 1))
+    else
+      fail "latest" "paimon $what failed without a commit conflict: $rest"
+    fi
+  done <"$WORK/maint.log"
+fi
+compactions="$(grep -c '^compact-.* ok' "$WORK/maint.log" 2>/dev/null || true)"
+[[ "${compactions:-0}" -gt 0 ]] || fail "latest" "no paimon compact succeeded"
+echo "soak: paimon compact / expire-snapshots ran $maint_ok times ($compactions compactions)," \
+  "$maint_conflicts refused on a conflict"
 echo "soak: paimon write committed $ours_ok times beside Java's writer ($ours_failed refused on a conflict);" \
   "Java reads every row of each, and none of the refused ones"
 if [[ -s "$WORK/expired.log" ]]; then
