@@ -10,7 +10,10 @@ use parquet::file::properties::WriterProperties;
 
 use crate::avro_file::{AvroFile, AvroFormat};
 use crate::error::{Error, Result};
-use crate::parquet_file::{parquet_arrow_schema, writer_properties, ParquetFile};
+use crate::orc_file::{OrcFile, OrcFormat};
+use crate::parquet_file::{
+    batch_arrow_schema, parquet_arrow_schema, writer_properties, ParquetFile,
+};
 use crate::stats::StatsMode;
 
 /// A finished data file.
@@ -31,6 +34,8 @@ pub enum FileFormat {
     Parquet(Box<WriterProperties>),
     /// Avro object container files.
     Avro(AvroFormat),
+    /// ORC files (flat rows of primitive columns).
+    Orc(OrcFormat),
 }
 
 impl FileFormat {
@@ -46,6 +51,7 @@ impl FileFormat {
         format: &str,
         compression: &str,
         zstd_level: i32,
+        target_file_size: u64,
         fields: &[DataField],
     ) -> Result<(Self, SchemaRef)> {
         // Batches have one layout whatever the format (conforming, buffering and compaction
@@ -60,9 +66,15 @@ impl FileFormat {
             }
             "avro" => {
                 let avro = AvroFormat::try_new(table, fields, compression)?;
-                let schema = parquet_arrow_schema(table, fields)?;
+                let schema = batch_arrow_schema(fields);
                 let avro = avro.for_batches(&schema);
                 Ok((FileFormat::Avro(avro), schema))
+            }
+            "orc" => {
+                let schema = batch_arrow_schema(fields);
+                let orc =
+                    OrcFormat::try_new(table, fields, &schema, compression, target_file_size)?;
+                Ok((FileFormat::Orc(orc), schema))
             }
             other => Err(Error::Unsupported {
                 feature: format!("table {table}: writing {other} data files"),
@@ -78,6 +90,8 @@ pub enum DataFile {
     Parquet(ParquetFile),
     /// An Avro file.
     Avro(AvroFile),
+    /// An ORC file.
+    Orc(OrcFile),
 }
 
 impl DataFile {
@@ -101,6 +115,7 @@ impl DataFile {
                 props.as_ref().clone(),
             )?),
             FileFormat::Avro(avro) => DataFile::Avro(AvroFile::try_new(table, path, out, avro)?),
+            FileFormat::Orc(orc) => DataFile::Orc(OrcFile::try_new(table, path, out, orc)?),
         })
     }
 
@@ -109,6 +124,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.path(),
             DataFile::Avro(f) => f.path(),
+            DataFile::Orc(f) => f.path(),
         }
     }
 
@@ -117,6 +133,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.rows(),
             DataFile::Avro(f) => f.rows(),
+            DataFile::Orc(f) => f.rows(),
         }
     }
 
@@ -125,6 +142,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.data_size(),
             DataFile::Avro(f) => f.data_size(),
+            DataFile::Orc(f) => f.data_size(),
         }
     }
 
@@ -136,6 +154,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.write(table, batch),
             DataFile::Avro(f) => f.write(table, batch),
+            DataFile::Orc(f) => f.write(table, batch),
         }
     }
 
@@ -152,6 +171,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.finish(table, fields, modes),
             DataFile::Avro(f) => f.finish(table, fields, modes),
+            DataFile::Orc(f) => f.finish(table, fields, modes),
         }
     }
 
@@ -160,6 +180,7 @@ impl DataFile {
         match self {
             DataFile::Parquet(f) => f.abort(),
             DataFile::Avro(f) => f.abort(),
+            DataFile::Orc(f) => f.abort(),
         }
     }
 }

@@ -82,6 +82,16 @@ pub enum Error {
         /// The encoder's message.
         reason: String,
     },
+    /// The ORC encoder failed on `path`.
+    #[error("table {table}: encoding ORC file {path} failed: {reason}")]
+    Orc {
+        /// The table location.
+        table: String,
+        /// The file being written.
+        path: String,
+        /// The encoder's message.
+        reason: String,
+    },
     /// A format record could not be encoded (a value that does not fit its type).
     #[error("table {table}: {source}")]
     Encode {

@@ -11,8 +11,8 @@
 //! - [`bucket`]: Java's `DefaultBucketFunction` over bucket-key `BinaryRow`s;
 //! - [`stats`]: column statistics read back from the written footer, per stats mode;
 //! - [`data_file`]: the table's `file.format`: [`parquet_file`] (Java's schema and field ids,
-//!   statistics from the footer) or [`avro_file`] (Java's Avro schema, statistics collected
-//!   row by row);
+//!   statistics from the footer), [`avro_file`] (Java's Avro schema, statistics collected
+//!   row by row) or [`orc_file`] (flat primitive rows);
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
 //! - [`conform`]: batches from outside matched to the table's columns by name, with row kinds;
 //! - [`table_write`]: [`TableWrite`] itself;
@@ -48,6 +48,7 @@ pub mod error;
 pub mod key_value;
 pub mod kv_buffer;
 pub mod options;
+pub mod orc_file;
 pub mod parquet_file;
 pub mod paths;
 pub mod rolling;

@@ -24,37 +24,38 @@ use crate::error::{Error, Result};
 use crate::sink::Sink;
 use crate::stats::{parquet_field_stats, StatsMode};
 
-/// The Arrow schema a Parquet file of `fields` is written with: Paimon types as the readers map
-/// them, each field tagged with its Parquet field id.
+/// The Arrow schema batches of `fields` are handed to every file format in: Paimon types as the
+/// readers map them, each field (nested ROW fields too) tagged with its field id under the
+/// Parquet field-id key.
+pub fn batch_arrow_schema(fields: &[DataField]) -> SchemaRef {
+    Arc::new(Schema::new(
+        fields.iter().map(arrow_field_with_id).collect::<Vec<_>>(),
+    ))
+}
+
+/// The Arrow schema a Parquet file of `fields` is written with ([`batch_arrow_schema`]).
 ///
 /// # Errors
 /// [`Error::Unsupported`] for a type whose Parquet form the writer cannot produce as Java
 /// does yet (TIMESTAMP(7..9), which Java writes as INT96).
 pub fn parquet_arrow_schema(table: &str, fields: &[DataField]) -> Result<SchemaRef> {
-    let out = fields
-        .iter()
-        .map(|f| arrow_field_with_id(table, f))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Arc::new(Schema::new(out)))
+    for f in fields {
+        check_writable(table, &f.name, &f.data_type)?;
+    }
+    Ok(batch_arrow_schema(fields))
 }
 
-fn arrow_field_with_id(table: &str, f: &DataField) -> Result<Field> {
-    check_writable(table, &f.name, &f.data_type)?;
+fn arrow_field_with_id(f: &DataField) -> Field {
     let data_type = match &f.data_type.kind {
         TypeKind::Row(children) => ArrowType::Struct(Fields::from(
-            children
-                .iter()
-                .map(|c| arrow_field_with_id(table, c))
-                .collect::<Result<Vec<_>>>()?,
+            children.iter().map(arrow_field_with_id).collect::<Vec<_>>(),
         )),
         _ => to_arrow_type(&f.data_type),
     };
-    Ok(
-        Field::new(&f.name, data_type, f.data_type.nullable).with_metadata(HashMap::from([(
-            PARQUET_FIELD_ID_META_KEY.to_string(),
-            f.id.to_string(),
-        )])),
-    )
+    Field::new(&f.name, data_type, f.data_type.nullable).with_metadata(HashMap::from([(
+        PARQUET_FIELD_ID_META_KEY.to_string(),
+        f.id.to_string(),
+    )]))
 }
 
 fn check_writable(table: &str, name: &str, ty: &DataType) -> Result<()> {

@@ -19,6 +19,15 @@ impl Sink {
     pub(crate) fn take(&self) -> Option<Box<dyn FileWriter>> {
         self.0.lock().ok().and_then(|mut g| g.take())
     }
+
+    /// Bytes accepted so far (Java `PositionOutputStream.getPos`); 0 once taken.
+    pub(crate) fn position(&self) -> u64 {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|g| g.as_ref().map(|w| w.position()))
+            .unwrap_or(0)
+    }
 }
 
 impl Write for Sink {

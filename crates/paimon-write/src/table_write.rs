@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::key_value::{key_fields, key_value_fields};
 use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer};
 use crate::options::WriteOptions;
-use crate::parquet_file::parquet_arrow_schema;
+use crate::parquet_file::batch_arrow_schema;
 use crate::paths::DataFilePathFactory;
 use crate::rolling::{FileContext, FileContextRef, FileKind, RollingWriter};
 
@@ -89,8 +89,8 @@ impl TableWrite {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for table shapes not written yet (primary keys with dynamic or
-    /// postpone buckets, a changelog producer or deletion vectors; ORC files, data evolution,
-    /// TIMESTAMP(7..9) columns);
+    /// postpone buckets, a changelog producer or deletion vectors; data evolution; column
+    /// types the table's file format cannot hold as Java writes them);
     /// [`Error::InvalidOption`] for malformed options.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
         let table = root.to_string();
@@ -131,12 +131,13 @@ impl TableWrite {
         };
         let names: Vec<String> = file_fields.iter().map(|f| f.name.clone()).collect();
         let stats_modes = options.field_stats_modes(&core, &names)?;
-        let row_schema = parquet_arrow_schema(&table, &fields)?;
+        let row_schema = batch_arrow_schema(&fields);
         let (format, arrow_schema) = FileFormat::try_new(
             &table,
             &core.file_format,
             &core.file_compression,
             options.zstd_level,
+            options.target_file_size,
             &file_fields,
         )?;
         let input_schema = Arc::new(arrow_schema::Schema::new(

@@ -246,3 +246,47 @@ fn partial_update_refuses_deletes_it_cannot_take() {
         "{err}"
     );
 }
+
+#[test]
+fn orc_and_avro_files_of_each_engine_merged_by_java() {
+    for format in ["orc", "avro"] {
+        check(
+            &format!(r#","file.format":"{format}","merge-engine":"partial-update""#),
+            &[
+                (1, Some(1), None, Some(10), None, None, I),
+                (1, None, Some("x"), None, None, None, I),
+                (2, Some(5), Some("y"), None, None, None, I),
+            ],
+            &[
+                r#"{"id":1,"a":1,"b":"x","c":10,"g1":null,"g2":null}"#,
+                r#"{"id":2,"a":5,"b":"y","c":null,"g1":null,"g2":null}"#,
+            ],
+        );
+        check(
+            &format!(
+                r#","file.format":"{format}","merge-engine":"aggregation","fields.c.aggregate-function":"sum""#
+            ),
+            &[
+                (1, Some(1), Some("x"), Some(5), None, None, I),
+                (1, Some(2), None, Some(3), None, None, I),
+            ],
+            &[r#"{"id":1,"a":2,"b":"x","c":8,"g1":null,"g2":null}"#],
+        );
+    }
+}
+
+#[test]
+fn orc_columns_the_writer_cannot_encode_are_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = schema_json(r#","file.format":"orc""#)
+        .replace(r#""type":"BIGINT""#, r#""type":"DECIMAL(10, 2)""#);
+    let schema = create_table(dir.path(), &json);
+    let err = paimon_write::TableWrite::try_new(
+        std::sync::Arc::new(paimon_io::LocalFileIO::new()),
+        dir.path().to_str().unwrap(),
+        &schema,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+    assert!(err.to_string().contains("column c"), "{err}");
+}
