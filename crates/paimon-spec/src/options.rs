@@ -120,6 +120,13 @@ pub struct CoreOptions {
     pub compaction_delete_ratio_threshold: f64,
     /// `num-sorted-run.compaction-trigger`. Default 5.
     pub num_sorted_run_compaction_trigger: i32,
+    /// `compaction.max-size-amplification-percent`. Default 200.
+    pub compaction_max_size_amplification_percent: i32,
+    /// `compaction.size-ratio` (percent). Default 1.
+    pub compaction_size_ratio: i32,
+    /// `compaction.force-up-level-0`: universal compaction always takes the level-0 files.
+    /// Default false.
+    pub compaction_force_up_level_0: bool,
     /// `num-levels` when set; see [`CoreOptions::num_levels`].
     pub num_levels_option: Option<i32>,
     /// `dynamic-partition-overwrite`: an overwrite without a partition replaces only the
@@ -250,6 +257,10 @@ impl CoreOptions {
             compaction_delete_ratio_threshold: r
                 .double("compaction.delete-ratio-threshold", 0.2)?,
             num_sorted_run_compaction_trigger: r.int("num-sorted-run.compaction-trigger", 5)?,
+            compaction_max_size_amplification_percent: r
+                .int("compaction.max-size-amplification-percent", 200)?,
+            compaction_size_ratio: r.int("compaction.size-ratio", 1)?,
+            compaction_force_up_level_0: r.bool("compaction.force-up-level-0", false)?,
             num_levels_option: match r.get("num-levels") {
                 None => None,
                 Some(_) => Some(r.int("num-levels", 0)?),

@@ -85,8 +85,8 @@ impl TableCompact {
     ///
     /// # Errors
     /// [`Error::Read`] when an input cannot be read; [`Error::Unsupported`] for a task this
-    /// worker cannot run (a merge-tree task on an append table or the other way round, a
-    /// merge into a level that keeps retractions); storage and encoder errors.
+    /// worker cannot run (a merge-tree task on an append table or the other way round);
+    /// storage and encoder errors.
     pub fn run(&self, task: &CompactTask) -> Result<CommitMessage> {
         let split = &task.split;
         let mut before = Vec::new();
@@ -109,14 +109,11 @@ impl TableCompact {
                 },
                 true,
             ) => {
-                if !drop_delete {
-                    return Err(self
-                        .unsupported("merge-tree compaction into a level that keeps retractions"));
-                }
                 let plan = MergePlan {
                     output_level: *output_level,
                     max_level: *max_level,
                     min_file_size: *min_file_size,
+                    drop_delete: *drop_delete,
                 };
                 self.run_merge_tree(split, &plan, &mut before, &mut after)?;
             }
@@ -336,6 +333,7 @@ impl TableCompact {
                 // The merged records keep the sequence numbers Java's merged `KeyValue`s have.
                 let options = MergeOptions::default()
                     .with_batch_size(self.batch_size)
+                    .with_keep_deletes(!state.plan.drop_delete)
                     .with_sequence_number(true)
                     .with_row_kind(Some(RowKindColumn::Int8));
                 let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
@@ -452,6 +450,9 @@ struct MergePlan {
     output_level: i32,
     max_level: i32,
     min_file_size: i64,
+    /// Retractions are dropped (Java `DropDeleteReader`); kept, with their kinds, when older
+    /// levels the task does not take may still hold the keys.
+    drop_delete: bool,
 }
 
 /// What a merge-tree task has produced so far.

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | append, `bucket = -1` | Java `AppendCompactCoordinator`: small files bin-packed per partition | every file of a partition |
 //! | append, `bucket = N` | Java `BucketedAppendCompactManager.pickCompactBefore` per bucket | Java `FullCompactTask` per bucket |
-//! | primary key, `bucket = N` | refused: universal compaction is not implemented | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
+//! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); refused where Java compacts by lookup (first-row, `lookup` changelog, `force-lookup`) or by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
 //!
 //! Deletion vectors of append tables are applied by the rewrite, and the index files holding
 //! them are retired by the commit. Java rewrites an index file that still holds vectors of
@@ -13,6 +13,7 @@
 //! touches an index file takes every live file that index file covers.
 
 mod pick;
+mod universal;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -89,11 +90,13 @@ impl CompactPlanner {
             )));
         }
         if pk && !self.full {
-            return Err(Error::unsupported(format!(
-                "universal (minor) compaction of primary-key tables; use full compaction \
-                 (table {})",
-                table.path()
-            )));
+            if let Some(why) = minor_refusal(opts) {
+                return Err(Error::unsupported(format!(
+                    "minor compaction of primary-key tables {why}; use full compaction \
+                     (table {})",
+                    table.path()
+                )));
+            }
         }
         if pk && opts.deletion_vectors_enabled {
             return Err(Error::unsupported(format!(
@@ -142,6 +145,9 @@ impl CompactPlanner {
                     size: f.file.file_size,
                     rows: f.file.row_count,
                     min_seq: f.file.min_sequence_number,
+                    max_seq: f.file.max_sequence_number,
+                    creation_time: f.file.creation_time,
+                    name: f.file.file_name.clone(),
                     level: f.file.level,
                     dv: f.deletion_file.as_ref().and_then(|d| {
                         indexes
@@ -151,6 +157,29 @@ impl CompactPlanner {
                     }),
                 })
                 .collect();
+            if pk && !self.full {
+                let o = universal::UniversalOptions {
+                    max_size_amp: i64::from(opts.compaction_max_size_amplification_percent),
+                    size_ratio: i64::from(opts.compaction_size_ratio),
+                    trigger: usize::try_from(opts.num_sorted_run_compaction_trigger.max(1))
+                        .unwrap_or(1),
+                    force_up_level0: opts.compaction_force_up_level_0,
+                };
+                if let Some(unit) = universal::pick(&infos, opts.num_levels(), &o) {
+                    let deepest = infos.iter().map(|f| f.level).max().unwrap_or(0);
+                    tasks.push(CompactTask {
+                        split: split_of(snapshot.id, &partition, bucket, &files, &unit.files, pk),
+                        rewrite: CompactRewrite::MergeTree {
+                            output_level: unit.output_level,
+                            max_level: opts.num_levels().max(deepest + 1) - 1,
+                            drop_delete: unit.drop_delete,
+                            min_file_size: to_i64(opts.compaction_file_size(true)),
+                        },
+                        deleted_index_files: Vec::new(),
+                    });
+                }
+                continue;
+            }
             let groups = if pk {
                 pick::merge_tree_full(&infos, max_level)
             } else if opts.bucket == -1 && self.full {
@@ -364,4 +393,29 @@ fn split_of(
 
 fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// Why Java would not compact a primary-key table with plain universal compaction, if so:
+/// lookup compaction (first-row, `lookup` changelog, `force-lookup`; deletion vectors are
+/// refused before), or triggers that depend on the compactor's clock and history.
+fn minor_refusal(opts: &paimon_spec::options::CoreOptions) -> Option<&'static str> {
+    use paimon_spec::options::{ChangelogProducer, MergeEngine};
+    let set = |k: &str| opts.raw.contains_key(k);
+    if opts.merge_engine == MergeEngine::FirstRow
+        || opts.changelog_producer == ChangelogProducer::Lookup
+        || opts
+            .raw
+            .get("force-lookup")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        Some("that Java compacts by lookup (first-row, lookup changelog, force-lookup)")
+    } else if set("compaction.optimization-interval")
+        || set("compaction.total-size-threshold")
+        || set("compaction.incremental-size-threshold")
+        || opts.raw.keys().any(|k| k.starts_with("compaction.offpeak"))
+    {
+        Some("with early full compaction or off-peak options")
+    } else {
+        None
+    }
 }

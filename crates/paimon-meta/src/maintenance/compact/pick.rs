@@ -12,6 +12,12 @@ pub(super) struct FileInfo {
     pub rows: i64,
     /// `minSequenceNumber`.
     pub min_seq: i64,
+    /// `maxSequenceNumber`.
+    pub max_seq: i64,
+    /// `creationTime` (millis), where recorded.
+    pub creation_time: Option<i64>,
+    /// The file name.
+    pub name: String,
     /// LSM level.
     pub level: i32,
     /// The deletion-vector index file holding this file's vector (an index into the bucket's
@@ -225,6 +231,9 @@ mod tests {
             size,
             rows: 100,
             min_seq,
+            max_seq: min_seq,
+            creation_time: None,
+            name: format!("f{min_seq}"),
             level: 0,
             dv: None,
         }

@@ -90,12 +90,18 @@ final class CommitLoop {
     }
 
     /**
-     * {@code compact TABLE_PATH}: one full compaction (primary-key and bucketed tables) or
-     * append compaction (unaware-bucket tables), committed by Java; prints
-     * {"action":"compact","snapshot":N}.
+     * {@code compact TABLE_PATH [--minor]}: one full compaction (primary-key and bucketed
+     * tables) or append compaction (unaware-bucket tables), committed by Java; with {@code
+     * --minor}, each bucket's writer compacts as it would after a write (universal compaction
+     * on primary-key tables). Prints {"action":"compact","snapshot":N}.
      */
     static void compactOnce(Args a, PrintStream out) throws Exception {
         FileStoreTable table = Commands.open(a.positional(0));
+        if (a.has("--minor")) {
+            Fx.minorCompact(table);
+            emit(out, "compact", Commands.open(a.positional(0)));
+            return;
+        }
         compact(table);
         emit(out, "compact", Commands.open(a.positional(0)));
     }

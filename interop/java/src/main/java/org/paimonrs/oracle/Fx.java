@@ -259,6 +259,21 @@ final class Fx implements AutoCloseable {
         }
     }
 
+    /** Each bucket's writer compacts as after a write ({@code compact(.., false)}). */
+    static void minorCompact(FileStoreTable t) throws Exception {
+        t = t.copy(Map.of("write-only", "false"));
+        List<BucketEntry> buckets = t.newSnapshotReader().bucketEntries();
+        BatchWriteBuilder wb = t.newBatchWriteBuilder();
+        try (BatchTableWrite w = wb.newWrite().withIOManager(ioManager());
+                BatchTableCommit c = wb.newCommit()) {
+            for (BucketEntry b : buckets) {
+                w.compact(b.partition(), b.bucket(), false);
+            }
+            List<CommitMessage> msgs = w.prepareCommit();
+            c.commit(msgs);
+        }
+    }
+
     static int expire(FileStoreTable t, int retain) {
         return t.newExpireSnapshots()
                 .config(

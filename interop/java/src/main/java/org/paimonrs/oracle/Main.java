@@ -16,7 +16,7 @@ public final class Main {
                     "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
                     "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
-                    "  compact TABLE_PATH   (one full compaction, committed by Java)",
+                    "  compact TABLE_PATH [--minor]   (one full compaction, or each writer's own, committed by Java)",
                     "  expire TABLE_PATH [--retain-max N] [--retain-min N] [--max-deletes N] [--time-retained-ms N]",
                     "  remove-orphan-files TABLE_PATH [--older-than-ms N] [--dry-run true]",
                     "  write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...",
