@@ -21,6 +21,7 @@ mod catalog;
 mod convert;
 mod datafusion_export;
 mod errors;
+mod maintenance;
 mod reader;
 mod scan;
 mod split;

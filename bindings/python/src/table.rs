@@ -266,6 +266,62 @@ impl Table {
         commit.commit_messages(py, &messages, None, overwrite.then_some(spec))
     }
 
+    /// Compacts the table as `paimon compact` does (Java 1.4's pickers: bin packing for
+    /// unaware-bucket append tables, `BucketedAppendCompactManager` for fixed buckets,
+    /// universal compaction for primary-key tables; `full=True` rewrites every bucket into
+    /// as few files as the target size allows) and commits one COMPACT snapshot. Returns the
+    /// ids of the snapshots made (empty when nothing needed compacting). `partition`: a dict
+    /// of partition values. Raises `CommitConflictError` when a concurrent commit removed an
+    /// input; nothing is committed then.
+    #[pyo3(signature = (full=false, partition=None, threads=None))]
+    fn compact(
+        &self,
+        py: Python<'_>,
+        full: bool,
+        partition: Option<Bound<'_, PyDict>>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<i64>> {
+        crate::maintenance::compact(py, &self.table, full, partition.as_ref(), threads)
+    }
+
+    /// Expires old snapshots as Java's `ExpireSnapshotsImpl` does, with the table's
+    /// `snapshot.*` options unless given here (`older_than` as `"1 h"`, `"30 min"`); tags keep
+    /// their files. Returns `{"expired": [ids], "earliest": id, "files": [paths deleted]}`;
+    /// with `dry_run=True` nothing is deleted and the dict says what would be.
+    #[pyo3(signature = (retain_max=None, retain_min=None, older_than=None, max_deletes=None, dry_run=false))]
+    fn expire_snapshots<'py>(
+        &self,
+        py: Python<'py>,
+        retain_max: Option<i64>,
+        retain_min: Option<i64>,
+        older_than: Option<String>,
+        max_deletes: Option<i64>,
+        dry_run: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::maintenance::expire_snapshots(
+            py,
+            &self.table,
+            retain_max,
+            retain_min,
+            older_than.as_deref(),
+            max_deletes,
+            dry_run,
+        )
+    }
+
+    /// Deletes files under the table that no snapshot, tag or branch references and that are
+    /// older than `older_than` (default one day, as Java); returns their paths (with
+    /// `dry_run=True`, the paths that would go).
+    #[pyo3(signature = (older_than="1 d", dry_run=false))]
+    fn remove_orphan_files(
+        &self,
+        py: Python<'_>,
+        older_than: &str,
+        dry_run: bool,
+    ) -> PyResult<Vec<String>> {
+        crate::maintenance::remove_orphan_files(py, &self.table, older_than, dry_run)
+    }
+
     /// The table at its latest snapshot as a DataFusion table provider, for the `datafusion`
     /// Python package (`SessionContext.register_table(name, table)` calls this with its
     /// session); filters, projections and limits are pushed into our scan. Raises

@@ -67,8 +67,8 @@ pub fn compact_table(
     planner: &CompactPlanner,
     commit_user: &str,
     threads: usize,
-) -> Result<CompactOutcome> {
-    let plan = planner.plan().map_err(|e| anyhow!("{e}"))?;
+) -> std::result::Result<CompactOutcome, CompactError> {
+    let plan = planner.plan()?;
     let mut outcome = CompactOutcome {
         planned_from: plan.snapshot_id,
         tasks: plan.tasks.len(),
@@ -77,8 +77,7 @@ pub fn compact_table(
     if plan.tasks.is_empty() {
         return Ok(outcome);
     }
-    let worker = TableCompact::try_new(table.file_io().clone(), table.path(), table.schema())
-        .map_err(|e| anyhow!("{e}"))?;
+    let worker = TableCompact::try_new(table.file_io().clone(), table.path(), table.schema())?;
     let messages = run_tasks(&worker, &plan.tasks, threads.max(1));
     let done = match messages {
         Ok(m) => m,
@@ -102,8 +101,41 @@ pub fn compact_table(
         }
         Err(e) => {
             delete_written(table, &plan.tasks, &done);
-            Err(anyhow!("{e}"))
+            Err(e.into())
         }
+    }
+}
+
+/// Why [`compact_table`] failed; nothing was committed.
+#[derive(Debug)]
+pub enum CompactError {
+    /// Planning or committing (the control plane): unsupported tables, metadata errors, commit
+    /// conflicts.
+    Meta(paimon_meta::Error),
+    /// A task's rewrite (the data plane).
+    Write(paimon_write::Error),
+}
+
+impl std::fmt::Display for CompactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompactError::Meta(e) => e.fmt(f),
+            CompactError::Write(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CompactError {}
+
+impl From<paimon_meta::Error> for CompactError {
+    fn from(e: paimon_meta::Error) -> Self {
+        CompactError::Meta(e)
+    }
+}
+
+impl From<paimon_write::Error> for CompactError {
+    fn from(e: paimon_write::Error) -> Self {
+        CompactError::Write(e)
     }
 }
 
@@ -113,10 +145,11 @@ fn run_tasks(
     worker: &TableCompact,
     tasks: &[CompactTask],
     threads: usize,
-) -> std::result::Result<Vec<Done>, (Vec<Done>, anyhow::Error)> {
+) -> std::result::Result<Vec<Done>, (Vec<Done>, CompactError)> {
+    type TaskResult = std::result::Result<CommitMessage, paimon_write::Error>;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<std::result::Result<CommitMessage, String>>>> =
-        Mutex::new(vec![None; tasks.len()]);
+    let results: Mutex<Vec<Option<TaskResult>>> =
+        Mutex::new((0..tasks.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.min(tasks.len()) {
             s.spawn(|| loop {
@@ -124,7 +157,7 @@ fn run_tasks(
                 let Some(task) = tasks.get(i) else {
                     break;
                 };
-                let r = worker.run(task).map_err(|e| e.to_string());
+                let r = worker.run(task);
                 let failed = r.is_err();
                 if let Ok(mut all) = results.lock() {
                     all[i] = Some(r);
@@ -144,7 +177,7 @@ fn run_tasks(
         match r {
             None => {}
             Some(Ok(m)) => done.push((i, m)),
-            Some(Err(e)) => error = error.or(Some(anyhow!("{e}"))),
+            Some(Err(e)) => error = error.or(Some(CompactError::Write(e))),
         }
     }
     match error {
@@ -192,7 +225,7 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
         std::process::id(),
         unique_suffix()
     );
-    let o = compact_table(&table, &planner, &user, threads)?;
+    let o = compact_table(&table, &planner, &user, threads).map_err(|e| anyhow!("{e}"))?;
     crate::outln!(
         "{} tasks: {} files compacted into {}; {}",
         o.tasks,

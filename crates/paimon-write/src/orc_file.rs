@@ -106,10 +106,20 @@ impl OrcFormat {
     }
 }
 
-/// An ORC file open for writing.
+/// What the encoder thread of an [`OrcFile`] is told.
+enum Command {
+    Write(RecordBatch),
+    Close,
+}
+
+/// An ORC file open for writing. orc-rust's writer is not `Send` (its column encoders are
+/// boxed without the bound), so it lives on a thread of its own for the file's lifetime and
+/// gets the batches over a bounded channel; a [`crate::TableWrite`] stays `Send`. An encoder
+/// error comes back from the next call.
 pub struct OrcFile {
     path: String,
-    writer: ArrowWriter<Sink>,
+    commands: Option<std::sync::mpsc::SyncSender<Command>>,
+    encoder: Option<std::thread::JoinHandle<std::result::Result<(), String>>>,
     out: Sink,
     schema: SchemaRef,
     stats: StatsCollector,
@@ -129,7 +139,7 @@ impl OrcFile {
     /// Starts a file at `path` on `out`.
     ///
     /// # Errors
-    /// [`Error::Orc`] when the encoder cannot start the file.
+    /// [`Error::Orc`] when the encoder thread cannot start.
     pub fn try_new(
         table: &str,
         path: &str,
@@ -142,18 +152,37 @@ impl OrcFile {
         if let Some(c) = format.compression {
             builder = builder.with_compression(c);
         }
-        let writer = match builder.try_build() {
-            Ok(w) => w,
+        let (commands, inbox) = std::sync::mpsc::sync_channel::<Command>(2);
+        let encoder = std::thread::Builder::new()
+            .name("paimon-orc-writer".into())
+            .spawn(move || {
+                let mut writer: ArrowWriter<Sink> =
+                    builder.try_build().map_err(|e| e.to_string())?;
+                for command in inbox {
+                    match command {
+                        Command::Write(batch) => writer.write(&batch).map_err(|e| e.to_string())?,
+                        Command::Close => return writer.close().map_err(|e| e.to_string()),
+                    }
+                }
+                Err("the file was abandoned".to_string())
+            });
+        let encoder = match encoder {
+            Ok(h) => h,
             Err(e) => {
                 if let Some(o) = out.take() {
                     let _ = o.abort();
                 }
-                return Err(orc_err(table, path, e));
+                return Err(Error::Orc {
+                    table: table.to_string(),
+                    path: path.to_string(),
+                    reason: format!("starting the encoder thread: {e}"),
+                });
             }
         };
         Ok(OrcFile {
             path: path.to_string(),
-            writer,
+            commands: Some(commands),
+            encoder: Some(encoder),
             out,
             schema: format.schema.clone(),
             stats: StatsCollector::new(&format.fields),
@@ -179,16 +208,36 @@ impl OrcFile {
     /// Appends a batch (in the file's row).
     ///
     /// # Errors
-    /// [`Error::Orc`] when encoding or the storage fails.
+    /// [`Error::Orc`] when encoding or the storage failed (this batch or an earlier one).
     pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
         let plain = RecordBatch::try_new(self.schema.clone(), batch.columns().to_vec())
             .map_err(|e| Error::Internal(format!("ORC batch of {}: {e}", self.path)))?;
-        self.writer
-            .write(&plain)
-            .map_err(|e| orc_err(table, &self.path, e))?;
+        let sent = self
+            .commands
+            .as_ref()
+            .is_some_and(|c| c.send(Command::Write(plain)).is_ok());
+        if !sent {
+            return Err(self.encoder_error(table));
+        }
         self.stats.collect(batch);
         self.rows += batch.num_rows() as u64;
         Ok(())
+    }
+
+    /// The encoder thread's error, once it has stopped.
+    fn encoder_error(&mut self, table: &str) -> Error {
+        self.commands = None;
+        let reason = match self.encoder.take().map(|h| h.join()) {
+            Some(Ok(Err(reason))) => reason,
+            Some(Ok(Ok(()))) => "the encoder stopped early".to_string(),
+            Some(Err(_)) => "the encoder thread panicked".to_string(),
+            None => "the encoder already stopped".to_string(),
+        };
+        Error::Orc {
+            table: table.to_string(),
+            path: self.path.clone(),
+            reason,
+        }
     }
 
     /// Writes the last stripe and the footer and closes the file.
@@ -197,18 +246,32 @@ impl OrcFile {
     /// [`Error::Orc`] or [`Error::Io`] when the storage fails; the file must then be treated as
     /// not written.
     pub fn finish(
-        self,
+        mut self,
         table: &str,
         _fields: &[DataField],
         modes: &[StatsMode],
     ) -> Result<FinishedFile> {
-        let path = self.path.clone();
-        if let Err(e) = self.writer.close() {
+        let closed = self
+            .commands
+            .take()
+            .is_some_and(|c| c.send(Command::Close).is_ok());
+        let joined = self.encoder.take().map(|h| h.join());
+        if !closed || !matches!(joined, Some(Ok(Ok(())))) {
+            let reason = match joined {
+                Some(Ok(Err(reason))) => reason,
+                Some(Err(_)) => "the encoder thread panicked".to_string(),
+                _ => "the encoder stopped early".to_string(),
+            };
             if let Some(o) = self.out.take() {
                 let _ = o.abort();
             }
-            return Err(orc_err(table, &path, e));
+            return Err(Error::Orc {
+                table: table.to_string(),
+                path: self.path.clone(),
+                reason,
+            });
         }
+        let path = self.path.clone();
         let out = self
             .out
             .take()
@@ -226,17 +289,24 @@ impl OrcFile {
     }
 
     /// Abandons the file.
-    pub fn abort(self) {
+    pub fn abort(mut self) {
+        self.commands = None;
+        if let Some(h) = self.encoder.take() {
+            let _ = h.join();
+        }
         if let Some(o) = self.out.take() {
             let _ = o.abort();
         }
     }
 }
 
-fn orc_err(table: &str, path: &str, e: orc_rust::error::OrcError) -> Error {
-    Error::Orc {
-        table: table.to_string(),
-        path: path.to_string(),
-        reason: e.to_string(),
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writers_stay_send() {
+        fn send<T: Send>() {}
+        send::<super::OrcFile>();
+        send::<crate::TableWrite>();
+        send::<crate::TableCompact>();
     }
 }

@@ -148,6 +148,26 @@ class Table:
         row_kind_column: Optional[str] = None,
     ) -> List[int]:
         """Writes and commits ``data`` in one step; returns the new snapshot ids."""
+    def compact(
+        self,
+        full: bool = False,
+        partition: Optional[Dict[str, Any]] = None,
+        threads: Optional[int] = None,
+    ) -> List[int]:
+        """Compacts as ``paimon compact`` (Java 1.4's pickers) and commits one COMPACT snapshot;
+        returns the snapshot ids made (empty when nothing needed compacting)."""
+    def expire_snapshots(
+        self,
+        retain_max: Optional[int] = None,
+        retain_min: Optional[int] = None,
+        older_than: Optional[str] = None,
+        max_deletes: Optional[int] = None,
+        dry_run: bool = False,
+    ) -> Dict[str, Any]:
+        """Expires snapshots as Java's ``ExpireSnapshotsImpl``; returns ``{"expired": [ids],
+        "earliest": id, "files": [paths]}`` (with ``dry_run``, what would go)."""
+    def remove_orphan_files(self, older_than: str = "1 d", dry_run: bool = False) -> List[str]:
+        """Deletes unreferenced files older than ``older_than``; returns their paths."""
     def __datafusion_table_provider__(self, session: Any) -> Any:
         """The latest snapshot as a ``datafusion_table_provider`` capsule (DataFusion FFI)."""
 

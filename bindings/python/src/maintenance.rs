@@ -1,0 +1,121 @@
+//! `Table.compact`, `Table.expire_snapshots` and `Table.remove_orphan_files`: the maintenance
+//! of `paimon compact / expire-snapshots / remove-orphan-files`, through the same library calls
+//! (paimon-cli's `compact_table` runs the planner's tasks and commits; expiry and cleanup are
+//! paimon-meta's). The GIL is released while they run.
+
+use paimon_cli::compact_cmd::{compact_table, CompactError};
+use paimon_meta::maintenance::{ExpireConfig, RemoveOrphanFiles};
+use paimon_spec::options::parse_duration_millis;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::{invalid, py as pyr, ToPyErr};
+
+/// A duration argument (`"1 h"`, `"30 min"`, `"0 s"`) in milliseconds.
+fn millis(what: &str, text: &str) -> PyResult<i64> {
+    parse_duration_millis(text)
+        .and_then(|ms| i64::try_from(ms).ok())
+        .ok_or_else(|| {
+            invalid(format!(
+                "{what}: '{text}' is not a duration such as '1 h', '30 min' or '500 ms'"
+            ))
+        })
+}
+
+impl ToPyErr for CompactError {
+    fn to_py(&self) -> PyErr {
+        match self {
+            CompactError::Meta(e) => e.to_py(),
+            CompactError::Write(e) => e.to_py(),
+        }
+    }
+}
+
+/// Compacts `table` as `paimon compact` does; the ids of the snapshots made (none when nothing
+/// needed compacting).
+pub fn compact(
+    py: Python<'_>,
+    table: &paimon_meta::Table,
+    full: bool,
+    partition: Option<&Bound<'_, PyDict>>,
+    threads: Option<usize>,
+) -> PyResult<Vec<i64>> {
+    let mut planner = table.compact_planner().with_full(full);
+    if let Some(spec) = crate::write::partition_spec(table, partition)? {
+        planner = planner.with_partition(spec);
+    }
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1)
+    });
+    let user = format!(
+        "paimon-rs-python-compact-{}-{}",
+        std::process::id(),
+        time_suffix()
+    );
+    let outcome = pyr(py.detach(|| compact_table(table, &planner, &user, threads)))?;
+    Ok(outcome.snapshots)
+}
+
+fn time_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Expires snapshots as `paimon expire-snapshots` does; the ids expired (or, with `dry_run`,
+/// that would be) and the files deleted.
+#[allow(clippy::too_many_arguments)]
+pub fn expire_snapshots<'py>(
+    py: Python<'py>,
+    table: &paimon_meta::Table,
+    retain_max: Option<i64>,
+    retain_min: Option<i64>,
+    older_than: Option<&str>,
+    max_deletes: Option<i64>,
+    dry_run: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut config = pyr(ExpireConfig::from_options(table.options()))?;
+    if let Some(n) = retain_max {
+        config = config.with_retain_max(n);
+    }
+    if let Some(n) = retain_min {
+        config = config.with_retain_min(n);
+    }
+    if let Some(text) = older_than {
+        config = config.with_time_retained_ms(millis("older_than", text)?);
+    }
+    if let Some(n) = max_deletes {
+        config = config.with_max_deletes(n);
+    }
+    let config = config.with_dry_run(dry_run);
+    let r = pyr(py.detach(|| table.expire_snapshots(&config)))?;
+    let out = PyDict::new(py);
+    out.set_item("expired", r.expired)?;
+    out.set_item("earliest", r.earliest)?;
+    let files: Vec<String> = r
+        .data_files
+        .into_iter()
+        .chain(r.metadata_files)
+        .chain(r.snapshot_files)
+        .collect();
+    out.set_item("files", files)?;
+    Ok(out)
+}
+
+/// Removes orphan files as `paimon remove-orphan-files` does; the files removed (or, with
+/// `dry_run`, that would be).
+pub fn remove_orphan_files(
+    py: Python<'_>,
+    table: &paimon_meta::Table,
+    older_than: &str,
+    dry_run: bool,
+) -> PyResult<Vec<String>> {
+    let cleanup = RemoveOrphanFiles::new(table)
+        .with_older_than_ms(millis("older_than", older_than)?)
+        .with_dry_run(dry_run);
+    let r = pyr(py.detach(|| cleanup.run()))?;
+    Ok(r.files)
+}
