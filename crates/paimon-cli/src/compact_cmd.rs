@@ -111,9 +111,9 @@ pub fn compact_table(
 pub enum CompactError {
     /// Planning or committing (the control plane): unsupported tables, metadata errors, commit
     /// conflicts.
-    Meta(paimon_meta::Error),
+    Meta(Box<paimon_meta::Error>),
     /// A task's rewrite (the data plane).
-    Write(paimon_write::Error),
+    Write(Box<paimon_write::Error>),
 }
 
 impl std::fmt::Display for CompactError {
@@ -129,13 +129,13 @@ impl std::error::Error for CompactError {}
 
 impl From<paimon_meta::Error> for CompactError {
     fn from(e: paimon_meta::Error) -> Self {
-        CompactError::Meta(e)
+        CompactError::Meta(Box::new(e))
     }
 }
 
 impl From<paimon_write::Error> for CompactError {
     fn from(e: paimon_write::Error) -> Self {
-        CompactError::Write(e)
+        CompactError::Write(Box::new(e))
     }
 }
 
@@ -177,7 +177,7 @@ fn run_tasks(
         match r {
             None => {}
             Some(Ok(m)) => done.push((i, m)),
-            Some(Err(e)) => error = error.or(Some(CompactError::Write(e))),
+            Some(Err(e)) => error = error.or(Some(CompactError::from(e))),
         }
     }
     match error {
