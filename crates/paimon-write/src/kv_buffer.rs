@@ -163,22 +163,7 @@ impl KvBuffer {
         if picked.is_empty() {
             return Ok(None);
         }
-        let idx = UInt32Array::from(picked.clone());
-        let values = arrow_select::take::take_record_batch(&all, &idx).map_err(internal)?;
-        let mut columns: Vec<ArrayRef> = key_indices
-            .iter()
-            .map(|i| values.column(*i).clone())
-            .collect();
-        columns.push(Arc::new(Int64Array::from_iter_values(
-            picked.iter().map(|i| sequences[*i as usize]),
-        )));
-        columns.push(Arc::new(Int8Array::from_iter_values(
-            picked.iter().map(|i| kinds[*i as usize]),
-        )));
-        columns.extend(values.columns().iter().cloned());
-        RecordBatch::try_new(kv_schema.clone(), columns)
-            .map(Some)
-            .map_err(internal)
+        key_value_rows(&all, &picked, key_indices, &sequences, &kinds, kv_schema).map(Some)
     }
 
     /// [`KvBuffer::flush`] through paimon-data's merge: the buffer sorted by key, then the
@@ -225,20 +210,7 @@ impl KvBuffer {
         let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
         // Stable: equal keys and sequence fields stay in arrival (sequence number) order.
         order.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
-        let idx = UInt32Array::from(order.clone());
-        let values = arrow_select::take::take_record_batch(&all, &idx).map_err(internal)?;
-        let mut columns: Vec<ArrayRef> = key_indices
-            .iter()
-            .map(|i| values.column(*i).clone())
-            .collect();
-        columns.push(Arc::new(Int64Array::from_iter_values(
-            order.iter().map(|i| sequences[*i as usize]),
-        )));
-        columns.push(Arc::new(Int8Array::from_iter_values(
-            order.iter().map(|i| kinds[*i as usize]),
-        )));
-        columns.extend(values.columns().iter().cloned());
-        let run = RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)?;
+        let run = key_value_rows(&all, &order, key_indices, &sequences, &kinds, kv_schema)?;
         let n = run.num_rows();
         let runs: Vec<SortedRun<arrow_schema::ArrowError>> =
             vec![Box::new(std::iter::once(Ok(run)))];
@@ -276,4 +248,31 @@ impl KvBuffer {
             .map(Some)
             .map_err(internal)
     }
+}
+
+/// Rows `rows` of the buffered `all` (the table's row) as a batch of `kv_schema`: `_KEY_*` (the
+/// `key_indices` columns), `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the row.
+fn key_value_rows(
+    all: &RecordBatch,
+    rows: &[u32],
+    key_indices: &[usize],
+    sequences: &[i64],
+    kinds: &[i8],
+    kv_schema: &SchemaRef,
+) -> Result<RecordBatch> {
+    let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
+    let idx = UInt32Array::from(rows.to_vec());
+    let values = arrow_select::take::take_record_batch(all, &idx).map_err(internal)?;
+    let mut columns: Vec<ArrayRef> = key_indices
+        .iter()
+        .map(|i| values.column(*i).clone())
+        .collect();
+    columns.push(Arc::new(Int64Array::from_iter_values(
+        rows.iter().map(|i| sequences[*i as usize]),
+    )));
+    columns.push(Arc::new(Int8Array::from_iter_values(
+        rows.iter().map(|i| kinds[*i as usize]),
+    )));
+    columns.extend(values.columns().iter().cloned());
+    RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)
 }

@@ -194,10 +194,13 @@ impl Table {
         self.expire_until(earliest, max_exclusive, config.dry_run)
     }
 
+    /// Snapshot `id`, or `None` when it is gone (a concurrent expiry may remove snapshots while
+    /// this one runs, as Java's `tryGetSnapshot` allows for).
     fn try_snapshot(&self, id: i64) -> Result<Option<Snapshot>> {
         match self.snapshot_manager().snapshot(id) {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.is_not_found() => Ok(None),
+            Err(Error::SnapshotExpired { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -240,7 +243,14 @@ impl Table {
             let context = self.snapshot_manager().snapshot_path(id);
             let mut doomed: Vec<(String, Vec<String>)> = Vec::new();
             let mut index: HashMap<String, usize> = HashMap::new();
-            for e in files.list_entries(&s.delta_manifest_list)? {
+            // A manifest another expiry removed meanwhile: its files are that expiry's to
+            // delete (Java skips manifests it cannot read here too).
+            let entries = match files.list_entries(&s.delta_manifest_list) {
+                Ok(e) => e,
+                Err(e) if e.is_not_found() => continue,
+                Err(e) => return Err(e),
+            };
+            for e in entries {
                 let (path, extras) = files.data_paths(&e, &context)?;
                 match e.kind {
                     FileKind::Add => {
@@ -282,7 +292,12 @@ impl Table {
                 continue;
             };
             let context = self.snapshot_manager().snapshot_path(id);
-            for e in files.list_entries(list)? {
+            let entries = match files.list_entries(list) {
+                Ok(e) => e,
+                Err(e) if e.is_not_found() => continue,
+                Err(e) => return Err(e),
+            };
+            for e in entries {
                 if e.kind == FileKind::Add {
                     let (path, extras) = files.data_paths(&e, &context)?;
                     report.data_files.push(path);

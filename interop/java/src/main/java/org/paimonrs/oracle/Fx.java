@@ -246,28 +246,22 @@ final class Fx implements AutoCloseable {
 
     /** Full compaction of every (partition, bucket) with data, in one commit. */
     static void fullCompact(FileStoreTable t) throws Exception {
-        t = t.copy(Map.of("write-only", "false"));
-        List<BucketEntry> buckets = t.newSnapshotReader().bucketEntries();
-        BatchWriteBuilder wb = t.newBatchWriteBuilder();
-        try (BatchTableWrite w = wb.newWrite().withIOManager(ioManager());
-                BatchTableCommit c = wb.newCommit()) {
-            for (BucketEntry b : buckets) {
-                w.compact(b.partition(), b.bucket(), true);
-            }
-            List<CommitMessage> msgs = w.prepareCommit();
-            c.commit(msgs);
-        }
+        compactBuckets(t, true);
     }
 
     /** Each bucket's writer compacts as after a write ({@code compact(.., false)}). */
     static void minorCompact(FileStoreTable t) throws Exception {
+        compactBuckets(t, false);
+    }
+
+    private static void compactBuckets(FileStoreTable t, boolean full) throws Exception {
         t = t.copy(Map.of("write-only", "false"));
         List<BucketEntry> buckets = t.newSnapshotReader().bucketEntries();
         BatchWriteBuilder wb = t.newBatchWriteBuilder();
         try (BatchTableWrite w = wb.newWrite().withIOManager(ioManager());
                 BatchTableCommit c = wb.newCommit()) {
             for (BucketEntry b : buckets) {
-                w.compact(b.partition(), b.bucket(), false);
+                w.compact(b.partition(), b.bucket(), full);
             }
             List<CommitMessage> msgs = w.prepareCommit();
             c.commit(msgs);
