@@ -52,17 +52,10 @@ pub fn compact(
     let user = format!(
         "paimon-rs-python-compact-{}-{}",
         std::process::id(),
-        time_suffix()
+        paimon_cli::write_cmd::unique_suffix()
     );
     let outcome = pyr(py.detach(|| compact_table(table, &planner, &user, threads)))?;
     Ok(outcome.snapshots)
-}
-
-fn time_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
 }
 
 /// Expires snapshots as `paimon expire-snapshots` does; the ids expired (or, with `dry_run`,

@@ -242,7 +242,8 @@ pub(crate) fn describe_snapshots(ids: &[i64]) -> String {
     }
 }
 
-pub(crate) fn unique_suffix() -> u128 {
+/// A value that differs between commit users made by one process (nanoseconds since the epoch).
+pub fn unique_suffix() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

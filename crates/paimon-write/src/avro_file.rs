@@ -21,7 +21,7 @@ use paimon_io::FileWriter;
 use paimon_spec::avro_container::{self, AvroCodec, BLOCK_SIZE};
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
-use crate::data_file::FinishedFile;
+use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
 use crate::stats::{StatsCollector, StatsMode};
 
@@ -575,12 +575,7 @@ impl AvroFile {
             self.abort();
             return Err(e);
         }
-        let path = self.path.clone();
-        let size = self.out.close().map_err(|source| Error::Io {
-            table: table.to_string(),
-            path,
-            source,
-        })?;
+        let size = close_stream(self.out, table, &self.path)?;
         Ok(FinishedFile {
             size,
             rows: self.rows,

@@ -27,6 +27,18 @@ pub struct FinishedFile {
     pub stats: Vec<ColStats>,
 }
 
+/// Closes a finished file's storage stream; its size in bytes.
+///
+/// # Errors
+/// [`Error::Io`] naming `path` when the storage fails.
+pub(crate) fn close_stream(out: Box<dyn FileWriter>, table: &str, path: &str) -> Result<u64> {
+    out.close().map_err(|source| Error::Io {
+        table: table.to_string(),
+        path: path.to_string(),
+        source,
+    })
+}
+
 /// How the files of one table are encoded.
 #[derive(Debug, Clone)]
 pub enum FileFormat {

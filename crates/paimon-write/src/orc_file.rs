@@ -18,7 +18,7 @@ use orc_rust::{ArrowWriter, ArrowWriterBuilder};
 use paimon_io::FileWriter;
 use paimon_spec::types::{DataField, TypeKind};
 
-use crate::data_file::FinishedFile;
+use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
 use crate::sink::Sink;
 use crate::stats::{StatsCollector, StatsMode};
@@ -276,11 +276,7 @@ impl OrcFile {
             .out
             .take()
             .ok_or_else(|| Error::Internal(format!("stream of {path} already taken")))?;
-        let size = out.close().map_err(|source| Error::Io {
-            table: table.to_string(),
-            path,
-            source,
-        })?;
+        let size = close_stream(out, table, &path)?;
         Ok(FinishedFile {
             size,
             rows: self.rows,

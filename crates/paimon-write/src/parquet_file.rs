@@ -19,7 +19,7 @@ use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-use crate::data_file::FinishedFile;
+use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
 use crate::sink::Sink;
 use crate::stats::{parquet_field_stats, StatsMode};
@@ -217,11 +217,7 @@ impl ParquetFile {
             .out
             .take()
             .ok_or_else(|| Error::Internal(format!("stream of {path} already taken")))?;
-        let size = out.close().map_err(|source| Error::Io {
-            table: table.to_string(),
-            path: path.clone(),
-            source,
-        })?;
+        let size = close_stream(out, table, &path)?;
         Ok(FinishedFile {
             size,
             rows: self.rows,

@@ -166,12 +166,11 @@ impl CompactPlanner {
                     force_up_level0: opts.compaction_force_up_level_0,
                 };
                 if let Some(unit) = universal::pick(&infos, opts.num_levels(), &o) {
-                    let deepest = infos.iter().map(|f| f.level).max().unwrap_or(0);
                     tasks.push(CompactTask {
                         split: split_of(snapshot.id, &partition, bucket, &files, &unit.files, pk),
                         rewrite: CompactRewrite::MergeTree {
                             output_level: unit.output_level,
-                            max_level: opts.num_levels().max(deepest + 1) - 1,
+                            max_level: unit.max_level,
                             drop_delete: unit.drop_delete,
                             min_file_size: to_i64(opts.compaction_file_size(true)),
                         },

@@ -45,6 +45,8 @@ pub(super) struct Unit {
     pub files: Vec<usize>,
     /// The level they are merged into.
     pub output_level: i32,
+    /// The bucket's last level (`num-levels` - 1, or deeper where a file already is).
+    pub max_level: i32,
     /// Whether retractions are dropped (Java: output above level 0 and at or above the highest
     /// non-empty level).
     pub drop_delete: bool,
@@ -68,6 +70,7 @@ pub(super) fn pick(files: &[FileInfo], num_levels: i32, o: &UniversalOptions) ->
     Some(Unit {
         files: taken,
         output_level,
+        max_level,
         drop_delete: output_level != 0 && output_level >= deepest,
     })
 }
