@@ -8,6 +8,7 @@
 //! merge tree:  sections of sorted runs
 //!              ┌ one run, file >= min size ──────────────────────────────▶ same file, level N
 //!              └ overlapping runs / small files ──merge (engine, drop -D)──▶ new files, level N
+//!              (a file with a deletion vector is always merged, its deleted rows skipped)
 //! ```
 //!
 //! A worker never reads snapshots: everything it needs is in the task.
@@ -22,7 +23,7 @@ use paimon_data::merge::{
 };
 use paimon_data::SplitReader;
 use paimon_io::FileIORef;
-use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_COMPACT};
+use paimon_spec::data_file::{DataFileMeta, DeletionFile, FILE_SOURCE_COMPACT};
 use paimon_spec::layout::DataFileNames;
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchema;
@@ -61,7 +62,7 @@ impl TableCompact {
     /// As [`TableWrite::try_new`]: the table shapes the writers refuse cannot be compacted
     /// either.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
-        let write = TableWrite::try_new(file_io.clone(), root, schema)?;
+        let write = TableWrite::for_compaction(file_io.clone(), root, schema)?;
         Ok(TableCompact {
             file_io,
             root: root.to_string(),
@@ -109,6 +110,15 @@ impl TableCompact {
                 },
                 true,
             ) => {
+                // Below the last level Java marks the older copies of the merged keys in
+                // deletion vectors (lookup compaction), which this rewrite does not write.
+                if self.core.deletion_vectors_enabled && (output_level != max_level || !drop_delete)
+                {
+                    return Err(self.unsupported(&format!(
+                        "a compaction into level {output_level} of {max_level} of a table with \
+                         deletion vectors (only full compaction is run here)"
+                    )));
+                }
                 let plan = MergePlan {
                     output_level: *output_level,
                     max_level: *max_level,
@@ -274,7 +284,11 @@ impl TableCompact {
     fn upgrade(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
         let meta = &state.split.data_files[file];
         let has_deletes = meta.delete_row_count.is_none_or(|d| d > 0);
-        if state.plan.output_level == state.plan.max_level && has_deletes {
+        // A file with a deletion vector is rewritten without the deleted rows: the task
+        // retires the index file holding its vector.
+        if (state.plan.output_level == state.plan.max_level && has_deletes)
+            || state.split.deletion_file(file).is_some()
+        {
             return self.merge_files(state, &[file]);
         }
         if meta.level != state.plan.output_level {
@@ -293,6 +307,10 @@ impl TableCompact {
         let split = state.split;
         let inputs: Vec<DataFileMeta> =
             files.iter().map(|i| split.data_files[*i].clone()).collect();
+        let input_dvs: Vec<Option<DeletionFile>> = files
+            .iter()
+            .map(|i| split.deletion_file(*i).cloned())
+            .collect();
         let mut writer = self.writer(split, state.plan.output_level, -1);
         let result = (|| {
             let merge_err = |source| {
@@ -313,9 +331,11 @@ impl TableCompact {
             for section in sections {
                 let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
                 for run in section {
+                    let dvs: Vec<Option<DeletionFile>> =
+                        run.iter().map(|i| input_dvs[*i].clone()).collect();
                     let run_split = DataSplit {
                         data_files: run.iter().map(|i| inputs[*i].clone()).collect(),
-                        data_deletion_files: None,
+                        data_deletion_files: dvs.iter().any(Option::is_some).then_some(dvs),
                         before_files: Vec::new(),
                         before_deletion_files: None,
                         is_streaming: true,

@@ -93,6 +93,27 @@ impl TableWrite {
     /// types the table's file format cannot hold as Java writes them);
     /// [`Error::InvalidOption`] for malformed options.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
+        Self::build(file_io, root, schema, false)
+    }
+
+    /// The writers of a compaction: as [`TableWrite::try_new`], but primary-key tables with
+    /// deletion vectors are accepted (a full compaction writes the last level, where the
+    /// rows are visible without a vector; new rows of such tables are not written yet, since
+    /// Java's batch read skips level 0 there until a lookup compaction runs).
+    pub(crate) fn for_compaction(
+        file_io: FileIORef,
+        root: &str,
+        schema: &TableSchema,
+    ) -> Result<Self> {
+        Self::build(file_io, root, schema, true)
+    }
+
+    fn build(
+        file_io: FileIORef,
+        root: &str,
+        schema: &TableSchema,
+        compaction: bool,
+    ) -> Result<Self> {
         let table = root.to_string();
         let core = CoreOptions::try_new(&schema.options)?;
         let unsupported = |what: &str| {
@@ -111,7 +132,7 @@ impl TableWrite {
             if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
                 return unsupported("writing primary-key tables with a changelog producer");
             }
-            if core.deletion_vectors_enabled {
+            if core.deletion_vectors_enabled && !compaction {
                 return unsupported("writing primary-key tables with deletion vectors");
             }
         }

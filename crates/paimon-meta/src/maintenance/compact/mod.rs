@@ -7,8 +7,8 @@
 //! | append, `bucket = N` | Java `BucketedAppendCompactManager.pickCompactBefore` per bucket | Java `FullCompactTask` per bucket |
 //! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); refused where Java compacts by lookup (first-row, `lookup` changelog, `force-lookup`) or by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
 //!
-//! Deletion vectors of append tables are applied by the rewrite, and the index files holding
-//! them are retired by the commit. Java rewrites an index file that still holds vectors of
+//! Deletion vectors are applied by the rewrite (append tables, and full compaction of
+//! primary-key tables), and the index files holding them are retired by the commit. Java rewrites an index file that still holds vectors of
 //! files left out of the compaction; paimon-rs writes no deletion-vector files, so a task that
 //! touches an index file takes every live file that index file covers.
 
@@ -75,7 +75,8 @@ impl CompactPlanner {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for tables not compacted here (primary-key tables without
-    /// `full`, dynamic or postpone buckets, primary-key tables with deletion vectors);
+    /// `full` where Java compacts by lookup or by clock, primary-key tables with deletion
+    /// vectors without `full`, dynamic or postpone buckets);
     /// [`Error::InvalidCommit`] for a partition spec naming a column that is not a partition
     /// column; metadata read errors.
     pub fn plan(&self) -> Result<CompactPlan> {
@@ -98,9 +99,10 @@ impl CompactPlanner {
                 )));
             }
         }
-        if pk && opts.deletion_vectors_enabled {
+        if pk && opts.deletion_vectors_enabled && !self.full {
             return Err(Error::unsupported(format!(
-                "compacting primary-key tables with deletion vectors (table {})",
+                "minor compaction of primary-key tables with deletion vectors, which Java \
+                 compacts by lookup; use full compaction (table {})",
                 table.path()
             )));
         }

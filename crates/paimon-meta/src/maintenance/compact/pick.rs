@@ -208,14 +208,22 @@ pub(super) fn unaware_full(files: &[FileInfo]) -> Vec<Vec<usize>> {
 
 /// Primary-key table, full compaction of one bucket (Java `CompactStrategy
 /// .pickFullCompaction`): every file, unless the bucket is a single sorted run already at the
-/// last level. Level-0 files are a sorted run each, every other level one.
+/// last level; then only its files with a deletion vector, which are rewritten without the
+/// deleted rows. Level-0 files are a sorted run each, every other level one.
 pub(super) fn merge_tree_full(files: &[FileInfo], max_level: i32) -> Vec<Vec<usize>> {
     if files.is_empty() {
         return Vec::new();
     }
     let only_max_level = files.iter().all(|f| f.level == max_level);
     if only_max_level && max_level > 0 {
-        return Vec::new();
+        let with_dv: Vec<usize> = (0..files.len())
+            .filter(|i| files[*i].dv.is_some())
+            .collect();
+        return if with_dv.is_empty() {
+            Vec::new()
+        } else {
+            vec![with_dv]
+        };
     }
     vec![(0..files.len()).collect()]
 }
@@ -327,5 +335,9 @@ mod tests {
         assert_eq!(merge_tree_full(&files, 5), vec![vec![0, 1]]);
         // A lone level-0 file still moves to the last level.
         assert_eq!(merge_tree_full(&files[1..], 5), vec![vec![0]]);
+        // At the last level, the files with a deletion vector are rewritten.
+        files[1].level = 5;
+        files[1].dv = Some((0, Some(2)));
+        assert_eq!(merge_tree_full(&files, 5), vec![vec![1]]);
     }
 }
