@@ -8,9 +8,10 @@
 //! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); refused where Java compacts by lookup (first-row, `lookup` changelog, `force-lookup`) or by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
 //!
 //! Deletion vectors are applied by the rewrite (append tables, and full compaction of
-//! primary-key tables), and the index files holding them are retired by the commit. Java rewrites an index file that still holds vectors of
-//! files left out of the compaction; paimon-rs writes no deletion-vector files, so a task that
-//! touches an index file takes every live file that index file covers.
+//! primary-key tables), and the index files holding them are retired by the commit. Java
+//! rewrites an index file that still holds vectors of files left out of the compaction;
+//! paimon-rs writes no deletion-vector files, so a task that touches an index file takes every
+//! live file that index file covers.
 
 mod pick;
 mod universal;
