@@ -44,8 +44,8 @@ def test_minor_compaction_of_a_primary_key_table(tmp_path):
     reads_as_java_wrote_it(t, "pk/dedup_uncompacted", tmp_path)
 
 
-def test_minor_compaction_refuses_what_java_compacts_by_lookup(tmp_path):
-    t = copy("pk/first_row", tmp_path)
+def test_minor_compaction_refuses_a_lookup_changelog(tmp_path):
+    t = copy("pk/changelog_lookup", tmp_path)
     with pytest.raises(pr.UnsupportedError, match="lookup"):
         t.compact()
     assert t.compact(full=True)

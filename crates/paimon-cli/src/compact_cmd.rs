@@ -201,6 +201,11 @@ fn delete_written(table: &Table, tasks: &[CompactTask], done: &[Done]) {
             let path = paimon_spec::layout::join(&task.split.bucket_path, &f.file_name);
             let _ = table.file_io().delete(&path);
         }
+        for f in &c.new_index_files {
+            let _ = table
+                .file_io()
+                .delete(&table.layout().index_path(&f.file_name));
+        }
     }
 }
 

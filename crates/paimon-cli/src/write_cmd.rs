@@ -85,8 +85,22 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         Some(text) => Some(partition_spec(text, &table)?),
         None => None,
     };
-    let mut writer =
-        TableWrite::try_new(table.file_io().clone(), path, &schema).map_err(|e| anyhow!("{e}"))?;
+    // Batch reads of primary-key tables with deletion vectors, and of first-row tables, skip
+    // level 0: their rows reach readers through a lookup compaction. Unless the table is
+    // `write-only` (a separate compactor's job), this command runs one on the buckets it
+    // wrote, right after their commit, as Java's writers do.
+    let opts = table.options();
+    let first_row = opts.merge_engine == paimon_spec::options::MergeEngine::FirstRow;
+    let compact_after = !schema.primary_keys.is_empty()
+        && (opts.deletion_vectors_enabled || first_row)
+        && !opts.write_only
+        && !a.prepare_only;
+    let mut writer = if compact_after {
+        TableWrite::try_new_compacted_after(table.file_io().clone(), path, &schema)
+    } else {
+        TableWrite::try_new(table.file_io().clone(), path, &schema)
+    }
+    .map_err(|e| anyhow!("{e}"))?;
     if !schema.primary_keys.is_empty() && !a.overwrite {
         writer = writer.with_restored_max_sequence_numbers(
             table.max_sequence_numbers().map_err(|e| anyhow!("{e}"))?,
@@ -145,6 +159,32 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         commit.commit(BATCH_COMMIT_IDENTIFIER, &messages)
     }
     .map_err(|e| anyhow!("{e}"))?;
+    let mut ids = ids;
+    if compact_after && !ids.is_empty() {
+        let buckets = messages
+            .iter()
+            .map(|m| (m.partition.clone(), m.bucket))
+            .collect();
+        let planner = table.compact_planner().with_buckets(buckets);
+        let threads = std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1);
+        // Its own user: a user commits each identifier once.
+        let o = crate::compact_cmd::compact_table(
+            &table,
+            &planner,
+            &format!("{user}-compact"),
+            threads,
+        )
+        .map_err(|e| {
+            anyhow!(
+                "{}; the rows are committed in level 0 and become visible after `paimon \
+                     compact`: {e}",
+                describe_snapshots(&ids)
+            )
+        })?;
+        ids.extend(o.snapshots);
+    }
     crate::outln!(
         "wrote {rows} rows into {files} files; {}",
         describe_snapshots(&ids)

@@ -115,6 +115,67 @@ impl DeletionVector {
     }
 }
 
+impl DeletionVector {
+    /// Marks row `pos` deleted; `false` when it already was.
+    pub fn insert(&mut self, pos: u64) -> bool {
+        self.deleted.insert(pos)
+    }
+
+    /// Adds every position of `other`.
+    pub fn merge(&mut self, other: &DeletionVector) {
+        self.deleted |= &other.deleted;
+    }
+
+    /// The vector as Java's `DeletionVector.serializeTo` frames it inside an index file,
+    /// with the `length` its `DeletionVectorMeta` records:
+    /// `[len i32 BE][magic][bitmap][crc32 BE]`, the bitmap run-length encoded first as Java
+    /// does. `bitmap64` picks the 64-bit layout (`deletion-vectors.bitmap64`).
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when a 32-bit vector holds a position beyond `u32` (the layout
+    /// cannot hold it) or the encoded vector exceeds 2 GiB.
+    pub fn encode(&self, bitmap64: bool) -> Result<(Vec<u8>, i64)> {
+        let too_big = || Error::Internal("deletion vector larger than 2 GiB".into());
+        let mut covered = Vec::new();
+        if bitmap64 {
+            covered.extend_from_slice(&MAGIC_64.to_le_bytes());
+            let bitmaps: Vec<(u32, &RoaringBitmap)> = self.deleted.bitmaps().collect();
+            covered.extend_from_slice(&(bitmaps.len() as i64).to_le_bytes());
+            for (key, bitmap) in bitmaps {
+                covered.extend_from_slice(&key.to_le_bytes());
+                let mut bitmap = bitmap.clone();
+                bitmap.optimize();
+                bitmap
+                    .serialize_into(&mut covered)
+                    .map_err(|e| Error::Internal(e.to_string()))?;
+            }
+        } else {
+            covered.extend_from_slice(&MAGIC_32.to_be_bytes());
+            let mut bitmap = RoaringBitmap::new();
+            for pos in self.deleted.iter() {
+                let pos = u32::try_from(pos).map_err(|_| {
+                    Error::Internal(format!(
+                        "row position {pos} does not fit a 32-bit deletion vector"
+                    ))
+                })?;
+                bitmap.insert(pos);
+            }
+            bitmap.optimize();
+            bitmap
+                .serialize_into(&mut covered)
+                .map_err(|e| Error::Internal(e.to_string()))?;
+        }
+        let declared = i32::try_from(covered.len()).map_err(|_| too_big())?;
+        let mut out = Vec::with_capacity(covered.len() + 8);
+        out.extend_from_slice(&declared.to_be_bytes());
+        out.extend_from_slice(&covered);
+        out.extend_from_slice(&crc32fast::hash(&covered).to_be_bytes());
+        // Java's 32-bit meta records the magic and bitmap; the 64-bit one the whole frame.
+        let length = if bitmap64 { out.len() } else { covered.len() };
+        Ok((out, length as i64))
+    }
+}
+
 /// Reads one portable RoaringBitmap that must span exactly `bytes`.
 fn read_bitmap32(bytes: &[u8]) -> std::result::Result<RoaringBitmap, String> {
     let mut cur = Cursor::new(bytes);
@@ -197,6 +258,42 @@ mod tests {
         let dv2 = DeletionVector::decode_in_file(&file, 1 + 44, 42, "dvindex-64").unwrap();
         assert_eq!(dv2.iter().collect::<Vec<_>>(), vec![1]);
         assert!(dv2.is_deleted(1) && !dv2.is_deleted(2));
+    }
+
+    /// Java's index files are a version byte and the framed vectors: encoding the golden
+    /// vectors ({2, 3} then {1}) gives Java's bytes, in both layouts.
+    #[test]
+    fn encodes_java_golden_bytes() {
+        for (name, bitmap64) in [("dvindex-32", false), ("dvindex-64", true)] {
+            let mut file = vec![INDEX_FILE_VERSION];
+            let mut lengths = Vec::new();
+            for positions in [vec![2, 3], vec![1]] {
+                let (bytes, length) = DeletionVector::from_positions(positions)
+                    .encode(bitmap64)
+                    .unwrap();
+                file.extend_from_slice(&bytes);
+                lengths.push(length);
+            }
+            assert_eq!(file, golden(name), "{name}");
+            let want = if bitmap64 { [44, 42] } else { [24, 22] };
+            assert_eq!(lengths, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn encoded_runs_and_high_positions_decode_again() {
+        let mut dv = DeletionVector::from_positions(0..70_000);
+        dv.insert(5 << 32);
+        let (bytes, length) = dv.encode(true).unwrap();
+        let back = DeletionVector::decode_in_file(&bytes, 0, length, "x").unwrap();
+        assert_eq!(back, dv);
+        assert!(dv.encode(false).is_err());
+        let dv = DeletionVector::from_positions((0..200_000).filter(|p| p % 3 != 1));
+        let (bytes, length) = dv.encode(false).unwrap();
+        assert_eq!(
+            DeletionVector::decode_in_file(&bytes, 0, length, "x").unwrap(),
+            dv
+        );
     }
 
     #[test]

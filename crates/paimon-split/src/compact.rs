@@ -52,4 +52,21 @@ pub struct CompactTask {
     /// Deletion-vector index files whose every vector belongs to an input file: the
     /// compaction retires them (the rewrite applies the vectors).
     pub deleted_index_files: Vec<IndexFileMeta>,
+    /// Lookup compaction (primary-key tables with deletion vectors, below full compaction):
+    /// where the older copies of the merged keys live, and the bucket's vectors.
+    pub lookup: Option<CompactLookup>,
+}
+
+/// What a lookup compaction (Java `LookupMergeTreeCompactRewriter` with deletion vectors)
+/// needs beyond its inputs. Each key of a level-0 input that also lives in a level above the
+/// output level loses that older copy: its row is marked in the file's deletion vector and,
+/// where the input is merged rather than moved up a level, the copy joins the key's merge. The worker writes the bucket's vectors as one new index file, which replaces
+/// `index_files`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactLookup {
+    /// The bucket's live files in levels above the output level that the task does not
+    /// rewrite, with their deletion files, in the split's layout.
+    pub higher_levels: DataSplit,
+    /// Every deletion-vector index file of the bucket (its current vectors).
+    pub index_files: Vec<IndexFileMeta>,
 }

@@ -49,7 +49,7 @@ pub use commit::{
     encode_manifest_committable, encode_versioned_commit_message, CommitMessage, CompactIncrement,
     DataIncrement, ManifestCommittable, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
-pub use compact::{CompactRewrite, CompactTask};
+pub use compact::{CompactLookup, CompactRewrite, CompactTask};
 pub use error::{Error, Result};
 pub use frame::Split;
 pub use split::{DataSplit, DataSplitRef};

@@ -25,12 +25,14 @@ use paimon_data::SplitReader;
 use paimon_io::FileIORef;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile, FILE_SOURCE_COMPACT};
 use paimon_spec::layout::DataFileNames;
-use paimon_spec::options::CoreOptions;
+use paimon_spec::options::{CoreOptions, MergeEngine};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType};
 use paimon_split::commit::{CommitMessage, CompactIncrement};
-use paimon_split::{CompactRewrite, CompactTask, DataSplit};
+use paimon_split::{CompactLookup, CompactRewrite, CompactTask, DataSplit};
 
+use crate::compact_lookup::{Found, KeyCodec, LookupState};
+use crate::dv_index::BucketVectors;
 use crate::error::{Error, Result};
 use crate::paths::DataFilePathFactory;
 use crate::rolling::{FileContextRef, RollingWriter};
@@ -92,6 +94,8 @@ impl TableCompact {
         let split = &task.split;
         let mut before = Vec::new();
         let mut after = Vec::new();
+        let mut new_index = Vec::new();
+        let mut deleted_index = task.deleted_index_files.clone();
         match (&task.rewrite, self.key_indices.is_some()) {
             (CompactRewrite::Append, false) => {
                 if let Some(first) = split.data_files.first() {
@@ -110,13 +114,20 @@ impl TableCompact {
                 },
                 true,
             ) => {
-                // Below the last level Java marks the older copies of the merged keys in
-                // deletion vectors (lookup compaction), which this rewrite does not write.
-                if self.core.deletion_vectors_enabled && (output_level != max_level || !drop_delete)
+                // Below the last level the older copies of the merged keys must be marked in
+                // deletion vectors (lookup compaction), for which the task names them.
+                let dv = self.core.deletion_vectors_enabled;
+                let full = output_level == max_level && *drop_delete;
+                let first_row = self.core.merge_engine == MergeEngine::FirstRow;
+                if (dv && task.lookup.is_none() && !full)
+                    || (dv && !drop_delete)
+                    || (!dv && !first_row && task.lookup.is_some())
                 {
                     return Err(self.unsupported(&format!(
-                        "a compaction into level {output_level} of {max_level} of a table with \
-                         deletion vectors (only full compaction is run here)"
+                        "a compaction into level {output_level} of {max_level} (dropping \
+                         retractions: {drop_delete}, lookup: {}) of a table {} deletion vectors",
+                        task.lookup.is_some(),
+                        if dv { "with" } else { "without" }
                     )));
                 }
                 let plan = MergePlan {
@@ -125,7 +136,27 @@ impl TableCompact {
                     min_file_size: *min_file_size,
                     drop_delete: *drop_delete,
                 };
-                self.run_merge_tree(split, &plan, &mut before, &mut after)?;
+                let lookup = match &task.lookup {
+                    Some(l) => Some(self.prepare_lookup(split, l)?),
+                    None => None,
+                };
+                let lookup = self.run_merge_tree(split, &plan, lookup, &mut before, &mut after)?;
+                if let Some(mut lookup) = lookup {
+                    lookup.retire(&before, &after);
+                    if lookup.vectors.is_modified() {
+                        new_index = lookup
+                            .vectors
+                            .write(
+                                &self.file_io,
+                                &self.root,
+                                &self.table,
+                                self.core.deletion_vectors_bitmap64,
+                            )?
+                            .into_iter()
+                            .collect();
+                        deleted_index = lookup.index_files;
+                    }
+                }
             }
             (rewrite, _) => {
                 return Err(self.unsupported(&format!(
@@ -143,7 +174,8 @@ impl TableCompact {
             .with_compact_increment(CompactIncrement {
                 compact_before: before,
                 compact_after: after,
-                deleted_index_files: task.deleted_index_files.clone(),
+                new_index_files: new_index,
+                deleted_index_files: deleted_index,
                 ..CompactIncrement::default()
             }))
     }
@@ -214,9 +246,10 @@ impl TableCompact {
         &self,
         split: &DataSplit,
         plan: &MergePlan,
+        lookup: Option<LookupState>,
         before: &mut Vec<DataFileMeta>,
         after: &mut Vec<DataFileMeta>,
-    ) -> Result<()> {
+    ) -> Result<Option<LookupState>> {
         let key_types = self.key_types();
         let sections = paimon_data::merge::interval_partition(&split.data_files, &key_types)
             .map_err(|e| {
@@ -231,6 +264,7 @@ impl TableCompact {
             before,
             after,
             written: Vec::new(),
+            lookup,
         };
         let result = (|| {
             let mut candidate: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -255,7 +289,45 @@ impl TableCompact {
                 let _ = self.file_io.delete(path);
             }
         }
-        result
+        result.map(|()| state.lookup)
+    }
+
+    /// Restores the bucket's vectors and scans the levels above the output for the keys of
+    /// the task's level-0 files ([`crate::compact_lookup`]).
+    fn prepare_lookup(&self, split: &DataSplit, lookup: &CompactLookup) -> Result<LookupState> {
+        let vectors =
+            BucketVectors::restore(&self.file_io, &self.root, &self.table, &lookup.index_files)?;
+        let reader = self.reader(true);
+        let out = reader
+            .output_schema(&self.root)
+            .map_err(|e| self.read_err(e))?;
+        let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
+        let codec = KeyCodec::try_new(&schema, self.key_indices.as_deref().unwrap_or(&[]))?;
+        let read = |s: &DataSplit, i: usize, visit: &mut dyn FnMut(RecordBatch) -> Result<()>| {
+            let one = DataSplit {
+                data_files: vec![s.data_files[i].clone()],
+                data_deletion_files: None,
+                before_files: Vec::new(),
+                before_deletion_files: None,
+                is_streaming: true,
+                raw_convertible: false,
+                ..s.clone()
+            };
+            let batches = reader
+                .read(&self.root, &one)
+                .map_err(|e| self.read_err(e))?;
+            for b in batches {
+                let b = b.map_err(|e| self.read_err(e))?;
+                visit(merge_input(&b, &schema).map_err(|e| self.read_err(e))?)?;
+            }
+            Ok(())
+        };
+        let found = if self.core.deletion_vectors_enabled {
+            Found::Mark
+        } else {
+            Found::DropNew
+        };
+        LookupState::prepare(split, lookup, found, vectors, &codec, &read)
     }
 
     /// Java `MergeTreeCompactTask.rewrite`: a lone run of a lone section is upgraded file by
@@ -284,11 +356,24 @@ impl TableCompact {
     fn upgrade(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
         let meta = &state.split.data_files[file];
         let has_deletes = meta.delete_row_count.is_none_or(|d| d > 0);
-        // A file with a deletion vector is rewritten without the deleted rows: the task
-        // retires the index file holding its vector.
-        if (state.plan.output_level == state.plan.max_level && has_deletes)
-            || state.split.deletion_file(file).is_some()
-        {
+        let last = state.plan.output_level == state.plan.max_level;
+        let rewrite = if state.lookup.is_some() {
+            // Java `LookupMergeTreeCompactRewriter.upgradeStrategy`: a level-0 file moves up
+            // as it is only when merging cannot change its rows (no retractions to drop, and
+            // the last level or a plain deduplicate table); its keys' older copies are marked
+            // either way. A file above level 0 keeps its vector.
+            (last && has_deletes)
+                || (meta.level == 0
+                    && (has_deletes
+                        || !(last
+                            || (self.core.merge_engine == MergeEngine::Deduplicate
+                                && self.core.sequence_fields.is_empty()))))
+        } else {
+            // Full compaction: a file with a deletion vector is rewritten without the deleted
+            // rows, and the task retires the index file holding its vector.
+            (last && has_deletes) || state.split.deletion_file(file).is_some()
+        };
+        if rewrite {
             return self.merge_files(state, &[file]);
         }
         if meta.level != state.plan.output_level {
@@ -328,8 +413,21 @@ impl TableCompact {
                 .map_err(|e| self.read_err(e))?;
             let schema = merge_schema(&out, n).map_err(|e| self.read_err(e))?;
             let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
+            let codec = match &state.lookup {
+                Some(_) => Some(KeyCodec::try_new(
+                    &schema,
+                    self.key_indices.as_deref().unwrap_or(&[]),
+                )?),
+                None => None,
+            };
             for section in sections {
                 let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
+                if let Some(lookup) = &state.lookup {
+                    let members: Vec<usize> = section.iter().flatten().map(|i| files[*i]).collect();
+                    for older in lookup.older_runs(&members)? {
+                        runs.push(Box::new(std::iter::once(Ok(older))));
+                    }
+                }
                 for run in section {
                     let dvs: Vec<Option<DeletionFile>> =
                         run.iter().map(|i| input_dvs[*i].clone()).collect();
@@ -359,7 +457,10 @@ impl TableCompact {
                 let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
                     .map_err(merge_err)?;
                 for batch in merged {
-                    let batch = batch.map_err(merge_err)?;
+                    let mut batch = batch.map_err(merge_err)?;
+                    if let Some((lookup, codec)) = state.lookup.as_ref().zip(codec.as_ref()) {
+                        batch = lookup.filter_merged(batch, codec)?;
+                    }
                     writer.write(&self.to_key_value(&batch)?)?;
                 }
             }
@@ -483,6 +584,8 @@ struct MergeState<'a> {
     after: &'a mut Vec<DataFileMeta>,
     /// Paths of the files written, deleted again if a later step fails.
     written: Vec<String>,
+    /// Lookup compaction: the older copies of the level-0 keys and the bucket's vectors.
+    lookup: Option<LookupState>,
 }
 
 /// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`

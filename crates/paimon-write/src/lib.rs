@@ -16,7 +16,8 @@
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
 //! - [`conform`]: batches from outside matched to the table's columns by name, with row kinds;
 //! - [`table_write`]: [`TableWrite`] itself;
-//! - [`compact`]: [`TableCompact`], which runs the compaction tasks a planner hands out.
+//! - [`compact`]: [`TableCompact`], which runs the compaction tasks a planner hands out;
+//! - [`dv_index`]: a bucket's deletion vectors, restored and written as Java's index files.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -42,8 +43,10 @@ pub mod arrow_datum;
 pub mod avro_file;
 pub mod bucket;
 pub mod compact;
+mod compact_lookup;
 pub mod conform;
 pub mod data_file;
+pub mod dv_index;
 pub mod error;
 pub mod key_value;
 pub mod kv_buffer;

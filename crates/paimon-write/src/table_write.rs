@@ -57,6 +57,15 @@ struct BucketWriter {
     next_sequence: i64,
 }
 
+/// Who moves the level-0 files of a primary-key table with deletion vectors up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level0 {
+    /// Only a `write-only` table is written: its compactor does.
+    WriteOnly,
+    /// The caller compacts after committing (or this is a compaction).
+    CompactedAfter,
+}
+
 /// What a primary-key table's writer needs beyond an append table's.
 #[derive(Debug)]
 pub(crate) struct PkSpec {
@@ -87,33 +96,48 @@ pub struct TableWrite {
 impl TableWrite {
     /// A writer for the table at `root` with its current `schema`.
     ///
+    /// A primary-key table with deletion vectors is written only with `write-only = true`:
+    /// its readers skip level 0, so the rows become visible once a compactor (`paimon
+    /// compact`, Java's dedicated compaction job) has moved them up by lookup compaction.
+    /// [`TableWrite::try_new_compacted_after`] is for a caller that runs that compaction
+    /// itself after each commit, as Java's own writers do.
+    ///
     /// # Errors
     /// [`Error::Unsupported`] for table shapes not written yet (primary keys with dynamic or
-    /// postpone buckets, a changelog producer or deletion vectors; data evolution; column
-    /// types the table's file format cannot hold as Java writes them);
+    /// postpone buckets or a changelog producer, or with deletion vectors and without
+    /// `write-only`; data evolution; column types the table's file format cannot hold as
+    /// Java writes them);
     /// [`Error::InvalidOption`] for malformed options.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
-        Self::build(file_io, root, schema, false)
+        Self::build(file_io, root, schema, Level0::WriteOnly)
     }
 
-    /// The writers of a compaction: as [`TableWrite::try_new`], but primary-key tables with
-    /// deletion vectors are accepted (a full compaction writes the last level, where the
-    /// rows are visible without a vector; new rows of such tables are not written yet, since
-    /// Java's batch read skips level 0 there until a lookup compaction runs).
+    /// As [`TableWrite::try_new`], also for primary-key tables with deletion vectors without
+    /// `write-only`: the caller promises to run a minor (lookup) compaction of the buckets
+    /// written after committing them, without which their rows stay invisible to batch
+    /// reads.
+    ///
+    /// # Errors
+    /// As [`TableWrite::try_new`].
+    pub fn try_new_compacted_after(
+        file_io: FileIORef,
+        root: &str,
+        schema: &TableSchema,
+    ) -> Result<Self> {
+        Self::build(file_io, root, schema, Level0::CompactedAfter)
+    }
+
+    /// The writers of a compaction: as [`TableWrite::try_new_compacted_after`] (a compaction
+    /// writes above level 0).
     pub(crate) fn for_compaction(
         file_io: FileIORef,
         root: &str,
         schema: &TableSchema,
     ) -> Result<Self> {
-        Self::build(file_io, root, schema, true)
+        Self::build(file_io, root, schema, Level0::CompactedAfter)
     }
 
-    fn build(
-        file_io: FileIORef,
-        root: &str,
-        schema: &TableSchema,
-        compaction: bool,
-    ) -> Result<Self> {
+    fn build(file_io: FileIORef, root: &str, schema: &TableSchema, level0: Level0) -> Result<Self> {
         let table = root.to_string();
         let core = CoreOptions::try_new(&schema.options)?;
         let unsupported = |what: &str| {
@@ -132,8 +156,12 @@ impl TableWrite {
             if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
                 return unsupported("writing primary-key tables with a changelog producer");
             }
-            if core.deletion_vectors_enabled && !compaction {
-                return unsupported("writing primary-key tables with deletion vectors");
+            if core.deletion_vectors_enabled && !core.write_only && level0 == Level0::WriteOnly {
+                return unsupported(
+                    "writing primary-key tables with deletion vectors without write-only = true \
+                     (their rows stay in level 0, which readers skip, until a lookup \
+                     compaction; `paimon write` runs one after committing)",
+                );
             }
         }
         if core.data_evolution_enabled {

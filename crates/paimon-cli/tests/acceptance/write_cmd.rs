@@ -423,3 +423,123 @@ fn writes_expire_snapshots_as_java_commits_do_unless_write_only() {
         assert_eq!(java_rows(&t), canonical(expected), "{name}");
     }
 }
+
+/// A primary-key table with deletion vectors, whose readers skip level 0: each `paimon write`
+/// commits its level-0 files and then lookup-compacts the buckets it wrote (an APPEND then a
+/// COMPACT snapshot, as Java's writers commit), so Java reads every row at once; the second
+/// write's update and delete mark the first write's copies in deletion vectors. Java then
+/// compacts the table as its own.
+#[test]
+fn deletion_vector_table_is_lookup_compacted_after_each_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("users");
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"name","type":"STRING"}]}"#,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=2",
+        "--option",
+        "deletion-vectors.enabled=true",
+    ]);
+    let first = dir.path().join("first.csv");
+    let rows: String = (1..=8).map(|i| format!("{i},n{i}\n")).collect();
+    std::fs::write(&first, format!("id,name\n{rows}")).unwrap();
+    ok(&["write", s(&t), "--from", s(&first)]);
+    let second = dir.path().join("second.csv");
+    std::fs::write(
+        &second,
+        "op,id,name\n+U,2,two\n-D,3,n3\n+I,9,n9\n+U,8,eight\n",
+    )
+    .unwrap();
+    ok(&[
+        "write",
+        s(&t),
+        "--from",
+        s(&second),
+        "--row-kind-column",
+        "op",
+    ]);
+    let expected = canonical(vec![
+        json!({"id": 1, "name": "n1"}),
+        json!({"id": 2, "name": "two"}),
+        json!({"id": 4, "name": "n4"}),
+        json!({"id": 5, "name": "n5"}),
+        json!({"id": 6, "name": "n6"}),
+        json!({"id": 7, "name": "n7"}),
+        json!({"id": 8, "name": "eight"}),
+        json!({"id": 9, "name": "n9"}),
+    ]);
+    assert_eq!(java_rows(&t), expected);
+    let kinds: Vec<String> = ok(&["snapshots", s(&t), "--json"])
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["commitKind"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(kinds, ["APPEND", "COMPACT", "APPEND", "COMPACT"]);
+    let table = paimon_meta::Table::open(std::sync::Arc::new(paimon_io::LocalFileIO::new()), s(&t))
+        .unwrap();
+    let live = table
+        .live_files(Some(table.scan().with_all_levels(true)))
+        .unwrap();
+    assert!(live.iter().all(|f| f.file.level > 0), "level 0 left");
+    let marked: i64 = live
+        .iter()
+        .filter_map(|f| f.deletion_file.as_ref()?.cardinality)
+        .sum();
+    // Bucket 0 gets ids 2 and 8: its level-0 file moves to level 4 and marks their old rows
+    // in level 5. Bucket 1's new file (3 deleted, 9 added) is as large as its old run, so Java's
+    // size ratio takes both into one merge at level 5, which needs no mark.
+    assert_eq!(marked, 2, "ids 2 and 8 of the first write are marked");
+    let levels: Vec<(i32, i32)> = live.iter().map(|f| (f.bucket, f.file.level)).collect();
+    assert_eq!(levels.iter().filter(|(b, _)| *b == 1).count(), 1, "{levels:?}");
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(["compact", s(&t)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(java_rows(&t), expected, "after Java's full compaction");
+}
+
+/// With `write-only` the writer leaves its level-0 files to a compactor, as Java's do.
+#[test]
+fn write_only_deletion_vector_table_waits_for_paimon_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("users");
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"name","type":"STRING"}]}"#,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=1",
+        "--option",
+        "deletion-vectors.enabled=true",
+        "--option",
+        "write-only=true",
+    ]);
+    let first = dir.path().join("first.csv");
+    std::fs::write(&first, "id,name\n1,a\n2,b\n").unwrap();
+    ok(&["write", s(&t), "--from", s(&first)]);
+    assert_eq!(snapshot_count(&t), 1);
+    assert_eq!(java_rows(&t), Vec::<String>::new(), "level 0 is not read");
+    ok(&["compact", s(&t)]);
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "name": "a"}),
+            json!({"id": 2, "name": "b"}),
+        ])
+    );
+}

@@ -13,6 +13,7 @@
 mod batch;
 mod conflict;
 mod create;
+mod index_combine;
 mod manifests;
 
 pub use batch::BATCH_COMMIT_IDENTIFIER;
@@ -501,19 +502,27 @@ impl TableCommit {
                 let (n, s) = w.write_list(&metas)?;
                 (Some(n), Some(s))
             };
+            // A bucket's vectors are rewritten whole: a change retiring an index file that is
+            // no longer live was made against an older state of the bucket, and would lose
+            // the marks of the commit that retired it.
+            if let Some(gone) = changes.deleted_index.iter().find(|d| {
+                !prev_index
+                    .iter()
+                    .any(|p| p.index_file.file_name == d.index_file.file_name)
+            }) {
+                return Err(self.conflict(format!(
+                    "index file {} (bucket {}) was already replaced by another commit",
+                    gone.index_file.file_name, gone.bucket
+                )));
+            }
             let index_manifest = if changes.new_index.is_empty() && deleted_index.is_empty() {
                 latest.as_ref().and_then(|s| s.index_manifest.clone())
             } else {
-                let gone: std::collections::HashSet<&str> = deleted_index
-                    .iter()
-                    .map(|e| e.index_file.file_name.as_str())
-                    .collect();
-                let mut entries: Vec<IndexManifestEntry> = prev_index
-                    .iter()
-                    .filter(|e| !gone.contains(e.index_file.file_name.as_str()))
-                    .cloned()
-                    .collect();
-                entries.extend(changes.new_index.iter().cloned());
+                let mut index_changes = deleted_index;
+                index_changes.extend(changes.new_index.iter().cloned());
+                let unaware_bucket = opts.bucket == -1 && schema.primary_keys.is_empty();
+                let entries = index_combine::combine(&prev_index, &index_changes, unaware_bucket)
+                    .map_err(|r| self.invalid(r))?;
                 Some(w.write_index_manifest(&entries)?)
             };
             let rows = |k: FileKind| -> i64 {

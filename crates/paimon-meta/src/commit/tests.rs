@@ -398,3 +398,63 @@ fn key_ranges_and_total_buckets_conflict() {
     let e = conflict::check(&live, &[del], &keys, false).unwrap_err();
     assert!(e.contains("gone") && e.contains("no longer live"), "{e}");
 }
+
+fn index_entries(t: &Table) -> Vec<IndexManifestEntry> {
+    let s = t.snapshot_manager().latest().unwrap().unwrap();
+    let path = t.layout().manifest_path(&s.index_manifest.unwrap());
+    let bytes = t.file_io().read(&path).unwrap();
+    IndexManifestEntry::decode_index_manifest(&path, bytes).unwrap()
+}
+
+fn spec_index(e: &IndexManifestEntry) -> paimon_spec::index_file::IndexFileMeta {
+    paimon_spec::index_file::IndexFileMeta {
+        index_type: e.index_file.index_type.clone(),
+        file_name: e.index_file.file_name.clone(),
+        file_size: e.index_file.file_size,
+        row_count: e.index_file.row_count,
+        dv_ranges: Some(Vec::new()),
+        external_path: None,
+        global_index: None,
+    }
+}
+
+/// A Java compaction message names only the new vector file of its bucket: it replaces the
+/// bucket's previous file (Java `BucketedCombiner`), the other buckets keep theirs. A message
+/// that then retires the replaced file was made against the old state: a conflict, nothing
+/// committed.
+#[test]
+fn a_new_vector_file_replaces_its_buckets_old_one() {
+    let (_d, p) = copy_fixture("pk.db/dv32");
+    let t = open(&p);
+    let before = index_entries(&t);
+    let old = before[0].clone();
+    let names = |v: &[IndexManifestEntry], bucket: i32| -> Vec<String> {
+        v.iter()
+            .filter(|e| e.bucket == bucket)
+            .map(|e| e.index_file.file_name.clone())
+            .collect()
+    };
+    let mut new_file = spec_index(&old);
+    new_file.file_name = "index-replacement-0".into();
+    let mut m = CommitMessage::new(old.partition.clone(), old.bucket);
+    m.compact_increment.new_index_files.push(new_file);
+    t.new_commit("a").commit(1, &[m]).unwrap();
+    let after = index_entries(&t);
+    assert_eq!(names(&after, old.bucket), ["index-replacement-0"]);
+    let other = 1 - old.bucket;
+    assert_eq!(names(&after, other), names(&before, other));
+    assert_eq!(after.len(), before.len());
+
+    let latest = t.snapshot_manager().latest_id().unwrap();
+    let mut stale = CommitMessage::new(old.partition.clone(), old.bucket);
+    stale
+        .compact_increment
+        .deleted_index_files
+        .push(spec_index(&old));
+    let e = t.new_commit("b").commit(1, &[stale]).unwrap_err();
+    let Error::CommitConflict { reason, .. } = &e else {
+        panic!("{e}")
+    };
+    assert!(reason.contains(&old.index_file.file_name), "{reason}");
+    assert_eq!(t.snapshot_manager().latest_id().unwrap(), latest);
+}

@@ -4,8 +4,7 @@ use super::{decode_records, Fields, FileKind};
 use crate::error::Result;
 use crate::value::{Record, Value};
 
-/// `_INDEX_TYPE` of deletion-vector index files (Java `DeletionVectorsIndexFile`).
-pub const DELETION_VECTORS_INDEX: &str = "DELETION_VECTORS";
+pub use paimon_spec::index_file::DELETION_VECTORS_INDEX;
 
 /// One entry of an index manifest (Java `IndexManifestEntry`).
 #[derive(Debug, Clone, PartialEq)]

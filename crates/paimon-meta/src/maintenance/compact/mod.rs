@@ -5,13 +5,15 @@
 //! |---|---|---|
 //! | append, `bucket = -1` | Java `AppendCompactCoordinator`: small files bin-packed per partition | every file of a partition |
 //! | append, `bucket = N` | Java `BucketedAppendCompactManager.pickCompactBefore` per bucket | Java `FullCompactTask` per bucket |
-//! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); refused where Java compacts by lookup (first-row, `lookup` changelog, `force-lookup`) or by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
+//! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); with deletion vectors or first-row, Java's `ForceUpLevel0Compaction` and a lookup task (below); refused where Java's lookup produces a changelog (`lookup` changelog, `force-lookup`) or Java compacts by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
 //!
-//! Deletion vectors are applied by the rewrite (append tables, and full compaction of
-//! primary-key tables), and the index files holding them are retired by the commit. Java
-//! rewrites an index file that still holds vectors of files left out of the compaction;
-//! paimon-rs writes no deletion-vector files, so a task that touches an index file takes every
-//! live file that index file covers.
+//! Deletion vectors are applied by the rewrite. Full compaction and append tables retire the
+//! index files holding the vectors of their inputs, so such a task takes every live file those
+//! index files cover. A minor compaction of a primary-key table with deletion vectors is a
+//! lookup compaction ([`CompactLookup`]): the task also names the bucket's files above the
+//! output level and its index files, and the worker marks the older copies of the keys it
+//! merges in a new index file for the bucket. A first-row table's lookup task drops the
+//! level-0 records of keys found above instead.
 
 mod pick;
 mod universal;
@@ -21,7 +23,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::DeletionFile;
 use paimon_spec::stats::serialize_datums;
-use paimon_split::{CompactRewrite, CompactTask, DataSplit};
+use paimon_split::{CompactLookup, CompactRewrite, CompactTask, DataSplit};
 
 use crate::commit::PartitionSpec;
 use crate::error::{Error, Result};
@@ -44,6 +46,7 @@ pub struct CompactPlan {
 pub struct CompactPlanner {
     table: Table,
     partition: Option<PartitionSpec>,
+    buckets: Option<Vec<(Vec<u8>, i32)>>,
     full: bool,
 }
 
@@ -53,6 +56,7 @@ impl Table {
         CompactPlanner {
             table: self.clone(),
             partition: None,
+            buckets: None,
             full: false,
         }
     }
@@ -66,6 +70,13 @@ impl CompactPlanner {
         self
     }
 
+    /// Only these buckets: (serialized partition row, bucket) pairs, as commit messages
+    /// carry them (a writer compacting the buckets it wrote, as Java's writers do).
+    pub fn with_buckets(mut self, buckets: Vec<(Vec<u8>, i32)>) -> Self {
+        self.buckets = Some(buckets);
+        self
+    }
+
     /// Full compaction (see the module table). Default false.
     pub fn with_full(mut self, full: bool) -> Self {
         self.full = full;
@@ -76,8 +87,9 @@ impl CompactPlanner {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for tables not compacted here (primary-key tables without
-    /// `full` where Java compacts by lookup or by clock, primary-key tables with deletion
-    /// vectors without `full`, dynamic or postpone buckets);
+    /// `full` where Java's lookup produces a changelog or Java compacts by clock, or with
+    /// `lookup-compact = gentle`, first-row with deletion vectors; dynamic or postpone
+    /// buckets);
     /// [`Error::InvalidCommit`] for a partition spec naming a column that is not a partition
     /// column; metadata read errors.
     pub fn plan(&self) -> Result<CompactPlan> {
@@ -100,17 +112,39 @@ impl CompactPlanner {
                 )));
             }
         }
-        if pk && opts.deletion_vectors_enabled && !self.full {
+        let first_row = opts.merge_engine == paimon_spec::options::MergeEngine::FirstRow;
+        if pk && first_row && opts.deletion_vectors_enabled && !self.full {
             return Err(Error::unsupported(format!(
-                "minor compaction of primary-key tables with deletion vectors, which Java \
-                 compacts by lookup; use full compaction (table {})",
+                "minor compaction of a first-row table with deletion vectors, which Java \
+                 refuses too (table {})",
+                table.path()
+            )));
+        }
+        // Java compacts these by lookup (`LookupMergeTreeCompactRewriter`).
+        let lookup = pk && (opts.deletion_vectors_enabled || first_row) && !self.full;
+        if lookup
+            && opts
+                .raw
+                .get("lookup-compact")
+                .is_some_and(|v| v.eq_ignore_ascii_case("gentle"))
+        {
+            // Java's gentle mode forces level 0 up only every n-th time a writer compacts: a
+            // count a planner that keeps no state cannot follow.
+            return Err(Error::unsupported(format!(
+                "minor compaction with lookup-compact = gentle; use full compaction (table {})",
                 table.path()
             )));
         }
         let Some(snapshot) = table.snapshot_manager().latest()? else {
             return Ok(CompactPlan::default());
         };
-        let live = table.live_files(Some(table.scan().with_snapshot(snapshot.id)))?;
+        // Every level: a batch scan of a deletion-vector or first-row table skips level 0.
+        let live = table.live_files(Some(
+            table
+                .scan()
+                .with_snapshot(snapshot.id)
+                .with_all_levels(true),
+        ))?;
         let types = table.partition_types();
         let matcher = self.partition_matcher()?;
         // Buckets in the order the manifests list them.
@@ -123,6 +157,9 @@ impl CompactPlanner {
             let partition =
                 serialize_datums(&f.partition, &types).map_err(|e| Error::spec(table.path(), e))?;
             let key = (partition, f.bucket);
+            if self.buckets.as_ref().is_some_and(|b| !b.contains(&key)) {
+                continue;
+            }
             let i = *at.entry(key.clone()).or_insert_with(|| {
                 buckets.push((key, Vec::new()));
                 buckets.len() - 1
@@ -166,18 +203,41 @@ impl CompactPlanner {
                     size_ratio: i64::from(opts.compaction_size_ratio),
                     trigger: usize::try_from(opts.num_sorted_run_compaction_trigger.max(1))
                         .unwrap_or(1),
-                    force_up_level0: opts.compaction_force_up_level_0,
+                    // Java's `ForceUpLevel0Compaction` wherever it looks up (the default
+                    // radical `lookup-compact`).
+                    force_up_level0: opts.compaction_force_up_level_0 || lookup,
                 };
                 if let Some(unit) = universal::pick(&infos, opts.num_levels(), &o) {
+                    let lookup = lookup.then(|| {
+                        let higher: Vec<usize> = (0..files.len())
+                            .filter(|i| {
+                                files[*i].file.level > unit.output_level && !unit.files.contains(i)
+                            })
+                            .collect();
+                        CompactLookup {
+                            higher_levels: split_of(
+                                snapshot.id,
+                                &partition,
+                                bucket,
+                                &files,
+                                &higher,
+                                pk,
+                            ),
+                            index_files: indexes.iter().map(|x| x.meta.clone()).collect(),
+                        }
+                    });
                     tasks.push(CompactTask {
                         split: split_of(snapshot.id, &partition, bucket, &files, &unit.files, pk),
                         rewrite: CompactRewrite::MergeTree {
                             output_level: unit.output_level,
                             max_level: unit.max_level,
-                            drop_delete: unit.drop_delete,
+                            // With deletion vectors nothing older is read: Java always drops.
+                            drop_delete: unit.drop_delete
+                                || (lookup.is_some() && opts.deletion_vectors_enabled),
                             min_file_size: to_i64(opts.compaction_file_size(true)),
                         },
                         deleted_index_files: Vec::new(),
+                        lookup,
                     });
                 }
                 continue;
@@ -211,6 +271,7 @@ impl CompactPlanner {
                         .into_iter()
                         .map(|i| indexes[i].meta.clone())
                         .collect(),
+                    lookup: None,
                 });
             }
         }
@@ -397,20 +458,19 @@ fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-/// Why Java would not compact a primary-key table with plain universal compaction, if so:
-/// lookup compaction (first-row, `lookup` changelog, `force-lookup`; deletion vectors are
-/// refused before), or triggers that depend on the compactor's clock and history.
+/// Why a primary-key table's minor compaction is not run here, if so: lookup compaction that
+/// produces a changelog (`lookup` changelog, `force-lookup`), or triggers that depend on the
+/// compactor's clock and history.
 fn minor_refusal(opts: &paimon_spec::options::CoreOptions) -> Option<&'static str> {
-    use paimon_spec::options::{ChangelogProducer, MergeEngine};
+    use paimon_spec::options::ChangelogProducer;
     let set = |k: &str| opts.raw.contains_key(k);
-    if opts.merge_engine == MergeEngine::FirstRow
-        || opts.changelog_producer == ChangelogProducer::Lookup
+    if opts.changelog_producer == ChangelogProducer::Lookup
         || opts
             .raw
             .get("force-lookup")
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     {
-        Some("that Java compacts by lookup (first-row, lookup changelog, force-lookup)")
+        Some("that Java compacts by lookup with a changelog (lookup changelog, force-lookup)")
     } else if set("compaction.optimization-interval")
         || set("compaction.total-size-threshold")
         || set("compaction.incremental-size-threshold")
