@@ -497,7 +497,11 @@ fn deletion_vector_table_is_lookup_compacted_after_each_write() {
     // size ratio takes both into one merge at level 5, which needs no mark.
     assert_eq!(marked, 2, "ids 2 and 8 of the first write are marked");
     let levels: Vec<(i32, i32)> = live.iter().map(|f| (f.bucket, f.file.level)).collect();
-    assert_eq!(levels.iter().filter(|(b, _)| *b == 1).count(), 1, "{levels:?}");
+    assert_eq!(
+        levels.iter().filter(|(b, _)| *b == 1).count(),
+        1,
+        "{levels:?}"
+    );
     let out = Command::new(repo().join("scripts/java-oracle.sh"))
         .args(["compact", s(&t)])
         .output()
