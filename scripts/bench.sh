@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmarks of issue 6: every figure beside a baseline measured in the same run.
 #
-#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|ballista[,...]]
+#   scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|compact|ballista[,...]]
 #
 # 1. Generates the benchmark tables once with the Java oracle (deterministic, seeded) into
 #    .cache/bench/ (git-ignored): append_big, pk_big, append_orc, append_avro and the planning
@@ -30,6 +30,8 @@
 # 8. Write (issue 13, markers `bench-write`, scripts/bench-write.sh): TableWrite against the
 #    parquet crate's ArrowWriter on append_big's and pk_big's rows, and commit latency with the
 #    unmerged planning table's manifests in the table.
+# 9. Compaction (issue 14, markers `bench-compact`, scripts/bench-compact.sh): full compaction
+#    of pk_big against Java 1.4.2's, reads before and after, and the planning table compacted.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift ;;
     --no-doc) DOC=0 ;;
     --only) ONLY="$2"; shift ;;
-    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|ballista[,...]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--reps N] [--no-doc] [--only read|sql|python|write|compact|ballista[,...]]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -83,7 +85,7 @@ if [[ ! -f "$TABLES/.done" ]]; then
   scripts/java-oracle.sh write-bench-tables "$TABLES" --rows "$ROWS" --pk-rows "$PK_ROWS" >&2
   touch "$TABLES/.done"
 fi
-if want read && [[ ! -f "$PLANNING/.done" ]]; then
+if { want read || want compact; } && [[ ! -f "$PLANNING/.done" ]]; then
   echo "bench: writing the planning table $PLANNING ($PLAN_FILES files, $PLAN_COMMITS commits)" >&2
   rm -rf "$PLANNING"
   scripts/java-oracle.sh write-planning-table "$PLANNING" --files "$PLAN_FILES" \
@@ -326,6 +328,9 @@ fi
 if want write; then
   source "$ROOT/scripts/bench-write.sh"
 fi
+if want compact; then
+  source "$ROOT/scripts/bench-compact.sh"
+fi
 
 # ---------------------------------------------------------------- report
 TABLE=$(
@@ -342,6 +347,7 @@ if [[ $DOC == 1 ]]; then
   if named ballista; then write_ballista_doc "$DOCF"; fi
   if want python; then write_python_doc "$DOCF"; fi
   if want write; then write_write_doc "$DOCF"; fi
+  if want compact; then write_compact_doc "$DOCF"; fi
 fi
 if [[ $DOC == 1 ]] && want read; then
   CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)

@@ -32,6 +32,7 @@
 
 pub mod avro;
 pub mod commit;
+pub mod consumer;
 pub mod error;
 pub mod file_index;
 mod file_name;

@@ -171,6 +171,14 @@ impl Table {
         &self.inner.tags
     }
 
+    /// Streaming consumers of this branch (`consumer/`).
+    pub fn consumer_manager(&self) -> crate::consumer::ConsumerManager {
+        crate::consumer::ConsumerManager::new(
+            self.file_io().clone(),
+            self.snapshot_manager().layout().root(),
+        )
+    }
+
     /// Every snapshot, ascending.
     ///
     /// # Errors

@@ -25,12 +25,13 @@ use paimon_data::SplitReader;
 use paimon_io::FileIORef;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile, FILE_SOURCE_COMPACT};
 use paimon_spec::layout::DataFileNames;
-use paimon_spec::options::{CoreOptions, MergeEngine};
+use paimon_spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType};
 use paimon_split::commit::{CommitMessage, CompactIncrement};
 use paimon_split::{CompactLookup, CompactRewrite, CompactTask, DataSplit};
 
+use crate::compact_changelog::FullChangelog;
 use crate::compact_lookup::{Found, KeyCodec, LookupState};
 use crate::dv_index::BucketVectors;
 use crate::error::{Error, Result};
@@ -96,6 +97,7 @@ impl TableCompact {
         let mut after = Vec::new();
         let mut new_index = Vec::new();
         let mut deleted_index = task.deleted_index_files.clone();
+        let mut changelog = Vec::new();
         match (&task.rewrite, self.key_indices.is_some()) {
             (CompactRewrite::Append, false) => {
                 if let Some(first) = split.data_files.first() {
@@ -119,6 +121,11 @@ impl TableCompact {
                 let dv = self.core.deletion_vectors_enabled;
                 let full = output_level == max_level && *drop_delete;
                 let first_row = self.core.merge_engine == MergeEngine::FirstRow;
+                if dv && self.core.changelog_producer != ChangelogProducer::None {
+                    return Err(self.unsupported(
+                        "compacting a table with deletion vectors and a changelog producer",
+                    ));
+                }
                 if (dv && task.lookup.is_none() && !full)
                     || (dv && !drop_delete)
                     || (!dv && !first_row && task.lookup.is_some())
@@ -140,7 +147,9 @@ impl TableCompact {
                     Some(l) => Some(self.prepare_lookup(split, l)?),
                     None => None,
                 };
-                let lookup = self.run_merge_tree(split, &plan, lookup, &mut before, &mut after)?;
+                let (lookup, written_changelog) =
+                    self.run_merge_tree(split, &plan, lookup, &mut before, &mut after)?;
+                changelog = written_changelog;
                 if let Some(mut lookup) = lookup {
                     lookup.retire(&before, &after);
                     if lookup.vectors.is_modified() {
@@ -174,9 +183,9 @@ impl TableCompact {
             .with_compact_increment(CompactIncrement {
                 compact_before: before,
                 compact_after: after,
+                changelog_files: changelog,
                 new_index_files: new_index,
                 deleted_index_files: deleted_index,
-                ..CompactIncrement::default()
             }))
     }
 
@@ -249,7 +258,7 @@ impl TableCompact {
         lookup: Option<LookupState>,
         before: &mut Vec<DataFileMeta>,
         after: &mut Vec<DataFileMeta>,
-    ) -> Result<Option<LookupState>> {
+    ) -> Result<(Option<LookupState>, Vec<DataFileMeta>)> {
         let key_types = self.key_types();
         let sections = paimon_data::merge::interval_partition(&split.data_files, &key_types)
             .map_err(|e| {
@@ -265,6 +274,7 @@ impl TableCompact {
             after,
             written: Vec::new(),
             lookup,
+            changelog: Vec::new(),
         };
         let result = (|| {
             let mut candidate: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -289,7 +299,7 @@ impl TableCompact {
                 let _ = self.file_io.delete(path);
             }
         }
-        result.map(|()| state.lookup)
+        result.map(|()| (state.lookup, state.changelog))
     }
 
     /// Restores the bucket's vectors and scans the levels above the output for the keys of
@@ -304,23 +314,7 @@ impl TableCompact {
         let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
         let codec = KeyCodec::try_new(&schema, self.key_indices.as_deref().unwrap_or(&[]))?;
         let read = |s: &DataSplit, i: usize, visit: &mut dyn FnMut(RecordBatch) -> Result<()>| {
-            let one = DataSplit {
-                data_files: vec![s.data_files[i].clone()],
-                data_deletion_files: None,
-                before_files: Vec::new(),
-                before_deletion_files: None,
-                is_streaming: true,
-                raw_convertible: false,
-                ..s.clone()
-            };
-            let batches = reader
-                .read(&self.root, &one)
-                .map_err(|e| self.read_err(e))?;
-            for b in batches {
-                let b = b.map_err(|e| self.read_err(e))?;
-                visit(merge_input(&b, &schema).map_err(|e| self.read_err(e))?)?;
-            }
-            Ok(())
+            self.read_records(&reader, &schema, s, i, visit)
         };
         let found = if self.core.deletion_vectors_enabled {
             Found::Mark
@@ -377,12 +371,53 @@ impl TableCompact {
             return self.merge_files(state, &[file]);
         }
         if meta.level != state.plan.output_level {
+            if self.full_changelog(state.plan) {
+                self.upgrade_changelog(state, file)?;
+            }
             let mut upgraded = meta.clone();
             upgraded.level = state.plan.output_level;
             state.before.push(meta.clone());
             state.after.push(upgraded);
         }
         Ok(())
+    }
+
+    /// A file moved up to the last level unchanged: each of its records is new there, so the
+    /// changelog inserts it (Java's `FullChangelogMergeFunctionWrapper` over a lone record;
+    /// the file holds no retraction, or it would have been rewritten).
+    fn upgrade_changelog(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
+        let split = state.split;
+        let reader = self.reader(true);
+        let out = reader
+            .output_schema(&self.root)
+            .map_err(|e| self.read_err(e))?;
+        let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
+        let mut writer = self.changelog_writer(split, state.plan);
+        let n = self.fields.len();
+        let result = self
+            .read_records(&reader, &schema, split, file, &mut |b| {
+                let mut columns = b.columns().to_vec();
+                columns[n + 1] = Arc::new(Int8Array::from(vec![0i8; b.num_rows()]));
+                let inserts = RecordBatch::try_new(b.schema(), columns)
+                    .map_err(|e| Error::Internal(format!("changelog rows: {e}")))?;
+                writer.write(&self.to_key_value(&inserts)?)
+            })
+            .and_then(|()| writer.prepare_commit());
+        match result {
+            Ok(files) => {
+                state.written.extend(
+                    files
+                        .iter()
+                        .map(|f| paimon_spec::layout::join(&split.bucket_path, &f.file_name)),
+                );
+                state.changelog.extend(files);
+                Ok(())
+            }
+            Err(e) => {
+                writer.abort();
+                Err(e)
+            }
+        }
     }
 
     /// Merges `files` into new files of the output level: each key-disjoint section's sorted
@@ -397,6 +432,8 @@ impl TableCompact {
             .map(|i| split.deletion_file(*i).cloned())
             .collect();
         let mut writer = self.writer(split, state.plan.output_level, -1);
+        let full_changelog = self.full_changelog(state.plan);
+        let mut changelog_writer = full_changelog.then(|| self.changelog_writer(split, state.plan));
         let result = (|| {
             let merge_err = |source| {
                 self.read_err(paimon_data::Error::Merge {
@@ -413,14 +450,23 @@ impl TableCompact {
                 .map_err(|e| self.read_err(e))?;
             let schema = merge_schema(&out, n).map_err(|e| self.read_err(e))?;
             let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
-            let codec = match &state.lookup {
-                Some(_) => Some(KeyCodec::try_new(
+            let codec = match state.lookup.is_some() || full_changelog {
+                true => Some(KeyCodec::try_new(
                     &schema,
                     self.key_indices.as_deref().unwrap_or(&[]),
                 )?),
-                None => None,
+                false => None,
             };
             for section in sections {
+                let mut changelog = match (&codec, full_changelog) {
+                    (Some(codec), true) => {
+                        let members: Vec<usize> = section.iter().flatten().copied().collect();
+                        Some(self.changelog_start(
+                            &reader, &schema, split, &inputs, &members, state.plan, codec,
+                        )?)
+                    }
+                    _ => None,
+                };
                 let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
                 if let Some(lookup) = &state.lookup {
                     let members: Vec<usize> = section.iter().flatten().map(|i| files[*i]).collect();
@@ -456,32 +502,137 @@ impl TableCompact {
                     .with_row_kind(Some(RowKindColumn::Int8));
                 let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
                     .map_err(merge_err)?;
+                let merged_schema = merged.schema();
                 for batch in merged {
                     let mut batch = batch.map_err(merge_err)?;
                     if let Some((lookup, codec)) = state.lookup.as_ref().zip(codec.as_ref()) {
                         batch = lookup.filter_merged(batch, codec)?;
                     }
+                    if let Some((cl, codec)) = changelog.as_mut().zip(codec.as_ref()) {
+                        cl.add_merged(&batch, codec)?;
+                    }
                     writer.write(&self.to_key_value(&batch)?)?;
                 }
+                if let Some((cl, w)) = changelog.zip(changelog_writer.as_mut()) {
+                    if let Some(records) = cl.finish(&merged_schema)? {
+                        w.write(&self.to_key_value(&records)?)?;
+                    }
+                }
             }
-            writer.prepare_commit()
+            let changelog = match changelog_writer.as_mut() {
+                Some(w) => w.prepare_commit()?,
+                None => Vec::new(),
+            };
+            Ok((writer.prepare_commit()?, changelog))
         })();
         match result {
-            Ok(written) => {
+            Ok((written, changelog)) => {
                 state.written.extend(
                     written
                         .iter()
+                        .chain(&changelog)
                         .map(|f| paimon_spec::layout::join(&split.bucket_path, &f.file_name)),
                 );
                 state.before.extend(inputs);
                 state.after.extend(written);
+                state.changelog.extend(changelog);
                 Ok(())
             }
             Err(e) => {
                 writer.abort();
+                if let Some(w) = changelog_writer.as_mut() {
+                    w.abort();
+                }
                 Err(e)
             }
         }
+    }
+
+    /// Whether the task writes Java's full-compaction changelog: the table's producer, and the
+    /// output is the last level.
+    fn full_changelog(&self, plan: &MergePlan) -> bool {
+        self.core.changelog_producer == ChangelogProducer::FullCompaction
+            && plan.output_level == plan.max_level
+    }
+
+    /// Changelog files of the bucket: `changelog-<uuid>-<n>`, at the output level, marked as
+    /// appended (Java `createRollingChangelogFileWriter`).
+    fn changelog_writer(&self, split: &DataSplit, plan: &MergePlan) -> RollingWriter {
+        let paths = DataFilePathFactory::new(
+            split.bucket_path.clone(),
+            DataFileNames::from_options(&self.core),
+        )
+        .for_changelog();
+        RollingWriter::new(self.ctx.clone(), paths, -1).with_level(plan.output_level)
+    }
+
+    /// The keys of the section's inputs below the last level, and the last-level rows of those
+    /// keys ([`FullChangelog`]).
+    #[allow(clippy::too_many_arguments)]
+    fn changelog_start(
+        &self,
+        reader: &SplitReader,
+        schema: &SchemaRef,
+        split: &DataSplit,
+        inputs: &[DataFileMeta],
+        members: &[usize],
+        plan: &MergePlan,
+        codec: &KeyCodec,
+    ) -> Result<FullChangelog> {
+        let one = DataSplit {
+            data_files: inputs.to_vec(),
+            data_deletion_files: None,
+            ..split.clone()
+        };
+        let mut newer = std::collections::HashSet::new();
+        for i in members
+            .iter()
+            .filter(|i| inputs[**i].level != plan.max_level)
+        {
+            self.read_records(reader, schema, &one, *i, &mut |b| {
+                newer.extend(codec.keys(&b)?.iter().map(|k| k.as_ref().to_vec()));
+                Ok(())
+            })?;
+        }
+        let mut changelog = FullChangelog::new(newer);
+        for i in members
+            .iter()
+            .filter(|i| inputs[**i].level == plan.max_level)
+        {
+            self.read_records(reader, schema, &one, *i, &mut |b| {
+                changelog.add_old(b, codec)
+            })?;
+        }
+        Ok(changelog)
+    }
+
+    /// The records of file `i` of `split` as stored (no vector applied) in the merge input
+    /// `schema`, each batch handed to `visit`.
+    fn read_records(
+        &self,
+        reader: &SplitReader,
+        schema: &SchemaRef,
+        split: &DataSplit,
+        i: usize,
+        visit: &mut dyn FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<()> {
+        let one = DataSplit {
+            data_files: vec![split.data_files[i].clone()],
+            data_deletion_files: None,
+            before_files: Vec::new(),
+            before_deletion_files: None,
+            is_streaming: true,
+            raw_convertible: false,
+            ..split.clone()
+        };
+        let batches = reader
+            .read(&self.root, &one)
+            .map_err(|e| self.read_err(e))?;
+        for b in batches {
+            let b = b.map_err(|e| self.read_err(e))?;
+            visit(merge_input(&b, schema).map_err(|e| self.read_err(e))?)?;
+        }
+        Ok(())
     }
 
     /// The merge's layout and engine over the merge input `schema`.
@@ -586,6 +737,8 @@ struct MergeState<'a> {
     written: Vec<String>,
     /// Lookup compaction: the older copies of the level-0 keys and the bucket's vectors.
     lookup: Option<LookupState>,
+    /// Changelog files written (`changelog-producer = full-compaction`).
+    changelog: Vec<DataFileMeta>,
 }
 
 /// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`

@@ -43,6 +43,7 @@ pub mod arrow_datum;
 pub mod avro_file;
 pub mod bucket;
 pub mod compact;
+mod compact_changelog;
 mod compact_lookup;
 pub mod conform;
 pub mod data_file;

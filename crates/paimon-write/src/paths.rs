@@ -10,6 +10,7 @@ pub struct DataFilePathFactory {
     names: DataFileNames,
     uuid: String,
     next: u64,
+    changelog: bool,
 }
 
 impl DataFilePathFactory {
@@ -20,12 +21,23 @@ impl DataFilePathFactory {
             names,
             uuid: uuid::Uuid::new_v4().to_string(),
             next: 0,
+            changelog: false,
         }
     }
 
-    /// The next data file's path.
+    /// Names changelog files (`changelog-<uuid>-<n>`) instead of data files.
+    pub fn for_changelog(mut self) -> Self {
+        self.changelog = true;
+        self
+    }
+
+    /// The next file's path.
     pub fn new_path(&mut self) -> String {
-        let name = self.names.data_file(&self.uuid, self.next);
+        let name = if self.changelog {
+            self.names.changelog_file(&self.uuid, self.next)
+        } else {
+            self.names.data_file(&self.uuid, self.next)
+        };
         self.next += 1;
         join(&self.bucket_dir, &name)
     }

@@ -104,7 +104,8 @@ impl TableWrite {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for table shapes not written yet (primary keys with dynamic or
-    /// postpone buckets or a changelog producer, or with deletion vectors and without
+    /// postpone buckets, the `input` or `lookup` changelog producer, or with deletion vectors
+    /// and without
     /// `write-only`; data evolution; column types the table's file format cannot hold as
     /// Java writes them);
     /// [`Error::InvalidOption`] for malformed options.
@@ -153,8 +154,18 @@ impl TableWrite {
                     core.bucket
                 ));
             }
-            if core.changelog_producer != paimon_spec::options::ChangelogProducer::None {
-                return unsupported("writing primary-key tables with a changelog producer");
+            // Writers of a `full-compaction` producer write no changelog (full compaction
+            // does); `input` and `lookup` need changelog files beside the data.
+            use paimon_spec::options::ChangelogProducer as P;
+            if matches!(core.changelog_producer, P::Input | P::Lookup) {
+                return unsupported(&format!(
+                    "writing primary-key tables with changelog-producer = {}",
+                    if core.changelog_producer == P::Input {
+                        "input"
+                    } else {
+                        "lookup"
+                    }
+                ));
             }
             if core.deletion_vectors_enabled && !core.write_only && level0 == Level0::WriteOnly {
                 return unsupported(

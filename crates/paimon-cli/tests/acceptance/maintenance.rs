@@ -171,3 +171,70 @@ fn expire_and_remove_orphans_keep_what_java_reads() {
     assert_eq!(listing(&t), expected);
     assert_eq!(ours(&t, &ScanArgs::default()), latest);
 }
+
+/// A streaming consumer keeps the snapshots from its next one on (Java
+/// `ConsumerManager.minNextSnapshot`): our expiry and Java's, each on a copy with the same
+/// consumer file, leave the same earliest snapshot, and it is the consumer's.
+#[test]
+fn expiry_keeps_what_a_consumer_still_reads_as_java() {
+    let src = repo().join("fixtures/warehouse/pk.db/many_snapshots");
+    let dir = tempfile::tempdir().unwrap();
+    let (mine, java) = (dir.path().join("ours"), dir.path().join("java"));
+    copy_dir(&src, &mine);
+    copy_dir(&src, &java);
+    let last = *snapshot_ids(&mine).last().unwrap();
+    assert!(snapshot_ids(&mine).len() >= 3, "{:?}", snapshot_ids(&mine));
+    let next = last - 1;
+    for t in [&mine, &java] {
+        std::fs::create_dir_all(t.join("consumer")).unwrap();
+        std::fs::write(
+            t.join("consumer/consumer-reader"),
+            format!("{{\"nextSnapshot\":{next}}}"),
+        )
+        .unwrap();
+    }
+    paimon(&[
+        "expire-snapshots",
+        mine.to_str().unwrap(),
+        "--retain-max",
+        "1",
+        "--retain-min",
+        "1",
+        "--older-than",
+        "0 s",
+        "--max-deletes",
+        "100",
+    ]);
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args([
+            "expire",
+            java.to_str().unwrap(),
+            "--retain-max",
+            "1",
+            "--retain-min",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(snapshot_ids(&mine), (next..=last).collect::<Vec<_>>());
+    assert_eq!(snapshot_ids(&mine), snapshot_ids(&java));
+    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
+}
+
+/// Ids of the table's snapshot files, ascending.
+fn snapshot_ids(t: &Path) -> Vec<i64> {
+    let mut v: Vec<i64> = std::fs::read_dir(t.join("snapshot"))
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            n.strip_prefix("snapshot-")?.parse().ok()
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}

@@ -5,6 +5,9 @@
 //! files the expired snapshots deleted (never one a later snapshot or a tag still holds), then
 //! their changelog files, then manifests, manifest lists, index and statistics files no
 //! retained snapshot or tag names, then the snapshot files, and last the `EARLIEST` hint.
+//!
+//! Streaming consumers (`consumer/consumer-<id>`, [`crate::consumer`]) keep every snapshot
+//! from the smallest next snapshot among them on, unless `consumer.changelog-only`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -21,6 +24,7 @@ const RETAIN_MIN: &str = "snapshot.num-retained.min";
 const RETAIN_MAX: &str = "snapshot.num-retained.max";
 const TIME_RETAINED: &str = "snapshot.time-retained";
 const EXPIRE_LIMIT: &str = "snapshot.expire.limit";
+const CONSUMER_CHANGELOG_ONLY: &str = "consumer.changelog-only";
 const CHANGELOG_RETAIN_MIN: &str = "changelog.num-retained.min";
 const CHANGELOG_RETAIN_MAX: &str = "changelog.num-retained.max";
 const CHANGELOG_TIME_RETAINED: &str = "changelog.time-retained";
@@ -32,6 +36,8 @@ pub struct ExpireConfig {
     retain_max: i64,
     time_retained_ms: i64,
     max_deletes: i64,
+    /// `consumer.changelog-only`: consumers protect only changelogs, not snapshots.
+    consumer_changelog_only: bool,
     dry_run: bool,
 }
 
@@ -44,6 +50,7 @@ impl Default for ExpireConfig {
             retain_max: i64::from(i32::MAX),
             time_retained_ms: 3_600_000,
             max_deletes: 10,
+            consumer_changelog_only: false,
             dry_run: false,
         }
     }
@@ -82,6 +89,13 @@ impl ExpireConfig {
             retain_max: int(RETAIN_MAX, d.retain_max)?,
             time_retained_ms: duration(TIME_RETAINED, d.time_retained_ms)?,
             max_deletes: int(EXPIRE_LIMIT, d.max_deletes)?,
+            consumer_changelog_only: match raw.get(CONSUMER_CHANGELOG_ONLY) {
+                None => false,
+                Some(v) => v
+                    .trim()
+                    .parse::<bool>()
+                    .map_err(|_| invalid(CONSUMER_CHANGELOG_ONLY, v, "expected true or false"))?,
+            },
             dry_run: false,
         };
         let decoupled = int(CHANGELOG_RETAIN_MIN, config.retain_min)? > config.retain_min
@@ -183,6 +197,12 @@ impl Table {
             .saturating_add(1)
             .max(earliest);
         let mut max_exclusive = latest - config.retain_min + 1;
+        // A consumer still reads from its next snapshot on.
+        if !config.consumer_changelog_only {
+            if let Some(next) = self.consumer_manager().min_next_snapshot()? {
+                max_exclusive = max_exclusive.min(next);
+            }
+        }
         max_exclusive = max_exclusive.min(earliest.saturating_add(config.max_deletes));
         for id in min..max_exclusive {
             if let Some(s) = self.try_snapshot(id)? {

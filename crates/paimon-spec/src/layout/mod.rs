@@ -46,6 +46,10 @@ pub const CHANGELOG_PREFIX: &str = "changelog-";
 pub const TAG_DIR: &str = "tag";
 /// Prefix of tag files (`tag-<name>`).
 pub const TAG_PREFIX: &str = "tag-";
+/// `consumer` directory of a branch.
+pub const CONSUMER_DIR: &str = "consumer";
+/// Prefix of consumer files (`consumer-<id>`, Java `ConsumerManager.CONSUMER_PREFIX`).
+pub const CONSUMER_PREFIX: &str = "consumer-";
 /// `branch` directory of a table.
 pub const BRANCH_DIR: &str = "branch";
 /// Prefix of branch directories (`branch-<name>`).
@@ -313,6 +317,16 @@ impl BranchLayout {
     /// `tag/tag-<name>`.
     pub fn tag_path(&self, name: &str) -> String {
         join(&self.tag_dir(), &format!("{TAG_PREFIX}{name}"))
+    }
+
+    /// `consumer/`: one file per streaming consumer, `{"nextSnapshot": N}`.
+    pub fn consumer_dir(&self) -> String {
+        join(&self.root, CONSUMER_DIR)
+    }
+
+    /// `consumer/consumer-<id>`.
+    pub fn consumer_path(&self, id: &str) -> String {
+        join(&self.consumer_dir(), &format!("{CONSUMER_PREFIX}{id}"))
     }
 }
 
