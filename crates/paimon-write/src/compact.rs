@@ -307,11 +307,7 @@ impl TableCompact {
     fn prepare_lookup(&self, split: &DataSplit, lookup: &CompactLookup) -> Result<LookupState> {
         let vectors =
             BucketVectors::restore(&self.file_io, &self.root, &self.table, &lookup.index_files)?;
-        let reader = self.reader(true);
-        let out = reader
-            .output_schema(&self.root)
-            .map_err(|e| self.read_err(e))?;
-        let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
+        let (reader, schema) = self.record_reader()?;
         let codec = KeyCodec::try_new(&schema, self.key_indices.as_deref().unwrap_or(&[]))?;
         let read = |s: &DataSplit, i: usize, visit: &mut dyn FnMut(RecordBatch) -> Result<()>| {
             self.read_records(&reader, &schema, s, i, visit)
@@ -387,11 +383,7 @@ impl TableCompact {
     /// the file holds no retraction, or it would have been rewritten).
     fn upgrade_changelog(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
         let split = state.split;
-        let reader = self.reader(true);
-        let out = reader
-            .output_schema(&self.root)
-            .map_err(|e| self.read_err(e))?;
-        let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
+        let (reader, schema) = self.record_reader()?;
         let mut writer = self.changelog_writer(split, state.plan);
         let n = self.fields.len();
         let result = self
@@ -405,11 +397,7 @@ impl TableCompact {
             .and_then(|()| writer.prepare_commit());
         match result {
             Ok(files) => {
-                state.written.extend(
-                    files
-                        .iter()
-                        .map(|f| paimon_spec::layout::join(&split.bucket_path, &f.file_name)),
-                );
+                state.track(&files);
                 state.changelog.extend(files);
                 Ok(())
             }
@@ -443,12 +431,7 @@ impl TableCompact {
             };
             let sections = paimon_data::merge::interval_partition(&inputs, &self.key_types())
                 .map_err(merge_err)?;
-            let reader = self.reader(true);
-            let n = self.fields.len();
-            let out = reader
-                .output_schema(&self.root)
-                .map_err(|e| self.read_err(e))?;
-            let schema = merge_schema(&out, n).map_err(|e| self.read_err(e))?;
+            let (reader, schema) = self.record_reader()?;
             let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
             let codec = match state.lookup.is_some() || full_changelog {
                 true => Some(KeyCodec::try_new(
@@ -477,15 +460,11 @@ impl TableCompact {
                 for run in section {
                     let dvs: Vec<Option<DeletionFile>> =
                         run.iter().map(|i| input_dvs[*i].clone()).collect();
-                    let run_split = DataSplit {
-                        data_files: run.iter().map(|i| inputs[*i].clone()).collect(),
-                        data_deletion_files: dvs.iter().any(Option::is_some).then_some(dvs),
-                        before_files: Vec::new(),
-                        before_deletion_files: None,
-                        is_streaming: true,
-                        raw_convertible: false,
-                        ..split.clone()
-                    };
+                    let run_split = as_stored(
+                        split,
+                        run.iter().map(|i| inputs[*i].clone()).collect(),
+                        dvs.iter().any(Option::is_some).then_some(dvs),
+                    );
                     let batches = reader
                         .read(&self.root, &run_split)
                         .map_err(|e| self.read_err(e))?;
@@ -527,12 +506,8 @@ impl TableCompact {
         })();
         match result {
             Ok((written, changelog)) => {
-                state.written.extend(
-                    written
-                        .iter()
-                        .chain(&changelog)
-                        .map(|f| paimon_spec::layout::join(&split.bucket_path, &f.file_name)),
-                );
+                state.track(&written);
+                state.track(&changelog);
                 state.before.extend(inputs);
                 state.after.extend(written);
                 state.changelog.extend(changelog);
@@ -606,6 +581,17 @@ impl TableCompact {
         Ok(changelog)
     }
 
+    /// The streaming reader of records as stored (sequence numbers and kinds, unmerged) and
+    /// the merge input schema its batches are turned into ([`merge_schema`]).
+    fn record_reader(&self) -> Result<(SplitReader, SchemaRef)> {
+        let reader = self.reader(true);
+        let out = reader
+            .output_schema(&self.root)
+            .map_err(|e| self.read_err(e))?;
+        let schema = merge_schema(&out, self.fields.len()).map_err(|e| self.read_err(e))?;
+        Ok((reader, schema))
+    }
+
     /// The records of file `i` of `split` as stored (no vector applied) in the merge input
     /// `schema`, each batch handed to `visit`.
     fn read_records(
@@ -616,15 +602,7 @@ impl TableCompact {
         i: usize,
         visit: &mut dyn FnMut(RecordBatch) -> Result<()>,
     ) -> Result<()> {
-        let one = DataSplit {
-            data_files: vec![split.data_files[i].clone()],
-            data_deletion_files: None,
-            before_files: Vec::new(),
-            before_deletion_files: None,
-            is_streaming: true,
-            raw_convertible: false,
-            ..split.clone()
-        };
+        let one = as_stored(split, vec![split.data_files[i].clone()], None);
         let batches = reader
             .read(&self.root, &one)
             .map_err(|e| self.read_err(e))?;
@@ -739,6 +717,36 @@ struct MergeState<'a> {
     lookup: Option<LookupState>,
     /// Changelog files written (`changelog-producer = full-compaction`).
     changelog: Vec<DataFileMeta>,
+}
+
+impl MergeState<'_> {
+    /// Notes files written, to delete them again if a later step fails.
+    fn track(&mut self, files: &[DataFileMeta]) {
+        let dir = &self.split.bucket_path;
+        self.written.extend(
+            files
+                .iter()
+                .map(|f| paimon_spec::layout::join(dir, &f.file_name)),
+        );
+    }
+}
+
+/// `split` narrowed to `files` (with their deletion files) and read as stored: a streaming
+/// read yields every record with its sequence number and kind, unmerged.
+fn as_stored(
+    split: &DataSplit,
+    files: Vec<DataFileMeta>,
+    deletion_files: Option<Vec<Option<DeletionFile>>>,
+) -> DataSplit {
+    DataSplit {
+        data_files: files,
+        data_deletion_files: deletion_files,
+        before_files: Vec::new(),
+        before_deletion_files: None,
+        is_streaming: true,
+        raw_convertible: false,
+        ..split.clone()
+    }
 }
 
 /// The merge input schema for a streaming read's output `out` (`_ROW_KIND` Utf8, the `n`

@@ -18,7 +18,7 @@ use paimon_cli::scan_args::ScanArgs;
 use paimon_io::LocalFileIO;
 use paimon_meta::Table;
 
-use crate::maintenance::{copy_dir, java_dump, ours, paimon, repo};
+use crate::maintenance::{copy_dir, java_dump, oracle, ours, paimon, repo};
 
 /// The live files of every level (a batch scan of deletion-vector and first-row tables skips
 /// level 0).
@@ -43,19 +43,6 @@ fn live_levels(table: &Path) -> BTreeMap<String, Vec<i32>> {
 
 fn file_count(levels: &BTreeMap<String, Vec<i32>>) -> usize {
     levels.values().map(Vec::len).sum()
-}
-
-fn oracle(args: &[&str]) -> String {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    assert!(
-        out.status.success(),
-        "oracle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn latest_commit_kind(table: &Path) -> String {

@@ -36,6 +36,20 @@ pub(crate) fn java_dump(table: &Path, scan: &[&str]) -> Vec<String> {
     rows
 }
 
+/// Runs `scripts/java-oracle.sh ARGS`, which must succeed; returns stdout.
+pub(crate) fn oracle(args: &[&str]) -> String {
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(args)
+        .output()
+        .expect("run scripts/java-oracle.sh (needs java)");
+    assert!(
+        out.status.success(),
+        "oracle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub(crate) fn ours(table: &Path, scan: &ScanArgs) -> Vec<String> {
     let mut rows = read_to_json_lines(table.to_str().unwrap(), scan).unwrap();
     rows.sort();
@@ -205,22 +219,14 @@ fn expiry_keeps_what_a_consumer_still_reads_as_java() {
         "--max-deletes",
         "100",
     ]);
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args([
-            "expire",
-            java.to_str().unwrap(),
-            "--retain-max",
-            "1",
-            "--retain-min",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    oracle(&[
+        "expire",
+        java.to_str().unwrap(),
+        "--retain-max",
+        "1",
+        "--retain-min",
+        "1",
+    ]);
     assert_eq!(snapshot_ids(&mine), (next..=last).collect::<Vec<_>>());
     assert_eq!(snapshot_ids(&mine), snapshot_ids(&java));
     assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));

@@ -502,15 +502,7 @@ fn deletion_vector_table_is_lookup_compacted_after_each_write() {
         1,
         "{levels:?}"
     );
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(["compact", s(&t)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::maintenance::oracle(&["compact", s(&t)]);
     assert_eq!(java_rows(&t), expected, "after Java's full compaction");
 }
 
