@@ -135,6 +135,14 @@ pub struct CoreOptions {
     /// `write-only`: writers neither compact nor expire snapshots after committing. Default
     /// false.
     pub write_only: bool,
+    /// `force-lookup`: compact and merge as a lookup table whatever the other options say.
+    /// Default false.
+    pub force_lookup: bool,
+    /// `changelog-producer.row-deduplicate`: a compaction's changelog leaves out the -U/+U pair
+    /// of a key whose value did not change. Default false.
+    pub changelog_row_deduplicate: bool,
+    /// `changelog-producer.row-deduplicate-ignore-fields`: columns that comparison ignores.
+    pub changelog_row_deduplicate_ignore_fields: Vec<String>,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -267,6 +275,10 @@ impl CoreOptions {
             },
             dynamic_partition_overwrite: r.bool("dynamic-partition-overwrite", true)?,
             write_only: r.bool("write-only", false)?,
+            force_lookup: r.bool("force-lookup", false)?,
+            changelog_row_deduplicate: r.bool("changelog-producer.row-deduplicate", false)?,
+            changelog_row_deduplicate_ignore_fields: r
+                .list("changelog-producer.row-deduplicate-ignore-fields"),
             raw: raw.clone(),
         })
     }
@@ -318,6 +330,24 @@ impl CoreOptions {
                 )
             })
             .collect()
+    }
+
+    /// Whether Java keeps lookup structures over the levels of a primary-key bucket: the
+    /// `lookup` changelog producer, deletion vectors, first-row or `force-lookup` (Java
+    /// `CoreOptions.needLookup`).
+    pub fn need_lookup(&self) -> bool {
+        self.changelog_producer == ChangelogProducer::Lookup
+            || self.deletion_vectors_enabled
+            || self.merge_engine == MergeEngine::FirstRow
+            || self.force_lookup
+    }
+
+    /// Whether a key's records merge as Java's `LookupMergeFunction` merges them, on read and
+    /// in compaction: its level-0 records and its copy in the shallowest level above 0 only,
+    /// the deeper copies being older results that copy already folded in. Lookup tables other
+    /// than first-row (Java `PrimaryKeyFileStoreTable` wraps their merge function).
+    pub fn lookup_merge(&self) -> bool {
+        self.need_lookup() && self.merge_engine != MergeEngine::FirstRow
     }
 
     /// Whether the scan keeps level-0 files out of batch reads (Java `batchScanSkipLevel0`).

@@ -19,7 +19,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, Int8Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use paimon_data::merge::{
-    merge_sorted_runs, MergeEngineSpec, MergeOptions, RowKindColumn, RunLayout, SortedRun,
+    merge_sorted_runs, with_level, with_level_field, MergeEngineSpec, MergeOptions, RowKindColumn,
+    RunLayout, SortedRun,
 };
 use paimon_data::SplitReader;
 use paimon_io::FileIORef;
@@ -136,6 +137,21 @@ impl TableCompact {
                         task.lookup.is_some(),
                         if dv { "with" } else { "without" }
                     )));
+                }
+                // Java's lookup producer writes a changelog for every key with a level-0
+                // record when it compacts (`LookupChangelogMergeFunctionWrapper`). Here it is
+                // written by full compactions, where every older copy is an input; merging
+                // level-0 records below the last level without it would hide their changes
+                // from streaming readers.
+                if self.core.changelog_producer == ChangelogProducer::Lookup
+                    && output_level != max_level
+                    && split.data_files.iter().any(|f| f.level == 0)
+                {
+                    return Err(self.unsupported(
+                        "compacting level-0 files of a table with changelog-producer = lookup \
+                         below the last level (its lookup changelog is written by full \
+                         compaction only)",
+                    ));
                 }
                 let plan = MergePlan {
                     output_level: *output_level,
@@ -367,7 +383,12 @@ impl TableCompact {
             return self.merge_files(state, &[file]);
         }
         if meta.level != state.plan.output_level {
-            if self.full_changelog(state.plan) {
+            let changelog = match self.changelog_mode(state.plan) {
+                Some(ChangelogMode::Full) => true,
+                Some(ChangelogMode::Lookup) => meta.level == 0,
+                None => false,
+            };
+            if changelog {
                 self.upgrade_changelog(state, file)?;
             }
             let mut upgraded = meta.clone();
@@ -379,8 +400,9 @@ impl TableCompact {
     }
 
     /// A file moved up to the last level unchanged: each of its records is new there, so the
-    /// changelog inserts it (Java's `FullChangelogMergeFunctionWrapper` over a lone record;
-    /// the file holds no retraction, or it would have been rewritten).
+    /// changelog inserts it (Java's `FullChangelogMergeFunctionWrapper` over a lone record, or
+    /// the lookup producer's upgrade of a level-0 file whose keys no other file holds; the
+    /// file holds no retraction, or it would have been rewritten).
     fn upgrade_changelog(&self, state: &mut MergeState<'_>, file: usize) -> Result<()> {
         let split = state.split;
         let (reader, schema) = self.record_reader()?;
@@ -420,7 +442,8 @@ impl TableCompact {
             .map(|i| split.deletion_file(*i).cloned())
             .collect();
         let mut writer = self.writer(split, state.plan.output_level, -1);
-        let full_changelog = self.full_changelog(state.plan);
+        let changelog_mode = self.changelog_mode(state.plan);
+        let full_changelog = changelog_mode.is_some();
         let mut changelog_writer = full_changelog.then(|| self.changelog_writer(split, state.plan));
         let result = (|| {
             let merge_err = |source| {
@@ -432,7 +455,14 @@ impl TableCompact {
             let sections = paimon_data::merge::interval_partition(&inputs, &self.key_types())
                 .map_err(merge_err)?;
             let (reader, schema) = self.record_reader()?;
-            let (layout, engine) = self.merge_setup(&schema).map_err(merge_err)?;
+            // Lookup tables merge a key's level-0 records with its shallowest copy only
+            // (Java `LookupMergeFunction`): every record then carries its file's level.
+            let levels = self.core.lookup_merge();
+            let run_schema = match levels {
+                true => with_level_field(&schema),
+                false => schema.clone(),
+            };
+            let (layout, engine) = self.merge_setup(&run_schema).map_err(merge_err)?;
             let codec = match state.lookup.is_some() || full_changelog {
                 true => Some(KeyCodec::try_new(
                     &schema,
@@ -441,37 +471,39 @@ impl TableCompact {
                 false => None,
             };
             for section in sections {
-                let mut changelog = match (&codec, full_changelog) {
-                    (Some(codec), true) => {
+                let mut changelog = match (&codec, changelog_mode) {
+                    (Some(codec), Some(mode)) => {
                         let members: Vec<usize> = section.iter().flatten().copied().collect();
-                        Some(self.changelog_start(
-                            &reader, &schema, split, &inputs, &members, state.plan, codec,
-                        )?)
+                        let start = ChangelogStart {
+                            reader: &reader,
+                            schema: &schema,
+                            split,
+                            inputs: &inputs,
+                            plan: state.plan,
+                            codec,
+                            mode,
+                        };
+                        self.changelog_start(&start, &members)?
                     }
                     _ => None,
                 };
                 let mut runs: Vec<SortedRun<paimon_data::Error>> = Vec::new();
                 if let Some(lookup) = &state.lookup {
                     let members: Vec<usize> = section.iter().flatten().map(|i| files[*i]).collect();
+                    // The older copies sit in levels below the output, deeper than any input.
                     for older in lookup.older_runs(&members)? {
+                        let older = match levels {
+                            true => with_level(&older, state.plan.max_level)
+                                .map_err(|e| self.read_err(paimon_data::Error::arrow("", e)))?,
+                            false => older,
+                        };
                         runs.push(Box::new(std::iter::once(Ok(older))));
                     }
                 }
                 for run in section {
-                    let dvs: Vec<Option<DeletionFile>> =
-                        run.iter().map(|i| input_dvs[*i].clone()).collect();
-                    let run_split = as_stored(
-                        split,
-                        run.iter().map(|i| inputs[*i].clone()).collect(),
-                        dvs.iter().any(Option::is_some).then_some(dvs),
+                    runs.push(
+                        self.read_run(&reader, &schema, split, &inputs, &input_dvs, run, levels)?,
                     );
-                    let batches = reader
-                        .read(&self.root, &run_split)
-                        .map_err(|e| self.read_err(e))?;
-                    let schema = schema.clone();
-                    runs.push(Box::new(
-                        batches.map(move |b| b.and_then(|b| merge_input(&b, &schema))),
-                    ));
                 }
                 // The merged records keep the sequence numbers Java's merged `KeyValue`s have.
                 let options = MergeOptions::default()
@@ -479,7 +511,7 @@ impl TableCompact {
                     .with_keep_deletes(!state.plan.drop_delete)
                     .with_sequence_number(true)
                     .with_row_kind(Some(RowKindColumn::Int8));
-                let merged = merge_sorted_runs(runs, &schema, layout.clone(), &engine, options)
+                let merged = merge_sorted_runs(runs, &run_schema, layout.clone(), &engine, options)
                     .map_err(merge_err)?;
                 let merged_schema = merged.schema();
                 for batch in merged {
@@ -523,11 +555,75 @@ impl TableCompact {
         }
     }
 
-    /// Whether the task writes Java's full-compaction changelog: the table's producer, and the
-    /// output is the last level.
-    fn full_changelog(&self, plan: &MergePlan) -> bool {
-        self.core.changelog_producer == ChangelogProducer::FullCompaction
-            && plan.output_level == plan.max_level
+    /// The records of one sorted run (`run` indexes `inputs`) as stored, in the merge input
+    /// `schema`; with `levels`, read file by file and each record tagged with its file's
+    /// level (a run may hold files of several levels).
+    #[allow(clippy::too_many_arguments)]
+    fn read_run(
+        &self,
+        reader: &SplitReader,
+        schema: &SchemaRef,
+        split: &DataSplit,
+        inputs: &[DataFileMeta],
+        input_dvs: &[Option<DeletionFile>],
+        run: Vec<usize>,
+        levels: bool,
+    ) -> Result<SortedRun<paimon_data::Error>> {
+        let parts: Vec<Vec<usize>> = match levels {
+            true => run.into_iter().map(|i| vec![i]).collect(),
+            false => vec![run],
+        };
+        let mut chained: Vec<SortedRun<paimon_data::Error>> = Vec::with_capacity(parts.len());
+        for part in parts {
+            let dvs: Vec<Option<DeletionFile>> =
+                part.iter().map(|i| input_dvs[*i].clone()).collect();
+            let level = inputs[part[0]].level;
+            let part_split = as_stored(
+                split,
+                part.iter().map(|i| inputs[*i].clone()).collect(),
+                dvs.iter().any(Option::is_some).then_some(dvs),
+            );
+            let batches = reader
+                .read(&self.root, &part_split)
+                .map_err(|e| self.read_err(e))?;
+            let schema = schema.clone();
+            chained.push(Box::new(batches.map(move |b| {
+                let b = merge_input(&b?, &schema)?;
+                match levels {
+                    true => with_level(&b, level).map_err(|e| paimon_data::Error::arrow("", e)),
+                    false => Ok(b),
+                }
+            })));
+        }
+        Ok(Box::new(chained.into_iter().flatten()))
+    }
+
+    /// Which changelog the task writes: Java's full-compaction one, or the lookup producer's
+    /// (written here when the output is the last level: a full compaction, whose inputs hold
+    /// every older copy of a key).
+    fn changelog_mode(&self, plan: &MergePlan) -> Option<ChangelogMode> {
+        if plan.output_level != plan.max_level {
+            return None;
+        }
+        match self.core.changelog_producer {
+            ChangelogProducer::FullCompaction => Some(ChangelogMode::Full),
+            ChangelogProducer::Lookup => Some(ChangelogMode::Lookup),
+            _ => None,
+        }
+    }
+
+    /// With `changelog-producer.row-deduplicate`, the value columns a -U/+U pair is compared
+    /// on (all but the ignored fields).
+    fn changelog_compare(&self) -> Option<Vec<usize>> {
+        let ignored = &self.core.changelog_row_deduplicate_ignore_fields;
+        self.core.changelog_row_deduplicate.then(|| {
+            self.fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !ignored.contains(&f.name))
+                .map(|(i, _)| i)
+                .collect()
+        })
     }
 
     /// Changelog files of the bucket: `changelog-<uuid>-<n>`, at the output level, marked as
@@ -541,44 +637,41 @@ impl TableCompact {
         RollingWriter::new(self.ctx.clone(), paths, -1).with_level(plan.output_level)
     }
 
-    /// The keys of the section's inputs below the last level, and the last-level rows of those
-    /// keys ([`FullChangelog`]).
-    #[allow(clippy::too_many_arguments)]
+    /// The keys of the section's newer records and the old rows of those keys
+    /// ([`FullChangelog`]); `None` when the section has no newer record (the lookup producer
+    /// writes no changelog for a section without level-0 files).
     fn changelog_start(
         &self,
-        reader: &SplitReader,
-        schema: &SchemaRef,
-        split: &DataSplit,
-        inputs: &[DataFileMeta],
+        c: &ChangelogStart<'_>,
         members: &[usize],
-        plan: &MergePlan,
-        codec: &KeyCodec,
-    ) -> Result<FullChangelog> {
+    ) -> Result<Option<FullChangelog>> {
         let one = DataSplit {
-            data_files: inputs.to_vec(),
+            data_files: c.inputs.to_vec(),
             data_deletion_files: None,
-            ..split.clone()
+            ..c.split.clone()
+        };
+        let newer_level = |level: i32| match c.mode {
+            ChangelogMode::Full => level != c.plan.max_level,
+            ChangelogMode::Lookup => level == 0,
         };
         let mut newer = std::collections::HashSet::new();
-        for i in members
-            .iter()
-            .filter(|i| inputs[**i].level != plan.max_level)
-        {
-            self.read_records(reader, schema, &one, *i, &mut |b| {
-                newer.extend(codec.keys(&b)?.iter().map(|k| k.as_ref().to_vec()));
+        for i in members.iter().filter(|i| newer_level(c.inputs[**i].level)) {
+            self.read_records(c.reader, c.schema, &one, *i, &mut |b| {
+                newer.extend(c.codec.keys(&b)?.iter().map(|k| k.as_ref().to_vec()));
                 Ok(())
             })?;
         }
-        let mut changelog = FullChangelog::new(newer);
-        for i in members
-            .iter()
-            .filter(|i| inputs[**i].level == plan.max_level)
-        {
-            self.read_records(reader, schema, &one, *i, &mut |b| {
-                changelog.add_old(b, codec)
+        if newer.is_empty() {
+            return Ok(None);
+        }
+        let mut changelog = FullChangelog::new(newer, self.changelog_compare());
+        for i in members.iter().filter(|i| !newer_level(c.inputs[**i].level)) {
+            let level = c.inputs[*i].level;
+            self.read_records(c.reader, c.schema, &one, *i, &mut |b| {
+                changelog.add_old(b, c.codec, level)
             })?;
         }
-        Ok(changelog)
+        Ok(Some(changelog))
     }
 
     /// The streaming reader of records as stored (sequence numbers and kinds, unmerged) and
@@ -692,6 +785,26 @@ impl TableCompact {
             .collect::<Result<Vec<_>>>()?;
         RecordBatch::try_new(schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
     }
+}
+
+/// Which changelog a compaction writes ([`FullChangelog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChangelogMode {
+    /// `full-compaction`: records below the last level against the last level.
+    Full,
+    /// `lookup`: level-0 records against the shallowest level above 0.
+    Lookup,
+}
+
+/// What a section's changelog is started from.
+struct ChangelogStart<'a> {
+    reader: &'a SplitReader,
+    schema: &'a SchemaRef,
+    split: &'a DataSplit,
+    inputs: &'a [DataFileMeta],
+    plan: &'a MergePlan,
+    codec: &'a KeyCodec,
+    mode: ChangelogMode,
 }
 
 /// The merge-tree parameters of a task.

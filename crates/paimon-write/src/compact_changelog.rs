@@ -1,23 +1,29 @@
-//! The changelog a full compaction writes for `changelog-producer = full-compaction` (Java
-//! `FullChangelogMergeTreeCompactRewriter`, `FullChangelogMergeFunctionWrapper`): what changed
-//! between the last level before the compaction and after it.
+//! The changelog a compaction writes (Java `FullChangelogMergeFunctionWrapper` for
+//! `changelog-producer = full-compaction`, `LookupChangelogMergeFunctionWrapper` for `lookup`):
+//! what changed for each key that has newer records, between its old row and its merged row.
 //!
 //! ```text
-//! per key with a record below the last level (the last level alone changes nothing):
-//!   no last-level row, merged row kept      -> +I merged
-//!   last-level row,    merged row kept      -> -U old, +U merged
-//!   last-level row,    merged row retracted -> -D old
+//! full-compaction: newer = records below the last level, old = the last-level row
+//! lookup:          newer = level-0 records,              old = the row of the shallowest level > 0
+//! per key with newer records:
+//!   no old row (or a retraction), merged row kept -> +I merged
+//!   old row,                      merged row kept -> -U old, +U merged (none if the values are
+//!                                                    equal and `row-deduplicate` is set)
+//!   old row,                      merged row gone -> -D old
 //! ```
 //!
 //! The old rows carry their sequence numbers, the merged ones theirs, as in Java. Memory: the
-//! keys of the inputs below the last level, their old rows and their merged rows, which is at
-//! most what those inputs hold.
+//! keys of the newer records, their old rows and their merged rows, which is at most what the
+//! merge's inputs hold.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int8Array, RecordBatch};
-use arrow_schema::SchemaRef;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int8Type;
+use arrow_array::{Array, ArrayRef, Int8Array, RecordBatch};
+use arrow_ord::ord::make_comparator;
+use arrow_schema::{SchemaRef, SortOptions};
 
 use crate::compact_lookup::KeyCodec;
 use crate::error::{Error, Result};
@@ -28,40 +34,55 @@ const UPDATE_BEFORE: i8 = 1;
 const UPDATE_AFTER: i8 = 2;
 const DELETE: i8 = 3;
 
-/// The changelog of one merge (one key-disjoint section of a full compaction).
+/// The changelog of one merge (one key-disjoint section of a compaction).
 pub(crate) struct FullChangelog {
-    /// Keys of the records below the last level.
+    /// Keys of the newer records.
     newer: HashSet<Vec<u8>>,
-    /// Last-level rows of those keys: key -> (batch, row) in `old`.
-    before: HashMap<Vec<u8>, (usize, usize)>,
-    /// Batches of last-level rows, in the merge output's layout.
+    /// Old rows of those keys: key -> (level, batch, row in `old`).
+    before: HashMap<Vec<u8>, (i32, usize, usize)>,
+    /// Batches of old rows, in the merge output's layout.
     old: Vec<RecordBatch>,
     /// Merged rows of those keys: (key, batch, row) in `new`, in merge order.
     after: Vec<(Vec<u8>, usize, usize)>,
     new: Vec<RecordBatch>,
+    /// With `row-deduplicate`, the value columns whose equality drops a -U/+U pair.
+    compare: Option<Vec<usize>>,
 }
 
 impl FullChangelog {
-    /// Starts a merge whose inputs below the last level hold `newer` keys.
-    pub(crate) fn new(newer: HashSet<Vec<u8>>) -> Self {
+    /// Starts a merge whose newer records hold `newer` keys; `compare` as the field says.
+    pub(crate) fn new(newer: HashSet<Vec<u8>>, compare: Option<Vec<usize>>) -> Self {
         FullChangelog {
             newer,
             before: HashMap::new(),
             old: Vec::new(),
             after: Vec::new(),
             new: Vec::new(),
+            compare,
         }
     }
 
-    /// Keeps the rows of `batch` (last-level records, as the merge reads them) whose key has
-    /// newer records.
-    pub(crate) fn add_old(&mut self, batch: RecordBatch, codec: &KeyCodec) -> Result<()> {
+    /// Keeps the rows of `batch` (records of a file of `level`, as the merge reads them) whose
+    /// key has newer records, unless a shallower level already gave that key its old row.
+    pub(crate) fn add_old(
+        &mut self,
+        batch: RecordBatch,
+        codec: &KeyCodec,
+        level: i32,
+    ) -> Result<()> {
         let keys = codec.keys(&batch)?;
         let b = self.old.len();
         let mut any = false;
         for (r, k) in keys.iter().enumerate() {
-            if self.newer.contains(k.as_ref()) {
-                self.before.insert(k.as_ref().to_vec(), (b, r));
+            if !self.newer.contains(k.as_ref()) {
+                continue;
+            }
+            let shallower = self
+                .before
+                .get(k.as_ref())
+                .is_some_and(|(l, _, _)| *l <= level);
+            if !shallower {
+                self.before.insert(k.as_ref().to_vec(), (level, b, r));
                 any = true;
             }
         }
@@ -94,18 +115,29 @@ impl FullChangelog {
         // (key, source: 0 old / 1 new, batch, row, kind); old before new for one key.
         let mut records: Vec<(Vec<u8>, u8, usize, usize, i8)> = Vec::new();
         let mut seen: HashSet<&[u8]> = HashSet::new();
+        // An old retraction is no old row (Java `setChangelog`: `before.isAdd()`).
+        let old_add = |b: usize, r: usize| -> Result<bool> {
+            let kinds = self.old[b].column(self.old[b].num_columns() - 1);
+            let kind = kinds
+                .as_primitive_opt::<Int8Type>()
+                .ok_or_else(|| Error::Internal("changelog rows: row kind not Int8".into()))?
+                .value(r);
+            Ok(kind == INSERT || kind == UPDATE_AFTER)
+        };
         for (k, b, r) in &self.after {
             seen.insert(k);
             match self.before.get(k) {
-                Some(&(ob, or)) => {
-                    records.push((k.clone(), 0, ob, or, UPDATE_BEFORE));
-                    records.push((k.clone(), 1, *b, *r, UPDATE_AFTER));
+                Some(&(_, ob, or)) if old_add(ob, or)? => {
+                    if !self.same_values(ob, or, *b, *r)? {
+                        records.push((k.clone(), 0, ob, or, UPDATE_BEFORE));
+                        records.push((k.clone(), 1, *b, *r, UPDATE_AFTER));
+                    }
                 }
-                None => records.push((k.clone(), 1, *b, *r, INSERT)),
+                _ => records.push((k.clone(), 1, *b, *r, INSERT)),
             }
         }
-        for (k, &(b, r)) in &self.before {
-            if !seen.contains(k.as_slice()) {
+        for (k, &(_, b, r)) in &self.before {
+            if !seen.contains(k.as_slice()) && old_add(b, r)? {
                 records.push((k.clone(), 0, b, r, DELETE));
             }
         }
@@ -139,5 +171,28 @@ impl FullChangelog {
         RecordBatch::try_new(schema.clone(), columns)
             .map(Some)
             .map_err(|e| Error::Internal(format!("changelog rows: {e}")))
+    }
+
+    /// Whether old row `(ob, or)` and merged row `(nb, nr)` have equal compared values
+    /// (`row-deduplicate`); false without it.
+    fn same_values(&self, ob: usize, or: usize, nb: usize, nr: usize) -> Result<bool> {
+        let Some(columns) = &self.compare else {
+            return Ok(false);
+        };
+        for &c in columns {
+            let (old, new) = (self.old[ob].column(c), self.new[nb].column(c));
+            if old.is_null(or) != new.is_null(nr) {
+                return Ok(false);
+            }
+            if old.is_null(or) {
+                continue;
+            }
+            let cmp = make_comparator(old.as_ref(), new.as_ref(), SortOptions::default())
+                .map_err(|e| Error::Internal(format!("changelog row comparison: {e}")))?;
+            if cmp(or, nr).is_ne() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }

@@ -62,8 +62,12 @@ struct BucketWriter {
 enum Level0 {
     /// Only a `write-only` table is written: its compactor does.
     WriteOnly,
-    /// The caller compacts after committing (or this is a compaction).
+    /// The caller compacts after committing.
     CompactedAfter,
+    /// A compaction: it writes above level 0, and no new records, so a changelog producer that
+    /// writes beside new records does not refuse it (the compaction refuses what it cannot
+    /// produce).
+    Compaction,
 }
 
 /// What a primary-key table's writer needs beyond an append table's.
@@ -135,7 +139,7 @@ impl TableWrite {
         root: &str,
         schema: &TableSchema,
     ) -> Result<Self> {
-        Self::build(file_io, root, schema, Level0::CompactedAfter)
+        Self::build(file_io, root, schema, Level0::Compaction)
     }
 
     fn build(file_io: FileIORef, root: &str, schema: &TableSchema, level0: Level0) -> Result<Self> {
@@ -155,9 +159,15 @@ impl TableWrite {
                 ));
             }
             // Writers of a `full-compaction` producer write no changelog (full compaction
-            // does); `input` and `lookup` need changelog files beside the data.
+            // does), nor do those of a `write-only` table with the `lookup` producer (its
+            // compactor writes the changelog, as Java's dedicated compaction does); `input`
+            // and other `lookup` writers need changelog files beside the data.
             use paimon_spec::options::ChangelogProducer as P;
-            if matches!(core.changelog_producer, P::Input | P::Lookup) {
+            let deferred = core.changelog_producer == P::Lookup && core.write_only;
+            if matches!(core.changelog_producer, P::Input | P::Lookup)
+                && level0 != Level0::Compaction
+                && !deferred
+            {
                 return unsupported(&format!(
                     "writing primary-key tables with changelog-producer = {}",
                     if core.changelog_producer == P::Input {

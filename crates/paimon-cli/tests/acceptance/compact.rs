@@ -692,3 +692,135 @@ fn full_compaction_changelog_as_java() {
     assert_eq!(ours, changelog(&java));
     assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
 }
+
+#[test]
+fn aggregation_lookup_full_merges_as_java_reads() {
+    // Lookup compaction left older aggregates in deeper levels: a full compaction merges the
+    // level-0 records and the shallowest copy of each key, as Java's read does.
+    check("pk.db/aggregation_lookup", true, true);
+}
+
+/// `changelog-producer = lookup` on a `write-only` table (Java's dedicated-compaction setup:
+/// writers leave level 0, the compactor writes the changelog): rows we write into level 0 over
+/// Java's levels 5, 4 and 3 are fully compacted by us on one copy and by Java on another, and
+/// Java reads the same changelog from both COMPACT snapshots (each key's level-0 records
+/// against its copy in the shallowest level), and the same rows; then with
+/// `changelog-producer.row-deduplicate`, where an update to equal values adds no -U/+U.
+#[test]
+fn lookup_changelog_full_compaction_as_java() {
+    for dedup in [false, true] {
+        lookup_changelog_case(dedup);
+    }
+}
+
+fn lookup_changelog_case(dedup: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("ours");
+    let java = dir.path().join("java");
+    copy_dir(
+        &repo().join("fixtures/warehouse/pk.db/changelog_lookup"),
+        &mine,
+    );
+    let schema = mine.join("schema/schema-0");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    let extra = match dedup {
+        true => ",\n    \"changelog-producer.row-deduplicate\" : \"true\"",
+        false => "",
+    };
+    let edited = text.replace(
+        "\"changelog-producer\" : \"lookup\"",
+        &format!("\"changelog-producer\" : \"lookup\",\n    \"write-only\" : \"true\"{extra}"),
+    );
+    assert_ne!(edited, text, "the fixture's options changed");
+    std::fs::write(&schema, edited).unwrap();
+
+    let csv = dir.path().join("w.csv");
+    let mut rows = String::from("op,id,v,n,ts\n");
+    for id in 10..16 {
+        rows.push_str(&format!("+U,{id},updated-{id},{id},\n"));
+    }
+    for id in 20..23 {
+        rows.push_str(&format!("-D,{id},,,\n"));
+    }
+    for id in 100..106 {
+        rows.push_str(&format!("+I,{id},new-{id},1,\n"));
+    }
+    // Key 40 again with its values (fixtures/expected/pk/changelog_lookup/latest.jsonl).
+    rows.push_str("+U,40,c2-40,80,2024-05-01T04:42:00.040\n");
+    std::fs::write(&csv, rows).unwrap();
+    let ms = mine.to_str().unwrap();
+    paimon(&[
+        "write",
+        ms,
+        "--from",
+        csv.to_str().unwrap(),
+        "--row-kind-column",
+        "op",
+    ]);
+    let written = Table::open(Arc::new(LocalFileIO::new()), ms)
+        .unwrap()
+        .snapshot_manager()
+        .latest_id()
+        .unwrap()
+        .unwrap();
+    assert!(
+        live_levels(&mine).values().any(|l| l.contains(&0)),
+        "the write left level-0 files"
+    );
+    copy_dir(&mine, &java);
+    paimon(&["compact", ms, "--full"]);
+    oracle(&["compact", java.to_str().unwrap()]);
+    assert_eq!(live_levels(&mine), live_levels(&java));
+    let range = format!("{written},{}", written + 1);
+    let changelog = |t: &Path| {
+        canonical(java_dump(
+            t,
+            &[
+                "--incremental",
+                &range,
+                "--incremental-mode",
+                "changelog",
+                "--with-kind",
+            ],
+        ))
+    };
+    let ours = changelog(&mine);
+    for kind in ["-U", "+U", "+I", "-D"] {
+        assert!(
+            ours.iter().any(|l| l.contains(&format!("\"{kind}\""))),
+            "no {kind} in {ours:?}"
+        );
+    }
+    let key40 = ours.iter().filter(|l| l.contains("\"id\":40,")).count();
+    assert_eq!(key40, if dedup { 0 } else { 2 }, "dedup {dedup}: {ours:?}");
+    assert_eq!(ours, changelog(&java), "dedup {dedup}");
+    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
+}
+
+#[test]
+fn lookup_changelog_minor_compaction_is_refused_and_nothing_is_committed() {
+    // Java's lookup producer writes a changelog for the keys of level-0 records a minor
+    // compaction merges; we write it in full compactions only, so a minor one is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    copy_dir(
+        &repo().join("fixtures/warehouse/pk.db/dedup_uncompacted"),
+        &t,
+    );
+    let schema = t.join("schema/schema-0");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    let edited = text.replace(
+        "\"write-only\" : \"true\"",
+        "\"write-only\" : \"true\",\n    \"changelog-producer\" : \"lookup\"",
+    );
+    assert_ne!(edited, text, "the fixture's options changed");
+    std::fs::write(&schema, edited).unwrap();
+    let before = live_levels(&t);
+    let kind = latest_commit_kind(&t);
+    let out = crate::write_cmd::paimon(&["compact", t.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "compaction ran: {err}");
+    assert!(err.contains("lookup changelog"), "{err}");
+    assert_eq!(live_levels(&t), before);
+    assert_eq!(latest_commit_kind(&t), kind);
+}

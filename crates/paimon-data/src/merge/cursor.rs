@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int64Type, Int8Type};
+use arrow_array::types::{Int32Type, Int64Type, Int8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_buffer::ScalarBuffer;
 use arrow_row::{RowConverter, Rows, SortField};
@@ -109,6 +109,7 @@ pub(crate) struct RunCursor {
     sequence_fields: Option<Rows>,
     seqs: ScalarBuffer<i64>,
     kinds: ScalarBuffer<i8>,
+    levels: Option<ScalarBuffer<i32>>,
     pub(crate) pos: usize,
     len: usize,
     /// `heads[pos]`, or `u128::MAX` once the run is exhausted.
@@ -133,6 +134,7 @@ struct Loaded {
     sequence_fields: Option<Rows>,
     seqs: ScalarBuffer<i64>,
     kinds: ScalarBuffer<i8>,
+    levels: Option<ScalarBuffer<i32>>,
     len: usize,
 }
 
@@ -179,6 +181,7 @@ impl RunCursor {
             sequence_fields: None,
             seqs: ScalarBuffer::from(Vec::<i64>::new()),
             kinds: ScalarBuffer::from(Vec::<i8>::new()),
+            levels: None,
             pos: 0,
             len: 0,
             head: u128::MAX,
@@ -198,6 +201,7 @@ impl RunCursor {
         self.sequence_fields = l.sequence_fields;
         self.seqs = l.seqs;
         self.kinds = l.kinds;
+        self.levels = l.levels;
         self.len = l.len;
         self.pos = 0;
         self.clean_to = 0;
@@ -226,6 +230,12 @@ impl RunCursor {
     #[inline]
     pub(crate) fn kind(&self) -> i8 {
         self.kinds[self.pos]
+    }
+
+    /// `_LEVEL` of the current record (0 when the batches carry none).
+    #[inline]
+    pub(crate) fn level(&self) -> i32 {
+        self.levels.as_ref().map_or(0, |l| l[self.pos])
     }
 
     /// `_VALUE_KIND`s of rows `[from, to)` of the current batch.
@@ -462,6 +472,16 @@ fn load_batch(
             "_VALUE_KIND {bad} is not a row kind (0..=3)"
         )));
     }
+    let levels = match layout.level_index {
+        None => None,
+        Some(i) => {
+            let level = col(i)?;
+            let levels = level.as_primitive_opt::<Int32Type>().ok_or_else(|| {
+                invalid_input(format!("_LEVEL is {}, not Int32", level.data_type()))
+            })?;
+            Some(levels.values().clone())
+        }
+    };
     let values = layout
         .value_indices
         .iter()
@@ -474,6 +494,7 @@ fn load_batch(
         sequence_fields,
         seqs,
         kinds,
+        levels,
         len: batch.num_rows(),
     })
 }

@@ -173,13 +173,15 @@ fn aggregation_spec(
     })
 }
 
-/// One record of a key group: where it is, its row kind and its sequence number.
+/// One record of a key group: where it is, its row kind, sequence number and level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) slot: u32,
     pub(crate) row: u32,
     pub(crate) kind: i8,
     pub(crate) seq: i64,
+    /// The record's level, when the batches carry `_LEVEL` (otherwise 0).
+    pub(crate) level: i32,
 }
 
 impl Entry {

@@ -104,6 +104,9 @@ pub const VALUE_KIND: &str = "_VALUE_KIND";
 pub const KEY_PREFIX: &str = "_KEY_";
 /// Name of the optional row-kind output column.
 pub const ROW_KIND: &str = "_ROW_KIND";
+/// Name of the optional input column with each record's level (Int32): when the batches carry
+/// it, keys merge as Java's `LookupMergeFunction` merges them (see [`RunLayout::level_index`]).
+pub const LEVEL: &str = "_LEVEL";
 
 /// Where the parts of a primary-key record sit in the input batches (column indices).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,12 +123,18 @@ pub struct RunLayout {
     pub sequence_field_indices: Vec<usize>,
     /// `sequence.field.sort-order` is descending.
     pub sequence_descending: bool,
+    /// The `_LEVEL` column (Int32), when the batches carry one. A key with several records
+    /// then merges only its records of level 0 or below and the first of its records in the
+    /// shallowest level above 0 (Java `LookupMergeFunction`, used on lookup tables:
+    /// [`paimon_spec::options::CoreOptions::lookup_merge`]); the deeper copies are older results
+    /// that copy already includes.
+    pub level_index: Option<usize>,
 }
 
 impl RunLayout {
     /// Finds the columns by name: `_KEY_<pk>` for each primary key (or the value column `<pk>`
-    /// when the file was written in thin mode), `_SEQUENCE_NUMBER`, `_VALUE_KIND`; every other
-    /// column is a value column. `sequence_fields` name value columns.
+    /// when the file was written in thin mode), `_SEQUENCE_NUMBER`, `_VALUE_KIND`, `_LEVEL` if
+    /// present; every other column is a value column. `sequence_fields` name value columns.
     ///
     /// # Errors
     /// [`MergeError::InvalidInput`] when a column is missing.
@@ -142,12 +151,16 @@ impl RunLayout {
         };
         let sequence_index = require(SEQUENCE_NUMBER)?;
         let value_kind_index = require(VALUE_KIND)?;
+        let level_index = find(LEVEL);
         let value_indices: Vec<usize> = schema
             .fields()
             .iter()
             .enumerate()
             .filter(|(i, f)| {
-                *i != sequence_index && *i != value_kind_index && !f.name().starts_with(KEY_PREFIX)
+                *i != sequence_index
+                    && *i != value_kind_index
+                    && Some(*i) != level_index
+                    && !f.name().starts_with(KEY_PREFIX)
             })
             .map(|(i, _)| i)
             .collect();
@@ -166,6 +179,7 @@ impl RunLayout {
             value_indices,
             sequence_field_indices,
             sequence_descending,
+            level_index,
         })
     }
 
@@ -189,6 +203,30 @@ fn field_at(schema: &Schema, i: usize) -> Result<&Field> {
             schema.fields().len()
         ))
     })
+}
+
+/// `schema` with a trailing non-null Int32 [`LEVEL`] column.
+pub fn with_level_field(schema: &Schema) -> SchemaRef {
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.push(Field::new(LEVEL, DataType::Int32, false));
+    Arc::new(Schema::new(fields))
+}
+
+/// `batch` with a trailing [`LEVEL`] column of `level` on every row: the records of a file
+/// of that level, for a lookup merge ([`RunLayout::level_index`]).
+///
+/// # Errors
+/// Only Arrow's own, which a well-formed batch does not raise.
+pub fn with_level(
+    batch: &RecordBatch,
+    level: i32,
+) -> std::result::Result<RecordBatch, arrow_schema::ArrowError> {
+    let mut columns = batch.columns().to_vec();
+    columns.push(Arc::new(arrow_array::Int32Array::from_value(
+        level,
+        batch.num_rows(),
+    )));
+    RecordBatch::try_new(with_level_field(&batch.schema()), columns)
 }
 
 /// How the `_ROW_KIND` output column is typed.
@@ -326,6 +364,7 @@ where
         batch_size,
         key: Vec::new(),
         group: Vec::new(),
+        picked: Vec::new(),
     })
 }
 
@@ -364,6 +403,8 @@ pub struct MergeReader {
     batch_size: usize,
     key: Vec<u8>,
     group: Vec<Entry>,
+    /// The records of `group` a lookup merge folds.
+    picked: Vec<Entry>,
 }
 
 impl MergeReader {
@@ -406,6 +447,7 @@ impl MergeReader {
                 row: top.pos as u32,
                 kind: top.kind(),
                 seq: top.seq(),
+                level: top.level(),
             });
             top.advance(&self.layout, &self.codec, &mut self.store)?;
             self.tree.replay(w);
@@ -419,6 +461,12 @@ impl MergeReader {
                 self.last_single = first;
                 self.sink
                     .push_whole(single.slot, single.row, single.kind, single.seq)
+            }
+            group if self.layout.level_index.is_some() => {
+                self.last_single = usize::MAX;
+                lookup_pick(group, &mut self.picked);
+                self.merger
+                    .merge(&self.picked, &self.store, &mut self.sink)?
             }
             group => {
                 self.last_single = usize::MAX;
@@ -481,6 +529,25 @@ impl MergeReader {
         self.compact();
         Ok(Some(batch))
     }
+}
+
+/// Java `LookupMergeFunction.getResult`: of a key's records (in merge order), those of level 0
+/// or below and the first one of the shallowest level above 0, in merge order, into `picked`.
+fn lookup_pick(group: &[Entry], picked: &mut Vec<Entry>) {
+    let high = group
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.level > 0)
+        .min_by_key(|(i, e)| (e.level, *i))
+        .map(|(i, _)| i);
+    picked.clear();
+    picked.extend(
+        group
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.level <= 0 || Some(*i) == high)
+            .map(|(_, e)| *e),
+    );
 }
 
 impl Iterator for MergeReader {

@@ -13,7 +13,7 @@ use arrow_array::{
 };
 
 use super::tests::{batch, col_i32, col_str, ints, merge, merge_with, s, strs, D, I, UA, UB};
-use super::{MergeError, MergeOptions, RowKindColumn, ROW_KIND};
+use super::{with_level, MergeError, MergeOptions, RowKindColumn, LEVEL, ROW_KIND};
 
 /// All rows share key 1 and have increasing sequence numbers: one group of `kinds.len()`.
 fn one_key(kinds: &[i8], cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
@@ -842,4 +842,57 @@ fn aggregate_mixed_output_with_single_records() {
     );
     assert_eq!(col_i32(&out, "s"), vec![Some(3), Some(5)]);
     assert_eq!(col_str(&out, "v"), s(&[Some("x"), Some("y")]));
+}
+
+// ---------------------------------------------------------------- lookup merge
+
+/// Key 8 of the `pk/aggregation_lookup` fixture, whose commits 1-4 add 108, 208, 308 and 408:
+/// lookup compaction left the older aggregates 316 and 624 in deeper levels than the newest,
+/// 1032, and merging all three gives the 1972 our reader returned before it followed Java.
+/// Java reads 1032: the level-0 records plus the shallowest copy only (`LookupMergeFunction`).
+#[test]
+fn lookup_merge_takes_level0_and_the_shallowest_copy() {
+    let at = |level: i32, seq: i64, sum: i64, list: &str| {
+        let b = batch(
+            &[Some(8)],
+            &[seq],
+            &[I],
+            vec![
+                ("f_sum", i64s(&[Some(sum)])),
+                ("f_listagg", strs(&[Some(list)])),
+            ],
+        );
+        with_level(&b, level).unwrap()
+    };
+    let opts = [
+        ("merge-engine", "aggregation"),
+        ("changelog-producer", "lookup"),
+        ("fields.f_sum.aggregate-function", "sum"),
+        ("fields.f_listagg.aggregate-function", "listagg"),
+    ];
+    let levels = vec![
+        vec![at(5, 2, 316, "c1,c2")],
+        vec![at(4, 3, 624, "c1,c2,c3")],
+        vec![at(3, 4, 1032, "c1,c2,c3,c4")],
+    ];
+    let out = merge_with(levels.clone(), &opts, MergeOptions::default()).unwrap();
+    assert_eq!(col_i64(&out, "f_sum"), vec![Some(1032)]);
+    assert_eq!(col_str(&out, "f_listagg"), s(&[Some("c1,c2,c3,c4")]));
+    assert!(
+        out.column_by_name(LEVEL).is_none(),
+        "the level is not a value"
+    );
+
+    // A level-0 record (not yet compacted) folds into the shallowest copy.
+    let mut with0 = levels.clone();
+    with0.push(vec![at(0, 5, 510, "c5")]);
+    let out = merge_with(with0, &opts, MergeOptions::default()).unwrap();
+    assert_eq!(col_i64(&out, "f_sum"), vec![Some(1542)]);
+    assert_eq!(col_str(&out, "f_listagg"), s(&[Some("c1,c2,c3,c4,c5")]));
+
+    // Without the level column every record is merged (a table that is not a lookup table).
+    let plain = |b: &RecordBatch| b.project(&(0..b.num_columns() - 1).collect::<Vec<_>>());
+    let untagged = levels.iter().map(|r| vec![plain(&r[0]).unwrap()]).collect();
+    let out = merge_with(untagged, &opts, MergeOptions::default()).unwrap();
+    assert_eq!(col_i64(&out, "f_sum"), vec![Some(1972)]);
 }

@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use crate::merge::{
     interval_partition, merge_sorted_runs, AggFunction, AggSpec, MergeEngineSpec, MergeError,
-    MergeOptions, RowKindColumn, RunLayout, SortedRun,
+    MergeOptions, RowKindColumn, RunLayout, SortedRun, LEVEL,
 };
 
 /// The copy of `_SEQUENCE_NUMBER` merged as a value column.
@@ -103,6 +103,8 @@ struct SideSetup {
     table_fields: Vec<Field>,
     /// Arrow types of the merged value columns.
     value_types: Vec<ArrowType>,
+    /// Records carry their file's level: a lookup merge.
+    levels: bool,
 }
 
 impl SideSetup {
@@ -120,6 +122,11 @@ impl SideSetup {
             .iter()
             .map(|f| f.as_ref().clone())
             .collect();
+        // A lookup merge's `_LEVEL` comes with each file's batches, before the copy.
+        let levels = core.lookup_merge();
+        if levels {
+            schema_fields.push(Field::new(LEVEL, ArrowType::Int32, false));
+        }
         schema_fields.push(Field::new(DIFF_SEQ, ArrowType::Int64, false));
         let schema = Arc::new(Schema::new(schema_fields));
         let layout = RunLayout::from_schema(
@@ -172,6 +179,7 @@ impl SideSetup {
             kind_column: value_fields.len(),
             table_fields,
             value_types: value_fields.iter().map(|f| f.data_type().clone()).collect(),
+            levels,
         })
     }
 
@@ -207,7 +215,7 @@ impl SideSetup {
             .map(|files| {
                 let schema = self.schema.clone();
                 Box::new(
-                    chain_files(ctx.clone(), files, out.clone())
+                    chain_files(ctx.clone(), files, out.clone(), self.levels)
                         .map(move |b| b.and_then(|b| with_sequence_copy(&schema, &b))),
                 ) as SortedRun<Error>
             })

@@ -24,8 +24,8 @@ use super::{SplitContext, Task};
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use crate::merge::{
-    interval_partition, merge_sorted_runs, MergeEngineSpec, MergeError, MergeOptions,
-    RowKindColumn, RunLayout, SortedRun,
+    interval_partition, merge_sorted_runs, with_level, with_level_field, MergeEngineSpec,
+    MergeError, MergeOptions, RowKindColumn, RunLayout, SortedRun,
 };
 
 /// The types of the table's (trimmed) primary key, in key order.
@@ -108,7 +108,11 @@ pub(super) fn tasks(
     let sections = interval_partition(&ctx.split.data_files, &key_types).map_err(merr)?;
     let (fields, engine) = projected_merge(ctx, read, core).map_err(merr)?;
     let out = ctx.file_output(&fields, true);
-    let schema = out.schema();
+    let levels = core.lookup_merge();
+    let schema = match levels {
+        true => with_level_field(&out.schema()),
+        false => out.schema(),
+    };
     let layout = RunLayout::from_schema(
         &schema,
         &pk,
@@ -128,7 +132,7 @@ pub(super) fn tasks(
             Box::new(move || {
                 let sorted: Vec<SortedRun<Error>> = runs
                     .into_iter()
-                    .map(|files| chain_files(ctx.clone(), files, out.clone()))
+                    .map(|files| chain_files(ctx.clone(), files, out.clone(), levels))
                     .collect();
                 // Java's merged rows carry the kind of the merge result (`+U` when the last
                 // record of a deduplicated key was one).
@@ -182,17 +186,26 @@ fn kind_as_value_kind(batch: RecordBatch) -> Result<RecordBatch> {
         .map_err(|e| Error::arrow("<merged batch>", e))
 }
 
-/// The batches of `files` (indices into the split), opened one after another.
+/// The batches of `files` (indices into the split), opened one after another; with `levels`,
+/// each batch ends with a `_LEVEL` column holding its file's level (for a lookup merge,
+/// [`crate::merge::RunLayout::level_index`]).
 pub(super) fn chain_files(
     ctx: Arc<SplitContext>,
     files: Vec<usize>,
     out: super::file::FileOutput,
+    levels: bool,
 ) -> BatchIter {
     Box::new(files.into_iter().flat_map(move |i| {
         let opened = ctx
             .file_task(i)
             .and_then(|task| read_file(&ctx.io, &task, &out));
+        let level = ctx.split.data_files.get(i).map_or(0, |f| f.level);
         match opened {
+            Ok(it) if levels => Box::new(it.map(move |b| {
+                b.and_then(|b| {
+                    with_level(&b, level).map_err(|e| Error::arrow("<merge input batch>", e))
+                })
+            })),
             Ok(it) => it,
             Err(e) => Box::new(std::iter::once(Err(e))) as BatchIter,
         }

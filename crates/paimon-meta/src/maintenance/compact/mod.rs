@@ -464,12 +464,7 @@ fn to_i64(v: u64) -> i64 {
 fn minor_refusal(opts: &paimon_spec::options::CoreOptions) -> Option<&'static str> {
     use paimon_spec::options::ChangelogProducer;
     let set = |k: &str| opts.raw.contains_key(k);
-    if opts.changelog_producer == ChangelogProducer::Lookup
-        || opts
-            .raw
-            .get("force-lookup")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-    {
+    if opts.changelog_producer == ChangelogProducer::Lookup || opts.force_lookup {
         Some("that Java compacts by lookup with a changelog (lookup changelog, force-lookup)")
     } else if set("compaction.optimization-interval")
         || set("compaction.total-size-threshold")

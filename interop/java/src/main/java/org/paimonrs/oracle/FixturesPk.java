@@ -333,6 +333,7 @@ final class FixturesPk {
                 }
             });
         }
+        reg(all, "pk.aggregation_lookup", FixturesPk::aggregationLookup);
         reg(all, "pk.many_snapshots", FixturesPk::manySnapshots);
     }
 
@@ -415,6 +416,37 @@ final class FixturesPk {
                         nul ? null : L("x" + (c % 2), "y"),
                         nul ? null : M("c" + c, c, "k", k * 10 + c),
                         nul ? null : String.format("%d.%04d", k + c, c * 125)));
+            }
+            Fx.commit(t, rows);
+        }
+    }
+
+    /**
+     * Aggregation with the lookup changelog producer: every commit's level-0 file is compacted
+     * up to the level above the last one written, merged with the key's newest copy found in the
+     * levels below, so a key's older aggregates stay in deeper levels. Java reads a key from its
+     * level-0 records and its shallowest copy only (LookupMergeFunction); merging every level
+     * would count the older aggregates twice.
+     */
+    private static void aggregationLookup(Fx fx) throws Exception {
+        FileStoreTable t = fx.create("pk", "aggregation_lookup", Fx.schema()
+                .column("k", DataTypes.INT().notNull())
+                .column("f_sum", DataTypes.BIGINT())
+                .column("f_max", DataTypes.INT())
+                .column("f_listagg", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .option("merge-engine", "aggregation")
+                .option("changelog-producer", "lookup")
+                .option("fields.f_sum.aggregate-function", "sum")
+                .option("fields.f_max.aggregate-function", "max")
+                .option("fields.f_listagg.aggregate-function", "listagg")
+                .build());
+        RowType rt = t.rowType();
+        for (int c = 1; c <= 4; c++) {
+            List<GenericRow> rows = new ArrayList<>();
+            for (int k = c * 2; k < c * 2 + 8; k++) {
+                rows.add(row(rt, k, (long) (c * 100 + k), (k * 7 + c * 3) % 10, "c" + c));
             }
             Fx.commit(t, rows);
         }
