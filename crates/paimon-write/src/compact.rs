@@ -443,8 +443,7 @@ impl TableCompact {
             .collect();
         let mut writer = self.writer(split, state.plan.output_level, -1);
         let changelog_mode = self.changelog_mode(state.plan);
-        let full_changelog = changelog_mode.is_some();
-        let mut changelog_writer = full_changelog.then(|| self.changelog_writer(split, state.plan));
+        let mut changelog_writer = changelog_mode.map(|_| self.changelog_writer(split, state.plan));
         let result = (|| {
             let merge_err = |source| {
                 self.read_err(paimon_data::Error::Merge {
@@ -463,7 +462,7 @@ impl TableCompact {
                 false => schema.clone(),
             };
             let (layout, engine) = self.merge_setup(&run_schema).map_err(merge_err)?;
-            let codec = match state.lookup.is_some() || full_changelog {
+            let codec = match state.lookup.is_some() || changelog_mode.is_some() {
                 true => Some(KeyCodec::try_new(
                     &schema,
                     self.key_indices.as_deref().unwrap_or(&[]),

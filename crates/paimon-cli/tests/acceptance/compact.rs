@@ -625,19 +625,23 @@ fn compaction_racing_a_commit_that_removed_its_inputs_commits_nothing() {
     assert!(again.tasks.is_empty(), "{:?}", again.tasks.len());
 }
 
-/// `changelog-producer = full-compaction`: our full compaction writes the changelog Java's
-/// does. New rows written by us (updates, deletes and new keys in level 0) over Java's last
-/// level are compacted by us on one copy and by Java on another: Java reads the same
-/// changelog (kinds and rows) from both COMPACT snapshots, and the same rows.
-#[test]
-fn full_compaction_changelog_as_java() {
+/// Writes updates, deletes and new keys (and `extra_rows`, CSV lines) with `paimon write` into a
+/// copy of fixture `rel` whose schema text `edit` changed, then full-compacts it with us and
+/// an identical copy with Java: the files left and the rows agree, and Java reads the same
+/// changelog (kinds and rows) from both COMPACT snapshots, which has every kind. Returns that
+/// changelog and the files' levels after the write.
+fn full_compaction_changelogs(
+    rel: &str,
+    edit: &dyn Fn(String) -> String,
+    extra_rows: &str,
+) -> (Vec<String>, BTreeMap<String, Vec<i32>>) {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("ours");
     let java = dir.path().join("java");
-    copy_dir(
-        &repo().join("fixtures/warehouse/pk.db/changelog_full_compaction"),
-        &mine,
-    );
+    copy_dir(&repo().join("fixtures/warehouse").join(rel), &mine);
+    let schema = mine.join("schema/schema-0");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(&schema, edit(text)).unwrap();
     let csv = dir.path().join("w.csv");
     let mut rows = String::from("op,id,v,n,ts\n");
     for id in 10..16 {
@@ -649,6 +653,7 @@ fn full_compaction_changelog_as_java() {
     for id in 100..106 {
         rows.push_str(&format!("+I,{id},new-{id},1,\n"));
     }
+    rows.push_str(extra_rows);
     std::fs::write(&csv, rows).unwrap();
     let ms = mine.to_str().unwrap();
     paimon(&[
@@ -659,16 +664,17 @@ fn full_compaction_changelog_as_java() {
         "--row-kind-column",
         "op",
     ]);
-    copy_dir(&mine, &java);
     let written = Table::open(Arc::new(LocalFileIO::new()), ms)
         .unwrap()
         .snapshot_manager()
         .latest_id()
         .unwrap()
         .unwrap();
+    let levels_written = live_levels(&mine);
+    copy_dir(&mine, &java);
     paimon(&["compact", ms, "--full"]);
     oracle(&["compact", java.to_str().unwrap()]);
-    assert_eq!(live_levels(&mine), live_levels(&java));
+    assert_eq!(live_levels(&mine), live_levels(&java), "{rel}");
     let range = format!("{written},{}", written + 1);
     let changelog = |t: &Path| {
         canonical(java_dump(
@@ -686,11 +692,19 @@ fn full_compaction_changelog_as_java() {
     for kind in ["-U", "+U", "+I", "-D"] {
         assert!(
             ours.iter().any(|l| l.contains(&format!("\"{kind}\""))),
-            "no {kind} in {ours:?}"
+            "{rel}: no {kind} in {ours:?}"
         );
     }
-    assert_eq!(ours, changelog(&java));
-    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
+    assert_eq!(ours, changelog(&java), "{rel}");
+    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]), "{rel}");
+    (ours, levels_written)
+}
+
+/// `changelog-producer = full-compaction`: our full compaction writes the changelog Java's
+/// does, for rows we wrote into level 0 over Java's last level.
+#[test]
+fn full_compaction_changelog_as_java() {
+    full_compaction_changelogs("pk.db/changelog_full_compaction", &|s| s, "");
 }
 
 #[test]
@@ -702,99 +716,39 @@ fn aggregation_lookup_full_merges_as_java_reads() {
 
 /// `changelog-producer = lookup` on a `write-only` table (Java's dedicated-compaction setup:
 /// writers leave level 0, the compactor writes the changelog): rows we write into level 0 over
-/// Java's levels 5, 4 and 3 are fully compacted by us on one copy and by Java on another, and
-/// Java reads the same changelog from both COMPACT snapshots (each key's level-0 records
-/// against its copy in the shallowest level), and the same rows; then with
+/// Java's levels 5, 4 and 3 give the changelog Java's full compaction gives (each key's
+/// level-0 records against its copy in the shallowest level); then with
 /// `changelog-producer.row-deduplicate`, where an update to equal values adds no -U/+U.
 #[test]
 fn lookup_changelog_full_compaction_as_java() {
     for dedup in [false, true] {
-        lookup_changelog_case(dedup);
-    }
-}
-
-fn lookup_changelog_case(dedup: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let mine = dir.path().join("ours");
-    let java = dir.path().join("java");
-    copy_dir(
-        &repo().join("fixtures/warehouse/pk.db/changelog_lookup"),
-        &mine,
-    );
-    let schema = mine.join("schema/schema-0");
-    let text = std::fs::read_to_string(&schema).unwrap();
-    let extra = match dedup {
-        true => ",\n    \"changelog-producer.row-deduplicate\" : \"true\"",
-        false => "",
-    };
-    let edited = text.replace(
-        "\"changelog-producer\" : \"lookup\"",
-        &format!("\"changelog-producer\" : \"lookup\",\n    \"write-only\" : \"true\"{extra}"),
-    );
-    assert_ne!(edited, text, "the fixture's options changed");
-    std::fs::write(&schema, edited).unwrap();
-
-    let csv = dir.path().join("w.csv");
-    let mut rows = String::from("op,id,v,n,ts\n");
-    for id in 10..16 {
-        rows.push_str(&format!("+U,{id},updated-{id},{id},\n"));
-    }
-    for id in 20..23 {
-        rows.push_str(&format!("-D,{id},,,\n"));
-    }
-    for id in 100..106 {
-        rows.push_str(&format!("+I,{id},new-{id},1,\n"));
-    }
-    // Key 40 again with its values (fixtures/expected/pk/changelog_lookup/latest.jsonl).
-    rows.push_str("+U,40,c2-40,80,2024-05-01T04:42:00.040\n");
-    std::fs::write(&csv, rows).unwrap();
-    let ms = mine.to_str().unwrap();
-    paimon(&[
-        "write",
-        ms,
-        "--from",
-        csv.to_str().unwrap(),
-        "--row-kind-column",
-        "op",
-    ]);
-    let written = Table::open(Arc::new(LocalFileIO::new()), ms)
-        .unwrap()
-        .snapshot_manager()
-        .latest_id()
-        .unwrap()
-        .unwrap();
-    assert!(
-        live_levels(&mine).values().any(|l| l.contains(&0)),
-        "the write left level-0 files"
-    );
-    copy_dir(&mine, &java);
-    paimon(&["compact", ms, "--full"]);
-    oracle(&["compact", java.to_str().unwrap()]);
-    assert_eq!(live_levels(&mine), live_levels(&java));
-    let range = format!("{written},{}", written + 1);
-    let changelog = |t: &Path| {
-        canonical(java_dump(
-            t,
-            &[
-                "--incremental",
-                &range,
-                "--incremental-mode",
-                "changelog",
-                "--with-kind",
-            ],
-        ))
-    };
-    let ours = changelog(&mine);
-    for kind in ["-U", "+U", "+I", "-D"] {
-        assert!(
-            ours.iter().any(|l| l.contains(&format!("\"{kind}\""))),
-            "no {kind} in {ours:?}"
+        let extra = match dedup {
+            true => ",\n    \"changelog-producer.row-deduplicate\" : \"true\"",
+            false => "",
+        };
+        let edit = |text: String| {
+            let edited = text.replace(
+                "\"changelog-producer\" : \"lookup\"",
+                &format!(
+                    "\"changelog-producer\" : \"lookup\",\n    \"write-only\" : \"true\"{extra}"
+                ),
+            );
+            assert_ne!(edited, text, "the fixture's options changed");
+            edited
+        };
+        // Key 40 again with its values (fixtures/expected/pk/changelog_lookup/latest.jsonl).
+        let (ours, written) = full_compaction_changelogs(
+            "pk.db/changelog_lookup",
+            &edit,
+            "+U,40,c2-40,80,2024-05-01T04:42:00.040\n",
         );
+        assert!(
+            written.values().any(|l| l.contains(&0)),
+            "the write left level-0 files"
+        );
+        let key40 = ours.iter().filter(|l| l.contains("\"id\":40,")).count();
+        assert_eq!(key40, if dedup { 0 } else { 2 }, "dedup {dedup}: {ours:?}");
     }
-    let key40 = ours.iter().filter(|l| l.contains("\"id\":40,")).count();
-    assert_eq!(key40, if dedup { 0 } else { 2 }, "dedup {dedup}: {ours:?}");
-    assert_eq!(ours, changelog(&java), "dedup {dedup}");
-    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
 }
 
 #[test]

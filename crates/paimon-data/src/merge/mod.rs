@@ -205,10 +205,15 @@ fn field_at(schema: &Schema, i: usize) -> Result<&Field> {
     })
 }
 
+/// The [`LEVEL`] column of a lookup merge's input: each record's file level (Int32).
+pub fn level_field() -> Field {
+    Field::new(LEVEL, DataType::Int32, false)
+}
+
 /// `schema` with a trailing non-null Int32 [`LEVEL`] column.
 pub fn with_level_field(schema: &Schema) -> SchemaRef {
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    fields.push(Field::new(LEVEL, DataType::Int32, false));
+    fields.push(level_field());
     Arc::new(Schema::new(fields))
 }
 

@@ -40,8 +40,8 @@ use super::{SplitContext, Task};
 use crate::error::{Error, Result};
 use crate::format::BatchIter;
 use crate::merge::{
-    interval_partition, merge_sorted_runs, AggFunction, AggSpec, MergeEngineSpec, MergeError,
-    MergeOptions, RowKindColumn, RunLayout, SortedRun, LEVEL,
+    interval_partition, level_field, merge_sorted_runs, AggFunction, AggSpec, MergeEngineSpec,
+    MergeError, MergeOptions, RowKindColumn, RunLayout, SortedRun,
 };
 
 /// The copy of `_SEQUENCE_NUMBER` merged as a value column.
@@ -125,7 +125,7 @@ impl SideSetup {
         // A lookup merge's `_LEVEL` comes with each file's batches, before the copy.
         let levels = core.lookup_merge();
         if levels {
-            schema_fields.push(Field::new(LEVEL, ArrowType::Int32, false));
+            schema_fields.push(level_field());
         }
         schema_fields.push(Field::new(DIFF_SEQ, ArrowType::Int64, false));
         let schema = Arc::new(Schema::new(schema_fields));
