@@ -223,7 +223,7 @@ impl Table {
     /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written.
     #[pyo3(signature = (row_kind_column=None))]
     fn new_write(&self, py: Python<'_>, row_kind_column: Option<String>) -> PyResult<TableWrite> {
-        TableWrite::open(py, &self.table, row_kind_column)
+        TableWrite::open(py, &self.table, row_kind_column, false)
     }
 
     /// A committer of commit messages into this table as `user` (default: a new user per
@@ -253,7 +253,7 @@ impl Table {
             ));
         }
         let spec = crate::write::partition_spec(&self.table, partition.as_ref())?;
-        let writer = TableWrite::open(py, &self.table, row_kind_column)?;
+        let writer = TableWrite::open(py, &self.table, row_kind_column, overwrite)?;
         let messages = writer.write_data(py, data).and_then(|_| writer.prepare(py));
         let messages = match messages {
             Ok(m) => m,

@@ -35,11 +35,14 @@ pub struct TableWrite {
 
 impl TableWrite {
     /// A writer for `table`; a primary-key table's writer continues each bucket's sequence
-    /// numbers from the latest snapshot, so the rows written win over those committed.
+    /// numbers from the latest snapshot, so the rows written win over those committed, and a
+    /// dynamic-bucket table's writer finds existing keys in the committed hash index, unless
+    /// `overwrite` says the rows replace the table's (Java then starts from an empty index).
     pub fn open(
         py: Python<'_>,
         table: &paimon_meta::Table,
         kind_column: Option<String>,
+        overwrite: bool,
     ) -> PyResult<TableWrite> {
         let writer = guard(|| {
             py.detach(|| -> PyResult<paimon_write::TableWrite> {
@@ -50,6 +53,11 @@ impl TableWrite {
                 ))?;
                 if !table.schema().primary_keys.is_empty() {
                     w = w.with_restored_max_sequence_numbers(pyr(table.max_sequence_numbers())?);
+                    w = w.with_hash_index(if overwrite {
+                        Vec::new()
+                    } else {
+                        pyr(table.hash_index_files())?
+                    });
                 }
                 Ok(w)
             })

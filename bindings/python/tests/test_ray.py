@@ -230,6 +230,25 @@ def test_write_paimon_commits_every_task_once_and_java_reads_the_rows(cluster, t
     java_equals(t, pa.concat_tables([kept, ones]), tmp_path)
 
 
+def test_write_paimon_on_a_dynamic_bucket_table_uses_one_task(cluster, tmp_path):
+    from test_write import java_equals
+
+    wh = tmp_path / "wh"
+    (wh / "db.db").mkdir(parents=True)
+    cat = pr.Catalog(str(wh))
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = cat.create_table("db.dyn", schema, primary_keys=["id"], options={"dynamic-bucket.target-row-num": "40"})
+    data = pa.table({"id": list(range(100)), "v": [f"v{i}" for i in range(100)]}, schema=schema)
+    assert pray.write_paimon(ray.data.from_arrow(data).repartition(4), t.path) == [1]
+    update = pa.table({"id": list(range(0, 120, 2)), "v": [f"new{i}" for i in range(0, 120, 2)]}, schema=schema)
+    assert pray.write_paimon(ray.data.from_arrow(update).repartition(3), t.path) == [2]
+    ids = sorted(set(range(100)) | set(range(0, 120, 2)))
+    want = pa.table({"id": ids, "v": [f"new{i}" if i % 2 == 0 else f"v{i}" for i in ids]}, schema=schema)
+    java_equals(t, want, tmp_path)
+    with pytest.raises(pr.InvalidArgumentError, match="one task"):
+        pray.write_paimon(ray.data.from_arrow(update), t.path, num_blocks=2)
+
+
 def test_a_failing_write_task_commits_nothing(cluster, tmp_path):
     wh = tmp_path / "wh"
     (wh / "db.db").mkdir(parents=True)

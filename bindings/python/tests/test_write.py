@@ -4,6 +4,7 @@ rows kept in each test; bad input raises before anything is committed."""
 
 import datetime
 import decimal
+import pathlib
 import subprocess
 
 import pyarrow as pa
@@ -120,6 +121,36 @@ def test_primary_key_upserts_and_deletes_with_a_row_kind_column(catalog, tmp_pat
     assert t.write_arrow(changes, row_kind_column="op") == [2]
     want = pa.table({"id": [1, 2, 4, 5], "v": ["A", "B", "d", "e"], "n": [10.0, 20.0, 4.0, 5.5]}, schema=PK)
     java_equals(t, want, tmp_path)
+
+
+def test_dynamic_bucket_table_keeps_each_key_in_its_bucket(catalog, tmp_path):
+    t = catalog.create_table(
+        "db.dyn", PK, primary_keys=["id"], options={"bucket": "-1", "dynamic-bucket.target-row-num": "3"}
+    )
+    t.write_arrow(pa.table({"id": list(range(7)), "v": [f"a{i}" for i in range(7)], "n": [float(i) for i in range(7)]}, schema=PK))
+    # Updates and a delete of keys in buckets 0..2, new keys after them; through new_write.
+    w = t.new_write(row_kind_column="op")
+    w.write(
+        pa.table(
+            {
+                "op": ["+U", "-D", "+U", "+I", "+I"],
+                "id": pa.array([0, 3, 6, 7, 8], pa.int32()),
+                "v": ["b0", None, "b6", "b7", "b8"],
+                "n": [10.0, None, 60.0, 70.0, 80.0],
+            }
+        )
+    )
+    t.new_commit().commit(w.prepare_commit())
+    buckets = sorted(p.name for p in pathlib.Path(t.path).iterdir() if p.name.startswith("bucket-"))
+    assert buckets == ["bucket-0", "bucket-1", "bucket-2"]
+    ids = [0, 1, 2, 4, 5, 6, 7, 8]
+    v = {0: "b0", 6: "b6", 7: "b7", 8: "b8"}
+    n = {0: 10.0, 6: 60.0, 7: 70.0, 8: 80.0}
+    want = pa.table({"id": ids, "v": [v.get(i, f"a{i}") for i in ids], "n": [n.get(i, float(i)) for i in ids]}, schema=PK)
+    java_equals(t, want, tmp_path)
+    # An overwrite starts the index afresh: one bucket's worth of keys, in bucket 0.
+    t.write_arrow(pa.table({"id": [1, 2], "v": ["c1", "c2"], "n": [1.5, 2.5]}, schema=PK), overwrite=True)
+    java_equals(t, pa.table({"id": [1, 2], "v": ["c1", "c2"], "n": [1.5, 2.5]}, schema=PK), tmp_path)
 
 
 def test_messages_travel_as_bytes_and_commit_exactly_once(catalog, tmp_path):

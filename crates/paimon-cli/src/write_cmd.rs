@@ -102,9 +102,14 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     }
     .map_err(|e| anyhow!("{e}"))?;
     if !schema.primary_keys.is_empty() && !a.overwrite {
-        writer = writer.with_restored_max_sequence_numbers(
-            table.max_sequence_numbers().map_err(|e| anyhow!("{e}"))?,
-        );
+        writer = writer
+            .with_restored_max_sequence_numbers(
+                table.max_sequence_numbers().map_err(|e| anyhow!("{e}"))?,
+            )
+            .with_hash_index(table.hash_index_files().map_err(|e| anyhow!("{e}"))?);
+    } else {
+        // An overwrite replaces what the hash index describes: new keys start it afresh.
+        writer = writer.with_hash_index(Vec::new());
     }
     let format = match a.input_format {
         Some(f) => f,

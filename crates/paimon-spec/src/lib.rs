@@ -24,6 +24,7 @@ pub mod binary;
 pub mod calendar;
 pub mod data_file;
 pub mod error;
+pub mod hash_index;
 pub mod index_file;
 pub mod jackson;
 pub mod layout;

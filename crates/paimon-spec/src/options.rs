@@ -143,6 +143,12 @@ pub struct CoreOptions {
     pub changelog_row_deduplicate: bool,
     /// `changelog-producer.row-deduplicate-ignore-fields`: columns that comparison ignores.
     pub changelog_row_deduplicate_ignore_fields: Vec<String>,
+    /// `dynamic-bucket.target-row-num`: keys a dynamic bucket takes before a new bucket is
+    /// opened. Default 2,000,000.
+    pub dynamic_bucket_target_row_num: i64,
+    /// `dynamic-bucket.max-buckets`: most buckets a partition of a dynamic-bucket table gets;
+    /// -1 for no bound (Java's default).
+    pub dynamic_bucket_max_buckets: i32,
     /// Every option as written.
     pub raw: BTreeMap<String, String>,
 }
@@ -279,6 +285,8 @@ impl CoreOptions {
             changelog_row_deduplicate: r.bool("changelog-producer.row-deduplicate", false)?,
             changelog_row_deduplicate_ignore_fields: r
                 .list("changelog-producer.row-deduplicate-ignore-fields"),
+            dynamic_bucket_target_row_num: r.long("dynamic-bucket.target-row-num", 2_000_000)?,
+            dynamic_bucket_max_buckets: r.int("dynamic-bucket.max-buckets", -1)?,
             raw: raw.clone(),
         })
     }
@@ -393,6 +401,15 @@ impl Reader<'_> {
     }
 
     fn int(&self, key: &str, default: i32) -> Result<i32> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| self.invalid(key, "expected an integer")),
+        }
+    }
+
+    fn long(&self, key: &str, default: i64) -> Result<i64> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => v

@@ -79,32 +79,50 @@ impl BucketAssigner {
     /// [`Error::SchemaMismatch`] for a bucket-key column of a type that cannot be a key;
     /// [`Error::Encode`] when a value does not fit its type.
     pub fn assign(&self, batch: &RecordBatch) -> Result<Vec<i32>> {
-        let columns: Vec<&ArrayRef> = self.keys.iter().map(|(i, _)| batch.column(*i)).collect();
-        let fields: Vec<DataField> = self.keys.iter().map(|(_, f)| f.clone()).collect();
-        let mut values = Vec::with_capacity(fields.len());
-        let mut out = Vec::with_capacity(batch.num_rows());
-        for row in 0..batch.num_rows() {
-            values.clear();
-            for (col, f) in columns.iter().zip(&fields) {
-                values.push(datum_at(col, row, &f.data_type).ok_or_else(|| {
-                    Error::SchemaMismatch {
-                        table: self.table.clone(),
-                        reason: format!(
-                            "bucket-key column {} of type {} cannot be hashed",
-                            f.name, f.data_type
-                        ),
-                    }
-                })?);
-            }
-            out.push(bucket_of_row(
-                &self.table,
-                &values,
-                &fields,
-                self.num_buckets,
-            )?);
-        }
-        Ok(out)
+        Ok(key_hashes(&self.table, "bucket-key", &self.keys, batch)?
+            .into_iter()
+            .map(|h| bucket_of_hash(h, self.num_buckets))
+            .collect())
     }
+}
+
+/// Java `BinaryRow.hashCode()` of the row each row of `batch` projects onto `keys` (fields
+/// with their column index; `what` names them in errors).
+///
+/// # Errors
+/// [`Error::SchemaMismatch`] for a column of a type that cannot be a key; [`Error::Encode`]
+/// when a value does not fit its type.
+pub(crate) fn key_hashes(
+    table: &str,
+    what: &str,
+    keys: &[(usize, DataField)],
+    batch: &RecordBatch,
+) -> Result<Vec<i32>> {
+    let columns: Vec<&ArrayRef> = keys.iter().map(|(i, _)| batch.column(*i)).collect();
+    let types: Vec<_> = keys.iter().map(|(_, f)| f.data_type.clone()).collect();
+    let mut values = Vec::with_capacity(keys.len());
+    let mut out = Vec::with_capacity(batch.num_rows());
+    for row in 0..batch.num_rows() {
+        values.clear();
+        for (col, (_, f)) in columns.iter().zip(keys) {
+            values.push(
+                datum_at(col, row, &f.data_type).ok_or_else(|| Error::SchemaMismatch {
+                    table: table.to_string(),
+                    reason: format!(
+                        "{what} column {} of type {} cannot be hashed",
+                        f.name, f.data_type
+                    ),
+                })?,
+            );
+        }
+        let bytes =
+            encode_row(RowKind::Insert, &values, &types).map_err(|source| Error::Encode {
+                table: table.to_string(),
+                source,
+            })?;
+        out.push(murmur_hash_words(&bytes));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ mod compact_lookup;
 pub mod conform;
 pub mod data_file;
 pub mod dv_index;
+mod dynamic_bucket;
 pub mod error;
 pub mod key_value;
 pub mod kv_buffer;
@@ -61,6 +62,7 @@ pub mod stats;
 pub mod table_write;
 
 pub use compact::TableCompact;
+pub use dynamic_bucket::BucketIndexFile;
 pub use error::{Error, Result};
 pub use paimon_split::commit::CommitMessage;
 pub use table_write::TableWrite;

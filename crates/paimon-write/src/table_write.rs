@@ -27,8 +27,9 @@ use paimon_spec::types::DataField;
 use paimon_split::commit::{CommitMessage, DataIncrement};
 
 use crate::arrow_datum::datum_at;
-use crate::bucket::BucketAssigner;
+use crate::bucket::{key_hashes, BucketAssigner};
 use crate::data_file::FileFormat;
+use crate::dynamic_bucket::{BucketIndexFile, DynamicBuckets};
 use crate::error::{Error, Result};
 use crate::key_value::{key_fields, key_value_fields};
 use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer};
@@ -47,6 +48,9 @@ enum BucketMode {
     Unaware,
     /// `bucket = N > 0`.
     Fixed(BucketAssigner),
+    /// `bucket = -1` primary-key table: buckets found through the hash index, keyed by the
+    /// trimmed primary key (with its column indices).
+    Dynamic(Box<DynamicBuckets>, Vec<(usize, DataField)>),
 }
 
 #[derive(Debug)]
@@ -152,11 +156,27 @@ impl TableWrite {
         };
         let has_pk = !schema.primary_keys.is_empty();
         if has_pk {
-            if core.bucket <= 0 {
+            if core.bucket == 0 || core.bucket < -1 {
                 return unsupported(&format!(
-                    "writing primary-key tables with bucket = {} (dynamic or postpone buckets)",
-                    core.bucket
+                    "writing primary-key tables with bucket = {}{}",
+                    core.bucket,
+                    if core.bucket == -2 {
+                        " (postpone buckets)"
+                    } else {
+                        ""
+                    }
                 ));
+            }
+            if core.bucket == -1
+                && !schema
+                    .partition_keys
+                    .iter()
+                    .all(|p| schema.primary_keys.contains(p))
+            {
+                return unsupported(
+                    "writing dynamic-bucket tables whose primary key does not hold every \
+                     partition column (cross-partition upsert, Java's global index)",
+                );
             }
             // Writers of a `full-compaction` producer write no changelog (full compaction
             // does), nor do those of a `write-only` table with the `lookup` producer (its
@@ -238,6 +258,19 @@ impl TableWrite {
             .map(|k| col(k))
             .collect::<Result<Vec<_>>>()?;
         let bucket_mode = match core.bucket {
+            -1 if has_pk => BucketMode::Dynamic(
+                Box::new(DynamicBuckets::new(
+                    &table,
+                    root,
+                    file_io.clone(),
+                    core.dynamic_bucket_target_row_num,
+                    core.dynamic_bucket_max_buckets,
+                )),
+                trimmed
+                    .iter()
+                    .map(|f| col(&f.name))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
             -1 => BucketMode::Unaware,
             n if n > 0 => {
                 let keys = schema
@@ -337,6 +370,17 @@ impl TableWrite {
     ) -> Self {
         for (partition, bucket, seq) in restored {
             self = self.with_restored_max_sequence_number(partition, bucket, seq);
+        }
+        self
+    }
+
+    /// Sets the committed hash index files a dynamic-bucket table's writer assigns buckets
+    /// from (paimon-meta's `Table::hash_index_files`; an empty list for an overwrite, which
+    /// replaces them). A dynamic-bucket writer refuses to write before this is called; other
+    /// tables ignore it.
+    pub fn with_hash_index(mut self, files: impl IntoIterator<Item = BucketIndexFile>) -> Self {
+        if let BucketMode::Dynamic(d, _) = &mut self.bucket_mode {
+            d.set_committed(files);
         }
         self
     }
@@ -476,7 +520,11 @@ impl TableWrite {
                 continue;
             };
             let files = w.writer.prepare_commit()?;
-            if files.is_empty() {
+            let index = match &mut self.bucket_mode {
+                BucketMode::Dynamic(d, _) => d.prepare_commit(key)?,
+                _ => None,
+            };
+            if files.is_empty() && index.is_none() {
                 continue;
             }
             out.push(
@@ -484,9 +532,13 @@ impl TableWrite {
                     .with_total_buckets(Some(self.core.bucket))
                     .with_data_increment(DataIncrement {
                         new_files: files,
+                        new_index_files: index.into_iter().collect(),
                         ..DataIncrement::default()
                     }),
             );
+        }
+        if let BucketMode::Dynamic(d, _) = &mut self.bucket_mode {
+            d.handed_out();
         }
         Ok(out)
     }
@@ -496,6 +548,9 @@ impl TableWrite {
     pub fn abort(&mut self) {
         for w in self.writers.values_mut() {
             w.writer.abort();
+        }
+        if let BucketMode::Dynamic(d, _) = &mut self.bucket_mode {
+            d.abort();
         }
     }
 
@@ -577,11 +632,20 @@ impl TableWrite {
                 (0..rows).collect(),
             )]);
         }
-        let buckets = match &self.bucket_mode {
+        let partitions = self.partitions(batch)?;
+        let buckets = match &mut self.bucket_mode {
             BucketMode::Unaware => vec![0; batch.num_rows()],
             BucketMode::Fixed(a) => a.assign(batch)?,
+            BucketMode::Dynamic(d, keys) => {
+                let hashes = key_hashes(&self.table, "primary-key", keys, batch)?;
+                let of_row: Vec<&[u8]> = partitions
+                    .of_row
+                    .iter()
+                    .map(|p| partitions.distinct[*p].as_slice())
+                    .collect();
+                d.assign(&of_row, &hashes)?
+            }
         };
-        let partitions = self.partitions(batch)?;
         // Grouped by (partition index, bucket): no per-row copies of the partition bytes.
         let mut index: HashMap<(usize, i32), usize> = HashMap::new();
         let mut groups: Vec<((usize, i32), Vec<u32>)> = Vec::new();

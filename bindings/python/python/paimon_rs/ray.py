@@ -287,6 +287,9 @@ class PaimonDatasink(Datasink):
         self._partition = dict(partition) if partition is not None else None
         self._row_kind_column = row_kind_column
         self.primary_keys = table.primary_keys
+        # A dynamic-bucket table's buckets come from one assigner over its hash index (as in
+        # Java, one writer at a time): its rows are written by a single task.
+        self.dynamic_bucket = bool(table.primary_keys) and table.options.get("bucket", "-1").strip() == "-1"
         self.snapshot_ids: List[int] = []
 
     def get_name(self) -> str:
@@ -335,7 +338,9 @@ def write_paimon(
     task and merged there by the table's merge engine. Ray's shuffle does not keep the
     dataset's row order, so a dataset should hold one row per key (or carry a row-kind column
     whose changes do not depend on order). Append tables are written block by block where they
-    are, without a shuffle.
+    are, without a shuffle. A dynamic-bucket primary-key table (``bucket = -1``) is written
+    by one task (``num_blocks`` must then be 1 or unset): its buckets are assigned by one
+    writer over the table's hash index, as Java's dynamic-bucket mode requires.
     """
     sink = PaimonDatasink(
         path,
@@ -344,6 +349,12 @@ def write_paimon(
         row_kind_column=row_kind_column,
         options=options,
     )
+    if sink.dynamic_bucket:
+        if num_blocks not in (None, 1):
+            raise InvalidArgumentError(
+                f"{path}: a dynamic-bucket table (bucket = -1) is written by one task, got num_blocks={num_blocks}"
+            )
+        num_blocks = 1
     if sink.primary_keys:
         if num_blocks is None:
             num_blocks = max(1, int(ray.cluster_resources().get("CPU", 1)))

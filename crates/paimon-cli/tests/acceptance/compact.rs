@@ -778,3 +778,13 @@ fn lookup_changelog_minor_compaction_is_refused_and_nothing_is_committed() {
     assert_eq!(live_levels(&t), before);
     assert_eq!(latest_commit_kind(&t), kind);
 }
+
+#[test]
+fn dynamic_bucket_full_as_java() {
+    check("pk.db/dynamic_bucket", true, true);
+}
+
+#[test]
+fn dynamic_bucket_minor_as_java() {
+    check("pk.db/dynamic_bucket", false, false);
+}

@@ -6,6 +6,7 @@
 
 mod compact;
 mod cpp_tables;
+mod dynamic_bucket;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;

@@ -7,8 +7,11 @@ use std::collections::BTreeMap;
 use paimon_spec::predicate::sql::typed_literal;
 use paimon_spec::stats::serialize_datums;
 
+use paimon_spec::index_file::HASH_INDEX;
+
 use super::{PartitionSpec, TableCommit};
 use crate::error::{Error, Result};
+use crate::manifest::{FileKind, IndexManifestEntry};
 use crate::table::Table;
 
 /// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`: the identifier of a one-shot batch commit.
@@ -31,6 +34,30 @@ impl Table {
             *seq = (*seq).max(f.file.max_sequence_number);
         }
         Ok(max.into_iter().map(|((p, b), s)| (p, b, s)).collect())
+    }
+
+    /// The hash index files of the latest snapshot (dynamic-bucket tables), keyed as
+    /// paimon-write's `TableWrite::with_hash_index` takes them (serialized partition row,
+    /// bucket, file). Empty for a table without snapshots or hash indexes.
+    ///
+    /// # Errors
+    /// Reading the snapshot or its index manifest fails.
+    pub fn hash_index_files(
+        &self,
+    ) -> Result<Vec<(Vec<u8>, i32, paimon_spec::index_file::IndexFileMeta)>> {
+        let Some(snapshot) = self.snapshot_manager().latest()? else {
+            return Ok(Vec::new());
+        };
+        let Some(name) = &snapshot.index_manifest else {
+            return Ok(Vec::new());
+        };
+        let path = self.layout().manifest_path(name);
+        let bytes = self.file_io().read(&path).map_err(Error::io)?;
+        Ok(IndexManifestEntry::decode_index_manifest(&path, bytes)?
+            .into_iter()
+            .filter(|e| e.kind == FileKind::Add && e.index_file.index_type == HASH_INDEX)
+            .map(|e| (e.partition, e.bucket, e.index_file.to_spec()))
+            .collect())
     }
 
     /// A partition spec from `(column, value)` text pairs, each value parsed as its partition

@@ -333,6 +333,20 @@ impl TableCommit {
                     .map(|f| index(FileKind::Delete, f)),
             );
         }
+        // A bucket keeps one hash index file, so a second one for it would silently replace
+        // the first and forget its keys: two writers assigned dynamic buckets independently.
+        let mut hashed = std::collections::HashSet::new();
+        for e in append.new_index.iter().chain(&compact.new_index) {
+            if e.index_file.index_type == paimon_spec::index_file::HASH_INDEX
+                && !hashed.insert((&e.partition, e.bucket))
+            {
+                return Err(self.invalid(format!(
+                    "two hash index files for bucket {} of one partition: a dynamic-bucket \
+                     table takes the messages of one writer per commit",
+                    e.bucket
+                )));
+            }
+        }
         Ok((append, compact))
     }
 

@@ -36,6 +36,31 @@ pub struct IndexFileMeta {
     pub external_path: Option<String>,
 }
 
+impl IndexFileMeta {
+    /// The same file as the format model (and commit messages) hold it; ranges beyond an
+    /// `i32` offset or length, which Java cannot write, saturate.
+    pub fn to_spec(&self) -> paimon_spec::index_file::IndexFileMeta {
+        paimon_spec::index_file::IndexFileMeta {
+            index_type: self.index_type.clone(),
+            file_name: self.file_name.clone(),
+            file_size: self.file_size,
+            row_count: self.row_count,
+            dv_ranges: self.dv_ranges.as_ref().map(|r| {
+                r.iter()
+                    .map(|d| paimon_spec::index_file::DeletionVectorMeta {
+                        data_file_name: d.data_file_name.clone(),
+                        offset: i32::try_from(d.offset).unwrap_or(i32::MAX),
+                        length: i32::try_from(d.length).unwrap_or(i32::MAX),
+                        cardinality: d.cardinality,
+                    })
+                    .collect()
+            }),
+            external_path: self.external_path.clone(),
+            global_index: None,
+        }
+    }
+}
+
 /// One deletion vector inside an index file (Java `DeletionVectorMeta`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeletionVectorMeta {

@@ -88,15 +88,14 @@ impl CompactPlanner {
     /// # Errors
     /// [`Error::Unsupported`] for tables not compacted here (primary-key tables without
     /// `full` where Java's lookup produces a changelog or Java compacts by clock, or with
-    /// `lookup-compact = gentle`, first-row with deletion vectors; dynamic or postpone
-    /// buckets);
+    /// `lookup-compact = gentle`, first-row with deletion vectors; postpone buckets);
     /// [`Error::InvalidCommit`] for a partition spec naming a column that is not a partition
     /// column; metadata read errors.
     pub fn plan(&self) -> Result<CompactPlan> {
         let table = &self.table;
         let opts = table.options();
         let pk = table.is_primary_key_table();
-        if opts.bucket == 0 || opts.bucket < -1 || (pk && opts.bucket < 0) {
+        if opts.bucket == 0 || opts.bucket < -1 {
             return Err(Error::unsupported(format!(
                 "compacting tables with bucket = {} (table {})",
                 opts.bucket,
@@ -340,28 +339,15 @@ struct DvIndexFile {
 
 impl DvIndexFile {
     fn new(f: &IndexFileMeta) -> Self {
-        let ranges: Vec<paimon_spec::index_file::DeletionVectorMeta> = f
-            .dv_ranges
-            .iter()
-            .flatten()
-            .map(|d| paimon_spec::index_file::DeletionVectorMeta {
-                data_file_name: d.data_file_name.clone(),
-                offset: i32::try_from(d.offset).unwrap_or(i32::MAX),
-                length: i32::try_from(d.length).unwrap_or(i32::MAX),
-                cardinality: d.cardinality,
-            })
-            .collect();
+        let meta = f.to_spec();
         DvIndexFile {
-            data_files: ranges.iter().map(|d| d.data_file_name.clone()).collect(),
-            meta: paimon_spec::index_file::IndexFileMeta {
-                index_type: f.index_type.clone(),
-                file_name: f.file_name.clone(),
-                file_size: f.file_size,
-                row_count: f.row_count,
-                dv_ranges: f.dv_ranges.as_ref().map(|_| ranges),
-                external_path: f.external_path.clone(),
-                global_index: None,
-            },
+            data_files: meta
+                .dv_ranges
+                .iter()
+                .flatten()
+                .map(|d| d.data_file_name.clone())
+                .collect(),
+            meta,
         }
     }
 

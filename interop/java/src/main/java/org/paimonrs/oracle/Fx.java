@@ -222,13 +222,38 @@ final class Fx implements AutoCloseable {
     /** Writes the rows in one batch commit (one snapshot, or none if nothing changed). */
     static void commit(FileStoreTable t, List<? extends InternalRow> rows) throws Exception {
         BatchWriteBuilder wb = t.newBatchWriteBuilder();
+        java.util.function.ToIntFunction<InternalRow> buckets = dynamicBuckets(t);
         try (BatchTableWrite w = wb.newWrite().withIOManager(ioManager());
                 BatchTableCommit c = wb.newCommit()) {
             for (InternalRow r : rows) {
-                w.write(r);
+                if (buckets == null) {
+                    w.write(r);
+                } else {
+                    w.write(r, buckets.applyAsInt(r));
+                }
             }
             c.commit(w.prepareCommit());
         }
+    }
+
+    /**
+     * For a dynamic-bucket table, each row's bucket from Java's {@code HashBucketAssigner} over
+     * the committed hash index (what a Flink writer starting now would assign); null otherwise.
+     */
+    static java.util.function.ToIntFunction<InternalRow> dynamicBuckets(FileStoreTable t) {
+        if (t.bucketMode() != org.apache.paimon.table.BucketMode.HASH_DYNAMIC) {
+            return null;
+        }
+        org.apache.paimon.CoreOptions o = t.coreOptions();
+        org.apache.paimon.index.HashBucketAssigner assigner =
+                new org.apache.paimon.index.HashBucketAssigner(
+                        t.snapshotManager(), "oracle", t.store().newIndexFileHandler(), 1, 1, 0,
+                        o.dynamicBucketTargetRowNum(), o.dynamicBucketMaxBuckets());
+        org.apache.paimon.table.sink.RowKeyExtractor keys = t.createRowKeyExtractor();
+        return r -> {
+            keys.setRecord(r);
+            return assigner.assign(keys.partition(), keys.trimmedPrimaryKey().hashCode());
+        };
     }
 
     /** Writes each row to an explicit bucket (dynamic-bucket tables). */

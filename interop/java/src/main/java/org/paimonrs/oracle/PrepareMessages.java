@@ -22,7 +22,9 @@ import org.apache.paimon.types.RowType;
  * {@code id BIGINT, v STRING}, and commits nothing: each message of {@code prepareCommit()} is
  * written as {@code OUT_DIR/java-message-<n>.bin} ({@code CommitMessageSerializer.serialize},
  * Java's current version), for another committer to commit; with {@code --commit true} Java
- * also commits them itself. Prints {"version":V,"messages":N}.
+ * also commits them itself. On a dynamic-bucket table the rows get their buckets from Java's
+ * {@code HashBucketAssigner} over the committed hash index, as a Flink writer's would. Prints
+ * {"version":V,"messages":N}.
  */
 final class PrepareMessages {
 
@@ -43,8 +45,15 @@ final class PrepareMessages {
         BatchWriteBuilder builder = t.newBatchWriteBuilder();
         List<CommitMessage> messages;
         try (BatchTableWrite write = builder.newWrite()) {
+            java.util.function.ToIntFunction<org.apache.paimon.data.InternalRow> buckets =
+                    Fx.dynamicBuckets(t);
             for (long i = from; i < to; i++) {
-                write.write(GenericRow.of(i, BinaryString.fromString("java-" + i)));
+                GenericRow row = GenericRow.of(i, BinaryString.fromString("java-" + i));
+                if (buckets == null) {
+                    write.write(row);
+                } else {
+                    write.write(row, buckets.applyAsInt(row));
+                }
             }
             messages = write.prepareCommit();
         }
