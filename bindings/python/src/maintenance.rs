@@ -112,3 +112,36 @@ pub fn remove_orphan_files(
     let r = pyr(py.detach(|| cleanup.run()))?;
     Ok(r.files)
 }
+
+/// Expires partitions as `paimon expire-partitions` does; the partitions expired (or, with
+/// `dry_run`, that would be) and the snapshots made.
+#[allow(clippy::too_many_arguments)]
+pub fn expire_partitions<'py>(
+    py: Python<'py>,
+    table: &paimon_meta::Table,
+    expiration_time: Option<&str>,
+    strategy: Option<String>,
+    timestamp_formatter: Option<String>,
+    timestamp_pattern: Option<String>,
+    max_expires: Option<usize>,
+    dry_run: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let args = paimon_cli::maintenance_cmd::ExpirePartitionsArgs {
+        table: table.path().to_string(),
+        expiration_time: expiration_time
+            .map(|t| millis("expiration_time", t))
+            .transpose()?,
+        strategy,
+        formatter: timestamp_formatter,
+        pattern: timestamp_pattern,
+        max_expires,
+        dry_run,
+    };
+    let r = py
+        .detach(|| paimon_cli::maintenance_cmd::run_partition_expire(table, &args))
+        .map_err(|e| crate::errors::invalid(e.to_string()))?;
+    let out = PyDict::new(py);
+    out.set_item("partitions", r.partitions)?;
+    out.set_item("snapshots", r.snapshots)?;
+    Ok(out)
+}

@@ -309,6 +309,35 @@ impl Table {
         )
     }
 
+    /// Drops the partitions older than `expiration_time` (`"7 d"`; default the table's
+    /// `partition.expiration-time`) as Java's `PartitionExpire` does, with the table's
+    /// `partition.*` options unless given here (`strategy` `"values-time"` or
+    /// `"update-time"`). Returns `{"partitions": [{column: value}], "snapshots": [ids]}`;
+    /// with `dry_run=True` nothing is dropped and the dict says what would be.
+    #[pyo3(signature = (expiration_time=None, strategy=None, timestamp_formatter=None, timestamp_pattern=None, max_expires=None, dry_run=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn expire_partitions<'py>(
+        &self,
+        py: Python<'py>,
+        expiration_time: Option<String>,
+        strategy: Option<String>,
+        timestamp_formatter: Option<String>,
+        timestamp_pattern: Option<String>,
+        max_expires: Option<usize>,
+        dry_run: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::maintenance::expire_partitions(
+            py,
+            &self.table,
+            expiration_time.as_deref(),
+            strategy,
+            timestamp_formatter,
+            timestamp_pattern,
+            max_expires,
+            dry_run,
+        )
+    }
+
     /// Deletes files under the table that no snapshot, tag or branch references and that are
     /// older than `older_than` (default one day, as Java); returns their paths (with
     /// `dry_run=True`, the paths that would go).

@@ -104,3 +104,25 @@ def test_bad_durations_are_invalid_arguments(tmp_path):
         t.expire_snapshots(older_than="soon")
     with pytest.raises(pr.InvalidArgumentError, match="duration"):
         t.remove_orphan_files(older_than="-")
+
+
+def test_expire_partitions_drops_the_old_ones_java_reads_the_rest(tmp_path):
+    import pyarrow as pa
+    from test_write import java_equals
+
+    (tmp_path / "wh" / "db.db").mkdir(parents=True)
+    schema = pa.schema([pa.field("id", pa.int32()), pa.field("dt", pa.string())])
+    t = pr.Catalog(str(tmp_path / "wh")).create_table(
+        "db.events", schema, partition_keys=["dt"], options={"partition.timestamp-formatter": "yyyyMMdd"}
+    )
+    t.write_arrow(pa.table({"id": [1, 2, 3, 4], "dt": ["20200101", "20200102", "20990101", "x"]}, schema=schema))
+    before = snapshot_ids(t)
+    dry = t.expire_partitions(expiration_time="30 d", dry_run=True)
+    assert dry == {"partitions": [{"dt": "20200101"}, {"dt": "20200102"}], "snapshots": []}
+    assert snapshot_ids(t) == before
+    done = t.expire_partitions(expiration_time="30 d", max_expires=1)
+    assert done["partitions"] == [{"dt": "20200101"}] and done["snapshots"] == [before[-1] + 1]
+    assert t.snapshots()[-1]["commit_kind"] == "OVERWRITE"
+    java_equals(t, pa.table({"id": [2, 3, 4], "dt": ["20200102", "20990101", "x"]}, schema=schema), tmp_path)
+    with pytest.raises(pr.InvalidArgumentError, match="expiration"):
+        t.expire_partitions()

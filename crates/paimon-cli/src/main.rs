@@ -40,6 +40,9 @@ enum Command {
     Compact(compact_cmd::CompactArgs),
     /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
     ExpireSnapshots(maintenance_cmd::ExpireArgs),
+    /// Drop the partitions older than the table's `partition.expiration-time` (Java
+    /// `PartitionExpire`).
+    ExpirePartitions(maintenance_cmd::ExpirePartitionsArgs),
     /// Remove files no snapshot, tag, branch or changelog uses (Java `LocalOrphanFilesClean`).
     RemoveOrphanFiles(maintenance_cmd::OrphanArgs),
     /// Compare two JSON-lines row files as multisets, typed by a table's schema (for scripts).
@@ -95,6 +98,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::CompareRows(a) => read_cmd::compare_rows(a),
         Command::Compact(a) => compact_cmd::compact(a),
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
+        Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::Write(a) => write_cmd::write(a),

@@ -1,9 +1,11 @@
-//! `paimon expire-snapshots|remove-orphan-files`: table maintenance (paimon-meta's
+//! `paimon expire-snapshots|expire-partitions|remove-orphan-files`: table maintenance (paimon-meta's
 //! [`paimon_meta::maintenance`]).
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use paimon_meta::maintenance::{ExpireConfig, RemoveOrphanFiles};
+use paimon_meta::maintenance::{
+    ExpireConfig, PartitionExpireConfig, PartitionExpireStrategy, RemoveOrphanFiles,
+};
 use paimon_spec::options::parse_duration_millis;
 
 use crate::scan_args::ScanArgs;
@@ -27,6 +29,34 @@ pub struct ExpireArgs {
     #[arg(long = "max-deletes")]
     pub max_deletes: Option<i64>,
     /// List what would be deleted without deleting anything.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+/// `paimon expire-partitions TABLE`.
+#[derive(Debug, Args)]
+pub struct ExpirePartitionsArgs {
+    /// Table directory.
+    pub table: String,
+    /// Partitions older than this expire, e.g. `7 d` (default: the table's
+    /// `partition.expiration-time`, which must then be set).
+    #[arg(long = "expiration-time", value_parser = duration)]
+    pub expiration_time: Option<i64>,
+    /// `values-time` or `update-time` (default: the table's `partition.expiration-strategy`).
+    #[arg(long = "strategy")]
+    pub strategy: Option<String>,
+    /// Java `DateTimeFormatter` pattern of the partition time, e.g. `yyyyMMdd` (default: the
+    /// table's `partition.timestamp-formatter`).
+    #[arg(long = "timestamp-formatter")]
+    pub formatter: Option<String>,
+    /// How partition values make the time text, e.g. `$dt $hour:00:00` (default: the table's
+    /// `partition.timestamp-pattern`).
+    #[arg(long = "timestamp-pattern")]
+    pub pattern: Option<String>,
+    /// Expire at most this many partitions (default: `partition.expiration-max-num`, 100).
+    #[arg(long = "max-expires")]
+    pub max_expires: Option<usize>,
+    /// List what would expire without dropping anything.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
 }
@@ -89,6 +119,106 @@ pub fn expire_snapshots(a: ExpireArgs) -> Result<()> {
         r.metadata_files.len(),
         r.snapshot_files.len(),
         r.earliest.map_or("none".to_string(), |e| e.to_string())
+    );
+    Ok(())
+}
+
+/// The expiry `paimon expire-partitions` runs: the table's `partition.expiration-*` options,
+/// each overridden where given (`strategy`: `values-time` or `update-time`).
+///
+/// # Errors
+/// Neither `expiration_ms` nor `partition.expiration-time` given; an unknown strategy; an
+/// option that does not parse.
+pub fn partition_expire_config(
+    table: &paimon_meta::Table,
+    a: &ExpirePartitionsArgs,
+) -> Result<PartitionExpireConfig> {
+    let configured =
+        PartitionExpireConfig::from_options(table.options()).map_err(|e| anyhow!("{e}"))?;
+    let mut config = match (configured, a.expiration_time) {
+        (Some(mut c), Some(ms)) => {
+            c.expiration_ms = ms;
+            c
+        }
+        (Some(c), None) => c,
+        (None, Some(ms)) => PartitionExpireConfig::with_expiration(ms, table.options())
+            .map_err(|e| anyhow!("{e}"))?,
+        (None, None) => {
+            return Err(anyhow!(
+                "expire-partitions {}: give an expiration time or set partition.expiration-time",
+                a.table
+            ))
+        }
+    };
+    if let Some(s) = &a.strategy {
+        config.strategy = match s.as_str() {
+            "values-time" => PartitionExpireStrategy::ValuesTime,
+            "update-time" => PartitionExpireStrategy::UpdateTime,
+            other => {
+                return Err(anyhow!(
+                    "strategy {other}: expected values-time or update-time"
+                ))
+            }
+        };
+    }
+    if a.formatter.is_some() {
+        config.formatter = a.formatter.clone();
+    }
+    if a.pattern.is_some() {
+        config.pattern = a.pattern.clone();
+    }
+    if let Some(n) = a.max_expires {
+        config.max_expires = n;
+    }
+    config.dry_run = a.dry_run;
+    Ok(config)
+}
+
+/// Runs [`partition_expire_config`]'s expiry now (local time) as a fresh commit user.
+///
+/// # Errors
+/// As [`partition_expire_config`]; the expiry's own errors.
+pub fn run_partition_expire(
+    table: &paimon_meta::Table,
+    a: &ExpirePartitionsArgs,
+) -> Result<paimon_meta::maintenance::PartitionExpireReport> {
+    let config = partition_expire_config(table, a)?;
+    table
+        .expire_partitions(
+            &config,
+            chrono::Local::now().naive_local(),
+            &paimon_meta::commit::fresh_commit_user("expire-partitions"),
+        )
+        .map_err(|e| anyhow!("expire-partitions {}: {e}", a.table))
+}
+
+pub fn expire_partitions(a: ExpirePartitionsArgs) -> Result<()> {
+    let table = ScanArgs::default().open(&a.table)?.table;
+    let r = run_partition_expire(&table, &a)?;
+    for p in &r.partitions {
+        let spec: Vec<String> = table
+            .schema()
+            .partition_keys
+            .iter()
+            .filter_map(|k| p.get(k).map(|v| format!("{k}={v}")))
+            .collect();
+        crate::outln!("{}", spec.join(","));
+    }
+    crate::outln!(
+        "{} {} partitions{}",
+        if a.dry_run { "would expire" } else { "expired" },
+        r.partitions.len(),
+        match r.snapshots.as_slice() {
+            [] => String::new(),
+            ids => format!(
+                " in snapshot{} {}",
+                if ids.len() > 1 { "s" } else { "" },
+                ids.iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     );
     Ok(())
 }

@@ -31,6 +31,7 @@ pub mod layout;
 pub mod options;
 #[cfg(feature = "orc")]
 pub mod orc_tail;
+pub mod partition_time;
 pub mod predicate;
 pub mod predicate_json;
 pub mod schema;

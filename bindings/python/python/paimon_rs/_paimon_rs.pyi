@@ -166,6 +166,18 @@ class Table:
     ) -> Dict[str, Any]:
         """Expires snapshots as Java's ``ExpireSnapshotsImpl``; returns ``{"expired": [ids],
         "earliest": id, "files": [paths]}`` (with ``dry_run``, what would go)."""
+    def expire_partitions(
+        self,
+        expiration_time: Optional[str] = None,
+        strategy: Optional[str] = None,
+        timestamp_formatter: Optional[str] = None,
+        timestamp_pattern: Optional[str] = None,
+        max_expires: Optional[int] = None,
+        dry_run: bool = False,
+    ) -> Dict[str, Any]:
+        """Drops partitions older than ``expiration_time`` as Java's ``PartitionExpire``;
+        returns ``{"partitions": [{column: value}], "snapshots": [ids]}`` (with ``dry_run``,
+        what would go)."""
     def remove_orphan_files(self, older_than: str = "1 d", dry_run: bool = False) -> List[str]:
         """Deletes unreferenced files older than ``older_than``; returns their paths."""
     def __datafusion_table_provider__(self, session: Any) -> Any:

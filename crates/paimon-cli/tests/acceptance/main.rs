@@ -14,6 +14,7 @@ mod late_filter;
 mod maintenance;
 mod memory_budget;
 mod memory_limit;
+mod partition_expire;
 mod paths;
 mod projection;
 mod projection_ids;

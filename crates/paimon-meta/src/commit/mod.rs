@@ -76,6 +76,8 @@ enum OverwriteScope {
 pub struct TableCommit {
     table: Table,
     user: String,
+    /// Whether Java's partition expiry may follow a commit (not the expiry's own commits).
+    partition_expiry: bool,
 }
 
 impl Table {
@@ -84,6 +86,7 @@ impl Table {
         TableCommit {
             table: self.clone(),
             user: commit_user.to_string(),
+            partition_expiry: true,
         }
     }
 }
@@ -130,20 +133,33 @@ impl TableCommit {
             ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None)?);
         }
         if !ids.is_empty() {
-            self.expire_after_commit();
+            self.expire_after_commit(identifier);
         }
         Ok(ids)
     }
 
-    /// Java's maintenance after a commit (`TableCommitImpl`): snapshot expiry with the table's
-    /// `snapshot.num-retained.*`, `snapshot.time-retained` and `snapshot.expire.limit`
-    /// ([`crate::maintenance::ExpireConfig::from_options`]), skipped on `write-only` tables.
-    /// The commit has landed by then, so nothing here may fail it: options this expiry cannot
-    /// honour, or a storage error while expiring, leave the old snapshots for the next expiry.
-    fn expire_after_commit(&self) {
+    /// Java's maintenance after a commit (`TableCommitImpl`), skipped on `write-only` tables:
+    /// partition expiry when Java's committer would run it
+    /// ([`crate::maintenance::PartitionExpireConfig::after_commit`]), then snapshot expiry
+    /// with the table's `snapshot.num-retained.*`, `snapshot.time-retained` and
+    /// `snapshot.expire.limit` ([`crate::maintenance::ExpireConfig::from_options`]).
+    /// The commit has landed by then, so nothing here may fail it: options an expiry cannot
+    /// honour, or a storage error while expiring, leave the rest for the next expiry.
+    fn expire_after_commit(&self, identifier: i64) {
+        use crate::maintenance::PartitionExpireConfig;
         let options = self.table.options();
         if options.write_only {
             return;
+        }
+        if self.partition_expiry && PartitionExpireConfig::after_commit(options, identifier) {
+            if let Ok(Some(config)) = PartitionExpireConfig::from_options(options) {
+                let now = chrono::Local::now().naive_local();
+                let _ = self.table.expire_partitions(
+                    &config,
+                    now,
+                    &fresh_commit_user("partition-expire"),
+                );
+            }
         }
         if let Ok(config) = crate::maintenance::ExpireConfig::from_options(options) {
             let _ = self.table.expire_snapshots(&config);
@@ -223,7 +239,7 @@ impl TableCommit {
             return Ok(Vec::new());
         }
         let id = self.try_commit(identifier, CommitKind::Overwrite, &append, Some(&scope))?;
-        self.expire_after_commit();
+        self.expire_after_commit(identifier);
         Ok(vec![id])
     }
 
@@ -677,6 +693,23 @@ fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta 
                 .collect()
         }),
         external_path: f.external_path.clone(),
+    }
+}
+
+/// A commit user no snapshot has yet: `<prefix>-<nanoseconds>-<process id>`.
+pub fn fresh_commit_user(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{prefix}-{nanos}-{}", std::process::id())
+}
+
+impl TableCommit {
+    /// This committer without the partition expiry that follows commits (for the expiry's
+    /// own drops).
+    pub(crate) fn without_partition_expiry(mut self) -> Self {
+        self.partition_expiry = false;
+        self
     }
 }
 

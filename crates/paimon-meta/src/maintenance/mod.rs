@@ -8,10 +8,12 @@
 mod compact;
 mod expire;
 mod orphan;
+mod partition_expire;
 
 pub use compact::{CompactPlan, CompactPlanner};
 pub use expire::{ExpireConfig, ExpireReport};
 pub use orphan::{OrphanReport, RemoveOrphanFiles};
+pub use partition_expire::{PartitionExpireConfig, PartitionExpireReport, PartitionExpireStrategy};
 
 use paimon_spec::layout;
 

@@ -19,6 +19,7 @@ public final class Main {
                     "  compact TABLE_PATH [--minor]   (one full compaction, or each writer's own, committed by Java)",
                     "  expire TABLE_PATH [--retain-max N] [--retain-min N] [--max-deletes N] [--time-retained-ms N]",
                     "  remove-orphan-files TABLE_PATH [--older-than-ms N] [--dry-run true]",
+                    "  expire-partitions TABLE_PATH [--option k=v]...   (Java's PartitionExpire, run now)",
                     "  write-planning-table OUT_TABLE --files N --commits C [--format F] [--option k=v]...",
                     "  write-bench-tables OUT [--rows N] [--pk-rows N] [--small-rows N] [--only NAME]",
                     "  write-expected WAREHOUSE EXPECTED_DIR [--queries FILE]",
@@ -70,6 +71,9 @@ public final class Main {
                     break;
                 case "remove-orphan-files":
                     Maintenance.removeOrphanFiles(Args.parse(rest), out);
+                    break;
+                case "expire-partitions":
+                    Maintenance.expirePartitions(Args.parse(rest), out);
                     break;
                 case "write-expected":
                     Expected.write(Args.parse(rest), System.err);

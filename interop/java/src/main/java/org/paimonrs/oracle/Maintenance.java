@@ -31,6 +31,41 @@ final class Maintenance {
     }
 
     /**
+     * {@code expire-partitions TABLE_PATH [--option k=v]...}: one run of the table's own
+     * {@code PartitionExpire} (its {@code partition.expiration-*} options, plus the given ones,
+     * with the check interval forced to zero so that it runs now), committed by Java; prints
+     * each expired partition as {@code k=v,k=v}, one a line, in the order Java dropped them.
+     */
+    static void expirePartitions(Args a, PrintStream out) {
+        FileStoreTable t = Commands.open(a.positional(0));
+        java.util.Map<String, String> dyn = new java.util.HashMap<>();
+        for (String kv : a.getAll("--option")) {
+            int eq = kv.indexOf('=');
+            dyn.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        dyn.put("partition.expiration-check-interval", "0 s");
+        t = t.copy(dyn);
+        org.apache.paimon.operation.PartitionExpire pe =
+                t.store().newPartitionExpire("oracle-partition-expire", t);
+        if (pe == null) {
+            throw new IllegalArgumentException("partition.expiration-time is not set, or no partitions");
+        }
+        java.util.List<java.util.Map<String, String>> expired = pe.expire(Long.MAX_VALUE);
+        if (expired != null) {
+            for (java.util.Map<String, String> p : expired) {
+                StringBuilder sb = new StringBuilder();
+                for (java.util.Map.Entry<String, String> e : p.entrySet()) {
+                    if (sb.length() > 0) {
+                        sb.append(',');
+                    }
+                    sb.append(e.getKey()).append('=').append(e.getValue());
+                }
+                out.println(sb);
+            }
+        }
+    }
+
+    /**
      * {@code remove-orphan-files TABLE_PATH --older-than-ms N [--dry-run true]}: one
      * {@code LocalOrphanFilesClean.clean()} with files older than now minus N; prints each
      * deleted (or, dry, deletable) path, one a line.
