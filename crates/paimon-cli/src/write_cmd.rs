@@ -86,13 +86,16 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         None => None,
     };
     // Batch reads of primary-key tables with deletion vectors, and of first-row tables, skip
-    // level 0: their rows reach readers through a lookup compaction. Unless the table is
+    // level 0: their rows reach readers through a lookup compaction; and the `lookup`
+    // changelog producer writes its changelog in that compaction. Unless the table is
     // `write-only` (a separate compactor's job), this command runs one on the buckets it
     // wrote, right after their commit, as Java's writers do.
     let opts = table.options();
     let first_row = opts.merge_engine == paimon_spec::options::MergeEngine::FirstRow;
+    let lookup_changelog =
+        opts.changelog_producer == paimon_spec::options::ChangelogProducer::Lookup;
     let compact_after = !schema.primary_keys.is_empty()
-        && (opts.deletion_vectors_enabled || first_row)
+        && (opts.deletion_vectors_enabled || first_row || lookup_changelog)
         && !opts.write_only
         && !a.prepare_only;
     let mut writer = if compact_after {

@@ -129,7 +129,7 @@ impl TableCompact {
                 }
                 if (dv && task.lookup.is_none() && !full)
                     || (dv && !drop_delete)
-                    || (!dv && !first_row && task.lookup.is_some())
+                    || (!dv && !first_row && task.lookup.is_some() && !self.core.lookup_merge())
                 {
                     return Err(self.unsupported(&format!(
                         "a compaction into level {output_level} of {max_level} (dropping \
@@ -139,18 +139,18 @@ impl TableCompact {
                     )));
                 }
                 // Java's lookup producer writes a changelog for every key with a level-0
-                // record when it compacts (`LookupChangelogMergeFunctionWrapper`). Here it is
-                // written by full compactions, where every older copy is an input; merging
-                // level-0 records below the last level without it would hide their changes
-                // from streaming readers.
+                // record when it compacts (`LookupChangelogMergeFunctionWrapper`), against the
+                // key's copy in the inputs or, failing that, in the levels below the output:
+                // below the last level the task must name those levels.
                 if self.core.changelog_producer == ChangelogProducer::Lookup
                     && output_level != max_level
+                    && task.lookup.is_none()
                     && split.data_files.iter().any(|f| f.level == 0)
                 {
                     return Err(self.unsupported(
                         "compacting level-0 files of a table with changelog-producer = lookup \
-                         below the last level (its lookup changelog is written by full \
-                         compaction only)",
+                         below the last level without the levels under the output to look \
+                         their keys up in",
                     ));
                 }
                 let plan = MergePlan {
@@ -330,8 +330,10 @@ impl TableCompact {
         };
         let found = if self.core.deletion_vectors_enabled {
             Found::Mark
-        } else {
+        } else if self.core.merge_engine == MergeEngine::FirstRow {
             Found::DropNew
+        } else {
+            Found::Merge
         };
         LookupState::prepare(split, lookup, found, vectors, &codec, &read)
     }
@@ -368,9 +370,11 @@ impl TableCompact {
             // as it is only when merging cannot change its rows (no retractions to drop, and
             // the last level or a plain deduplicate table); its keys' older copies are marked
             // either way. A file above level 0 keeps its vector.
+            let marks = self.core.deletion_vectors_enabled
+                || self.core.merge_engine == MergeEngine::FirstRow;
             (last && has_deletes)
                 || (meta.level == 0
-                    && (has_deletes
+                    && ((marks && has_deletes)
                         || !(last
                             || (self.core.merge_engine == MergeEngine::Deduplicate
                                 && self.core.sequence_fields.is_empty()))))
@@ -388,6 +392,11 @@ impl TableCompact {
                 Some(ChangelogMode::Lookup) => meta.level == 0,
                 None => false,
             };
+            if changelog && state.lookup.is_some() && !last {
+                // Java's `CHANGELOG_NO_REWRITE` below the last level: the changelog comes
+                // from merging the file with its keys' copies below, the file only moves.
+                return self.merge(state, &[file], false);
+            }
             if changelog {
                 self.upgrade_changelog(state, file)?;
             }
@@ -434,6 +443,12 @@ impl TableCompact {
     /// runs are read as they are stored (a streaming read: records with their sequence numbers
     /// and kinds, unmerged) and merged with the table's merge engine, retractions dropped.
     fn merge_files(&self, state: &mut MergeState<'_>, files: &[usize]) -> Result<()> {
+        self.merge(state, files, true)
+    }
+
+    /// As `merge_files`, or with `rewrite` false only the changelog of the merge, the files
+    /// moving to the output level unchanged.
+    fn merge(&self, state: &mut MergeState<'_>, files: &[usize], rewrite: bool) -> Result<()> {
         let split = state.split;
         let inputs: Vec<DataFileMeta> =
             files.iter().map(|i| split.data_files[*i].clone()).collect();
@@ -482,7 +497,15 @@ impl TableCompact {
                             codec,
                             mode,
                         };
-                        self.changelog_start(&start, &members)?
+                        let mut cl = self.changelog_start(&start, &members)?;
+                        // Keys with no copy among the inputs take theirs from the levels below.
+                        if let Some((cl, lookup)) = cl.as_mut().zip(state.lookup.as_ref()) {
+                            let in_split: Vec<usize> = members.iter().map(|i| files[*i]).collect();
+                            for (level, older) in lookup.older_by_level(&in_split)? {
+                                cl.add_old(older, codec, level)?;
+                            }
+                        }
+                        cl
                     }
                     _ => None,
                 };
@@ -521,7 +544,9 @@ impl TableCompact {
                     if let Some((cl, codec)) = changelog.as_mut().zip(codec.as_ref()) {
                         cl.add_merged(&batch, codec)?;
                     }
-                    writer.write(&self.to_key_value(&batch)?)?;
+                    if rewrite {
+                        writer.write(&self.to_key_value(&batch)?)?;
+                    }
                 }
                 if let Some((cl, w)) = changelog.zip(changelog_writer.as_mut()) {
                     if let Some(records) = cl.finish(&merged_schema)? {
@@ -539,8 +564,16 @@ impl TableCompact {
             Ok((written, changelog)) => {
                 state.track(&written);
                 state.track(&changelog);
+                if rewrite {
+                    state.after.extend(written);
+                } else {
+                    state.after.extend(inputs.iter().map(|f| {
+                        let mut moved = f.clone();
+                        moved.level = state.plan.output_level;
+                        moved
+                    }));
+                }
                 state.before.extend(inputs);
-                state.after.extend(written);
                 state.changelog.extend(changelog);
                 Ok(())
             }
@@ -597,16 +630,16 @@ impl TableCompact {
         Ok(Box::new(chained.into_iter().flatten()))
     }
 
-    /// Which changelog the task writes: Java's full-compaction one, or the lookup producer's
-    /// (written here when the output is the last level: a full compaction, whose inputs hold
-    /// every older copy of a key).
+    /// Which changelog the task writes: Java's full-compaction one (when the output is the
+    /// last level), or the lookup producer's (any output above level 0; each key's old row is
+    /// its shallowest copy among the inputs or, failing that, in the levels below the output,
+    /// which the task's lookup names).
     fn changelog_mode(&self, plan: &MergePlan) -> Option<ChangelogMode> {
-        if plan.output_level != plan.max_level {
-            return None;
-        }
+        let last = plan.output_level == plan.max_level;
         match self.core.changelog_producer {
-            ChangelogProducer::FullCompaction => Some(ChangelogMode::Full),
-            ChangelogProducer::Lookup => Some(ChangelogMode::Lookup),
+            ChangelogProducer::FullCompaction if last => Some(ChangelogMode::Full),
+            // Java `rewriteLookupChangelog`: any compaction above level 0.
+            ChangelogProducer::Lookup if plan.output_level > 0 => Some(ChangelogMode::Lookup),
             _ => None,
         }
     }

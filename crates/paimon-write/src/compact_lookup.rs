@@ -79,6 +79,10 @@ pub(crate) enum Found {
     /// First-row without vectors: the copy above stays the key's row, and the level-0
     /// records of the key are dropped (Java `FirstRowMergeFunctionWrapper`).
     DropNew,
+    /// Other lookup tables without vectors (the `lookup` changelog producer, `force-lookup`):
+    /// the shallowest copy above joins the key's merge and stays where it is (Java's
+    /// `LookupChangelogMergeFunctionWrapper` inserting the looked-up record).
+    Merge,
 }
 
 /// The older copies found above the output level, and the bucket's vectors.
@@ -91,9 +95,10 @@ pub(crate) struct LookupState {
     pub vectors: BucketVectors,
     /// The old index files the new one replaces.
     pub index_files: Vec<paimon_spec::index_file::IndexFileMeta>,
-    /// Per level above the output level (deepest last): the older copies, sorted by key, and
-    /// for each row the input file (index into the task's split) whose key found it.
-    older: Vec<(RecordBatch, Vec<usize>)>,
+    /// Per level above the output level (deepest last): the level, the older copies sorted
+    /// by key, and for each row the input file (index into the task's split) whose key found
+    /// it.
+    older: Vec<(i32, RecordBatch, Vec<usize>)>,
 }
 
 /// Reads the records of file `i` of a split (as stored, no vector applied) as merge-input
@@ -130,6 +135,8 @@ impl LookupState {
         levels.sort_unstable();
         levels.dedup();
         let mut older = Vec::new();
+        // [`Found::Merge`] takes a key's shallowest copy only, as Java's lookup stops there.
+        let mut taken: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
         if !owner.is_empty() {
             for level in levels {
                 let mut found: Vec<RecordBatch> = Vec::new();
@@ -148,11 +155,18 @@ impl LookupState {
                                 continue;
                             }
                             if let Some(o) = owner.get(k.as_ref()) {
-                                if found_mode == Found::DropNew {
-                                    dropped.insert(k.as_ref().to_vec());
-                                    continue;
+                                match found_mode {
+                                    Found::DropNew => {
+                                        dropped.insert(k.as_ref().to_vec());
+                                        continue;
+                                    }
+                                    Found::Mark => vectors.delete(&f.file_name, p),
+                                    Found::Merge => {
+                                        if !taken.insert(k.as_ref().to_vec()) {
+                                            continue;
+                                        }
+                                    }
                                 }
-                                vectors.delete(&f.file_name, p);
                                 take.push(row as u32);
                                 owners.push(*o);
                             }
@@ -165,7 +179,8 @@ impl LookupState {
                     })?;
                 }
                 if !found.is_empty() {
-                    older.push(sort_by_key(&found, owners, codec)?);
+                    let (batch, owners) = sort_by_key(&found, owners, codec)?;
+                    older.push((level, batch, owners));
                 }
             }
         }
@@ -180,8 +195,17 @@ impl LookupState {
 
     /// The older copies of the keys of the given input files, one sorted run per level.
     pub(crate) fn older_runs(&self, inputs: &[usize]) -> Result<Vec<RecordBatch>> {
+        Ok(self
+            .older_by_level(inputs)?
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect())
+    }
+
+    /// [`LookupState::older_runs`] with the level each run was found at.
+    pub(crate) fn older_by_level(&self, inputs: &[usize]) -> Result<Vec<(i32, RecordBatch)>> {
         let mut runs = Vec::new();
-        for (batch, owners) in &self.older {
+        for (level, batch, owners) in &self.older {
             let rows: Vec<u32> = owners
                 .iter()
                 .enumerate()
@@ -189,7 +213,7 @@ impl LookupState {
                 .map(|(r, _)| r as u32)
                 .collect();
             if !rows.is_empty() {
-                runs.push(take_rows(batch, &rows)?);
+                runs.push((*level, take_rows(batch, &rows)?));
             }
         }
         Ok(runs)

@@ -179,11 +179,13 @@ impl TableWrite {
                 );
             }
             // Writers of a `full-compaction` producer write no changelog (full compaction
-            // does), nor do those of a `write-only` table with the `lookup` producer (its
-            // compactor writes the changelog, as Java's dedicated compaction does); `input`
-            // and other `lookup` writers need changelog files beside the data.
+            // does), nor do those of the `lookup` producer: on a `write-only` table its
+            // compactor writes it (Java's dedicated compaction), otherwise the lookup
+            // compaction the caller runs after committing (as Java's writers compact before
+            // their commit). `input` writers need changelog files beside the data.
             use paimon_spec::options::ChangelogProducer as P;
-            let deferred = core.changelog_producer == P::Lookup && core.write_only;
+            let deferred = core.changelog_producer == P::Lookup
+                && (core.write_only || level0 == Level0::CompactedAfter);
             if matches!(core.changelog_producer, P::Input | P::Lookup)
                 && level0 != Level0::Compaction
                 && !deferred

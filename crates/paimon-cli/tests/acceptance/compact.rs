@@ -630,10 +630,35 @@ fn compaction_racing_a_commit_that_removed_its_inputs_commits_nothing() {
 /// an identical copy with Java: the files left and the rows agree, and Java reads the same
 /// changelog (kinds and rows) from both COMPACT snapshots, which has every kind. Returns that
 /// changelog and the files' levels after the write.
+/// Java's changelog rows (with their kinds) of the snapshots in `range` (`FROM,TO`).
+fn java_changelog(t: &Path, range: &str) -> Vec<String> {
+    canonical(java_dump(
+        t,
+        &[
+            "--incremental",
+            range,
+            "--incremental-mode",
+            "changelog",
+            "--with-kind",
+        ],
+    ))
+}
+
 fn full_compaction_changelogs(
     rel: &str,
     edit: &dyn Fn(String) -> String,
     extra_rows: &str,
+) -> (Vec<String>, BTreeMap<String, Vec<i32>>) {
+    compaction_changelogs(rel, edit, extra_rows, true)
+}
+
+/// As `full_compaction_changelogs`, with a minor compaction (ours, and Java's writers' own)
+/// unless `full`.
+fn compaction_changelogs(
+    rel: &str,
+    edit: &dyn Fn(String) -> String,
+    extra_rows: &str,
+    full: bool,
 ) -> (Vec<String>, BTreeMap<String, Vec<i32>>) {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("ours");
@@ -672,22 +697,16 @@ fn full_compaction_changelogs(
         .unwrap();
     let levels_written = live_levels(&mine);
     copy_dir(&mine, &java);
-    paimon(&["compact", ms, "--full"]);
-    oracle(&["compact", java.to_str().unwrap()]);
+    if full {
+        paimon(&["compact", ms, "--full"]);
+        oracle(&["compact", java.to_str().unwrap()]);
+    } else {
+        paimon(&["compact", ms]);
+        oracle(&["compact", java.to_str().unwrap(), "--minor"]);
+    }
     assert_eq!(live_levels(&mine), live_levels(&java), "{rel}");
     let range = format!("{written},{}", written + 1);
-    let changelog = |t: &Path| {
-        canonical(java_dump(
-            t,
-            &[
-                "--incremental",
-                &range,
-                "--incremental-mode",
-                "changelog",
-                "--with-kind",
-            ],
-        ))
-    };
+    let changelog = |t: &Path| java_changelog(t, &range);
     let ours = changelog(&mine);
     for kind in ["-U", "+U", "+I", "-D"] {
         assert!(
@@ -751,32 +770,93 @@ fn lookup_changelog_full_compaction_as_java() {
     }
 }
 
+/// The lookup producer's changelog from a minor compaction (Java's writers compact after a
+/// write: level 0 is forced up, and a key without a copy among the inputs takes its old row
+/// from the levels below the output): the same files, changelog and rows as Java's.
 #[test]
-fn lookup_changelog_minor_compaction_is_refused_and_nothing_is_committed() {
-    // Java's lookup producer writes a changelog for the keys of level-0 records a minor
-    // compaction merges; we write it in full compactions only, so a minor one is refused.
+fn lookup_changelog_minor_compaction_as_java() {
+    let edit = |text: String| {
+        let edited = text.replace(
+            "\"changelog-producer\" : \"lookup\"",
+            "\"changelog-producer\" : \"lookup\",\n    \"write-only\" : \"true\"",
+        );
+        assert_ne!(edited, text, "the fixture's options changed");
+        edited
+    };
+    let (ours, written) = compaction_changelogs("pk.db/changelog_lookup", &edit, "", false);
+    assert!(
+        written.values().any(|l| l.contains(&0)),
+        "the write left level-0 files"
+    );
+    assert!(!ours.is_empty());
+}
+
+/// A `changelog-producer = lookup` table that is not `write-only`: Java's writers compact
+/// each write up from level 0 and write the lookup changelog in that compaction; `paimon
+/// write` commits, then runs that compaction. The same three writes, by Java's writer into
+/// one table and by ours into another, leave the same files, rows and changelog.
+#[test]
+fn lookup_changelog_writes_compact_as_java_writers_do() {
     let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("t");
-    copy_dir(
-        &repo().join("fixtures/warehouse/pk.db/dedup_uncompacted"),
-        &t,
-    );
-    let schema = t.join("schema/schema-0");
-    let text = std::fs::read_to_string(&schema).unwrap();
-    let edited = text.replace(
-        "\"write-only\" : \"true\"",
-        "\"write-only\" : \"true\",\n    \"changelog-producer\" : \"lookup\"",
-    );
-    assert_ne!(edited, text, "the fixture's options changed");
-    std::fs::write(&schema, edited).unwrap();
-    let before = live_levels(&t);
-    let kind = latest_commit_kind(&t);
-    let out = crate::write_cmd::paimon(&["compact", t.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "compaction ran: {err}");
-    assert!(err.contains("lookup changelog"), "{err}");
-    assert_eq!(live_levels(&t), before);
-    assert_eq!(latest_commit_kind(&t), kind);
+    let mine = dir.path().join("ours");
+    let java = dir.path().join("java");
+    for t in [&mine, &java] {
+        paimon(&[
+            "create-table",
+            t.to_str().unwrap(),
+            "--schema",
+            r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
+            "--primary-key",
+            "id",
+            "--option",
+            "bucket=1",
+            "--option",
+            "changelog-producer=lookup",
+        ]);
+    }
+    // Small writes over a big run: level 0 is forced up to the level above the run, and the
+    // old rows of its keys are looked up below (levels 5, then 4 and 5).
+    for (n, (from, to)) in [(0, 200), (195, 205), (0, 3)].into_iter().enumerate() {
+        let input = dir.path().join(format!("w{n}.jsonl"));
+        let rows: String = (from..to)
+            .map(|i| format!("{{\"id\":{i},\"v\":\"java-{i}\"}}\n"))
+            .collect();
+        std::fs::write(&input, rows).unwrap();
+        paimon(&[
+            "write",
+            mine.to_str().unwrap(),
+            "--from",
+            input.to_str().unwrap(),
+        ]);
+        let msgs = dir.path().join(format!("m{n}"));
+        oracle(&[
+            "prepare-messages",
+            java.to_str().unwrap(),
+            msgs.to_str().unwrap(),
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+            "--commit",
+            "true",
+        ]);
+        assert_eq!(live_levels(&mine), live_levels(&java), "after write {n}");
+    }
+    let latest = |t: &Path| {
+        Table::open(Arc::new(LocalFileIO::new()), t.to_str().unwrap())
+            .unwrap()
+            .snapshot_manager()
+            .latest_id()
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(latest(&mine), latest(&java), "snapshots made");
+    let range = format!("0,{}", latest(&java));
+    let ours = java_changelog(&mine, &range);
+    let updates = ours.iter().filter(|l| l.contains("\"-U\"")).count();
+    assert_eq!(updates, 8, "-U of 195..=199 and 0..=2: {ours:?}");
+    assert_eq!(ours, java_changelog(&java, &range));
+    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
 }
 
 #[test]

@@ -40,22 +40,30 @@ fn write_jsonl(table: &Path, dir: &Path, name: &str, rows: &[(i64, &str)]) {
     ok(&["write", s(table), "--from", s(&file)]);
 }
 
-#[test]
-fn ours_then_java_then_ours_find_each_others_keys() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("t");
-    ok(&[
+/// A dynamic-bucket table `(id BIGINT primary key, v STRING)`, the columns Java's
+/// `prepare-messages` writes, with `options` besides `bucket=-1`.
+fn create_kv(t: &Path, options: &[&str]) {
+    let mut args = vec![
         "create-table",
-        s(&t),
+        s(t),
         "--schema",
         r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
         "--primary-key",
         "id",
         "--option",
         "bucket=-1",
-        "--option",
-        "dynamic-bucket.target-row-num=4",
-    ]);
+    ];
+    for o in options {
+        args.extend(["--option", o]);
+    }
+    ok(&args);
+}
+
+#[test]
+fn ours_then_java_then_ours_find_each_others_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    create_kv(&t, &["dynamic-bucket.target-row-num=4"]);
     let mut want: BTreeMap<i64, String> = BTreeMap::new();
 
     // Ten new keys: buckets fill to the target in turn, 4 + 4 + 2.
@@ -228,16 +236,7 @@ fn every_key_of_a_java_table_goes_back_to_its_bucket() {
 fn two_writers_hash_indexes_for_one_bucket_are_refused_in_one_commit() {
     let dir = tempfile::tempdir().unwrap();
     let t = dir.path().join("t");
-    ok(&[
-        "create-table",
-        s(&t),
-        "--schema",
-        r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=-1",
-    ]);
+    create_kv(&t, &[]);
     let mut files = Vec::new();
     for (n, id) in [(0, 1), (1, 2)] {
         let input = dir.path().join(format!("w{n}.jsonl"));

@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use paimon_spec::layout;
 use paimon_spec::options::{parse_duration_millis, CoreOptions};
 
-use super::{delete, now_millis, Files};
+use super::{delete, invalid_option as invalid, now_millis, Files};
 use crate::error::{Error, Result};
 use crate::manifest::FileKind;
 use crate::snapshot::Snapshot;
@@ -140,17 +140,6 @@ impl ExpireConfig {
         self.dry_run = dry_run;
         self
     }
-}
-
-fn invalid(key: &str, value: &str, reason: &str) -> Error {
-    Error::spec(
-        key,
-        paimon_spec::Error::InvalidOption {
-            key: key.to_string(),
-            value: value.to_string(),
-            reason: reason.to_string(),
-        },
-    )
 }
 
 /// What an expiry removed (or, in a dry run, would remove).

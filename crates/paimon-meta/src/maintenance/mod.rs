@@ -23,6 +23,18 @@ use crate::scan::partition_path::bucket_path;
 use crate::scan::PartitionDecoder;
 use crate::table::Table;
 
+/// A table option of a maintenance run that does not parse, named by its key.
+fn invalid_option(key: &str, value: &str, reason: &str) -> Error {
+    Error::spec(
+        key,
+        paimon_spec::Error::InvalidOption {
+            key: key.to_string(),
+            value: value.to_string(),
+            reason: reason.to_string(),
+        },
+    )
+}
+
 /// Reads a table's metadata files and resolves the paths of the files they name (Java
 /// `FileStorePathFactory` / `DataFilePathFactory`), treating a missing metadata file as empty
 /// the way Java's `FileDeletionBase` does (a crashed earlier expiry may have removed it).

@@ -20,6 +20,7 @@ use paimon_spec::binary::Datum;
 use paimon_spec::options::{parse_duration_millis, CoreOptions};
 use paimon_spec::partition_time::PartitionTimeExtractor;
 
+use super::invalid_option as invalid;
 use crate::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -273,15 +274,4 @@ fn count(key: &str, value: &str) -> Result<usize> {
         .trim()
         .parse()
         .map_err(|_| invalid(key, value, "expected a non-negative integer"))
-}
-
-fn invalid(key: &str, value: &str, reason: &str) -> Error {
-    Error::spec(
-        key,
-        paimon_spec::Error::InvalidOption {
-            key: key.to_string(),
-            value: value.to_string(),
-            reason: reason.to_string(),
-        },
-    )
 }

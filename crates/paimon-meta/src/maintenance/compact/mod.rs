@@ -120,7 +120,7 @@ impl CompactPlanner {
             )));
         }
         // Java compacts these by lookup (`LookupMergeTreeCompactRewriter`).
-        let lookup = pk && (opts.deletion_vectors_enabled || first_row) && !self.full;
+        let lookup = pk && opts.need_lookup() && !self.full;
         if lookup
             && opts
                 .raw
@@ -450,8 +450,8 @@ fn to_i64(v: u64) -> i64 {
 fn minor_refusal(opts: &paimon_spec::options::CoreOptions) -> Option<&'static str> {
     use paimon_spec::options::ChangelogProducer;
     let set = |k: &str| opts.raw.contains_key(k);
-    if opts.changelog_producer == ChangelogProducer::Lookup || opts.force_lookup {
-        Some("that Java compacts by lookup with a changelog (lookup changelog, force-lookup)")
+    if opts.changelog_producer == ChangelogProducer::Lookup && opts.deletion_vectors_enabled {
+        Some("with deletion vectors and the lookup changelog producer")
     } else if set("compaction.optimization-interval")
         || set("compaction.total-size-threshold")
         || set("compaction.incremental-size-threshold")

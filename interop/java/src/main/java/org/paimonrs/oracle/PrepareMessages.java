@@ -44,7 +44,7 @@ final class PrepareMessages {
         Files.createDirectories(dir);
         BatchWriteBuilder builder = t.newBatchWriteBuilder();
         List<CommitMessage> messages;
-        try (BatchTableWrite write = builder.newWrite()) {
+        try (BatchTableWrite write = builder.newWrite().withIOManager(Fx.ioManager())) {
             java.util.function.ToIntFunction<org.apache.paimon.data.InternalRow> buckets =
                     Fx.dynamicBuckets(t);
             for (long i = from; i < to; i++) {
