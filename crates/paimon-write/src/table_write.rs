@@ -111,20 +111,21 @@ impl TableWrite {
     /// itself after each commit, as Java's own writers do.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with dynamic or
-    /// postpone buckets, the `input` or `lookup` changelog producer, or with deletion vectors
-    /// and without
-    /// `write-only`; data evolution; column types the table's file format cannot hold as
-    /// Java writes them);
+    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with postpone
+    /// buckets, or dynamic buckets and a partition column outside the key; the `input`
+    /// changelog producer; deletion vectors or the `lookup` producer without `write-only`;
+    /// data evolution; column types the table's file format cannot hold as Java writes
+    /// them);
     /// [`Error::InvalidOption`] for malformed options.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
         Self::build(file_io, root, schema, Level0::WriteOnly)
     }
 
-    /// As [`TableWrite::try_new`], also for primary-key tables with deletion vectors without
-    /// `write-only`: the caller promises to run a minor (lookup) compaction of the buckets
-    /// written after committing them, without which their rows stay invisible to batch
-    /// reads.
+    /// As [`TableWrite::try_new`], also for primary-key tables with deletion vectors or the
+    /// `lookup` changelog producer without `write-only`: the caller promises to run a minor
+    /// (lookup) compaction of the buckets written after committing them, without which their
+    /// rows stay invisible to batch reads (deletion vectors) or their changelog unwritten
+    /// (`lookup`).
     ///
     /// # Errors
     /// As [`TableWrite::try_new`].
