@@ -49,11 +49,7 @@ pub fn compact(
             .map(usize::from)
             .unwrap_or(1)
     });
-    let user = format!(
-        "paimon-rs-python-compact-{}-{}",
-        std::process::id(),
-        paimon_cli::write_cmd::unique_suffix()
-    );
+    let user = paimon_meta::commit::fresh_commit_user("paimon-rs-python-compact");
     let outcome = pyr(py.detach(|| compact_table(table, &planner, &user, threads)))?;
     Ok(outcome.snapshots)
 }

@@ -15,7 +15,7 @@ use paimon_split::CompactTask;
 use paimon_write::TableCompact;
 
 use crate::scan_args::table_location;
-use crate::write_cmd::{describe_snapshots, open, partition_spec, unique_suffix};
+use crate::write_cmd::{describe_snapshots, open, partition_spec};
 
 /// A finished task: its index in the plan and its message.
 type Done = (usize, CommitMessage);
@@ -225,11 +225,7 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
             .map(usize::from)
             .unwrap_or(1)
     });
-    let user = format!(
-        "paimon-cli-compact-{}-{}",
-        std::process::id(),
-        unique_suffix()
-    );
+    let user = paimon_meta::commit::fresh_commit_user("paimon-cli-compact");
     let o = compact_table(&table, &planner, &user, threads).map_err(|e| anyhow!("{e}"))?;
     crate::outln!(
         "{} tasks: {} files compacted into {}; {}",

@@ -155,11 +155,7 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let user = format!(
-        "paimon-cli-write-{}-{}",
-        std::process::id(),
-        unique_suffix()
-    );
+    let user = paimon_meta::commit::fresh_commit_user("paimon-cli-write");
     let commit = table.new_commit(&user);
     let ids = if a.overwrite {
         commit.overwrite_as_configured(BATCH_COMMIT_IDENTIFIER, spec, &messages)
@@ -288,14 +284,6 @@ pub(crate) fn describe_snapshots(ids: &[i64]) -> String {
                 .join(",")
         ),
     }
-}
-
-/// A value that differs between commit users made by one process (nanoseconds since the epoch).
-pub fn unique_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
 }
 
 /// FNV-1a over the message files: the default commit user of `paimon commit`.

@@ -156,18 +156,15 @@ impl DynamicBuckets {
         if let Some(b) = index.hash_to_bucket.get(&hash) {
             return Ok(*b);
         }
-        let open = index
-            .non_full
-            .iter()
-            .find(|(_, n)| **n < target)
-            .map(|(b, _)| *b);
-        index
-            .non_full
-            .retain(|b, n| *n < target || Some(*b) == open);
-        if let Some(b) = open {
-            *index.non_full.entry(b).or_default() += 1;
-            index.hash_to_bucket.insert(hash, b);
-            return Ok(b);
+        // Full buckets leave the front as they are passed, as Java's iterator removes them.
+        while let Some(mut first) = index.non_full.first_entry() {
+            if *first.get() < target {
+                *first.get_mut() += 1;
+                let b = *first.key();
+                index.hash_to_bucket.insert(hash, b);
+                return Ok(b);
+            }
+            first.remove();
         }
         if index.all.is_empty() || max_bucket_id < global_max {
             if let Some(b) = (0..=global_max).find(|b| !index.all_set.contains(b)) {

@@ -696,12 +696,12 @@ fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta 
     }
 }
 
-/// A commit user no snapshot has yet: `<prefix>-<nanoseconds>-<process id>`.
+/// A commit user no snapshot has yet: `<prefix>-<process id>-<nanoseconds>`.
 pub fn fresh_commit_user(prefix: &str) -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    format!("{prefix}-{nanos}-{}", std::process::id())
+    format!("{prefix}-{}-{nanos}", std::process::id())
 }
 
 impl TableCommit {

@@ -19,6 +19,7 @@ use chrono::NaiveDateTime;
 use paimon_spec::binary::Datum;
 use paimon_spec::options::{parse_duration_millis, CoreOptions};
 use paimon_spec::partition_time::PartitionTimeExtractor;
+use paimon_spec::stats::serialize_datums;
 
 use super::invalid_option as invalid;
 use crate::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
@@ -175,10 +176,13 @@ impl Table {
             PartitionTimeExtractor::try_new(config.pattern.as_deref(), config.formatter.as_deref())
                 .map_err(|e| Error::spec(self.path(), e))?;
         let expire_before = now - chrono::Duration::milliseconds(config.expiration_ms);
-        // Each live partition with the creation time of its newest file.
-        let mut partitions: BTreeMap<Vec<DatumKey>, (Vec<Datum>, i64)> = BTreeMap::new();
+        // Each live partition (by its serialized row) with the creation time of its newest
+        // file.
+        let types = self.partition_types();
+        let mut partitions: BTreeMap<Vec<u8>, (Vec<Datum>, i64)> = BTreeMap::new();
         for f in self.live_files(None)? {
-            let key = f.partition.iter().map(DatumKey::of).collect();
+            let key =
+                serialize_datums(&f.partition, &types).map_err(|e| Error::spec(self.path(), e))?;
             let created = f.file.creation_time.unwrap_or(i64::MIN);
             let e = partitions
                 .entry(key)
@@ -250,16 +254,6 @@ fn internal_text(d: &Datum) -> Option<String> {
         Datum::Date(v) => Some(v.to_string()),
         Datum::Boolean(v) => Some(v.to_string()),
         _ => None,
-    }
-}
-
-/// An orderable stand-in for a partition value (floats by their bits).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct DatumKey(String);
-
-impl DatumKey {
-    fn of(d: &Datum) -> Self {
-        DatumKey(format!("{d:?}"))
     }
 }
 
