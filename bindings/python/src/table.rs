@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use paimon_cli::table_writer::{compact_written, compacts_after_write};
 use paimon_data::arrow_schema::to_arrow_schema;
 use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use paimon_meta::{ScanChoice, Snapshot};
@@ -223,7 +224,7 @@ impl Table {
     /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written.
     #[pyo3(signature = (row_kind_column=None))]
     fn new_write(&self, py: Python<'_>, row_kind_column: Option<String>) -> PyResult<TableWrite> {
-        TableWrite::open(py, &self.table, row_kind_column, false)
+        TableWrite::open(py, &self.table, row_kind_column, false, false)
     }
 
     /// A committer of commit messages into this table as `user` (default: a new user per
@@ -237,7 +238,11 @@ impl Table {
     /// the ids of the snapshots made. `overwrite`: replace instead of append (with
     /// `partition`, a dict of partition values, those partitions; else what
     /// `TableCommit.overwrite` says). On any error nothing is committed and the files written
-    /// are deleted.
+    /// are deleted. On primary-key tables with deletion vectors, first-row or the `lookup`
+    /// changelog producer that are not `write-only`, the buckets written are then compacted
+    /// by lookup in a COMPACT snapshot, as Java's writers and `paimon write` do (their rows
+    /// reach batch reads, and the changelog is written, only so); should that compaction
+    /// fail, its error is raised and the write stays committed.
     #[pyo3(signature = (data, overwrite=false, partition=None, row_kind_column=None))]
     fn write_arrow(
         &self,
@@ -253,7 +258,8 @@ impl Table {
             ));
         }
         let spec = crate::write::partition_spec(&self.table, partition.as_ref())?;
-        let writer = TableWrite::open(py, &self.table, row_kind_column, overwrite)?;
+        let compact_after = compacts_after_write(&self.table);
+        let writer = TableWrite::open(py, &self.table, row_kind_column, overwrite, compact_after)?;
         let messages = writer.write_data(py, data).and_then(|_| writer.prepare(py));
         let messages = match messages {
             Ok(m) => m,
@@ -263,7 +269,14 @@ impl Table {
             }
         };
         let commit = TableCommit::new(self.table.clone(), None);
-        commit.commit_messages(py, &messages, None, overwrite.then_some(spec))
+        let mut ids = commit.commit_messages(py, &messages, None, overwrite.then_some(spec))?;
+        if compact_after && !ids.is_empty() {
+            let user = format!("{}-compact", commit.user_name());
+            let outcome =
+                guard(|| py.detach(|| pyr(compact_written(&self.table, &messages, &user))))?;
+            ids.extend(outcome.snapshots);
+        }
+        Ok(ids)
     }
 
     /// Compacts the table as `paimon compact` does (Java 1.4's pickers: bin packing for

@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+use paimon_cli::table_writer::open_writer;
 use paimon_meta::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
 use paimon_split::commit::{decode_commit_message, encode_commit_message, CommitMessage};
 use pyo3::prelude::*;
@@ -34,34 +35,19 @@ pub struct TableWrite {
 }
 
 impl TableWrite {
-    /// A writer for `table`; a primary-key table's writer continues each bucket's sequence
-    /// numbers from the latest snapshot, so the rows written win over those committed, and a
-    /// dynamic-bucket table's writer finds existing keys in the committed hash index, unless
-    /// `overwrite` says the rows replace the table's (Java then starts from an empty index).
+    /// A writer for `table` (paimon-cli's `open_writer`): a primary-key table's writer
+    /// continues each bucket's sequence numbers from the latest snapshot, so the rows written
+    /// win over those committed, and a dynamic-bucket table's writer finds existing keys in the
+    /// committed hash index, unless `overwrite` says the rows replace the table's. With
+    /// `compact_after` the caller compacts the written buckets after committing.
     pub fn open(
         py: Python<'_>,
         table: &paimon_meta::Table,
         kind_column: Option<String>,
         overwrite: bool,
+        compact_after: bool,
     ) -> PyResult<TableWrite> {
-        let writer = guard(|| {
-            py.detach(|| -> PyResult<paimon_write::TableWrite> {
-                let mut w = pyr(paimon_write::TableWrite::try_new(
-                    table.file_io().clone(),
-                    table.path(),
-                    table.schema(),
-                ))?;
-                if !table.schema().primary_keys.is_empty() {
-                    w = w.with_restored_max_sequence_numbers(pyr(table.max_sequence_numbers())?);
-                    w = w.with_hash_index(if overwrite {
-                        Vec::new()
-                    } else {
-                        pyr(table.hash_index_files())?
-                    });
-                }
-                Ok(w)
-            })
-        })?;
+        let writer = guard(|| py.detach(|| pyr(open_writer(table, overwrite, compact_after))))?;
         Ok(TableWrite {
             path: table.path().to_string(),
             kind_column,
@@ -211,6 +197,11 @@ impl TableCommit {
             user,
             used_batch_identifier: AtomicBool::new(false),
         }
+    }
+
+    /// The commit user written into the snapshots.
+    pub fn user_name(&self) -> &str {
+        &self.user
     }
 
     fn identifier(&self, identifier: Option<i64>) -> PyResult<i64> {

@@ -6,16 +6,18 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use std::path::PathBuf;
+
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use paimon_meta::maintenance::CompactPlanner;
 use paimon_meta::Table;
-use paimon_split::commit::CommitMessage;
-use paimon_split::CompactTask;
+use paimon_split::commit::{CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION};
+use paimon_split::{decode_compact_task, encode_compact_task, CompactTask};
 use paimon_write::TableCompact;
 
 use crate::scan_args::table_location;
-use crate::write_cmd::{describe_snapshots, open, partition_spec};
+use crate::write_cmd::{describe_snapshots, open, partition_spec, write_message_files};
 
 /// A finished task: its index in the plan and its message.
 type Done = (usize, CommitMessage);
@@ -38,6 +40,31 @@ pub struct CompactArgs {
     /// Tasks run at once (default: the available cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Plan only: write one file per compaction task into `--out-dir` (for `paimon
+    /// compact-task` in other processes), run and commit nothing.
+    #[arg(long = "plan-only", requires = "out_dir")]
+    pub plan_only: bool,
+    /// Where `--plan-only` writes the task files (`task-NNNN.bin`).
+    #[arg(long = "out-dir")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// `paimon compact-task TABLE TASK_FILE... --out-dir D`: the worker side of `compact
+/// --plan-only`.
+#[derive(Debug, Args)]
+pub struct CompactTaskArgs {
+    /// Table directory.
+    pub table: String,
+    /// Task files written by `paimon compact --plan-only`.
+    #[arg(required = true)]
+    pub tasks: Vec<PathBuf>,
+    /// Where the commit messages go (`message-NNNN.bin`, Java `CommitMessageSerializer`
+    /// bytes), for `paimon commit`.
+    #[arg(long = "out-dir")]
+    pub out_dir: PathBuf,
+    /// Commit-message serializer version written.
+    #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
+    pub message_version: i32,
 }
 
 /// What a compaction did.
@@ -225,6 +252,26 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
             .map(usize::from)
             .unwrap_or(1)
     });
+    if a.plan_only {
+        let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
+        let plan = planner.plan().map_err(|e| anyhow!("{e}"))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("--out-dir {}", dir.display()))?;
+        for (i, task) in plan.tasks.iter().enumerate() {
+            let bytes = encode_compact_task(task).map_err(|e| anyhow!("{e}"))?;
+            let p = dir.join(format!("task-{i:04}.bin"));
+            std::fs::write(&p, bytes).with_context(|| p.display().to_string())?;
+        }
+        crate::outln!(
+            "{} tasks planned from {} into {} (nothing run or committed)",
+            plan.tasks.len(),
+            plan.snapshot_id.map_or_else(
+                || "an empty table".to_string(),
+                |id| format!("snapshot {id}")
+            ),
+            dir.display()
+        );
+        return Ok(());
+    }
     let user = paimon_meta::commit::fresh_commit_user("paimon-cli-compact");
     let o = compact_table(&table, &planner, &user, threads).map_err(|e| anyhow!("{e}"))?;
     crate::outln!(
@@ -233,6 +280,40 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
         o.files_before,
         o.files_after,
         describe_snapshots(&o.snapshots)
+    );
+    Ok(())
+}
+
+pub fn compact_task(a: CompactTaskArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    compact_task_in(&path, &a).with_context(|| format!("compact-task {path}"))
+}
+
+/// Runs task files one after another and writes their messages; on a failure the files the
+/// finished tasks wrote are deleted and no message is written.
+fn compact_task_in(path: &str, a: &CompactTaskArgs) -> Result<()> {
+    let table = open(path)?;
+    let mut tasks = Vec::new();
+    for file in &a.tasks {
+        let bytes = std::fs::read(file).with_context(|| format!("task file {}", file.display()))?;
+        tasks.push(
+            decode_compact_task(&bytes)
+                .map_err(|e| anyhow!("task file {}: {e}", file.display()))?,
+        );
+    }
+    let worker = TableCompact::try_new(table.file_io().clone(), table.path(), table.schema())
+        .map_err(|e| anyhow!("{e}"))?;
+    let messages = run_tasks(&worker, &tasks, 1).map_err(|(done, e)| {
+        delete_written(&table, &tasks, &done);
+        anyhow!("{e}")
+    })?;
+    let messages: Vec<CommitMessage> = messages.into_iter().map(|(_, m)| m).collect();
+    let written = write_message_files(&a.out_dir, &messages, a.message_version)?;
+    crate::outln!(
+        "{} tasks run; {} message files in {} (not committed)",
+        tasks.len(),
+        written.len(),
+        a.out_dir.display()
     );
     Ok(())
 }

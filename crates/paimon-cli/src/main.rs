@@ -38,6 +38,9 @@ enum Command {
     ReadSplit(read_cmd::ReadSplitArgs),
     /// Compact a table's files (Java's compaction pickers) and commit a COMPACT snapshot.
     Compact(compact_cmd::CompactArgs),
+    /// Run compaction task files written by `compact --plan-only` into commit message files
+    /// (the worker command; `commit` commits them).
+    CompactTask(compact_cmd::CompactTaskArgs),
     /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
     ExpireSnapshots(maintenance_cmd::ExpireArgs),
     /// Drop the partitions older than the table's `partition.expiration-time` (Java
@@ -97,6 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ReadSplit(a) => read_cmd::read_split(a),
         Command::CompareRows(a) => read_cmd::compare_rows(a),
         Command::Compact(a) => compact_cmd::compact(a),
+        Command::CompactTask(a) => compact_cmd::compact_task(a),
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
         Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),

@@ -3,7 +3,6 @@
 //! through message files (Java `CommitMessageSerializer` bytes).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -13,10 +12,10 @@ use paimon_meta::Table;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
-use paimon_write::TableWrite;
 
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
+use crate::table_writer::{compact_written, compacts_after_write, open_writer};
 
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
@@ -79,41 +78,13 @@ pub fn write(a: WriteArgs) -> Result<()> {
 
 fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     let table = open(path)?;
-    let schema = Arc::clone(table.schema());
     // Parse everything the commit needs before a file is written.
     let spec = match &a.partition {
         Some(text) => Some(partition_spec(text, &table)?),
         None => None,
     };
-    // Batch reads of primary-key tables with deletion vectors, and of first-row tables, skip
-    // level 0: their rows reach readers through a lookup compaction; and the `lookup`
-    // changelog producer writes its changelog in that compaction. Unless the table is
-    // `write-only` (a separate compactor's job), this command runs one on the buckets it
-    // wrote, right after their commit, as Java's writers do.
-    let opts = table.options();
-    let first_row = opts.merge_engine == paimon_spec::options::MergeEngine::FirstRow;
-    let lookup_changelog =
-        opts.changelog_producer == paimon_spec::options::ChangelogProducer::Lookup;
-    let compact_after = !schema.primary_keys.is_empty()
-        && (opts.deletion_vectors_enabled || first_row || lookup_changelog)
-        && !opts.write_only
-        && !a.prepare_only;
-    let mut writer = if compact_after {
-        TableWrite::try_new_compacted_after(table.file_io().clone(), path, &schema)
-    } else {
-        TableWrite::try_new(table.file_io().clone(), path, &schema)
-    }
-    .map_err(|e| anyhow!("{e}"))?;
-    if !schema.primary_keys.is_empty() && !a.overwrite {
-        writer = writer
-            .with_restored_max_sequence_numbers(
-                table.max_sequence_numbers().map_err(|e| anyhow!("{e}"))?,
-            )
-            .with_hash_index(table.hash_index_files().map_err(|e| anyhow!("{e}"))?);
-    } else {
-        // An overwrite replaces what the hash index describes: new keys start it afresh.
-        writer = writer.with_hash_index(Vec::new());
-    }
+    let compact_after = compacts_after_write(&table) && !a.prepare_only;
+    let mut writer = open_writer(&table, a.overwrite, compact_after).map_err(|e| anyhow!("{e}"))?;
     let format = match a.input_format {
         Some(f) => f,
         None => InputFormat::of_path(&a.from)?,
@@ -165,22 +136,7 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     .map_err(|e| anyhow!("{e}"))?;
     let mut ids = ids;
     if compact_after && !ids.is_empty() {
-        let buckets = messages
-            .iter()
-            .map(|m| (m.partition.clone(), m.bucket))
-            .collect();
-        let planner = table.compact_planner().with_buckets(buckets);
-        let threads = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1);
-        // Its own user: a user commits each identifier once.
-        let o = crate::compact_cmd::compact_table(
-            &table,
-            &planner,
-            &format!("{user}-compact"),
-            threads,
-        )
-        .map_err(|e| {
+        let o = compact_written(&table, &messages, &format!("{user}-compact")).map_err(|e| {
             anyhow!(
                 "{}; the rows are committed in level 0 and become visible after `paimon \
                      compact`: {e}",
@@ -256,7 +212,7 @@ pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec>
         .map_err(|e| anyhow!("--partition: {e}"))
 }
 
-fn write_message_files(
+pub(crate) fn write_message_files(
     dir: &Path,
     messages: &[CommitMessage],
     version: i32,

@@ -35,6 +35,7 @@
 pub mod codec;
 pub mod commit;
 pub mod compact;
+pub mod compact_codec;
 pub mod error;
 pub mod frame;
 pub mod incremental;
@@ -50,6 +51,7 @@ pub use commit::{
     DataIncrement, ManifestCommittable, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
 pub use compact::{CompactLookup, CompactRewrite, CompactTask};
+pub use compact_codec::{decode_compact_task, encode_compact_task};
 pub use error::{Error, Result};
 pub use frame::Split;
 pub use split::{DataSplit, DataSplitRef};

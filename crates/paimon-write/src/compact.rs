@@ -122,9 +122,13 @@ impl TableCompact {
                 let dv = self.core.deletion_vectors_enabled;
                 let full = output_level == max_level && *drop_delete;
                 let first_row = self.core.merge_engine == MergeEngine::FirstRow;
-                if dv && self.core.changelog_producer != ChangelogProducer::None {
+                // Java refuses deletion vectors beside the full-compaction producer
+                // (`SchemaValidation`); `input` and `lookup` compact as without a producer
+                // and with the lookup changelog.
+                if dv && self.core.changelog_producer == ChangelogProducer::FullCompaction {
                     return Err(self.unsupported(
-                        "compacting a table with deletion vectors and a changelog producer",
+                        "compacting a table with deletion vectors and changelog-producer = \
+                         full-compaction (Java does not allow them together)",
                     ));
                 }
                 if (dv && task.lookup.is_none() && !full)
@@ -493,6 +497,7 @@ impl TableCompact {
                             schema: &schema,
                             split,
                             inputs: &inputs,
+                            input_dvs: &input_dvs,
                             plan: state.plan,
                             codec,
                             mode,
@@ -697,9 +702,12 @@ impl TableCompact {
             return Ok(None);
         }
         let mut changelog = FullChangelog::new(newer, self.changelog_compare());
+        // An old row a deletion vector marks is gone (Java's compaction reads its inputs with
+        // their vectors applied).
         for i in members.iter().filter(|i| !newer_level(c.inputs[**i].level)) {
             let level = c.inputs[*i].level;
-            self.read_records(c.reader, c.schema, &one, *i, &mut |b| {
+            let dv = c.input_dvs.get(*i).cloned().flatten();
+            self.read_records_with(c.reader, c.schema, &one, *i, dv, &mut |b| {
                 changelog.add_old(b, c.codec, level)
             })?;
         }
@@ -727,7 +735,21 @@ impl TableCompact {
         i: usize,
         visit: &mut dyn FnMut(RecordBatch) -> Result<()>,
     ) -> Result<()> {
-        let one = as_stored(split, vec![split.data_files[i].clone()], None);
+        self.read_records_with(reader, schema, split, i, None, visit)
+    }
+
+    /// [`TableCompact::read_records`] with the file's deletion vector, if any, applied.
+    fn read_records_with(
+        &self,
+        reader: &SplitReader,
+        schema: &SchemaRef,
+        split: &DataSplit,
+        i: usize,
+        dv: Option<DeletionFile>,
+        visit: &mut dyn FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<()> {
+        let dvs = dv.map(|d| vec![Some(d)]);
+        let one = as_stored(split, vec![split.data_files[i].clone()], dvs);
         let batches = reader
             .read(&self.root, &one)
             .map_err(|e| self.read_err(e))?;
@@ -834,6 +856,8 @@ struct ChangelogStart<'a> {
     schema: &'a SchemaRef,
     split: &'a DataSplit,
     inputs: &'a [DataFileMeta],
+    /// The deletion file of each input, if any.
+    input_dvs: &'a [Option<DeletionFile>],
     plan: &'a MergePlan,
     codec: &'a KeyCodec,
     mode: ChangelogMode,

@@ -58,6 +58,30 @@ pub struct EngineFlush {
     pub sequence_descending: bool,
 }
 
+/// What a flush yields: the merged level-0 records, and with [`KvBuffer::flush`]'s `raw` every
+/// record as it came (the `input` changelog producer's changelog).
+#[derive(Debug, Default)]
+pub struct Flushed {
+    /// One record per key, merged by the engine; `None` when nothing is left.
+    pub merged: Option<RecordBatch>,
+    /// Every buffered record in the flush's sort order (key, then the sequence fields, then
+    /// arrival: Java `SortBufferWriteBuffer.forEach` hands each to its raw consumer before
+    /// merging); `None` unless asked for or when no record is left.
+    pub raw: Option<RecordBatch>,
+}
+
+/// Which records a flush hands out as they came (the `input` changelog producer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawRecords {
+    /// None.
+    Skip,
+    /// Every record.
+    All,
+    /// Every record but retractions (`-U`, `-D`), which Java's writer drops before the buffer
+    /// with `ignore-delete` (`RowKindFilter`).
+    NoRetractions,
+}
+
 /// Buffered records of one bucket.
 #[derive(Debug, Default)]
 pub struct KvBuffer {
@@ -89,8 +113,8 @@ impl KvBuffer {
     }
 
     /// Sorts and merges the buffer into one batch of `kv_schema` (`_KEY_*` from `key_indices`
-    /// of the row, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the row), emptying the buffer; `None`
-    /// when nothing is left.
+    /// of the row, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the row), emptying the buffer; with
+    /// `raw`, also the records as they came, in the same layout and sort order.
     ///
     /// # Errors
     /// [`Error::Unsupported`] for a retraction that first-row cannot take.
@@ -100,12 +124,13 @@ impl KvBuffer {
         key_indices: &[usize],
         merge: &FlushMerge,
         kv_schema: &SchemaRef,
-    ) -> Result<Option<RecordBatch>> {
+        raw: RawRecords,
+    ) -> Result<Flushed> {
         if self.batches.is_empty() {
-            return Ok(None);
+            return Ok(Flushed::default());
         }
         if let FlushMerge::Engine(engine) = merge {
-            return self.flush_engine(table, key_indices, engine, kv_schema);
+            return self.flush_engine(table, key_indices, engine, kv_schema, raw);
         }
         let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
         let batches = std::mem::take(&mut self.batches);
@@ -160,10 +185,27 @@ impl KvBuffer {
             picked.extend(choice);
             start = end;
         }
-        if picked.is_empty() {
-            return Ok(None);
-        }
-        key_value_rows(&all, &picked, key_indices, &sequences, &kinds, kv_schema).map(Some)
+        let raw = raw_rows(
+            &all,
+            &order,
+            key_indices,
+            &sequences,
+            &kinds,
+            kv_schema,
+            raw,
+        )?;
+        let merged = match picked.is_empty() {
+            true => None,
+            false => Some(key_value_rows(
+                &all,
+                &picked,
+                key_indices,
+                &sequences,
+                &kinds,
+                kv_schema,
+            )?),
+        };
+        Ok(Flushed { merged, raw })
     }
 
     /// [`KvBuffer::flush`] through paimon-data's merge: the buffer sorted by key, then the
@@ -177,7 +219,8 @@ impl KvBuffer {
         key_indices: &[usize],
         engine: &EngineFlush,
         kv_schema: &SchemaRef,
-    ) -> Result<Option<RecordBatch>> {
+        raw: RawRecords,
+    ) -> Result<Flushed> {
         let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
         let merge_err = |source: MergeError| Error::Merge {
             table: table.to_string(),
@@ -211,6 +254,18 @@ impl KvBuffer {
         // Stable: equal keys and sequence fields stay in arrival (sequence number) order.
         order.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
         let run = key_value_rows(&all, &order, key_indices, &sequences, &kinds, kv_schema)?;
+        let raw = match raw {
+            RawRecords::All => Some(run.clone()),
+            _ => raw_rows(
+                &all,
+                &order,
+                key_indices,
+                &sequences,
+                &kinds,
+                kv_schema,
+                raw,
+            )?,
+        };
         let n = run.num_rows();
         let runs: Vec<SortedRun<arrow_schema::ArrowError>> =
             vec![Box::new(std::iter::once(Ok(run)))];
@@ -241,13 +296,38 @@ impl KvBuffer {
             columns.extend(batch.columns()[..v].iter().cloned());
             out.push(RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)?);
         }
-        if out.iter().all(|b| b.num_rows() == 0) {
-            return Ok(None);
-        }
-        arrow_select::concat::concat_batches(kv_schema, &out)
-            .map(Some)
-            .map_err(internal)
+        let merged = match out.iter().all(|b| b.num_rows() == 0) {
+            true => None,
+            false => Some(arrow_select::concat::concat_batches(kv_schema, &out).map_err(internal)?),
+        };
+        Ok(Flushed { merged, raw })
     }
+}
+
+/// The records `order` of the buffered `all` that `raw` hands out, as [`key_value_rows`];
+/// `None` when that is none of them.
+fn raw_rows(
+    all: &RecordBatch,
+    order: &[u32],
+    key_indices: &[usize],
+    sequences: &[i64],
+    kinds: &[i8],
+    kv_schema: &SchemaRef,
+    raw: RawRecords,
+) -> Result<Option<RecordBatch>> {
+    let rows: Vec<u32> = match raw {
+        RawRecords::Skip => return Ok(None),
+        RawRecords::All => order.to_vec(),
+        RawRecords::NoRetractions => order
+            .iter()
+            .filter(|i| !matches!(kinds[**i as usize], 1 | 3))
+            .copied()
+            .collect(),
+    };
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    key_value_rows(all, &rows, key_indices, sequences, kinds, kv_schema).map(Some)
 }
 
 /// Rows `rows` of the buffered `all` (the table's row) as a batch of `kv_schema`: `_KEY_*` (the
@@ -275,4 +355,127 @@ fn key_value_rows(
     )));
     columns.extend(values.columns().iter().cloned());
     RecordBatch::try_new(kv_schema.clone(), columns).map_err(internal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, Int32Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    fn row_schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, false),
+            Field::new("v", DataType::Utf8, true),
+        ]))
+    }
+
+    fn kv_schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            Field::new("_KEY_id", DataType::Int32, false),
+            Field::new("_SEQUENCE_NUMBER", DataType::Int64, false),
+            Field::new("_VALUE_KIND", DataType::Int8, false),
+            Field::new("id", DataType::Int32, false),
+            Field::new("v", DataType::Utf8, true),
+        ]))
+    }
+
+    /// (key, sequence, kind, value) of each record.
+    fn records(b: &RecordBatch) -> Vec<(i32, i64, i8, Option<String>)> {
+        let c = |i: usize| b.column(i).clone();
+        let (k, s, kind, v) = (c(0), c(1), c(2), c(4));
+        let k = k.as_any().downcast_ref::<Int32Array>().unwrap();
+        let s = s.as_any().downcast_ref::<Int64Array>().unwrap();
+        let kind = kind.as_any().downcast_ref::<Int8Array>().unwrap();
+        let v = v.as_any().downcast_ref::<StringArray>().unwrap();
+        (0..b.num_rows())
+            .map(|r| {
+                (
+                    k.value(r),
+                    s.value(r),
+                    kind.value(r),
+                    v.is_valid(r).then(|| v.value(r).to_string()),
+                )
+            })
+            .collect()
+    }
+
+    fn buffered() -> KvBuffer {
+        let batch = RecordBatch::try_new(
+            row_schema(),
+            vec![
+                Arc::new(Int32Array::from(vec![2, 1, 1, 2, 3])),
+                Arc::new(StringArray::from(vec![
+                    Some("b"),
+                    Some("a"),
+                    Some("A"),
+                    None,
+                    Some("c"),
+                ])),
+            ],
+        )
+        .unwrap();
+        let kinds = [
+            RowKind::Insert,
+            RowKind::Insert,
+            RowKind::UpdateAfter,
+            RowKind::Delete,
+            RowKind::Insert,
+        ];
+        let mut buffer = KvBuffer::default();
+        buffer.push(batch, &kinds, 10);
+        buffer
+    }
+
+    fn s(v: &str) -> Option<String> {
+        Some(v.to_string())
+    }
+
+    #[test]
+    fn raw_records_are_every_record_in_key_then_arrival_order() {
+        let merge = FlushMerge::Deduplicate {
+            ignore_delete: false,
+        };
+        let flushed = buffered()
+            .flush("t", &[0], &merge, &kv_schema(), RawRecords::All)
+            .unwrap();
+        assert_eq!(
+            records(&flushed.raw.unwrap()),
+            vec![
+                (1, 11, 0, s("a")),
+                (1, 12, 2, s("A")),
+                (2, 10, 0, s("b")),
+                (2, 13, 3, None),
+                (3, 14, 0, s("c")),
+            ]
+        );
+        assert_eq!(
+            records(&flushed.merged.unwrap()),
+            vec![(1, 12, 2, s("A")), (2, 13, 3, None), (3, 14, 0, s("c"))]
+        );
+    }
+
+    #[test]
+    fn ignore_delete_keeps_retractions_out_of_the_raw_records() {
+        let merge = FlushMerge::Deduplicate {
+            ignore_delete: true,
+        };
+        let flushed = buffered()
+            .flush("t", &[0], &merge, &kv_schema(), RawRecords::NoRetractions)
+            .unwrap();
+        assert_eq!(
+            records(&flushed.raw.unwrap()),
+            vec![
+                (1, 11, 0, s("a")),
+                (1, 12, 2, s("A")),
+                (2, 10, 0, s("b")),
+                (3, 14, 0, s("c")),
+            ]
+        );
+        let none = buffered()
+            .flush("t", &[0], &merge, &kv_schema(), RawRecords::Skip)
+            .unwrap();
+        assert!(none.raw.is_none());
+        assert_eq!(records(&none.merged.unwrap()).len(), 3);
+    }
 }

@@ -32,7 +32,7 @@ use crate::data_file::FileFormat;
 use crate::dynamic_bucket::{BucketIndexFile, DynamicBuckets};
 use crate::error::{Error, Result};
 use crate::key_value::{key_fields, key_value_fields};
-use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer};
+use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer, RawRecords};
 use crate::options::WriteOptions;
 use crate::parquet_file::batch_arrow_schema;
 use crate::paths::DataFilePathFactory;
@@ -56,6 +56,8 @@ enum BucketMode {
 #[derive(Debug)]
 struct BucketWriter {
     writer: RollingWriter,
+    /// The `input` changelog producer: every record of each flush, as it came.
+    changelog: Option<RollingWriter>,
     /// Primary-key tables: records not yet flushed, and the next sequence number.
     buffer: KvBuffer,
     next_sequence: i64,
@@ -80,6 +82,8 @@ pub(crate) struct PkSpec {
     /// Trimmed primary-key columns in the row.
     pub(crate) key_indices: Vec<usize>,
     merge: FlushMerge,
+    /// The records each flush also writes as changelog (`changelog-producer = input`).
+    raw: RawRecords,
     write_buffer_size: u64,
 }
 
@@ -110,10 +114,13 @@ impl TableWrite {
     /// [`TableWrite::try_new_compacted_after`] is for a caller that runs that compaction
     /// itself after each commit, as Java's own writers do.
     ///
+    /// With `changelog-producer = input`, each flush of a bucket's buffer also writes every
+    /// record it held, as it came, into changelog files (Java `MergeTreeWriter`).
+    ///
     /// # Errors
     /// [`Error::Unsupported`] for table shapes not written yet (primary keys with postpone
-    /// buckets, or dynamic buckets and a partition column outside the key; the `input`
-    /// changelog producer; deletion vectors or the `lookup` producer without `write-only`;
+    /// buckets, or dynamic buckets and a partition column outside the key; deletion vectors
+    /// or the `lookup` producer without `write-only`;
     /// data evolution; column types the table's file format cannot hold as Java writes
     /// them);
     /// [`Error::InvalidOption`] for malformed options.
@@ -183,22 +190,13 @@ impl TableWrite {
             // does), nor do those of the `lookup` producer: on a `write-only` table its
             // compactor writes it (Java's dedicated compaction), otherwise the lookup
             // compaction the caller runs after committing (as Java's writers compact before
-            // their commit). `input` writers need changelog files beside the data.
+            // their commit). `input` writers write changelog files beside the data.
             use paimon_spec::options::ChangelogProducer as P;
-            let deferred = core.changelog_producer == P::Lookup
-                && (core.write_only || level0 == Level0::CompactedAfter);
-            if matches!(core.changelog_producer, P::Input | P::Lookup)
-                && level0 != Level0::Compaction
-                && !deferred
-            {
-                return unsupported(&format!(
-                    "writing primary-key tables with changelog-producer = {}",
-                    if core.changelog_producer == P::Input {
-                        "input"
-                    } else {
-                        "lookup"
-                    }
-                ));
+            let deferred = core.write_only || level0 != Level0::WriteOnly;
+            if core.changelog_producer == P::Lookup && !deferred {
+                return unsupported(
+                    "writing primary-key tables with changelog-producer = lookup without                      write-only = true (the lookup compaction after each commit writes the                      changelog; `paimon write` runs one)",
+                );
             }
             if core.deletion_vectors_enabled && !core.write_only && level0 == Level0::WriteOnly {
                 return unsupported(
@@ -307,9 +305,19 @@ impl TableWrite {
                 .iter()
                 .map(|f| col(&f.name).map(|(i, _)| i))
                 .collect::<Result<Vec<_>>>()?;
+            // Java's writer drops what `ignore-delete` ignores before its buffer
+            // (`RowKindFilter`), so the changelog never holds it.
+            let raw = match core.changelog_producer {
+                paimon_spec::options::ChangelogProducer::Input if core.ignore_delete => {
+                    RawRecords::NoRetractions
+                }
+                paimon_spec::options::ChangelogProducer::Input => RawRecords::All,
+                _ => RawRecords::Skip,
+            };
             Some(PkSpec {
                 key_indices,
                 merge,
+                raw,
                 write_buffer_size: options.write_buffer_size,
             })
         } else {
@@ -497,15 +505,22 @@ impl TableWrite {
             if w.buffer.is_empty() {
                 continue;
             }
-            if let Some(kv) = w.buffer.flush(
+            let flushed = w.buffer.flush(
                 &self.table,
                 &pk.key_indices,
                 &pk.merge,
                 &self.ctx.arrow_schema,
-            )? {
+                pk.raw,
+            )?;
+            if let Some(kv) = flushed.merged {
                 w.writer.write(&kv)?;
             }
             w.writer.end_file()?;
+            // Java `MergeTreeWriter.flushWriteBuffer`: one changelog file set per flush.
+            if let (Some(raw), Some(changelog)) = (flushed.raw, w.changelog.as_mut()) {
+                changelog.write(&raw)?;
+                changelog.end_file()?;
+            }
         }
         Ok(())
     }
@@ -523,11 +538,15 @@ impl TableWrite {
                 continue;
             };
             let files = w.writer.prepare_commit()?;
+            let changelog = match w.changelog.as_mut() {
+                Some(c) => c.prepare_commit()?,
+                None => Vec::new(),
+            };
             let index = match &mut self.bucket_mode {
                 BucketMode::Dynamic(d, _) => d.prepare_commit(key)?,
                 _ => None,
             };
-            if files.is_empty() && index.is_none() {
+            if files.is_empty() && changelog.is_empty() && index.is_none() {
                 continue;
             }
             out.push(
@@ -535,6 +554,7 @@ impl TableWrite {
                     .with_total_buckets(Some(self.core.bucket))
                     .with_data_increment(DataIncrement {
                         new_files: files,
+                        changelog_files: changelog,
                         new_index_files: index.into_iter().collect(),
                         ..DataIncrement::default()
                     }),
@@ -551,6 +571,9 @@ impl TableWrite {
     pub fn abort(&mut self) {
         for w in self.writers.values_mut() {
             w.writer.abort();
+            if let Some(c) = w.changelog.as_mut() {
+                c.abort();
+            }
         }
         if let BucketMode::Dynamic(d, _) = &mut self.bucket_mode {
             d.abort();
@@ -726,9 +749,19 @@ impl TableWrite {
             let dir = TableLayout::new(&self.root).bucket_dir(None, &part_path, key.1);
             let paths = DataFilePathFactory::new(dir, DataFileNames::from_options(&self.core));
             let restored = self.restored.get(key).copied().unwrap_or(-1);
+            // Changelog files share the writer's UUID (Java's one `DataFilePathFactory`).
+            let changelog = match self.pk.as_ref().map(|p| p.raw) {
+                Some(RawRecords::All | RawRecords::NoRetractions) => Some(RollingWriter::new(
+                    self.ctx.clone(),
+                    paths.clone().for_changelog(),
+                    restored,
+                )),
+                _ => None,
+            };
             self.writers.insert(
                 key.clone(),
                 BucketWriter {
+                    changelog,
                     writer: RollingWriter::new(self.ctx.clone(), paths, restored),
                     buffer: KvBuffer::default(),
                     next_sequence: restored.saturating_add(1),

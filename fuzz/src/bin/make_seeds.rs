@@ -937,7 +937,27 @@ mod fixture_seeds {
     pub fn seeds(root: &Path) -> Res {
         data_file_seeds(&root.join("data_file"))?;
         file_index_seeds(&root.join("file_index"))?;
+        compact_task_seeds(&root.join("compact_task_decode"))?;
         table_dir_seeds(&root.join("table_dir"))
+    }
+
+    /// The compaction tasks planned for fixture tables: a lookup task with deletion files
+    /// (`pk/dv32`, minor), merge-tree tasks (`pk/dedup_uncompacted`, full) and an append task
+    /// (`append/fmt_parquet_none`, full).
+    fn compact_task_seeds(out: &Path) -> Res {
+        for (db, table, full) in [
+            ("pk", "dv32", false),
+            ("pk", "dedup_uncompacted", true),
+            ("append", "fmt_parquet_none", true),
+        ] {
+            let (_, t, _) = open(db, table)?;
+            let plan = t.compact_planner().with_full(full).plan()?;
+            for (i, task) in plan.tasks.iter().take(2).enumerate() {
+                let bytes = paimon_split::encode_compact_task(task)?;
+                write(out, &format!("{table}-{i}"), &bytes)?;
+            }
+        }
+        Ok(())
     }
 
     /// `[flags][rows][selection][columns][file]` (see `fuzz_targets/data_file.rs`).

@@ -147,7 +147,10 @@ class Table:
         partition: Optional[Dict[str, Any]] = None,
         row_kind_column: Optional[str] = None,
     ) -> List[int]:
-        """Writes and commits ``data`` in one step; returns the new snapshot ids."""
+        """Writes and commits ``data`` in one step; returns the new snapshot ids. Primary-key
+        tables with deletion vectors, first-row or the ``lookup`` changelog producer that are not
+        ``write-only`` also get the written buckets compacted by lookup (a COMPACT snapshot), as
+        Java's writers do."""
     def compact(
         self,
         full: bool = False,

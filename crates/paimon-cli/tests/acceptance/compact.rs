@@ -797,10 +797,45 @@ fn lookup_changelog_minor_compaction_as_java() {
 /// one table and by ours into another, leave the same files, rows and changelog.
 #[test]
 fn lookup_changelog_writes_compact_as_java_writers_do() {
+    let ours = writes_as_java_writers_do(&["changelog-producer=lookup"]);
+    let updates = ours.iter().filter(|l| l.contains("\"-U\"")).count();
+    assert_eq!(updates, 8, "-U of 195..=199 and 0..=2: {ours:?}");
+}
+
+/// The same with deletion vectors: the lookup compaction also marks each key's old copy, and
+/// the old row of the changelog is the one the vectors leave.
+#[test]
+fn deletion_vector_lookup_changelog_writes_compact_as_java_writers_do() {
+    let ours =
+        writes_as_java_writers_do(&["changelog-producer=lookup", "deletion-vectors.enabled=true"]);
+    let updates = ours.iter().filter(|l| l.contains("\"-U\"")).count();
+    assert_eq!(updates, 8, "-U of 195..=199 and 0..=2: {ours:?}");
+}
+
+/// `changelog-producer = input`: each flush writes every record it held as changelog, as
+/// Java's `MergeTreeWriter` does (here 200 + 10 + 3 inserts, the repeated keys included);
+/// with deletion vectors the lookup compaction after each write adds none.
+#[test]
+fn input_changelog_writes_as_java_writers_do() {
+    for extra in [None, Some("deletion-vectors.enabled=true")] {
+        let mut options = vec!["changelog-producer=input"];
+        options.extend(extra);
+        let ours = writes_as_java_writers_do(&options);
+        assert_eq!(ours.len(), 213, "{options:?}: {ours:?}");
+        assert!(ours.iter().all(|l| l.contains("\"+I\"")), "{options:?}");
+    }
+}
+
+/// Java reads `incremental-between` with its batch scan, which skips level 0 on tables with
+/// deletion vectors: the `input` producer's changelog files there are not read (its streaming
+/// read has them); our reader reads both as Java does.
+#[test]
+fn incremental_reads_of_input_changelog_skip_level0_with_deletion_vectors_as_java() {
     let dir = tempfile::tempdir().unwrap();
-    let mine = dir.path().join("ours");
-    let java = dir.path().join("java");
-    for t in [&mine, &java] {
+    let csv = dir.path().join("w.csv");
+    std::fs::write(&csv, "op,id,v\n+I,1,a\n+I,2,b\n+U,1,A\n-D,2,\n").unwrap();
+    for dv in [false, true] {
+        let t = dir.path().join(format!("dv-{dv}"));
         paimon(&[
             "create-table",
             t.to_str().unwrap(),
@@ -811,8 +846,86 @@ fn lookup_changelog_writes_compact_as_java_writers_do() {
             "--option",
             "bucket=1",
             "--option",
-            "changelog-producer=lookup",
+            "changelog-producer=input",
+            "--option",
+            &format!("deletion-vectors.enabled={dv}"),
         ]);
+        paimon(&[
+            "write",
+            t.to_str().unwrap(),
+            "--from",
+            csv.to_str().unwrap(),
+            "--row-kind-column",
+            "op",
+        ]);
+        let latest = Table::open(Arc::new(LocalFileIO::new()), t.to_str().unwrap())
+            .unwrap()
+            .snapshot_manager()
+            .latest_id()
+            .unwrap()
+            .unwrap();
+        let incremental = ScanArgs {
+            incremental: Some(format!("0,{latest}")),
+            incremental_mode: Some("changelog".into()),
+            with_kind: true,
+            ..ScanArgs::default()
+        };
+        let changes = ScanArgs {
+            changes_since: Some(0),
+            with_kind: true,
+            ..ScanArgs::default()
+        };
+        let java_incremental = java_changelog(&t, &format!("0,{latest}"));
+        let java_changes = canonical(java_dump(&t, &["--changes-since", "0", "--with-kind"]));
+        assert_eq!(
+            canonical(ours(&t, &incremental)),
+            java_incremental,
+            "dv {dv}"
+        );
+        assert_eq!(canonical(ours(&t, &changes)), java_changes, "dv {dv}");
+        // Every record written, kinds kept, in the streaming read.
+        let want = [
+            r#"{"_ROW_KIND":"+I","id":1,"v":"a"}"#,
+            r#"{"_ROW_KIND":"+I","id":2,"v":"b"}"#,
+            r#"{"_ROW_KIND":"+U","id":1,"v":"A"}"#,
+            r#"{"_ROW_KIND":"-D","id":2,"v":null}"#,
+        ];
+        assert_eq!(
+            java_changes,
+            canonical(want.map(String::from).to_vec()),
+            "dv {dv}"
+        );
+        assert_eq!(
+            java_incremental.is_empty(),
+            dv,
+            "dv {dv}: {java_incremental:?}"
+        );
+    }
+}
+
+/// Three writes (keys 0..200, 195..205, 0..3) by `paimon write` into one table and by Java's
+/// writer (`prepare-messages --commit`) into another, both made with `options`: the same
+/// files per level after each write, the same snapshots, the same rows, and the same
+/// changelog over every snapshot, which is returned.
+fn writes_as_java_writers_do(options: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("ours");
+    let java = dir.path().join("java");
+    for t in [&mine, &java] {
+        let mut args = vec![
+            "create-table",
+            t.to_str().unwrap(),
+            "--schema",
+            r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
+            "--primary-key",
+            "id",
+            "--option",
+            "bucket=1",
+        ];
+        for o in options {
+            args.extend(["--option", o]);
+        }
+        paimon(&args);
     }
     // Small writes over a big run: level 0 is forced up to the level above the run, and the
     // old rows of its keys are looked up below (levels 5, then 4 and 5).
@@ -840,7 +953,11 @@ fn lookup_changelog_writes_compact_as_java_writers_do() {
             "--commit",
             "true",
         ]);
-        assert_eq!(live_levels(&mine), live_levels(&java), "after write {n}");
+        assert_eq!(
+            live_levels(&mine),
+            live_levels(&java),
+            "{options:?} after write {n}"
+        );
     }
     let latest = |t: &Path| {
         Table::open(Arc::new(LocalFileIO::new()), t.to_str().unwrap())
@@ -851,12 +968,13 @@ fn lookup_changelog_writes_compact_as_java_writers_do() {
             .unwrap()
     };
     assert_eq!(latest(&mine), latest(&java), "snapshots made");
-    let range = format!("0,{}", latest(&java));
-    let ours = java_changelog(&mine, &range);
-    let updates = ours.iter().filter(|l| l.contains("\"-U\"")).count();
-    assert_eq!(updates, 8, "-U of 195..=199 and 0..=2: {ours:?}");
-    assert_eq!(ours, java_changelog(&java, &range));
-    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]));
+    // Java's streaming read of every snapshot's changelog (its `incremental-between` read of a
+    // deletion-vector table skips level 0, where the `input` producer's changelog lies).
+    let changes = |t: &Path| canonical(java_dump(t, &["--changes-since", "0", "--with-kind"]));
+    let ours = changes(&mine);
+    assert_eq!(ours, changes(&java), "{options:?}");
+    assert_eq!(java_dump(&mine, &[]), java_dump(&java, &[]), "{options:?}");
+    ours
 }
 
 #[test]
@@ -867,4 +985,78 @@ fn dynamic_bucket_full_as_java() {
 #[test]
 fn dynamic_bucket_minor_as_java() {
     check("pk.db/dynamic_bucket", false, false);
+}
+
+/// Compaction handed out as task files: `paimon compact --plan-only` writes one per bucket,
+/// a `paimon compact-task` process runs each, and `paimon commit` commits their messages. The
+/// table (deletion vectors: lookup tasks that mark older copies) ends as one `paimon compact`
+/// leaves a copy of it, and Java reads the same rows from both; a damaged task file is refused
+/// with its name and nothing is written.
+#[test]
+fn compaction_tasks_run_in_other_processes_as_in_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = big_run_then_small_writes_with(
+        dir.path(),
+        5,
+        &["deletion-vectors.enabled=true", "write-only=true"],
+    );
+    let one = dir.path().join("one-process");
+    copy_dir(&t, &one);
+    paimon(&["compact", one.to_str().unwrap()]);
+    let ts = t.to_str().unwrap();
+    let tasks = dir.path().join("tasks");
+    paimon(&[
+        "compact",
+        ts,
+        "--plan-only",
+        "--out-dir",
+        tasks.to_str().unwrap(),
+    ]);
+    let mut task_files: Vec<_> = std::fs::read_dir(&tasks)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    task_files.sort();
+    assert_eq!(task_files.len(), 2, "one task per bucket: {task_files:?}");
+    let before = live_levels(&t);
+    let mut messages = Vec::new();
+    for (i, f) in task_files.iter().enumerate() {
+        let out = dir.path().join(format!("messages-{i}"));
+        paimon(&[
+            "compact-task",
+            ts,
+            f.to_str().unwrap(),
+            "--out-dir",
+            out.to_str().unwrap(),
+        ]);
+        for m in std::fs::read_dir(&out).unwrap() {
+            messages.push(m.unwrap().path().to_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(live_levels(&t), before, "running tasks commits nothing");
+    let mut args = vec!["commit", ts];
+    args.extend(messages.iter().map(String::as_str));
+    paimon(&args);
+    assert_eq!(latest_commit_kind(&t), "COMPACT");
+    assert_eq!(live_levels(&t), live_levels(&one));
+    assert_eq!(java_dump(&t, &[]), java_dump(&one, &[]));
+
+    let bad = dir.path().join("bad.bin");
+    let mut bytes = std::fs::read(&task_files[0]).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&bad, bytes).unwrap();
+    let out_dir = dir.path().join("bad-out");
+    let out = Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args([
+            "compact-task",
+            ts,
+            bad.to_str().unwrap(),
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("bad.bin"), "{err}");
+    assert!(!out_dir.exists());
 }

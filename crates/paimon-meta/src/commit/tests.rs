@@ -285,6 +285,47 @@ fn create_table_validates_as_java() {
         },
         "primary key",
     );
+    // Java's checks of deletion vectors and first-row against the changelog producer.
+    let pk_with = |opts: Vec<(&'static str, &'static str)>| {
+        move |s: &mut TableSchema| {
+            s.primary_keys = vec!["k".into()];
+            s.options.insert("bucket".into(), "2".into());
+            for (k, v) in &opts {
+                s.options.insert((*k).into(), (*v).into());
+            }
+        }
+    };
+    bad(
+        "dv-fc",
+        &pk_with(vec![
+            ("deletion-vectors.enabled", "true"),
+            ("changelog-producer", "full-compaction"),
+        ]),
+        "none, input or lookup",
+    );
+    bad(
+        "dv-fr",
+        &pk_with(vec![
+            ("deletion-vectors.enabled", "true"),
+            ("merge-engine", "first-row"),
+        ]),
+        "no deletion vectors",
+    );
+    bad(
+        "fr-input",
+        &pk_with(vec![
+            ("merge-engine", "first-row"),
+            ("changelog-producer", "input"),
+        ]),
+        "none or lookup",
+    );
+    for (n, producer) in [("dv-lookup", "lookup"), ("dv-input", "input")] {
+        let opts = vec![
+            ("deletion-vectors.enabled", "true"),
+            ("changelog-producer", producer),
+        ];
+        try_create(n, &pk_with(opts)).unwrap();
+    }
     // A valid primary-key table: its key becomes NOT NULL; schema-0 reads back.
     let t = try_create("ok", &|s| {
         s.primary_keys = vec!["k".into(), "p".into()];

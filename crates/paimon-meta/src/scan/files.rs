@@ -153,6 +153,12 @@ impl ManifestReader {
         self.skip_level0 = false;
     }
 
+    /// Whether batch reads leave level-0 files out (primary-key tables with deletion vectors
+    /// or first-row, unless [`ManifestReader::keep_level0`]).
+    pub fn skips_level0(&self) -> bool {
+        self.skip_level0
+    }
+
     /// Decodes value stats as empty (nothing copied) from now on.
     pub fn drop_value_stats(&mut self) {
         self.decode.keep_value_stats = false;

@@ -441,6 +441,12 @@ impl ScanBuilder {
                 entries.extend(reader.read_merged_list(list)?);
             }
         }
+        // Java reads `incremental-between` with its batch scan, whose level filter leaves
+        // level-0 files out where batch reads skip them (deletion vectors, first-row): the
+        // delta of an APPEND snapshot and the `input` producer's changelog files among them.
+        if reader.skips_level0() {
+            entries.retain(|e| e.file.level != 0);
+        }
         Ok((end_snapshot, entries))
     }
 }

@@ -4,6 +4,7 @@
 mod all_tables;
 mod bucket;
 mod common;
+mod compact_tasks;
 mod fallback;
 mod file_pruning;
 mod java_changes;

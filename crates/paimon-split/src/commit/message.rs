@@ -193,7 +193,7 @@ fn read_legacy_07_files(r: &mut WireReader<'_>, what: &str) -> Result<Vec<DataFi
     Ok(files)
 }
 
-fn read_index_files(
+pub(crate) fn read_index_files(
     r: &mut WireReader<'_>,
     layout: IndexFileLayout,
     what: &str,
@@ -339,7 +339,7 @@ pub(crate) fn write(w: &mut WireWriter, m: &CommitMessage, version: i32) -> Resu
     Ok(())
 }
 
-fn write_index_files(
+pub(crate) fn write_index_files(
     w: &mut WireWriter,
     files: &[IndexFileMeta],
     layout: IndexFileLayout,

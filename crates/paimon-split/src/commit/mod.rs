@@ -48,7 +48,7 @@
 //! ```
 
 mod committable;
-mod message;
+pub(crate) mod message;
 
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::index_file::IndexFileMeta;

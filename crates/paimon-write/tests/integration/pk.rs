@@ -174,7 +174,7 @@ fn first_row_keeps_the_first_record() {
 fn other_pk_shapes_are_refused_at_open() {
     for opts in [
         r#""bucket":"-2""#,
-        r#""bucket":"2","changelog-producer":"input""#,
+        r#""bucket":"2","changelog-producer":"lookup""#,
         r#""bucket":"2","deletion-vectors.enabled":"true""#,
     ] {
         let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | append, `bucket = -1` | Java `AppendCompactCoordinator`: small files bin-packed per partition | every file of a partition |
 //! | append, `bucket = N` | Java `BucketedAppendCompactManager.pickCompactBefore` per bucket | Java `FullCompactTask` per bucket |
-//! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); with deletion vectors or first-row, Java's `ForceUpLevel0Compaction` and a lookup task (below); refused where Java's lookup produces a changelog (`lookup` changelog, `force-lookup`) or Java compacts by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
+//! | primary key, `bucket = N` | Java `UniversalCompaction` per bucket ([`universal`]); with deletion vectors, first-row, the `lookup` changelog or `force-lookup`, Java's `ForceUpLevel0Compaction` and a lookup task (below); refused where Java compacts by time | Java `pickFullCompaction`: every bucket not yet one run at the last level, merged into it |
 //!
 //! Deletion vectors are applied by the rewrite. Full compaction and append tables retire the
 //! index files holding the vectors of their inputs, so such a task takes every live file those
@@ -87,7 +87,7 @@ impl CompactPlanner {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for tables not compacted here (primary-key tables without
-    /// `full` where Java's lookup produces a changelog or Java compacts by clock, or with
+    /// `full` where Java compacts by clock, or with
     /// `lookup-compact = gentle`, first-row with deletion vectors; postpone buckets);
     /// [`Error::InvalidCommit`] for a partition spec naming a column that is not a partition
     /// column; metadata read errors.
@@ -444,15 +444,11 @@ fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-/// Why a primary-key table's minor compaction is not run here, if so: lookup compaction that
-/// produces a changelog (`lookup` changelog, `force-lookup`), or triggers that depend on the
-/// compactor's clock and history.
+/// Why a primary-key table's minor compaction is not run here, if so: triggers that depend on
+/// the compactor's clock and history.
 fn minor_refusal(opts: &paimon_spec::options::CoreOptions) -> Option<&'static str> {
-    use paimon_spec::options::ChangelogProducer;
     let set = |k: &str| opts.raw.contains_key(k);
-    if opts.changelog_producer == ChangelogProducer::Lookup && opts.deletion_vectors_enabled {
-        Some("with deletion vectors and the lookup changelog producer")
-    } else if set("compaction.optimization-interval")
+    if set("compaction.optimization-interval")
         || set("compaction.total-size-threshold")
         || set("compaction.incremental-size-threshold")
         || opts.raw.keys().any(|k| k.starts_with("compaction.offpeak"))
