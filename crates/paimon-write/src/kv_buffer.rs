@@ -433,49 +433,31 @@ mod tests {
 
     #[test]
     fn raw_records_are_every_record_in_key_then_arrival_order() {
-        let merge = FlushMerge::Deduplicate {
-            ignore_delete: false,
-        };
-        let flushed = buffered()
-            .flush("t", &[0], &merge, &kv_schema(), RawRecords::All)
-            .unwrap();
-        assert_eq!(
-            records(&flushed.raw.unwrap()),
-            vec![
-                (1, 11, 0, s("a")),
-                (1, 12, 2, s("A")),
-                (2, 10, 0, s("b")),
-                (2, 13, 3, None),
-                (3, 14, 0, s("c")),
-            ]
-        );
-        assert_eq!(
-            records(&flushed.merged.unwrap()),
-            vec![(1, 12, 2, s("A")), (2, 13, 3, None), (3, 14, 0, s("c"))]
-        );
-    }
-
-    #[test]
-    fn ignore_delete_keeps_retractions_out_of_the_raw_records() {
-        let merge = FlushMerge::Deduplicate {
-            ignore_delete: true,
-        };
-        let flushed = buffered()
-            .flush("t", &[0], &merge, &kv_schema(), RawRecords::NoRetractions)
-            .unwrap();
-        assert_eq!(
-            records(&flushed.raw.unwrap()),
-            vec![
-                (1, 11, 0, s("a")),
-                (1, 12, 2, s("A")),
-                (2, 10, 0, s("b")),
-                (3, 14, 0, s("c")),
-            ]
-        );
-        let none = buffered()
-            .flush("t", &[0], &merge, &kv_schema(), RawRecords::Skip)
-            .unwrap();
-        assert!(none.raw.is_none());
-        assert_eq!(records(&none.merged.unwrap()).len(), 3);
+        let all = vec![
+            (1, 11, 0, s("a")),
+            (1, 12, 2, s("A")),
+            (2, 10, 0, s("b")),
+            (2, 13, 3, None),
+            (3, 14, 0, s("c")),
+        ];
+        // Java's writer drops retractions before its buffer under ignore-delete.
+        let no_retractions: Vec<_> = all.iter().filter(|r| r.2 != 3).cloned().collect();
+        for (raw, ignore_delete, want) in [
+            (RawRecords::All, false, Some(all)),
+            (RawRecords::NoRetractions, true, Some(no_retractions)),
+            (RawRecords::Skip, false, None),
+        ] {
+            let merge = FlushMerge::Deduplicate { ignore_delete };
+            let flushed = buffered()
+                .flush("t", &[0], &merge, &kv_schema(), raw)
+                .unwrap();
+            assert_eq!(flushed.raw.as_ref().map(records), want, "{raw:?}");
+            let merged = records(&flushed.merged.unwrap());
+            let last = match ignore_delete {
+                true => vec![(1, 12, 2, s("A")), (2, 10, 0, s("b")), (3, 14, 0, s("c"))],
+                false => vec![(1, 12, 2, s("A")), (2, 13, 3, None), (3, 14, 0, s("c"))],
+            };
+            assert_eq!(merged, last, "{raw:?}");
+        }
     }
 }

@@ -941,20 +941,30 @@ mod fixture_seeds {
         table_dir_seeds(&root.join("table_dir"))
     }
 
-    /// The compaction tasks planned for fixture tables: a lookup task with deletion files
-    /// (`pk/dv32`, minor), merge-tree tasks (`pk/dedup_uncompacted`, full) and an append task
-    /// (`append/fmt_parquet_none`, full).
+    /// The compaction tasks planned for fixture tables: merge-tree tasks whose inputs carry
+    /// deletion files (`pk/dv32`, full) and without (`pk/dedup_uncompacted`, full), an append
+    /// task (`append/fmt_parquet_none`, full), and one of dv32's tasks given a lookup part
+    /// (its own files as the levels above, its index files), the shape of a minor lookup
+    /// compaction.
     fn compact_task_seeds(out: &Path) -> Res {
-        for (db, table, full) in [
-            ("pk", "dv32", false),
-            ("pk", "dedup_uncompacted", true),
-            ("append", "fmt_parquet_none", true),
+        for (db, table) in [
+            ("pk", "dv32"),
+            ("pk", "dedup_uncompacted"),
+            ("append", "fmt_parquet_none"),
         ] {
             let (_, t, _) = open(db, table)?;
-            let plan = t.compact_planner().with_full(full).plan()?;
+            let plan = t.compact_planner().with_full(true).plan()?;
             for (i, task) in plan.tasks.iter().take(2).enumerate() {
-                let bytes = paimon_split::encode_compact_task(task)?;
-                write(out, &format!("{table}-{i}"), &bytes)?;
+                write(out, &format!("{table}-{i}"), &paimon_split::encode_compact_task(task)?)?;
+                if table == "dv32" && i == 0 {
+                    let mut lookup = task.clone();
+                    lookup.lookup = Some(paimon_split::CompactLookup {
+                        higher_levels: task.split.clone(),
+                        index_files: task.deleted_index_files.clone(),
+                    });
+                    let bytes = paimon_split::encode_compact_task(&lookup)?;
+                    write(out, &format!("{table}-lookup-{i}"), &bytes)?;
+                }
             }
         }
         Ok(())

@@ -470,16 +470,21 @@ fn deletion_vectors_partial_update_minor_lookup_as_java() {
     ]);
 }
 
+/// [`big_run_then_small_writes_with`] five small writes, deletion vectors, `write-only`.
+fn dv_big_run_then_five_small_writes(dir: &Path) -> std::path::PathBuf {
+    big_run_then_small_writes_with(
+        dir,
+        5,
+        &["deletion-vectors.enabled=true", "write-only=true"],
+    )
+}
+
 /// The marks themselves: after the lookup compaction of the same table twice over (once by
 /// us, once by Java), the last-level files carry vectors of the same cardinality.
 #[test]
 fn deletion_vectors_minor_marks_what_java_marks() {
     let dir = tempfile::tempdir().unwrap();
-    let t = big_run_then_small_writes_with(
-        dir.path(),
-        5,
-        &["deletion-vectors.enabled=true", "write-only=true"],
-    );
+    let t = dv_big_run_then_five_small_writes(dir.path());
     let java = dir.path().join("java");
     copy_dir(&t, &java);
     paimon(&["compact", t.to_str().unwrap()]);
@@ -995,11 +1000,7 @@ fn dynamic_bucket_minor_as_java() {
 #[test]
 fn compaction_tasks_run_in_other_processes_as_in_one() {
     let dir = tempfile::tempdir().unwrap();
-    let t = big_run_then_small_writes_with(
-        dir.path(),
-        5,
-        &["deletion-vectors.enabled=true", "write-only=true"],
-    );
+    let t = dv_big_run_then_five_small_writes(dir.path());
     let one = dir.path().join("one-process");
     copy_dir(&t, &one);
     paimon(&["compact", one.to_str().unwrap()]);
