@@ -1,7 +1,8 @@
 //! The bytes of a [`CompactTask`], so a planner can hand compaction work to a worker in another
-//! process, as it hands out [`DataSplit`]s. Java has no such message (its compaction runs
-//! inside the writer), so the layout is paimon-rs's own, built from Java's pieces: the splits
-//! are `DataSplit` v9 and the index files rows of the commit message's newest index layout.
+//! process, as it hands out [`DataSplit`](crate::DataSplit)s. Java has no such message (its
+//! compaction runs inside the writer), so the layout is paimon-rs's own, built from Java's
+//! pieces: the splits are `DataSplit` v9 and the index files rows of the commit message's
+//! newest index layout.
 //!
 //! ```text
 //! magic i64 | version i32 (1)
