@@ -5,6 +5,7 @@
 //! that starts passing fails the suite so the list stays honest.
 
 mod compact;
+mod cpp_compact;
 mod cpp_tables;
 mod dynamic_bucket;
 mod fallback_time_travel;
