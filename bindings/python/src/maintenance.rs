@@ -54,6 +54,50 @@ pub fn compact(
     Ok(outcome.snapshots)
 }
 
+/// The compaction tasks `compact` would run, as bytes (paimon-split's `encode_compact_task`),
+/// without running or committing anything.
+pub fn compact_tasks(
+    py: Python<'_>,
+    table: &paimon_meta::Table,
+    full: bool,
+    partition: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<Vec<u8>>> {
+    let mut planner = table.compact_planner().with_full(full);
+    if let Some(spec) = crate::write::partition_spec(table, partition)? {
+        planner = planner.with_partition(spec);
+    }
+    py.detach(|| {
+        let plan = pyr(planner.plan())?;
+        plan.tasks
+            .iter()
+            .map(|t| pyr(paimon_split::encode_compact_task(t)))
+            .collect()
+    })
+}
+
+/// Runs one task of [`compact_tasks`] (in any process) and returns its commit message as
+/// Java `CommitMessageSerializer` bytes of `version`; nothing is committed. On failure the
+/// files the task wrote are deleted.
+pub fn run_compact_task(
+    py: Python<'_>,
+    table: &paimon_meta::Table,
+    task: &[u8],
+    version: i32,
+) -> PyResult<Vec<u8>> {
+    py.detach(|| {
+        let task = pyr(paimon_split::decode_compact_task(task))?;
+        let worker = pyr(paimon_write::TableCompact::try_new(
+            table.file_io().clone(),
+            table.path(),
+            table.schema(),
+        ))?;
+        let message = pyr(worker.run(&task))?;
+        pyr(paimon_split::commit::encode_commit_message(
+            &message, version,
+        ))
+    })
+}
+
 /// Expires snapshots as `paimon expire-snapshots` does; the ids expired (or, with `dry_run`,
 /// that would be) and the files deleted.
 #[allow(clippy::too_many_arguments)]

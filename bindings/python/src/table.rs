@@ -9,7 +9,7 @@ use paimon_data::arrow_schema::to_arrow_schema;
 use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use paimon_meta::{ScanChoice, Snapshot};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyList};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 
 use crate::arrow_export::Schema;
 use crate::convert::{arg, file_io, json_to_py, location_arg, options_arg, table_location};
@@ -286,6 +286,37 @@ impl Table {
     /// ids of the snapshots made (empty when nothing needed compacting). `partition`: a dict
     /// of partition values. Raises `CommitConflictError` when a concurrent commit removed an
     /// input; nothing is committed then.
+    /// The tasks `compact` would run, as bytes, for workers elsewhere (`paimon_rs.ray.compact`
+    /// runs them on a Ray cluster): plans only, commits nothing. Each worker calls
+    /// `run_compact_task`, and one `new_commit().commit(messages)` commits every message as
+    /// one COMPACT snapshot, with the same conflict checks as `compact`.
+    #[pyo3(signature = (full=false, partition=None))]
+    fn compact_tasks<'py>(
+        &self,
+        py: Python<'py>,
+        full: bool,
+        partition: Option<Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let tasks = crate::maintenance::compact_tasks(py, &self.table, full, partition.as_ref())?;
+        Ok(tasks.iter().map(|t| PyBytes::new(py, t)).collect())
+    }
+
+    /// Runs one task of `compact_tasks` and returns its commit message (bytes of the
+    /// commit-message `version`, default the one Java 1.4 reads); nothing is committed, and
+    /// the files a failed task wrote are deleted. Raises `CorruptError` for bytes that are no
+    /// compaction task.
+    #[pyo3(signature = (task, version=None))]
+    fn run_compact_task<'py>(
+        &self,
+        py: Python<'py>,
+        task: &[u8],
+        version: Option<i32>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let version = version.unwrap_or(crate::write::DEFAULT_MESSAGE_VERSION);
+        let message = crate::maintenance::run_compact_task(py, &self.table, task, version)?;
+        Ok(PyBytes::new(py, &message))
+    }
+
     #[pyo3(signature = (full=false, partition=None, threads=None))]
     fn compact(
         &self,

@@ -260,3 +260,33 @@ def test_a_failing_write_task_commits_nothing(cluster, tmp_path):
     with pytest.raises(Exception, match="null value in non-nullable column id"):
         pray.write_paimon(ds, t.path)
     assert t.snapshots() == []
+
+
+def test_compaction_runs_one_ray_task_per_bucket_and_commits_once(cluster, tmp_path):
+    from test_maintenance import copy, reads_as_java_wrote_it
+
+    t = copy("pk/dedup_uncompacted", tmp_path)
+    before = len(t.snapshots())
+    tasks = t.compact_tasks(full=True)
+    assert len(tasks) == 2  # one per bucket
+    ids = pray.compact(t.path, full=True)
+    assert ids == [before + 1]
+    assert t.snapshots()[-1]["commit_kind"] == "COMPACT"
+    reads_as_java_wrote_it(t, "pk/dedup_uncompacted", tmp_path)
+    # A copy compacted in one process ends with the same files per level.
+    one = copy("pk/dedup_uncompacted", tmp_path / "one")
+    assert one.compact(full=True) == [before + 1]
+    def levels(table):
+        return sorted((s.bucket, f["level"], f["row_count"]) for s in table.scan().plan().splits for f in s.files)
+
+    assert levels(one) == levels(t)
+    assert pray.compact(t.path, full=True) == []
+
+
+def test_compaction_task_bytes_are_checked():
+    t = pr.Table(str(WAREHOUSE / "pk.db" / "dedup_uncompacted"))
+    task = t.compact_tasks(full=True)[0]
+    with pytest.raises(pr.CorruptError):
+        t.run_compact_task(task[: len(task) // 2])
+    with pytest.raises(pr.CorruptError):
+        t.run_compact_task(b"not a task at all")

@@ -151,6 +151,10 @@ class Table:
         tables with deletion vectors, first-row or the ``lookup`` changelog producer that are not
         ``write-only`` also get the written buckets compacted by lookup (a COMPACT snapshot), as
         Java's writers do."""
+    def compact_tasks(self, full: bool = False, partition: Optional[Dict[str, Any]] = None) -> List[bytes]:
+        """The tasks ``compact`` would run, as bytes for workers elsewhere; commits nothing."""
+    def run_compact_task(self, task: bytes, version: Optional[int] = None) -> bytes:
+        """Runs one task of ``compact_tasks``; returns its commit-message bytes (not committed)."""
     def compact(
         self,
         full: bool = False,

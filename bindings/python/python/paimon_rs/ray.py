@@ -10,7 +10,9 @@ planner service already holds. Each Ray read task carries only the table path, t
 bytes and the read options, and reads them with ``paimon_rs.SplitReader`` in the worker.
 ``write_paimon`` is the reverse: each write task writes its blocks with
 ``paimon_rs.TableWrite`` and returns commit-message bytes; the driver commits them all in one
-snapshot, so a failed write commits nothing.
+snapshot, so a failed write commits nothing. ``compact`` hands compaction out the same way:
+the driver plans the tasks, each Ray task runs one task's bytes and returns its commit
+message, and the driver commits them as one COMPACT snapshot.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ray.data.datasource import Datasink, Datasource, ReadTask
 from . import InvalidArgumentError, Split, SplitReader, Table
 from .ray_filter import expression_columns, split_predicate
 
-__all__ = ["PaimonDatasink", "PaimonDatasource", "read_paimon", "read_splits", "write_paimon"]
+__all__ = ["PaimonDatasink", "PaimonDatasource", "compact", "read_paimon", "read_splits", "write_paimon"]
 
 
 def _pack(sizes: Sequence[int], parallelism: int) -> List[List[int]]:
@@ -361,3 +363,34 @@ def write_paimon(
         ds = ds.repartition(num_blocks, keys=list(sink.primary_keys))
     ds.write_datasink(sink, ray_remote_args=ray_remote_args, concurrency=concurrency)
     return list(sink.snapshot_ids)
+
+
+@ray.remote
+def _run_compact_task(table_path: str, options: Dict[str, str], task: bytes) -> bytes:
+    return Table.open(table_path, options=options).run_compact_task(task)
+
+
+def compact(
+    path: str,
+    *,
+    full: bool = False,
+    partition: Optional[Dict[str, Any]] = None,
+    ray_remote_args: Optional[Dict[str, Any]] = None,
+    options: Optional[Dict[str, str]] = None,
+) -> List[int]:
+    """Compacts the table at ``path`` on the Ray cluster, as ``Table.compact`` does in one
+    process: the driver plans (``Table.compact_tasks``: one task per bucket, or per partition
+    of an unaware-bucket table), one Ray task runs each task's bytes
+    (``Table.run_compact_task``, in a worker) and returns its commit message, and the driver
+    commits them all as one COMPACT snapshot, with Java's conflict checks. Returns the ids of
+    the snapshots made (empty when nothing needed compacting). If a task fails nothing is
+    committed; the files finished tasks wrote are left as unreferenced orphans
+    (``remove_orphan_files`` removes them).
+    """
+    table = Table.open(path, options=options)
+    tasks = table.compact_tasks(full=full, partition=partition)
+    if not tasks:
+        return []
+    remote = _run_compact_task.options(**(ray_remote_args or {}))
+    messages = ray.get([remote.remote(table.path, dict(options or {}), t) for t in tasks])
+    return table.new_commit().commit(messages)
