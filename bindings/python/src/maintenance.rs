@@ -31,6 +31,20 @@ impl ToPyErr for CompactError {
     }
 }
 
+/// The compaction planner of `table`: `full`, and only `partition` (a dict of partition
+/// values) when given.
+fn planner(
+    table: &paimon_meta::Table,
+    full: bool,
+    partition: Option<&Bound<'_, PyDict>>,
+) -> PyResult<paimon_meta::maintenance::CompactPlanner> {
+    let mut planner = table.compact_planner().with_full(full);
+    if let Some(spec) = crate::write::partition_spec(table, partition)? {
+        planner = planner.with_partition(spec);
+    }
+    Ok(planner)
+}
+
 /// Compacts `table` as `paimon compact` does; the ids of the snapshots made (none when nothing
 /// needed compacting).
 pub fn compact(
@@ -40,10 +54,7 @@ pub fn compact(
     partition: Option<&Bound<'_, PyDict>>,
     threads: Option<usize>,
 ) -> PyResult<Vec<i64>> {
-    let mut planner = table.compact_planner().with_full(full);
-    if let Some(spec) = crate::write::partition_spec(table, partition)? {
-        planner = planner.with_partition(spec);
-    }
+    let planner = planner(table, full, partition)?;
     let threads = threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(usize::from)
@@ -62,10 +73,7 @@ pub fn compact_tasks(
     full: bool,
     partition: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<Vec<u8>>> {
-    let mut planner = table.compact_planner().with_full(full);
-    if let Some(spec) = crate::write::partition_spec(table, partition)? {
-        planner = planner.with_partition(spec);
-    }
+    let planner = planner(table, full, partition)?;
     py.detach(|| {
         let plan = pyr(planner.plan())?;
         plan.tasks

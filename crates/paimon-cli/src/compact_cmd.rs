@@ -17,7 +17,9 @@ use paimon_split::{decode_compact_task, encode_compact_task, CompactTask};
 use paimon_write::TableCompact;
 
 use crate::scan_args::table_location;
-use crate::write_cmd::{describe_snapshots, open, partition_spec, write_message_files};
+use crate::write_cmd::{
+    describe_snapshots, open, partition_spec, write_message_files, write_numbered_files,
+};
 
 /// A finished task: its index in the plan and its message.
 type Done = (usize, CommitMessage);
@@ -255,12 +257,9 @@ fn compact_in(path: &str, a: &CompactArgs) -> Result<()> {
     if a.plan_only {
         let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
         let plan = planner.plan().map_err(|e| anyhow!("{e}"))?;
-        std::fs::create_dir_all(dir).with_context(|| format!("--out-dir {}", dir.display()))?;
-        for (i, task) in plan.tasks.iter().enumerate() {
-            let bytes = encode_compact_task(task).map_err(|e| anyhow!("{e}"))?;
-            let p = dir.join(format!("task-{i:04}.bin"));
-            std::fs::write(&p, bytes).with_context(|| p.display().to_string())?;
-        }
+        write_numbered_files(dir, "task", &plan.tasks, |t| {
+            encode_compact_task(t).map_err(|e| anyhow!("{e}"))
+        })?;
         crate::outln!(
             "{} tasks planned from {} into {} (nothing run or committed)",
             plan.tasks.len(),

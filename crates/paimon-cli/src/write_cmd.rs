@@ -217,12 +217,24 @@ pub(crate) fn write_message_files(
     messages: &[CommitMessage],
     version: i32,
 ) -> Result<Vec<PathBuf>> {
+    write_numbered_files(dir, "message", messages, |m| {
+        encode_commit_message(m, version).map_err(|e| anyhow!("{e}"))
+    })
+}
+
+/// Writes `encode(item)` of each item into `dir` (made if missing) as `<prefix>-NNNN.bin`;
+/// the paths written.
+pub(crate) fn write_numbered_files<T>(
+    dir: &Path,
+    prefix: &str,
+    items: &[T],
+    encode: impl Fn(&T) -> Result<Vec<u8>>,
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("--out-dir {}", dir.display()))?;
     let mut out = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
-        let bytes = encode_commit_message(m, version).map_err(|e| anyhow!("{e}"))?;
-        let p = dir.join(format!("message-{i:04}.bin"));
-        std::fs::write(&p, bytes).with_context(|| p.display().to_string())?;
+    for (i, item) in items.iter().enumerate() {
+        let p = dir.join(format!("{prefix}-{i:04}.bin"));
+        std::fs::write(&p, encode(item)?).with_context(|| p.display().to_string())?;
         out.push(p);
     }
     Ok(out)

@@ -188,6 +188,22 @@ fn six_writes(dir: &Path, options: &[&str], pk: bool) -> std::path::PathBuf {
     t
 }
 
+/// `paimon create-table` of a table with `schema`, primary key `id` and `options` (`k=v`).
+fn create_id_table(t: &Path, schema: &str, options: &[&str]) {
+    let mut args = vec![
+        "create-table",
+        t.to_str().unwrap(),
+        "--schema",
+        schema,
+        "--primary-key",
+        "id",
+    ];
+    for o in options {
+        args.extend(["--option", o]);
+    }
+    paimon(&args);
+}
+
 /// A primary-key table (2 buckets) with one big run at the last level (2,000 keys written
 /// and fully compacted), then `small` writes of 20 keys each (some deletes among them).
 fn big_run_then_small_writes(dir: &Path, small: usize) -> std::path::PathBuf {
@@ -203,20 +219,9 @@ fn big_run_then_small_writes_with(
     let t = dir.join("t");
     let schema =
         r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
-    let mut args = vec![
-        "create-table",
-        t.to_str().unwrap(),
-        "--schema",
-        schema,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=2",
-    ];
-    for o in options {
-        args.extend(["--option", o]);
-    }
-    paimon(&args);
+    let mut all = vec!["bucket=2"];
+    all.extend_from_slice(options);
+    create_id_table(&t, schema, &all);
     let write = |name: &str, rows: String, kinds: bool| {
         let csv = dir.join(name);
         let header = if kinds { "op,id,v" } else { "id,v" };
@@ -841,20 +846,12 @@ fn incremental_reads_of_input_changelog_skip_level0_with_deletion_vectors_as_jav
     std::fs::write(&csv, "op,id,v\n+I,1,a\n+I,2,b\n+U,1,A\n-D,2,\n").unwrap();
     for dv in [false, true] {
         let t = dir.path().join(format!("dv-{dv}"));
-        paimon(&[
-            "create-table",
-            t.to_str().unwrap(),
-            "--schema",
+        let dv_option = format!("deletion-vectors.enabled={dv}");
+        create_id_table(
+            &t,
             r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
-            "--primary-key",
-            "id",
-            "--option",
-            "bucket=1",
-            "--option",
-            "changelog-producer=input",
-            "--option",
-            &format!("deletion-vectors.enabled={dv}"),
-        ]);
+            &["bucket=1", "changelog-producer=input", &dv_option],
+        );
         paimon(&[
             "write",
             t.to_str().unwrap(),
@@ -916,21 +913,11 @@ fn writes_as_java_writers_do(options: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("ours");
     let java = dir.path().join("java");
+    let schema = r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#;
     for t in [&mine, &java] {
-        let mut args = vec![
-            "create-table",
-            t.to_str().unwrap(),
-            "--schema",
-            r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
-            "--primary-key",
-            "id",
-            "--option",
-            "bucket=1",
-        ];
-        for o in options {
-            args.extend(["--option", o]);
-        }
-        paimon(&args);
+        let mut all = vec!["bucket=1"];
+        all.extend_from_slice(options);
+        create_id_table(t, schema, &all);
     }
     // Small writes over a big run: level 0 is forced up to the level above the run, and the
     // old rows of its keys are looked up below (levels 5, then 4 and 5).
