@@ -660,14 +660,25 @@ impl TableWrite {
         }
         let partitions = self.partitions(batch)?;
         let buckets = match &mut self.bucket_mode {
-            BucketMode::Unaware => vec![0; batch.num_rows()],
+            // Unaware: one group per partition, built from the runs without a per-row lookup.
+            BucketMode::Unaware => {
+                let mut groups: Vec<Vec<u32>> = vec![Vec::new(); partitions.distinct.len()];
+                for (range, p) in &partitions.runs {
+                    groups[*p].extend(range.start as u32..range.end as u32);
+                }
+                return Ok(partitions
+                    .distinct
+                    .into_iter()
+                    .zip(groups)
+                    .map(|(p, rows)| ((p, 0), rows))
+                    .collect());
+            }
             BucketMode::Fixed(a) => a.assign(batch)?,
             BucketMode::Dynamic(d, keys) => {
                 let hashes = key_hashes(&self.table, "primary-key", keys, batch)?;
                 let of_row: Vec<&[u8]> = partitions
-                    .of_row
-                    .iter()
-                    .map(|p| partitions.distinct[*p].as_slice())
+                    .of_row()
+                    .map(|p| partitions.distinct[p].as_slice())
                     .collect();
                 d.assign(&of_row, &hashes)?
             }
@@ -675,8 +686,8 @@ impl TableWrite {
         // Grouped by (partition index, bucket): no per-row copies of the partition bytes.
         let mut index: HashMap<(usize, i32), usize> = HashMap::new();
         let mut groups: Vec<((usize, i32), Vec<u32>)> = Vec::new();
-        for (row, bucket) in buckets.into_iter().enumerate() {
-            let key = (partitions.of_row[row], bucket);
+        for (row, (bucket, p)) in buckets.into_iter().zip(partitions.of_row()).enumerate() {
+            let key = (p, bucket);
             let at = *index.entry(key).or_insert_with(|| {
                 groups.push((key, Vec::new()));
                 groups.len() - 1
@@ -689,21 +700,38 @@ impl TableWrite {
             .collect())
     }
 
+    /// The partition of every row: the batch is cut into runs of equal partition values
+    /// (compared column-wise by Arrow), and each run's first row alone is serialized and
+    /// looked up, so a batch of one partition costs one serialization, not one per row.
     fn partitions(&self, batch: &RecordBatch) -> Result<Partitions> {
+        if self.partition_cols.is_empty() {
+            return Ok(Partitions {
+                distinct: vec![paimon_spec::stats::empty_serialized_row()],
+                runs: vec![(0..batch.num_rows(), 0)],
+            });
+        }
         let types: Vec<_> = self
             .partition_cols
             .iter()
             .map(|(_, f)| f.data_type.clone())
             .collect();
+        let columns: Vec<_> = self
+            .partition_cols
+            .iter()
+            .map(|(i, _)| batch.column(*i).clone())
+            .collect();
+        let ranges = arrow_ord::partition::partition(&columns)
+            .map_err(|e| Error::Internal(format!("comparing partition values: {e}")))?
+            .ranges();
         let mut distinct: Vec<Vec<u8>> = Vec::new();
         let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut of_row = Vec::with_capacity(batch.num_rows());
+        let mut runs = Vec::with_capacity(ranges.len());
         let mut values = Vec::with_capacity(types.len());
-        for row in 0..batch.num_rows() {
+        for range in ranges {
             values.clear();
             for (i, f) in &self.partition_cols {
                 values.push(
-                    datum_at(batch.column(*i), row, &f.data_type).ok_or_else(|| {
+                    datum_at(batch.column(*i), range.start, &f.data_type).ok_or_else(|| {
                         Error::InvalidPartition {
                             table: self.table.clone(),
                             column: f.name.clone(),
@@ -716,14 +744,17 @@ impl TableWrite {
                 table: self.table.clone(),
                 source,
             })?;
-            let next = distinct.len();
-            let at = *seen.entry(bytes.clone()).or_insert(next);
-            if at == next {
-                distinct.push(bytes);
-            }
-            of_row.push(at);
+            let at = match seen.get(&bytes) {
+                Some(at) => *at,
+                None => {
+                    seen.insert(bytes.clone(), distinct.len());
+                    distinct.push(bytes);
+                    distinct.len() - 1
+                }
+            };
+            runs.push((range, at));
         }
-        Ok(Partitions { distinct, of_row })
+        Ok(Partitions { distinct, runs })
     }
 
     fn writer_for(&mut self, key: &(Vec<u8>, i32)) -> Result<&mut BucketWriter> {
@@ -785,10 +816,20 @@ impl TableWrite {
     }
 }
 
-/// Partition of each row, by index into the distinct serialized partitions.
+/// The distinct serialized partitions of a batch, and its runs of rows of one partition (by
+/// index into `distinct`), in row order.
 struct Partitions {
     distinct: Vec<Vec<u8>>,
-    of_row: Vec<usize>,
+    runs: Vec<(std::ops::Range<usize>, usize)>,
+}
+
+impl Partitions {
+    /// The partition index of each row, in row order.
+    fn of_row(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|(range, p)| std::iter::repeat_n(*p, range.len()))
+    }
 }
 
 /// The merge engine of a primary-key table resolved against its file layout `kv_schema`, for
