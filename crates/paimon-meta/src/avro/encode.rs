@@ -13,8 +13,10 @@ use crate::value::Value;
 /// The Avro shape of one Paimon field type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WriteType {
-    /// INT / TINYINT (as int)
+    /// INT
     Int,
+    /// TINYINT: an Avro int, an 8-bit integer in Parquet manifests
+    TinyInt,
     /// BIGINT
     Long,
     /// STRING
@@ -51,7 +53,7 @@ impl WriteType {
 
     fn json(&self, out: &mut String, name: &str, top: bool) {
         match self {
-            WriteType::Int => out.push_str("\"int\""),
+            WriteType::Int | WriteType::TinyInt => out.push_str("\"int\""),
             WriteType::Long => out.push_str("\"long\""),
             WriteType::String => out.push_str("\"string\""),
             WriteType::Bytes => out.push_str("\"bytes\""),
@@ -103,7 +105,10 @@ impl WriteType {
                 out.push(2); // zig-zag of union branch 1
                 t.encode(v, field, out)?;
             }
-            (WriteType::Int | WriteType::Long | WriteType::TimestampMillis, v) => {
+            (
+                WriteType::Int | WriteType::TinyInt | WriteType::Long | WriteType::TimestampMillis,
+                v,
+            ) => {
                 write_long(out, v.as_i64().ok_or_else(bad)?);
             }
             (WriteType::String, Value::String(s)) => write_bytes(out, s.as_bytes()),

@@ -44,7 +44,7 @@ fn data_file_type() -> WriteType {
         ("_CREATION_TIME", T::nullable(T::TimestampMillis)),
         ("_DELETE_ROW_COUNT", T::nullable(T::Long)),
         ("_EMBEDDED_FILE_INDEX", T::nullable(T::Bytes)),
-        ("_FILE_SOURCE", T::nullable(T::Int)),
+        ("_FILE_SOURCE", T::nullable(T::TinyInt)),
         ("_VALUE_STATS_COLS", T::nullable(strings())),
         ("_EXTERNAL_PATH", T::nullable(T::String)),
         ("_FIRST_ROW_ID", T::nullable(T::Long)),
@@ -56,7 +56,7 @@ fn data_file_type() -> WriteType {
 pub fn manifest_entry_type() -> WriteType {
     T::Record(vec![
         ("_VERSION", T::Int),
-        ("_KIND", T::Int),
+        ("_KIND", T::TinyInt),
         ("_PARTITION", T::Bytes),
         ("_BUCKET", T::Int),
         ("_TOTAL_BUCKETS", T::Int),
@@ -87,7 +87,7 @@ pub fn manifest_file_meta_type() -> WriteType {
 pub fn index_manifest_entry_type() -> WriteType {
     T::Record(vec![
         ("_VERSION", T::Int),
-        ("_KIND", T::Int),
+        ("_KIND", T::TinyInt),
         ("_PARTITION", T::Bytes),
         ("_BUCKET", T::Int),
         ("_INDEX_TYPE", T::String),
@@ -271,28 +271,44 @@ pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
 /// How manifest-family files are written (`manifest.format`, `manifest.compression`).
 #[derive(Debug, Clone)]
 pub struct ManifestWriteOptions {
-    codec: paimon_spec::avro_container::AvroCodec,
+    format: ManifestFormat,
+}
+
+#[derive(Debug, Clone)]
+enum ManifestFormat {
+    Avro(paimon_spec::avro_container::AvroCodec),
+    Parquet(parquet::basic::Compression),
 }
 
 impl ManifestWriteOptions {
     /// For a table's `manifest.format` and `manifest.compression`.
     ///
     /// # Errors
-    /// `Unsupported` for a format other than Avro or a compression without an Avro codec.
+    /// `Unsupported` for ORC (orc-rust cannot encode the nested manifest rows) or an unknown
+    /// format, and for a compression the format has no codec for here.
     pub fn try_new(format: &str, compression: &str) -> Result<Self> {
-        if !format.eq_ignore_ascii_case("avro") {
-            return Err(Error::unsupported(format!(
-                "writing manifests in format {format:?} (only avro)"
-            )));
-        }
-        Ok(ManifestWriteOptions {
-            codec: codec_for(compression).map_err(Error::unsupported)?,
-        })
+        let format = match format.to_ascii_lowercase().as_str() {
+            "avro" => ManifestFormat::Avro(codec_for(compression).map_err(Error::unsupported)?),
+            "parquet" => ManifestFormat::Parquet(
+                super::parquet_encode::parquet_codec(compression).map_err(Error::unsupported)?,
+            ),
+            _ => {
+                return Err(Error::unsupported(format!(
+                    "writing manifests in format {format:?} (avro or parquet)"
+                )))
+            }
+        };
+        Ok(ManifestWriteOptions { format })
     }
 
     fn write(&self, path: &str, t: &WriteType, records: &[Value]) -> Result<Vec<u8>> {
-        write_container(t, self.codec, sync_marker(path), records)
-            .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
+        match &self.format {
+            ManifestFormat::Avro(codec) => write_container(t, *codec, sync_marker(path), records),
+            ManifestFormat::Parquet(codec) => {
+                super::parquet_encode::write_parquet(t, *codec, records)
+            }
+        }
+        .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
     }
 
     /// Bytes of a data manifest holding `entries`; `path` names it in errors.

@@ -1,5 +1,7 @@
-//! Every Avro manifest-family file Java 1.4.2 wrote in `fixtures/warehouse`: decode, re-encode,
-//! decode again and compare all values; our header schema equals Java's byte for byte.
+//! Every Avro manifest-family file Java 1.4.2 wrote in `fixtures/warehouse`: decode, re-encode
+//! (as Avro and as Parquet), decode again and compare all values; our Avro header schema equals
+//! Java's byte for byte. (Java reading our Parquet manifests is checked by the acceptance test
+//! `parquet_manifests_are_written_and_java_takes_turns_on_them`.)
 
 use super::encode::*;
 use super::*;
@@ -46,6 +48,11 @@ fn files() -> Vec<(String, Vec<u8>)> {
 #[test]
 fn java_manifests_round_trip_with_javas_schema() {
     let w = ManifestWriteOptions::try_new("avro", "zstd").unwrap();
+    let pq = ManifestWriteOptions::try_new("parquet", "zstd").unwrap();
+    let parquet = |out: Vec<u8>| {
+        assert!(out.starts_with(b"PAR1"));
+        bytes::Bytes::from(out)
+    };
     let (mut entries, mut lists, mut indexes) = (0, 0, 0);
     for (path, bytes) in files() {
         let name = paimon_io::file_name(&path).to_string();
@@ -59,6 +66,12 @@ fn java_manifests_round_trip_with_javas_schema() {
                 a,
                 "{path}"
             );
+            let out_pq = parquet(pq.manifest_list(&path, &a).unwrap());
+            assert_eq!(
+                ManifestFileMeta::decode_list(&path, out_pq).unwrap(),
+                a,
+                "{path}"
+            );
             lists += 1;
             (out, manifest_file_meta_type().schema_json())
         } else if name.starts_with("index-manifest-") {
@@ -69,6 +82,9 @@ fn java_manifests_round_trip_with_javas_schema() {
                 a,
                 "{path}"
             );
+            let out_pq = parquet(pq.index_manifest(&path, &a).unwrap());
+            let back = IndexManifestEntry::decode_index_manifest(&path, out_pq).unwrap();
+            assert_eq!(back, a, "{path}");
             indexes += 1;
             (out, index_manifest_entry_type().schema_json())
         } else {
@@ -76,6 +92,12 @@ fn java_manifests_round_trip_with_javas_schema() {
             let out = w.manifest(&path, &a).unwrap();
             assert_eq!(
                 ManifestEntry::decode_manifest(&path, out.clone().into()).unwrap(),
+                a,
+                "{path}"
+            );
+            let out_pq = parquet(pq.manifest(&path, &a).unwrap());
+            assert_eq!(
+                ManifestEntry::decode_manifest(&path, out_pq).unwrap(),
                 a,
                 "{path}"
             );
@@ -93,8 +115,10 @@ fn java_manifests_round_trip_with_javas_schema() {
 }
 
 #[test]
-fn only_avro_manifests_are_written() {
+fn avro_and_parquet_manifests_are_written_orc_is_refused() {
     assert!(ManifestWriteOptions::try_new("orc", "zstd").is_err());
     assert!(ManifestWriteOptions::try_new("avro", "brotli").is_err());
+    assert!(ManifestWriteOptions::try_new("parquet", "brotli").is_err());
     ManifestWriteOptions::try_new("AVRO", "none").unwrap();
+    ManifestWriteOptions::try_new("Parquet", "snappy").unwrap();
 }

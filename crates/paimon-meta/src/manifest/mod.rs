@@ -10,6 +10,7 @@ mod entry;
 mod entry_decoder;
 mod index;
 mod list;
+mod parquet_encode;
 
 pub(crate) use entry::ManifestBlocks;
 pub use entry::{FileKind, ManifestEntry};
