@@ -47,8 +47,6 @@ pub(crate) struct DynamicBuckets {
     /// The committed hash index files by partition; `None` until the caller has given them.
     committed: Option<HashMap<Vec<u8>, BucketFiles>>,
     partitions: HashMap<Vec<u8>, PartitionIndex>,
-    /// The hashes of every bucket of a loaded partition, and whether they grew.
-    buckets: HashMap<BucketKey, BucketHashes>,
     /// One name prefix per writer and a counter, as Java's `IndexPathFactory`.
     file_prefix: String,
     next_file: u64,
@@ -65,6 +63,8 @@ struct PartitionIndex {
     /// Every bucket of the partition, in the order they were found or made.
     all: Vec<i32>,
     all_set: BTreeSet<i32>,
+    /// The hashes of every bucket of the partition, and whether they grew.
+    hashes: HashMap<i32, BucketHashes>,
 }
 
 #[derive(Debug, Default)]
@@ -90,7 +90,6 @@ impl DynamicBuckets {
             max_bucket_id: 0,
             committed: None,
             partitions: HashMap::new(),
-            buckets: HashMap::new(),
             file_prefix: uuid::Uuid::new_v4().to_string(),
             next_file: 0,
             pending: Vec::new(),
@@ -111,7 +110,6 @@ impl DynamicBuckets {
         }
         self.committed = Some(by_partition);
         self.partitions.clear();
-        self.buckets.clear();
     }
 
     /// The bucket of each row, given its partition and key hash; records each key in its
@@ -130,8 +128,11 @@ impl DynamicBuckets {
             let bucket = self.assign_one(partition, *hash)?;
             self.max_bucket_id = self.max_bucket_id.max(bucket);
             let b = self
-                .buckets
-                .entry((partition.to_vec(), bucket))
+                .partitions
+                .get_mut(*partition)
+                .ok_or_else(|| Error::Internal("partition index vanished".into()))?
+                .hashes
+                .entry(bucket)
                 .or_default();
             if b.hashes.insert(*hash) {
                 b.modified = true;
@@ -222,8 +223,9 @@ impl DynamicBuckets {
             if index.all_set.insert(*bucket) {
                 index.all.push(*bucket);
             }
-            self.buckets
-                .entry((partition.to_vec(), *bucket))
+            index
+                .hashes
+                .entry(*bucket)
                 .or_default()
                 .hashes
                 .extend(hashes);
@@ -238,7 +240,11 @@ impl DynamicBuckets {
     /// # Errors
     /// [`Error::Io`] when the file cannot be written.
     pub(crate) fn prepare_commit(&mut self, key: &BucketKey) -> Result<Option<IndexFileMeta>> {
-        let Some(b) = self.buckets.get_mut(key) else {
+        let Some(b) = self
+            .partitions
+            .get_mut(&key.0)
+            .and_then(|p| p.hashes.get_mut(&key.1))
+        else {
             return Ok(None);
         };
         if !b.modified {
