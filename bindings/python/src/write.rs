@@ -280,6 +280,22 @@ impl TableCommit {
         self.commit_messages(py, &messages, identifier, Some(spec))
     }
 
+    /// Deletes the files `messages` added (data, changelog, compaction outputs, new index
+    /// files), for messages that will not be committed, e.g. those of finished tasks when
+    /// another task of the job failed (Java `TableCommit.abort`). Never pass messages that
+    /// were committed: their files are in a snapshot. Returns how many files were removed.
+    #[pyo3(signature = (messages, version=None))]
+    fn abort(
+        &self,
+        py: Python<'_>,
+        messages: &Bound<'_, PyAny>,
+        version: Option<i32>,
+    ) -> PyResult<usize> {
+        let messages = decode_messages(messages, version)?;
+        let commit = self.table.new_commit(&self.user);
+        guard(|| py.detach(|| pyr(commit.abort(&messages))))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "paimon_rs.TableCommit({:?}, user={:?})",

@@ -290,3 +290,24 @@ def test_compaction_task_bytes_are_checked():
         t.run_compact_task(task[: len(task) // 2])
     with pytest.raises(pr.CorruptError):
         t.run_compact_task(b"not a task at all")
+
+
+def test_a_failed_compaction_task_leaves_no_files_of_the_finished_ones(cluster, tmp_path):
+    from test_maintenance import copy
+
+    t = copy("pk/dedup_uncompacted", tmp_path)
+    snapshots = t.snapshots()
+    # Bucket 1 loses a data file after planning reads the manifests: its task fails when it
+    # reads it, while bucket 0's task writes its compacted files.
+    root = tmp_path / "pk_dedup_uncompacted"
+    gone = sorted((root / "bucket-1").glob("data-*"))[0]
+    gone.unlink()
+
+    def files():
+        return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+    before = files()
+    with pytest.raises(Exception, match=gone.name):
+        pray.compact(t.path, full=True)
+    assert files() == before
+    assert t.snapshots() == snapshots

@@ -225,6 +225,9 @@ class TableCommit:
     ) -> List[int]:
         """An OVERWRITE snapshot of ``partition``, the partitions written (dynamic overwrite,
         the default) or the whole table."""
+    def abort(self, messages: Sequence[bytes], version: Optional[int] = None) -> int:
+        """Deletes the files ``messages`` added, for messages that will never be committed
+        (never pass committed ones); returns how many files were removed."""
 
 class Catalog:
     """A Paimon warehouse (``<warehouse>/<db>.db/<table>``) as a DataFusion catalog."""

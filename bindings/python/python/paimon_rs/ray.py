@@ -384,13 +384,26 @@ def compact(
     (``Table.run_compact_task``, in a worker) and returns its commit message, and the driver
     commits them all as one COMPACT snapshot, with Java's conflict checks. Returns the ids of
     the snapshots made (empty when nothing needed compacting). If a task fails nothing is
-    committed; the files finished tasks wrote are left as unreferenced orphans
-    (``remove_orphan_files`` removes them).
+    committed, the files the finished tasks wrote are deleted (``TableCommit.abort``) and the
+    task's error is raised.
     """
     table = Table.open(path, options=options)
     tasks = table.compact_tasks(full=full, partition=partition)
     if not tasks:
         return []
     remote = _run_compact_task.options(**(ray_remote_args or {}))
-    messages = ray.get([remote.remote(table.path, dict(options or {}), t) for t in tasks])
-    return table.new_commit().commit(messages)
+    pending = [remote.remote(table.path, dict(options or {}), t) for t in tasks]
+    messages: List[bytes] = []
+    failure: Optional[BaseException] = None
+    # Every task is awaited, so no task still writes when the finished ones are aborted.
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        try:
+            messages.append(ray.get(done[0]))
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            failure = failure or e
+    commit = table.new_commit()
+    if failure is not None:
+        commit.abort(messages)
+        raise failure
+    return commit.commit(messages)

@@ -110,6 +110,16 @@ impl Changes {
 }
 
 impl TableCommit {
+    /// Deletes the files `messages` added, for messages that will not be committed (a task
+    /// of the same job failed): see [`crate::maintenance::abort_messages`]. Returns how many
+    /// files were removed.
+    ///
+    /// # Errors
+    /// Storage errors; a partition the table cannot name a directory for.
+    pub fn abort(&self, messages: &[CommitMessage]) -> Result<usize> {
+        crate::maintenance::abort_messages(&self.table, messages)
+    }
+
     /// Commits `messages` as `identifier`: an APPEND snapshot for the files written, then a
     /// COMPACT snapshot for compactions, as Java does. Returns the ids of the snapshots made,
     /// empty when there was nothing to commit or `identifier` was already committed by this
@@ -676,7 +686,7 @@ impl TableCommit {
     }
 }
 
-fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
+pub(crate) fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
     IndexFileMeta {
         index_type: f.index_type.clone(),
         file_name: f.file_name.clone(),

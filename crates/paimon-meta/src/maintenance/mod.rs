@@ -5,11 +5,13 @@
 //! Both read the same metadata (manifest lists, manifests, index manifests) and resolve the
 //! same file paths; one private reader holds that shared reading.
 
+mod abort;
 mod compact;
 mod expire;
 mod orphan;
 mod partition_expire;
 
+pub use abort::abort_messages;
 pub use compact::{CompactPlan, CompactPlanner};
 pub use expire::{ExpireConfig, ExpireReport};
 pub use orphan::{OrphanReport, RemoveOrphanFiles};
