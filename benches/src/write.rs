@@ -102,10 +102,11 @@ pub fn write(source: &str, out: &str, reps: usize) -> Result<()> {
     Ok(())
 }
 
-/// `paimon-bench commit-latency TABLE --out DIR`: the metadata of `TABLE` (schemas,
-/// snapshots, manifests; no data files) copied to `DIR/meta`, then `reps` commits of one
-/// written row each into that copy, against the same commits into an empty table with the
-/// same schema at `DIR/empty`. Prints `manifests=.. ms=.. empty_ms=..` (best of each).
+/// `paimon-bench commit-latency TABLE --out DIR`: for each of `reps`, the metadata of `TABLE`
+/// (schemas, snapshots, manifests; no data files) copied afresh to `DIR/meta` and one commit
+/// of one written row into that copy, against the same commits into an empty table with the
+/// same schema at `DIR/empty`. Prints `manifests=.. ms=.. empty_ms=..` (best of each;
+/// `manifests` counts data manifests, not manifest lists).
 pub fn commit_latency(table: &str, out: &str, reps: usize) -> Result<()> {
     let (io, t) = open(table)?;
     let plan = t.scan().plan().map_err(|e| anyhow!("{e}"))?;
@@ -126,22 +127,27 @@ pub fn commit_latency(table: &str, out: &str, reps: usize) -> Result<()> {
     let out = out.trim_end_matches('/');
     let meta = format!("{out}/meta");
     let empty = format!("{out}/empty");
-    for d in [&meta, &empty] {
-        let _ = std::fs::remove_dir_all(d);
-    }
-    for sub in ["schema", "snapshot", "manifest"] {
-        copy_dir(
-            &std::path::Path::new(table.trim_start_matches("file:")).join(sub),
-            &std::path::Path::new(&meta).join(sub),
-        )?;
-    }
-    let manifests = std::fs::read_dir(format!("{meta}/manifest"))?
+    // A fresh copy of the metadata for every rep: a commit into a table of many small
+    // manifests may merge them, which would make every later commit into the same copy cheap.
+    let copy_meta = || -> Result<Table> {
+        let _ = std::fs::remove_dir_all(&meta);
+        for sub in ["schema", "snapshot", "manifest"] {
+            copy_dir(
+                &std::path::Path::new(table.trim_start_matches("file:")).join(sub),
+                &std::path::Path::new(&meta).join(sub),
+            )?;
+        }
+        Table::open(io.clone(), &meta).map_err(|e| anyhow!("{e}"))
+    };
+    let _ = std::fs::remove_dir_all(&empty);
+    let manifests = std::fs::read_dir(format!("{}/manifest", table.trim_start_matches("file:")))?
         .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("manifest-"))
+            e.as_ref().is_ok_and(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with("manifest-") && !name.starts_with("manifest-list-")
+            })
         })
         .count();
-    let copy = Table::open(io.clone(), &meta).map_err(|e| anyhow!("{e}"))?;
     let fresh = create_table_at(io.clone(), &empty, t.schema().as_ref().clone(), false)
         .map_err(|e| anyhow!("{e}"))?;
     // The row is written as Parquet whatever the table's `file.format` (the planning table's
@@ -152,6 +158,7 @@ pub fn commit_latency(table: &str, out: &str, reps: usize) -> Result<()> {
         .insert("file.format".into(), "parquet".into());
     let (mut full_s, mut empty_s) = (f64::MAX, f64::MAX);
     for rep in 0..reps.max(1) {
+        let copy = copy_meta()?;
         for (target, best) in [(&copy, &mut full_s), (&fresh, &mut empty_s)] {
             let mut w = TableWrite::try_new(io.clone(), target.path(), &write_schema)
                 .map_err(|e| anyhow!("{e}"))?;
