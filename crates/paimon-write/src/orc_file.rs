@@ -63,12 +63,14 @@ impl OrcFormat {
                     | TypeKind::Binary { .. }
                     | TypeKind::VarBinary { .. }
                     | TypeKind::Date
+                    | TypeKind::Timestamp { .. }
+                    | TypeKind::LocalZonedTimestamp { .. }
             );
             if !ok {
                 return Err(Error::Unsupported {
                     feature: format!(
                         "table {table}: writing column {} of type {} to ORC (the ORC writer \
-                         encodes flat primitive columns without decimals, times or timestamps)",
+                         encodes flat primitive columns without decimals or times)",
                         f.name, f.data_type
                     ),
                 });

@@ -34,7 +34,9 @@ fn java_reads_every_type_we_write_to_avro() {
     java_reads_every_type_we_write("avro", &nanos_precision, &["c_ts9", "c_ltz9"]);
 }
 
-/// The ORC writer's subset: flat primitive columns without decimals, TIME or timestamps.
+/// The ORC writer's subset: flat primitive columns without decimals or TIME. Timestamps are
+/// left out here because the fixture holds 1969-12-31 23:59:59.999, which ORC cannot hold
+/// (ORC-763); `orc_timestamps` tests them.
 fn not_orc(t: &TypeKind) -> bool {
     matches!(
         t,

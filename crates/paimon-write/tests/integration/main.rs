@@ -8,4 +8,5 @@ mod bucket_java;
 mod common;
 mod merge_engines;
 mod messages;
+mod orc_timestamps;
 mod pk;
