@@ -1,5 +1,11 @@
 //! The one list of acceptance cases that are known not to pass, with the reason for each.
 //! A case is named `<db>/<table>/<expected file>`.
+//!
+//! One tolerated outcome lives outside these cases: paimon-ballista's
+//! `killing_an_executor_gives_the_right_rows_or_an_error` accepts a query that never answers
+//! when the scheduler shows Ballista 55's recovery hang (`BALLISTA_RECOVERY_HANG` in
+//! `crates/paimon-ballista/tests/integration/cluster.rs`, seen in 4 of 12 runs); wrong rows
+//! and any other hang still fail it.
 
 /// (case, reason)
 pub const SKIPS: &[(&str, &str)] = &[
