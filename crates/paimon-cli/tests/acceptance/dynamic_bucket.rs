@@ -59,6 +59,37 @@ fn create_kv(t: &Path, options: &[&str]) {
     ok(&args);
 }
 
+/// Java's writer commits rows `(id, "java-<id>")` for ids `from..to` into `t` (its
+/// `HashBucketAssigner` over the committed index), and `want` records them.
+fn java_writes(t: &Path, dir: &Path, from: i64, to: i64, want: &mut BTreeMap<i64, String>) {
+    let msgs = dir.join(format!("java-msgs-{from}-{to}"));
+    let (from_s, to_s) = (from.to_string(), to.to_string());
+    oracle(&[
+        "prepare-messages",
+        s(t),
+        s(&msgs),
+        "--from",
+        &from_s,
+        "--to",
+        &to_s,
+        "--commit",
+        "true",
+    ]);
+    for i in from..to {
+        want.insert(i, format!("java-{i}"));
+    }
+}
+
+/// Our read of `t`, canonical as [`expected`].
+fn our_rows(t: &Path) -> Vec<String> {
+    canonical(
+        ours(t, &ScanArgs::default())
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    )
+}
+
 #[test]
 fn ours_then_java_then_ours_find_each_others_keys() {
     let dir = tempfile::tempdir().unwrap();
@@ -105,21 +136,7 @@ fn ours_then_java_then_ours_find_each_others_keys() {
     assert_eq!(buckets(&t).len(), 4);
 
     // Java's HashBucketAssigner over our index: ids 5..=12 are ours, 13 and 14 new.
-    let msgs = dir.path().join("java-msgs");
-    oracle(&[
-        "prepare-messages",
-        s(&t),
-        s(&msgs),
-        "--from",
-        "5",
-        "--to",
-        "15",
-        "--commit",
-        "true",
-    ]);
-    for i in 5..15 {
-        want.insert(i, format!("java-{i}"));
-    }
+    java_writes(&t, dir.path(), 5, 15, &mut want);
     assert_eq!(
         java_rows(&t),
         expected(&want),
@@ -160,11 +177,7 @@ fn ours_then_java_then_ours_find_each_others_keys() {
     // same rows; so do we.
     oracle(&["compact", s(&t)]);
     assert_eq!(java_rows(&t), expected(&want));
-    let ours: Vec<serde_json::Value> = ours(&t, &ScanArgs::default())
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(canonical(ours), expected(&want));
+    assert_eq!(our_rows(&t), expected(&want));
 
     // Our full compaction after one more write: Java reads the same rows.
     write_jsonl(
@@ -308,21 +321,7 @@ fn parquet_manifests_are_written_and_java_takes_turns_on_them() {
     assert_eq!(java_rows(&t), expected(&want));
 
     // Java writes keys 2..5 over our index and compacts; then we write again and compact.
-    let msgs = dir.path().join("java-msgs");
-    oracle(&[
-        "prepare-messages",
-        s(&t),
-        s(&msgs),
-        "--from",
-        "2",
-        "--to",
-        "5",
-        "--commit",
-        "true",
-    ]);
-    for i in 2..5 {
-        want.insert(i, format!("java-{i}"));
-    }
+    java_writes(&t, dir.path(), 2, 5, &mut want);
     oracle(&["compact", s(&t)]);
     assert_eq!(java_rows(&t), expected(&want));
     write_jsonl(&t, dir.path(), "b.jsonl", &[(1, "ours2-1"), (9, "ours2-9")]);
@@ -330,11 +329,7 @@ fn parquet_manifests_are_written_and_java_takes_turns_on_them() {
     want.insert(9, "ours2-9".into());
     ok(&["compact", s(&t), "--full"]);
     assert_eq!(java_rows(&t), expected(&want));
-    let ours_rows: Vec<serde_json::Value> = ours(&t, &ScanArgs::default())
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(canonical(ours_rows), expected(&want));
+    assert_eq!(our_rows(&t), expected(&want));
     for (name, head) in manifests(&t) {
         assert_eq!(head, b"PAR1", "{name} is not Parquet");
     }
