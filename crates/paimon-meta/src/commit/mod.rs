@@ -686,7 +686,7 @@ impl TableCommit {
     }
 }
 
-pub(crate) fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
+fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
     IndexFileMeta {
         index_type: f.index_type.clone(),
         file_name: f.file_name.clone(),

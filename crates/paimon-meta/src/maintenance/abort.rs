@@ -6,7 +6,6 @@ use paimon_split::commit::CommitMessage;
 
 use super::Files;
 use crate::error::{Error, Result};
-use crate::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use crate::table::Table;
 
 /// Deletes every file `messages` added: new data and changelog files (with their extra files),
@@ -31,14 +30,7 @@ pub fn abort_messages(table: &Table, messages: &[CommitMessage]) -> Result<usize
             &m.compact_increment.changelog_files,
         ];
         for f in data.into_iter().flatten() {
-            let entry = ManifestEntry {
-                kind: FileKind::Add,
-                partition: m.partition.clone(),
-                bucket: m.bucket,
-                total_buckets: m.total_buckets.unwrap_or(0),
-                file: Box::new(f.clone()),
-            };
-            let (path, extras) = files.data_paths(&entry, &context)?;
+            let (path, extras) = files.data_file_paths(&m.partition, m.bucket, f, &context)?;
             paths.push(path);
             paths.extend(extras);
         }
@@ -47,13 +39,14 @@ pub fn abort_messages(table: &Table, messages: &[CommitMessage]) -> Result<usize
             &m.compact_increment.new_index_files,
         ];
         for f in index.into_iter().flatten() {
-            let entry = IndexManifestEntry {
-                kind: FileKind::Add,
-                partition: m.partition.clone(),
-                bucket: m.bucket,
-                index_file: crate::commit::index_file_meta(f),
-            };
-            paths.push(files.index_path(&entry, &context)?);
+            let external = f.external_path.as_deref();
+            paths.push(files.index_file_path(
+                &m.partition,
+                m.bucket,
+                external,
+                &f.file_name,
+                &context,
+            )?);
         }
     }
     let mut removed = 0;

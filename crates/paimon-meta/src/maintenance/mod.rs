@@ -17,6 +17,7 @@ pub use expire::{ExpireConfig, ExpireReport};
 pub use orphan::{OrphanReport, RemoveOrphanFiles};
 pub use partition_expire::{PartitionExpireConfig, PartitionExpireReport, PartitionExpireStrategy};
 
+use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::layout;
 
 use crate::error::{Error, Result};
@@ -118,19 +119,29 @@ impl Files {
     /// The data file of an entry and its extra files (file-index sidecars), which live next to
     /// it (Java `DataFilePathFactory.toPath` / `toAlignedPath`).
     fn data_paths(&self, e: &ManifestEntry, context: &str) -> Result<(String, Vec<String>)> {
-        let (dir, path) = match &e.file.external_path {
+        self.data_file_paths(&e.partition, e.bucket, &e.file, context)
+    }
+
+    /// [`Files::data_paths`] of a file of `partition` and `bucket`.
+    fn data_file_paths(
+        &self,
+        partition: &[u8],
+        bucket: i32,
+        file: &DataFileMeta,
+        context: &str,
+    ) -> Result<(String, Vec<String>)> {
+        let (dir, path) = match &file.external_path {
             Some(p) => {
                 let dir = p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
                 (dir, p.clone())
             }
             None => {
-                let dir = self.bucket_dir(&e.partition, e.bucket, context)?;
-                let path = layout::join(&dir, &e.file.file_name);
+                let dir = self.bucket_dir(partition, bucket, context)?;
+                let path = layout::join(&dir, &file.file_name);
                 (dir, path)
             }
         };
-        let extras = e
-            .file
+        let extras = file
             .extra_files
             .iter()
             .map(|x| layout::join(&dir, x))
@@ -140,14 +151,34 @@ impl Files {
 
     /// Where an index file lives (Java `IndexPathFactory`).
     fn index_path(&self, e: &IndexManifestEntry, context: &str) -> Result<String> {
-        if let Some(p) = &e.index_file.external_path {
-            return Ok(p.clone());
+        let f = &e.index_file;
+        self.index_file_path(
+            &e.partition,
+            e.bucket,
+            f.external_path.as_deref(),
+            &f.file_name,
+            context,
+        )
+    }
+
+    /// [`Files::index_path`] of the index file `name` (or `external`) of `partition` and
+    /// `bucket`.
+    fn index_file_path(
+        &self,
+        partition: &[u8],
+        bucket: i32,
+        external: Option<&str>,
+        name: &str,
+        context: &str,
+    ) -> Result<String> {
+        if let Some(p) = external {
+            return Ok(p.to_string());
         }
         if self.table.options().index_file_in_data_file_dir {
-            let dir = self.bucket_dir(&e.partition, e.bucket, context)?;
-            return Ok(layout::join(&dir, &e.index_file.file_name));
+            let dir = self.bucket_dir(partition, bucket, context)?;
+            return Ok(layout::join(&dir, name));
         }
-        Ok(self.table.layout().index_path(&e.index_file.file_name))
+        Ok(self.table.layout().index_path(name))
     }
 }
 

@@ -7,11 +7,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BinaryBuilder, Int32Builder, Int64Builder, Int8Builder, StringBuilder,
-    TimestampMillisecondBuilder,
-};
-use arrow_array::{ArrayRef, ListArray, RecordBatch, StructArray};
+use arrow_array::builder::{BinaryBuilder, PrimitiveBuilder, StringBuilder};
+use arrow_array::types::{Int32Type, Int64Type, Int8Type, TimestampMillisecondType};
+use arrow_array::{ArrayRef, ArrowPrimitiveType, ListArray, RecordBatch, StructArray};
 use arrow_schema::{Field, Fields, Schema};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
@@ -131,42 +129,17 @@ fn column(
         }
     };
     let bad = |v: &Value| format!("field {name}: {v:?} does not fit {t:?}");
+    // An integer value of `v` that fits the column's native type.
     let int = |v: &Value| v.as_i64().ok_or_else(|| bad(v));
     let array: ArrayRef = match t {
         WriteType::Int => {
-            let mut b = Int32Builder::with_capacity(values.len());
-            for v in &values {
-                match v {
-                    Some(v) => b.append_value(i32::try_from(int(v)?).map_err(|_| bad(v))?),
-                    None => b.append_null(),
-                }
-            }
-            Arc::new(b.finish())
+            integers::<Int32Type>(&values, |v| i32::try_from(int(v)?).map_err(|_| bad(v)))?
         }
         WriteType::TinyInt => {
-            let mut b = Int8Builder::with_capacity(values.len());
-            for v in &values {
-                match v {
-                    Some(v) => b.append_value(i8::try_from(int(v)?).map_err(|_| bad(v))?),
-                    None => b.append_null(),
-                }
-            }
-            Arc::new(b.finish())
+            integers::<Int8Type>(&values, |v| i8::try_from(int(v)?).map_err(|_| bad(v)))?
         }
-        WriteType::Long => {
-            let mut b = Int64Builder::with_capacity(values.len());
-            for v in &values {
-                b.append_option(v.map(int).transpose()?);
-            }
-            Arc::new(b.finish())
-        }
-        WriteType::TimestampMillis => {
-            let mut b = TimestampMillisecondBuilder::with_capacity(values.len());
-            for v in &values {
-                b.append_option(v.map(int).transpose()?);
-            }
-            Arc::new(b.finish())
-        }
+        WriteType::Long => integers::<Int64Type>(&values, int)?,
+        WriteType::TimestampMillis => integers::<TimestampMillisecondType>(&values, int)?,
         WriteType::String => {
             let mut b = StringBuilder::new();
             for v in &values {
@@ -241,6 +214,18 @@ fn column(
     };
     let field = Field::new(name, array.data_type().clone(), nullable);
     Ok((with_id(field, id), array))
+}
+
+/// A primitive column of `values` (None: null), each converted by `native`.
+fn integers<T: ArrowPrimitiveType>(
+    values: &[Option<&Value>],
+    native: impl Fn(&Value) -> Result<T::Native, String>,
+) -> Result<ArrayRef, String> {
+    let mut b = PrimitiveBuilder::<T>::with_capacity(values.len());
+    for v in values {
+        b.append_option(v.map(&native).transpose()?);
+    }
+    Ok(Arc::new(b.finish()))
 }
 
 fn arrow_buffer_offsets(offsets: Vec<i32>) -> arrow_buffer::OffsetBuffer<i32> {
