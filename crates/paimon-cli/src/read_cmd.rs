@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use paimon_data::format::LateMaterialization;
 use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
-use paimon_io::file_io_for;
+use paimon_io::{file_io_for, FileIORef};
 use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -171,7 +171,7 @@ pub fn output_fields(schema: &TableSchema, select: Option<&[String]>) -> Result<
 }
 
 /// `fields` after a leading `_ROW_KIND` STRING field when `with_kind` (`--with-kind`).
-fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
+pub fn with_kind_field(fields: Vec<DataField>, with_kind: bool) -> Vec<DataField> {
     if !with_kind {
         return fields;
     }
@@ -269,7 +269,7 @@ pub fn read_to_json_lines_with(
 ) -> Result<Vec<String>> {
     let opened = scan.open(table)?;
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
-    let mut b = reader_builder(&opened, scan);
+    let mut b = reader_builder(Arc::clone(&opened.io), &opened, scan);
     if let Some(o) = output {
         b = tune(b, o, opened.pool.as_ref())?;
     } else if let Some(p) = &opened.pool {
@@ -359,8 +359,14 @@ fn tune(
 }
 
 /// A reader for `opened`: its schema, projection, filter, branch and row kind.
-fn reader_builder(opened: &OpenedScan, scan: &ScanArgs) -> paimon_data::SplitReaderBuilder {
-    let mut b = SplitReader::builder(Arc::clone(&opened.io)).with_schema_id(opened.schema.id);
+/// The reader of `opened`'s splits as `scan` asks (schema, projection, filter, branch, row
+/// kinds), over `io`.
+pub fn reader_builder(
+    io: FileIORef,
+    opened: &OpenedScan,
+    scan: &ScanArgs,
+) -> paimon_data::SplitReaderBuilder {
+    let mut b = SplitReader::builder(io).with_schema_id(opened.schema.id);
     if let Some(cols) = &opened.select {
         b = b.with_projection(cols.clone());
     }
@@ -377,7 +383,7 @@ fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> 
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     *planned = plan.snapshot_id.or(*planned);
     let mut b = tune(
-        reader_builder(opened, &a.scan),
+        reader_builder(Arc::clone(&opened.io), opened, &a.scan),
         &a.output,
         opened.pool.as_ref(),
     )?;

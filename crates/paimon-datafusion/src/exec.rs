@@ -2,9 +2,10 @@
 //!
 //! Everything a partition needs travels in the [`ScanNode`]: the table path, the read options
 //! and the splits as Java `SPLIT_V1` bytes. A partition decodes its splits and reads them with
-//! the data plane on a thread of its own, so DataFusion's async threads never block on file
-//! I/O or decoding; batches reach the stream through a channel of two, which is the
-//! back-pressure. What the reader holds is reserved from the session's memory pool.
+//! the data plane's async entry ([`SplitReader::read_async`]): storage is read through the
+//! `FileIO`'s async calls, so DataFusion's threads never block on I/O, and batches are decoded
+//! on the task that polls the stream, as DataFusion's own Parquet scan does; no thread is
+//! started. What the reader holds is reserved from the session's memory pool.
 
 use std::fmt;
 use std::sync::Arc;
@@ -24,7 +25,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     SendableRecordBatchStream,
 };
-use futures::{SinkExt, StreamExt};
+use futures::StreamExt;
 use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
@@ -339,49 +340,41 @@ impl ExecutionPlan for PaimonScanExec {
         let table = self.node.table_path.clone();
         let schema = Arc::clone(&self.schema);
         let limit = self.node.limit;
-        let (mut tx, rx) = futures::channel::mpsc::channel::<Result<RecordBatch>>(2);
-        let thread_schema = Arc::clone(&schema);
+        let out_schema = Arc::clone(&schema);
         let indices = self.indices.clone();
-        std::thread::Builder::new()
-            .name(format!("paimon-scan-{partition}"))
-            .spawn(move || {
-                futures::executor::block_on(async move {
-                    let mut left = limit.unwrap_or(usize::MAX);
-                    for bytes in &splits {
-                        if left == 0 {
-                            break;
-                        }
-                        let batches = paimon_split::decode_any(bytes)
-                            .map_err(|e| df_err(&table, format!("split bytes: {e}")))
-                            .and_then(|d| {
-                                reader
-                                    .read_any(&table, &d.split)
-                                    .map_err(|e| df_err(&table, e))
-                            });
-                        let batches = match batches {
-                            Ok(b) => b,
-                            Err(e) => {
-                                let _ = tx.send(Err(e)).await;
-                                return;
-                            }
-                        };
-                        for b in batches {
-                            let out = b
-                                .map_err(|e| df_err(&table, e))
-                                .and_then(|b| conform(&thread_schema, &indices, &b));
-                            let failed = out.is_err();
-                            if let Ok(b) = &out {
-                                left = left.saturating_sub(b.num_rows());
-                            }
-                            if tx.send(out).await.is_err() || failed || left == 0 {
-                                return;
-                            }
-                        }
-                    }
-                });
+        let batches = futures::stream::iter(splits)
+            .flat_map(move |bytes| match paimon_split::decode_any(&bytes) {
+                Ok(d) => {
+                    let table = table.clone();
+                    reader
+                        .read_async(&table, &d.split)
+                        .map(move |b| b.map_err(|e| df_err(&table, e)))
+                        .left_stream()
+                }
+                Err(e) => {
+                    let e = df_err(&table, format!("split bytes: {e}"));
+                    futures::stream::once(async move { Err(e) }).right_stream()
+                }
             })
-            .map_err(|e| DataFusionError::Execution(format!("cannot start a scan thread: {e}")))?;
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, rx.boxed())))
+            .map(move |b| b.and_then(|b| conform(&out_schema, &indices, &b)));
+        // The stream ends after an error, or once the limit's rows are out.
+        let limited = batches.scan(
+            (limit.unwrap_or(usize::MAX), false),
+            |(left, done), item| {
+                if *done || *left == 0 {
+                    return futures::future::ready(None);
+                }
+                match &item {
+                    Ok(b) => *left = left.saturating_sub(b.num_rows()),
+                    Err(_) => *done = true,
+                }
+                futures::future::ready(Some(item))
+            },
+        );
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            schema,
+            limited.boxed(),
+        )))
     }
 }
 

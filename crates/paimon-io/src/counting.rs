@@ -130,8 +130,27 @@ impl FileIO for CountingFileIO {
         })
     }
 
+    fn read_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move {
+            let b = self.inner.read_async(path).await?;
+            self.record(path, 0..b.len() as u64);
+            Ok(b)
+        })
+    }
+
     fn size(&self, path: &str) -> Result<u64> {
         self.inner.size(path)
+    }
+
+    fn size_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<u64>> {
+        self.inner.size_async(path)
+    }
+
+    fn list_async<'a>(&'a self, dir: &'a str) -> BoxFuture<'a, Result<Vec<FileStatus>>> {
+        if let Ok(mut l) = self.lists.lock() {
+            l.push(dir.to_string());
+        }
+        self.inner.list_async(dir)
     }
 
     fn exists(&self, path: &str) -> Result<bool> {

@@ -162,6 +162,33 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
     /// [`Error::NotFound`] when the file is absent.
     fn size(&self, path: &str) -> Result<u64>;
 
+    /// Reads the whole file without blocking an async caller's thread (the default runs
+    /// [`FileIO::read`] when polled, as [`FileIO::read_range_async`] does).
+    ///
+    /// # Errors
+    /// As [`FileIO::read`].
+    fn read_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move { self.read(path) })
+    }
+
+    /// The file's size without blocking an async caller's thread (the default runs
+    /// [`FileIO::size`] when polled).
+    ///
+    /// # Errors
+    /// As [`FileIO::size`].
+    fn size_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<u64>> {
+        Box::pin(async move { self.size(path) })
+    }
+
+    /// The entries of a directory without blocking an async caller's thread (the default runs
+    /// [`FileIO::list`] when polled).
+    ///
+    /// # Errors
+    /// As [`FileIO::list`].
+    fn list_async<'a>(&'a self, dir: &'a str) -> BoxFuture<'a, Result<Vec<FileStatus>>> {
+        Box::pin(async move { self.list(dir) })
+    }
+
     /// Whether the file or directory exists.
     ///
     /// # Errors

@@ -19,9 +19,10 @@ mod ts_range;
 
 pub use prune::PruneStats;
 pub(crate) use prune::{prune_orc, prune_parquet, FilePredicate};
-pub(crate) use ranged::RangedFile;
 pub use ranged::DEFAULT_COALESCE_GAP;
+pub(crate) use ranged::{fetch_tail, RangedFile, WeakRangedFile};
 pub use stream::decode_parquet_stream;
+pub(crate) use stream::range_error;
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;

@@ -51,6 +51,26 @@ pub(crate) struct RangedFile {
     inner: Arc<Inner>,
 }
 
+/// A [`RangedFile`] that does not keep the file (or its fetched ranges) alive: what an async
+/// driver holds of the files a read has open.
+#[derive(Clone)]
+pub(crate) struct WeakRangedFile {
+    inner: std::sync::Weak<Inner>,
+}
+
+impl std::fmt::Debug for WeakRangedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WeakRangedFile")
+    }
+}
+
+impl WeakRangedFile {
+    /// The file, while its reader still holds it.
+    pub(crate) fn upgrade(&self) -> Option<RangedFile> {
+        self.inner.upgrade().map(|inner| RangedFile { inner })
+    }
+}
+
 struct Inner {
     source: Source,
     path: String,
@@ -167,6 +187,13 @@ impl RangedFile {
         }
     }
 
+    /// A handle that does not keep the file alive.
+    pub(crate) fn downgrade(&self) -> WeakRangedFile {
+        WeakRangedFile {
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
+
     /// The file's size.
     pub(crate) fn len(&self) -> u64 {
         self.inner.len
@@ -221,28 +248,8 @@ impl RangedFile {
         let Source::Io(io) = &self.inner.source else {
             return Ok(());
         };
-        let len = self.inner.len;
-        let mut start = len.saturating_sub(TAIL_BYTES);
-        let mut tail = io
-            .read_range_async(&self.inner.path, start..len)
-            .await
-            .map_err(RangeError::Io)?;
-        // A Parquet footer: metadata, its 4-byte length, the magic.
-        if let Some(n) = tail
-            .len()
-            .checked_sub(8)
-            .and_then(|at| tail.get(at..at + 4))
-        {
-            let footer = u64::from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])) + 8;
-            if footer > len - start && footer <= len {
-                start = len - footer;
-                tail = io
-                    .read_range_async(&self.inner.path, start..len)
-                    .await
-                    .map_err(RangeError::Io)?;
-            }
-        }
-        self.state().tail = Some((start, tail));
+        let tail = fetch_tail(io.as_ref(), &self.inner.path, self.inner.len).await?;
+        self.state().tail = Some(tail);
         Ok(())
     }
 
@@ -280,10 +287,14 @@ impl RangedFile {
                 .collect()
         };
         for (i, range) in wanted {
-            let bytes = io
-                .read_range_async(&self.inner.path, range)
-                .await
-                .map_err(RangeError::Io)?;
+            let held = from_tail(&self.state(), &range);
+            let bytes = match held {
+                Some(b) => b,
+                None => io
+                    .read_range_async(&self.inner.path, range)
+                    .await
+                    .map_err(RangeError::Io)?,
+            };
             admit(&mut self.state(), i, bytes)?;
         }
         Ok(())
@@ -358,8 +369,12 @@ impl RangedFile {
             if let Some((_, b)) = st.fetched.iter().find(|(j, _)| *j == i) {
                 return Ok(Some((slice(st.plan[i].range.start, b), true)));
             }
-            let start = st.plan[i].range.start;
-            let bytes = self.read_source(st.plan[i].range.clone())?;
+            let planned = st.plan[i].range.clone();
+            let start = planned.start;
+            let bytes = match from_tail(&st, &planned) {
+                Some(b) => b,
+                None => self.read_source(planned)?,
+            };
             admit(&mut st, i, bytes.clone())?;
             return Ok(Some((slice(start, &bytes), true)));
         }
@@ -403,6 +418,48 @@ impl RangedFile {
             planned: false,
         }
     }
+}
+
+/// The last [`TAIL_BYTES`] of the file `path` of `io` (`len` bytes), or its whole footer when
+/// that is longer (a Parquet footer: metadata, its 4-byte length, the magic), fetched through
+/// [`paimon_io::FileIO::read_range_async`]: where the tail starts, and its bytes.
+///
+/// # Errors
+/// The storage's error.
+pub(crate) async fn fetch_tail(
+    io: &dyn paimon_io::FileIO,
+    path: &str,
+    len: u64,
+) -> Result<(u64, Bytes), RangeError> {
+    let mut start = len.saturating_sub(TAIL_BYTES);
+    let mut tail = io
+        .read_range_async(path, start..len)
+        .await
+        .map_err(RangeError::Io)?;
+    if let Some(n) = tail
+        .len()
+        .checked_sub(8)
+        .and_then(|at| tail.get(at..at + 4))
+    {
+        let footer = u64::from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])) + 8;
+        if footer > len - start && footer <= len {
+            start = len - footer;
+            tail = io
+                .read_range_async(path, start..len)
+                .await
+                .map_err(RangeError::Io)?;
+        }
+    }
+    Ok((start, tail))
+}
+
+/// `range` sliced from the tail already held, when it lies inside it: a planned range there
+/// (a small file, the last row group) is not fetched again.
+fn from_tail(st: &State, range: &Range<u64>) -> Option<Bytes> {
+    let (start, b) = st.tail.as_ref()?;
+    let s = to_usize(range.start.checked_sub(*start)?);
+    let e = to_usize(range.end.checked_sub(*start)?);
+    b.get(s..e).map(|_| b.slice(s..e))
 }
 
 fn to_usize(v: u64) -> usize {

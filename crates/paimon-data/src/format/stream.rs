@@ -94,7 +94,7 @@ pub fn decode_parquet_stream(
     })
 }
 
-pub(super) fn range_error(path: &str, e: RangeError) -> Error {
+pub(crate) fn range_error(path: &str, e: RangeError) -> Error {
     match e {
         RangeError::Io(e) => Error::io(path, e),
         other => Error::corrupt(path, other.to_string()),

@@ -36,6 +36,8 @@ pub(crate) struct SplitContext {
     pub(super) schemas: Arc<SchemaCache>,
     pub(super) schema_dir: String,
     pub(super) index_files: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
+    /// Under [`SplitReader::read_async`]: where opened files are registered.
+    pub(super) stage: Option<Arc<super::staged::StagedIO>>,
 }
 
 impl SplitContext {
@@ -104,6 +106,7 @@ impl SplitContext {
             schemas: reader.schemas.clone(),
             schema_dir,
             index_files: std::sync::Mutex::new(HashMap::new()),
+            stage: reader.stage.clone(),
         })
     }
 
@@ -116,24 +119,34 @@ impl SplitContext {
             .get(self.io.as_ref(), &self.schema_dir, schema_id)
     }
 
-    /// The FileTask of data file `i`, with its deletion vector resolved.
-    pub(crate) fn file_task(&self, i: usize) -> Result<FileTask> {
+    /// The path of data file `i`.
+    fn data_file_path(&self, i: usize) -> Result<String> {
         let meta = self
             .split
             .data_files
             .get(i)
-            .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?
-            .clone();
+            .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?;
+        self.file_path(meta)
+    }
+
+    /// The path of the split's file `meta` (a data file or a before-file).
+    pub(crate) fn file_path(&self, meta: &paimon_spec::data_file::DataFileMeta) -> Result<String> {
         let external = meta
             .external_path
             .as_deref()
             .map(|p| self.options.rewrite_path(p));
-        let path = paths::data_file(
+        paths::data_file(
             self.io.as_ref(),
             &self.bucket_dir,
             &meta.file_name,
             external.as_deref(),
-        )?;
+        )
+    }
+
+    /// The FileTask of data file `i`, with its deletion vector resolved.
+    pub(crate) fn file_task(&self, i: usize) -> Result<FileTask> {
+        let path = self.data_file_path(i)?;
+        let meta = self.split.data_files[i].clone();
         let schema = self.file_schema(meta.schema_id)?;
         let file_fields = match &meta.write_cols {
             Some(cols) => schema.project(cols),
@@ -206,6 +219,7 @@ impl SplitContext {
                 .clone()
                 .map(|sizer| BatchBudget { sizer, parts: 1 }),
             coalesce_gap: self.options.coalesce_gap,
+            stage: self.stage.clone(),
         }
     }
 }

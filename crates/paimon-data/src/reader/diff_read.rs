@@ -78,6 +78,7 @@ fn side_context(ctx: &SplitContext) -> SplitContext {
         options: ctx.options.clone(),
         schemas: ctx.schemas.clone(),
         schema_dir: ctx.schema_dir.clone(),
+        stage: ctx.stage.clone(),
         index_files: std::sync::Mutex::new(std::collections::HashMap::new()),
     }
 }

@@ -80,6 +80,9 @@ pub(crate) struct FileOutput {
     ///
     /// [`ReadOptions::coalesce_gap`]: super::ReadOptions::coalesce_gap
     pub coalesce_gap: u64,
+    /// Under [`super::SplitReader::read_async`]: where the files opened are registered, so
+    /// that their planned ranges are fetched ahead of each batch.
+    pub stage: Option<Arc<super::staged::StagedIO>>,
 }
 
 impl FileOutput {
@@ -166,7 +169,11 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
     // Parquet and ORC files are read by ranges (footer, then what is decoded); others whole.
     let data = if matches!(format, FileFormat::Parquet | FileFormat::Orc) {
         let len = io.size(&task.path).map_err(|e| Error::io(&task.path, e))?;
-        RangedFile::open(io.clone(), &task.path, len, out.coalesce_gap)
+        let file = RangedFile::open(io.clone(), &task.path, len, out.coalesce_gap);
+        if let Some(stage) = &out.stage {
+            stage.register(&file);
+        }
+        file
     } else {
         let bytes = io.read(&task.path).map_err(|e| Error::io(&task.path, e))?;
         RangedFile::memory(&task.path, bytes)

@@ -27,6 +27,7 @@ mod parallel;
 mod paths;
 mod rules;
 mod schemas;
+mod staged;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -156,6 +157,7 @@ impl SplitReaderBuilder {
             options: Arc::new(self.options),
             schemas: Arc::new(SchemaCache::default()),
             sizer: None,
+            stage: None,
         }
     }
 }
@@ -169,6 +171,8 @@ pub struct SplitReader {
     /// Batch sizes under the memory budget, shared by the splits of one
     /// [`SplitReader::read_splits`]; `None` = one per split read.
     sizer: Option<Arc<BatchSizer>>,
+    /// Under [`SplitReader::read_async`]: the storage view whose bytes are fetched ahead.
+    stage: Option<Arc<staged::StagedIO>>,
 }
 
 impl SplitReader {
@@ -357,7 +361,18 @@ impl SplitReader {
             .iter()
             .map(|f| (f.name.clone(), f.data_type.clone()))
             .collect();
+        let data_paths = match &self.stage {
+            Some(_) => ctx
+                .split
+                .data_files
+                .iter()
+                .chain(&ctx.split.before_files)
+                .filter_map(|m| Some((ctx.file_path(m).ok()?, u64::try_from(m.file_size).ok()?)))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(SplitBatches {
+            data_paths,
             tasks: tasks.into(),
             current: None,
             schema: output_schema(&out, &self.options),
@@ -391,35 +406,32 @@ impl SplitReader {
         (branch != own).then_some(branch)
     }
 
-    /// Reads `split` on a background thread and yields its batches as an async stream, for
-    /// async callers; back-pressure keeps at most two batches in flight.
+    /// Reads `split` (any kind, as [`SplitReader::read_any`]) as an async stream, for async
+    /// callers: no thread is started and no runtime entered. What the read will ask of storage
+    /// is fetched ahead through the `FileIO`'s async calls (schema and index files, each data
+    /// file's footer, then before each batch the column chunks of the row group being decoded
+    /// and of the next one), and decoding runs on the polling task between awaits. The rows
+    /// are those of [`SplitReader::read_any`]; what the driver cannot foresee (an external
+    /// data path, ORC stripes, blob files) is read by the blocking calls on the polling
+    /// thread.
+    ///
+    /// # Errors
+    /// As [`SplitReader::read_any`], as the stream's items; the stream ends after an error.
+    pub fn read_async(
+        &self,
+        table_path: &str,
+        split: &Split,
+    ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send + 'static {
+        staged::read_async(self, table_path, split)
+    }
+
+    /// [`SplitReader::read_async`] of a plain `DataSplit`.
     pub fn read_stream(
         &self,
         table_path: &str,
         split: &DataSplit,
     ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send + 'static {
-        use futures::SinkExt;
-        let (mut tx, rx) = futures::channel::mpsc::channel::<Result<RecordBatch>>(2);
-        let reader = self.clone();
-        let table = table_path.to_string();
-        let split = split.clone();
-        std::thread::spawn(move || {
-            futures::executor::block_on(async move {
-                match reader.read(&table, &split) {
-                    Err(e) => {
-                        let _ = tx.send(Err(e)).await;
-                    }
-                    Ok(batches) => {
-                        for b in batches {
-                            if tx.send(b).await.is_err() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            });
-        });
-        rx
+        staged::read_async(self, table_path, &Split::Data(split.clone()))
     }
 }
 
@@ -510,6 +522,9 @@ fn raw_tasks(
 
 /// The batches of one split, filtered, projected and limited.
 pub struct SplitBatches {
+    /// The paths and sizes of the split's data files (then its before-files), in split
+    /// order, under [`SplitReader::read_async`].
+    data_paths: Vec<(String, u64)>,
     tasks: VecDeque<Task>,
     current: Option<BatchIter>,
     schema: SchemaRef,
@@ -576,26 +591,31 @@ impl SplitBatches {
     }
 }
 
-impl Iterator for SplitBatches {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.remaining == Some(0) {
-                return None;
+impl SplitBatches {
+    /// Opens the next task when none is open (its files' footers are read, its ranges
+    /// planned, nothing decoded yet): `None` when the read is done.
+    fn open_next(&mut self) -> Option<Result<()>> {
+        if self.remaining == Some(0) {
+            return None;
+        }
+        if self.current.is_none() {
+            let task = self.tasks.pop_front()?;
+            match task() {
+                Ok(it) => self.current = Some(it),
+                Err(e) => return Some(Err(e)),
             }
-            let cur = match &mut self.current {
-                Some(c) => c,
+        }
+        Some(Ok(()))
+    }
+
+    /// The next output batch of the open task: `None` when it has no more (and it is closed).
+    fn next_of_open(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            match self.current.as_mut()?.next() {
                 None => {
-                    let task = self.tasks.pop_front()?;
-                    match task() {
-                        Ok(it) => self.current.insert(it),
-                        Err(e) => return Some(Err(e)),
-                    }
+                    self.current = None;
+                    return None;
                 }
-            };
-            match cur.next() {
-                None => self.current = None,
                 Some(Err(e)) => return Some(Err(e)),
                 Some(Ok(b)) => {
                     let out = match self.finish(&b) {
@@ -615,6 +635,21 @@ impl Iterator for SplitBatches {
                     };
                     return Some(Ok(out));
                 }
+            }
+        }
+    }
+}
+
+impl Iterator for SplitBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Err(e) = self.open_next()? {
+                return Some(Err(e));
+            }
+            if let Some(b) = self.next_of_open() {
+                return Some(b);
             }
         }
     }

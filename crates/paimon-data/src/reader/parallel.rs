@@ -201,6 +201,7 @@ impl TaskSource {
             let tasks = std::mem::take(&mut batches.tasks);
             for task in tasks {
                 self.pending.push_back(SplitBatches {
+                    data_paths: Vec::new(),
                     tasks: VecDeque::from([task]),
                     current: None,
                     schema: batches.schema.clone(),

@@ -42,6 +42,13 @@ impl SchemaCache {
         Ok(schema)
     }
 
+    /// Whether the schema `id` of `dir` was read already.
+    pub(crate) fn contains(&self, dir: &str, id: i64) -> bool {
+        self.schemas
+            .lock()
+            .is_ok_and(|m| m.contains_key(&(dir.to_string(), id)))
+    }
+
     /// The schema with the highest id in `dir`.
     ///
     /// # Errors

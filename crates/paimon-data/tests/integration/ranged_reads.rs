@@ -344,7 +344,8 @@ fn a_filter_pruning_nine_row_groups_reads_a_tenth() {
     );
 }
 
-/// Local files, counting reads made through the sync methods and through the async one.
+/// Local files, counting the calls made through the sync methods and the bytes read through
+/// the async ones.
 #[derive(Debug, Default)]
 struct AsyncOnly {
     inner: LocalFileIO,
@@ -375,15 +376,44 @@ impl paimon_io::FileIO for AsyncOnly {
         Box::pin(async move { self.inner.read_range(path, range) })
     }
 
+    fn read_async<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> paimon_io::BoxFuture<'a, paimon_io::Result<bytes::Bytes>> {
+        Box::pin(async move {
+            let b = self.inner.read(path)?;
+            self.async_bytes
+                .fetch_add(b.len() as u64, std::sync::atomic::Ordering::SeqCst);
+            Ok(b)
+        })
+    }
+
     fn size(&self, path: &str) -> paimon_io::Result<u64> {
+        self.sync_reads
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.inner.size(path)
     }
 
+    fn size_async<'a>(&'a self, path: &'a str) -> paimon_io::BoxFuture<'a, paimon_io::Result<u64>> {
+        Box::pin(async move { self.inner.size(path) })
+    }
+
+    fn list_async<'a>(
+        &'a self,
+        dir: &'a str,
+    ) -> paimon_io::BoxFuture<'a, paimon_io::Result<Vec<paimon_io::FileStatus>>> {
+        Box::pin(async move { self.inner.list(dir) })
+    }
+
     fn exists(&self, path: &str) -> paimon_io::Result<bool> {
+        self.sync_reads
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.inner.exists(path)
     }
 
     fn list(&self, dir: &str) -> paimon_io::Result<Vec<paimon_io::FileStatus>> {
+        self.sync_reads
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.inner.list(dir)
     }
 }
@@ -429,6 +459,61 @@ fn the_async_stream_reads_only_through_read_range_async() {
     assert_eq!(sync, 0, "the stream read through the sync FileIO methods");
     assert!(
         fetched >= chunks && fetched <= chunks + l.overhead(),
+        "fetched {fetched}"
+    );
+}
+
+/// A split read through `SplitReader::read_async` on a current-thread runtime: the schema
+/// listing and file, the data file's size and footer and the projected column chunks of all
+/// ten row groups are fetched through the async calls, not one blocking call is made, and
+/// the bytes are those of the chunks (coalesced as the reader plans them), the footer tail
+/// and the schema file.
+#[test]
+fn an_async_split_read_makes_no_blocking_call() {
+    use futures::StreamExt;
+
+    let t = table("async-split");
+    let l = layout(&t.file);
+    let io = Arc::new(AsyncOnly::default());
+    let projected = [1usize, 4, 7];
+    let reader = SplitReader::builder(io.clone())
+        .with_projection(projected.iter().map(|c| format!("c{c}")))
+        .with_batch_size(4096)
+        .build();
+    let split = paimon_split::Split::Data(t.split.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let table_dir = t.dir.display().to_string();
+    let batches: Vec<RecordBatch> = rt
+        .block_on(reader.read_async(&table_dir, &split).collect::<Vec<_>>())
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for c in projected {
+        let name = format!("c{c}");
+        assert_eq!(
+            column_sum(&batches, &name),
+            expected_sum(c, 0..ROWS),
+            "{name}"
+        );
+    }
+    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
+    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
+    let schema = std::fs::metadata(t.dir.join("schema/schema-0"))
+        .unwrap()
+        .len();
+    let chunks = l.chunk_bytes(0..10, &projected);
+    let coalesced = l.coalesced_bytes(0..10, &projected, paimon_data::format::DEFAULT_COALESCE_GAP);
+    eprintln!(
+        "async split read, 3 of 10 columns: {sync} blocking calls, {fetched} bytes async \
+         (chunks {chunks}, coalesced {coalesced}, schema {schema}, file {})",
+        l.size
+    );
+    assert_eq!(sync, 0, "the split read made blocking calls");
+    assert!(fetched >= chunks + schema, "fetched {fetched}");
+    assert!(
+        fetched <= coalesced + l.overhead() + schema,
         "fetched {fetched}"
     );
 }

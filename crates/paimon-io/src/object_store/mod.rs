@@ -3,8 +3,9 @@
 //! OpenDAL is async; [`FileIO`] is sync. Every call is spawned on one small process-wide tokio
 //! runtime and the caller's thread waits for its result on a channel, so the calls work from
 //! plain threads, rayon workers and inside another tokio runtime alike (where OpenDAL's own
-//! blocking wrapper would panic). [`FileIO::read_range_async`] spawns the same way and awaits
-//! the task's handle instead of waiting on a channel, so an async caller on any executor
+//! blocking wrapper would panic). The `*_async` reads ([`FileIO::read_range_async`],
+//! [`FileIO::read_async`], [`FileIO::size_async`], [`FileIO::list_async`]) spawn the same way
+//! and await the task's handle instead of waiting on a channel, so an async caller on any executor
 //! (another tokio runtime included) never blocks and no runtime is nested.
 //!
 //! Writes: [`FileIO::create`] buffers up to [`write::PART_SIZE`] and then streams a multipart
@@ -125,10 +126,42 @@ impl FileIO for ObjectStoreFileIO {
         Box::pin(async move {
             let (op, loc) = self.locate(path)?;
             let task = read_range_on(op, loc.key.to_string(), path.to_string(), range);
-            let rt = runtime().map_err(|e| io_error(path, runtime_failed(&e)))?;
-            rt.spawn(task)
-                .await
-                .map_err(|e| io_error(path, format!("the I/O task failed: {e}")))?
+            spawn_io(path, task).await
+        })
+    }
+
+    fn read_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<bytes::Bytes>> {
+        Box::pin(async move {
+            let (op, loc) = self.locate(path)?;
+            let (key, p) = (loc.key.to_string(), path.to_string());
+            let task = async move {
+                op.read(&key)
+                    .await
+                    .map(|b| b.to_bytes())
+                    .map_err(|e| map_error(&p, e))
+            };
+            spawn_io(path, task).await
+        })
+    }
+
+    fn size_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<u64>> {
+        Box::pin(async move {
+            let (op, loc) = self.locate(path)?;
+            let (key, p) = (loc.key.to_string(), path.to_string());
+            let task = async move {
+                op.stat(&key)
+                    .await
+                    .map(|m| m.content_length())
+                    .map_err(|e| map_error(&p, e))
+            };
+            spawn_io(path, task).await
+        })
+    }
+
+    fn list_async<'a>(&'a self, dir: &'a str) -> BoxFuture<'a, Result<Vec<FileStatus>>> {
+        Box::pin(async move {
+            let (op, loc) = self.locate(dir)?;
+            spawn_io(dir, list_on(op, loc.dir_key(), dir.to_string())).await
         })
     }
 
@@ -159,32 +192,7 @@ impl FileIO for ObjectStoreFileIO {
 
     fn list(&self, dir: &str) -> Result<Vec<FileStatus>> {
         let (op, loc) = self.locate(dir)?;
-        let prefix = loc.dir_key();
-        let p = prefix.clone();
-        let entries = run(dir, async move { op.list(&p).await })?;
-        let mut marker = false;
-        let mut out = Vec::with_capacity(entries.len());
-        for e in entries {
-            if e.path() == prefix || e.path().is_empty() || e.path() == "/" {
-                marker = true;
-                continue;
-            }
-            let meta = e.metadata();
-            let is_dir = meta.is_dir();
-            out.push(FileStatus {
-                path: crate::join(dir, e.name().trim_end_matches('/')),
-                size: if is_dir { 0 } else { meta.content_length() },
-                is_dir,
-                modified_ms: modified_ms(meta),
-            });
-        }
-        if out.is_empty() && !marker && !prefix.is_empty() {
-            return Err(Error::NotFound {
-                path: dir.to_string(),
-            });
-        }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        run_io(dir, list_on(op, loc.dir_key(), dir.to_string()))
     }
 
     fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
@@ -333,6 +341,33 @@ impl ObjectStoreFileIO {
     }
 }
 
+/// The entries under `prefix` (the key of `dir`), sorted by path; an absent directory is
+/// [`Error::NotFound`].
+async fn list_on(op: Operator, prefix: String, dir: String) -> Result<Vec<FileStatus>> {
+    let entries = op.list(&prefix).await.map_err(|e| map_error(&dir, e))?;
+    let mut marker = false;
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        if e.path() == prefix || e.path().is_empty() || e.path() == "/" {
+            marker = true;
+            continue;
+        }
+        let meta = e.metadata();
+        let is_dir = meta.is_dir();
+        out.push(FileStatus {
+            path: crate::join(&dir, e.name().trim_end_matches('/')),
+            size: if is_dir { 0 } else { meta.content_length() },
+            is_dir,
+            modified_ms: modified_ms(meta),
+        });
+    }
+    if out.is_empty() && !marker && !prefix.is_empty() {
+        return Err(Error::NotFound { path: dir });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
 /// Reads `range` of `key`, checking it as [`crate::LocalFileIO`] does.
 async fn read_range_on(
     op: Operator,
@@ -407,6 +442,19 @@ fn runtime() -> std::result::Result<&'static tokio::runtime::Runtime, String> {
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// Runs `fut` on the shared runtime and awaits its handle: an async caller on any executor
+/// waits without blocking its thread.
+async fn spawn_io<T, F>(path: &str, fut: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T>> + Send + 'static,
+{
+    let rt = runtime().map_err(|e| io_error(path, runtime_failed(&e)))?;
+    rt.spawn(fut)
+        .await
+        .map_err(|e| io_error(path, format!("the I/O task failed: {e}")))?
 }
 
 /// Runs `fut` on the shared runtime and waits for it, mapping OpenDAL errors on `path`.

@@ -1,0 +1,358 @@
+//! Reading a split for an async caller ([`super::SplitReader::read_async`]) without a thread
+//! of its own and without entering a runtime.
+//!
+//! The read pipeline is blocking code. Rather than run it on a thread, the async driver
+//! fetches ahead, through the `FileIO`'s async calls, what the pipeline is about to ask of
+//! storage, and runs the pipeline on the polling task between awaits, where it finds those
+//! bytes at hand in a [`StagedIO`]:
+//!
+//! | when | what is fetched ahead |
+//! |---|---|
+//! | before the split is set up | the schema listing and the schema files it needs, the deletion-vector index files the split names |
+//! | after setup | each Parquet/ORC data file's size and tail (its footer), 8 at a time |
+//! | before each batch | the planned column chunks of the row group being decoded and of the next one, in every file open; the next files of a whole-file format (Avro), up to 32 MiB ahead |
+//!
+//! What was not foreseen is read by the blocking calls on the polling thread, which is still
+//! correct: a data file's external path, a footer or page index outside the fetched tail, ORC
+//! stripes (not planned as ranges yet), blob and vector-store files, and anything the staging
+//! failed to fetch (the blocking call then reports the error).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use paimon_io::{BoxFuture, FileIO, FileIORef, FileStatus};
+use paimon_spec::layout;
+use paimon_split::Split;
+
+use super::{SchemaCache, SplitBatches, SplitReader};
+use crate::error::Result;
+use crate::format::{fetch_tail, range_error, FileFormat, RangedFile, WeakRangedFile};
+
+/// Data-file tails fetched at once.
+const TAIL_FETCHES: usize = 8;
+
+/// Bytes of whole-format data files (Avro) staged ahead of the pipeline, beyond the next one.
+const WHOLE_AHEAD: u64 = 32 << 20;
+
+/// A [`FileIO`] over the reader's that answers the blocking calls of a split's read from what
+/// the async driver fetched ahead, and passes every other call through.
+#[derive(Debug)]
+pub(crate) struct StagedIO {
+    inner: FileIORef,
+    state: Mutex<Staged>,
+}
+
+#[derive(Debug, Default)]
+struct Staged {
+    /// Whole files (schema files, index files, whole-format data files), handed out once.
+    whole: HashMap<String, Bytes>,
+    /// File sizes; a staged size also answers `exists`.
+    sizes: HashMap<String, u64>,
+    /// Data-file tails (where they start, their bytes), handed out once.
+    tails: HashMap<String, (u64, Bytes)>,
+    /// Directory listings.
+    lists: HashMap<String, Vec<FileStatus>>,
+    /// The ranged files the pipeline has opened.
+    open: Vec<WeakRangedFile>,
+    /// Paths whose staged bytes the pipeline has taken.
+    taken: HashSet<String>,
+}
+
+impl StagedIO {
+    fn new(inner: FileIORef) -> Self {
+        StagedIO {
+            inner,
+            state: Mutex::new(Staged::default()),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Staged> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records a file the pipeline opened, to fetch its planned ranges before each batch.
+    pub(crate) fn register(&self, file: &RangedFile) {
+        let mut st = self.state();
+        st.open.retain(|f| f.upgrade().is_some());
+        st.open.push(file.downgrade());
+    }
+
+    /// Stages the whole file `path`; failures are left to the blocking call.
+    async fn stage_whole(&self, path: &str) {
+        if let Ok(bytes) = self.inner.read_async(path).await {
+            let mut st = self.state();
+            st.sizes.insert(path.to_string(), bytes.len() as u64);
+            st.whole.insert(path.to_string(), bytes);
+        }
+    }
+
+    /// Stages the size and tail of the ranged data file `path`.
+    async fn stage_tail(&self, path: &str) {
+        let Ok(len) = self.inner.size_async(path).await else {
+            return;
+        };
+        self.state().sizes.insert(path.to_string(), len);
+        if let Ok(tail) = fetch_tail(self.inner.as_ref(), path, len).await {
+            self.state().tails.insert(path.to_string(), tail);
+        }
+    }
+
+    /// Fetches the planned ranges due next in every open file.
+    async fn prefetch_open(&self) -> Result<()> {
+        let open: Vec<RangedFile> = {
+            let mut st = self.state();
+            st.open.retain(|f| f.upgrade().is_some());
+            st.open.iter().filter_map(WeakRangedFile::upgrade).collect()
+        };
+        for f in open {
+            f.prefetch_async()
+                .await
+                .map_err(|e| range_error(f.path(), e))?;
+        }
+        Ok(())
+    }
+
+    fn take_whole(&self, path: &str) -> Option<Bytes> {
+        let mut st = self.state();
+        let b = st.whole.remove(path)?;
+        st.taken.insert(path.to_string());
+        Some(b)
+    }
+
+    fn taken(&self, path: &str) -> bool {
+        self.state().taken.contains(path)
+    }
+}
+
+impl FileIO for StagedIO {
+    fn read(&self, path: &str) -> paimon_io::Result<Bytes> {
+        match self.take_whole(path) {
+            Some(b) => Ok(b),
+            None => self.inner.read(path),
+        }
+    }
+
+    fn read_range(&self, path: &str, range: Range<u64>) -> paimon_io::Result<Bytes> {
+        {
+            let mut st = self.state();
+            let hit = st.tails.get(path).and_then(|(start, b)| {
+                let s = usize::try_from(range.start.checked_sub(*start)?).ok()?;
+                let e = usize::try_from(range.end.checked_sub(*start)?).ok()?;
+                (s <= e && e <= b.len()).then(|| b.slice(s..e))
+            });
+            if let Some(b) = hit {
+                // The ranged file keeps the tail it read; the stage lets go of it.
+                st.tails.remove(path);
+                st.taken.insert(path.to_string());
+                return Ok(b);
+            }
+        }
+        self.inner.read_range(path, range)
+    }
+
+    fn read_range_async<'a>(
+        &'a self,
+        path: &'a str,
+        range: Range<u64>,
+    ) -> BoxFuture<'a, paimon_io::Result<Bytes>> {
+        self.inner.read_range_async(path, range)
+    }
+
+    fn read_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, paimon_io::Result<Bytes>> {
+        self.inner.read_async(path)
+    }
+
+    fn size(&self, path: &str) -> paimon_io::Result<u64> {
+        match self.state().sizes.get(path) {
+            Some(n) => Ok(*n),
+            None => self.inner.size(path),
+        }
+    }
+
+    fn size_async<'a>(&'a self, path: &'a str) -> BoxFuture<'a, paimon_io::Result<u64>> {
+        self.inner.size_async(path)
+    }
+
+    fn exists(&self, path: &str) -> paimon_io::Result<bool> {
+        if self.state().sizes.contains_key(path) {
+            return Ok(true);
+        }
+        self.inner.exists(path)
+    }
+
+    fn list(&self, dir: &str) -> paimon_io::Result<Vec<FileStatus>> {
+        match self.state().lists.get(dir) {
+            Some(l) => Ok(l.clone()),
+            None => self.inner.list(dir),
+        }
+    }
+
+    fn list_async<'a>(&'a self, dir: &'a str) -> BoxFuture<'a, paimon_io::Result<Vec<FileStatus>>> {
+        self.inner.list_async(dir)
+    }
+}
+
+/// The read of one split, driven from an async task.
+struct Driver {
+    stage: Arc<StagedIO>,
+    batches: SplitBatches,
+    /// Data files of whole-file formats not read yet (path, size), in split order.
+    whole: VecDeque<(String, u64)>,
+}
+
+impl Driver {
+    /// Stages what the pipeline reads next, then runs it to its next batch. A task is opened
+    /// (footers read from the staged tails, ranges planned) before its first ranges are
+    /// fetched, so that its first batch is decoded from fetched bytes too.
+    async fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            self.stage_next_whole().await;
+            if let Err(e) = self.batches.open_next()? {
+                return Some(Err(e));
+            }
+            if let Err(e) = self.stage.prefetch_open().await {
+                return Some(Err(e));
+            }
+            if let Some(b) = self.batches.next_of_open() {
+                return Some(b);
+            }
+        }
+    }
+
+    /// Stages the data files of whole-file formats the pipeline reads next, in split order:
+    /// the next one, and more while the staged ones hold less than [`WHOLE_AHEAD`] bytes (a
+    /// merge opens the files of a key range at once).
+    async fn stage_next_whole(&mut self) {
+        // Files the pipeline read, and those before them, are done with (a file whose rows
+        // were all deleted is skipped unread).
+        if let Some(last) = self.whole.iter().rposition(|(p, _)| self.stage.taken(p)) {
+            self.whole.drain(..=last);
+        }
+        let mut held = 0u64;
+        let mut wanted = Vec::new();
+        for (i, (path, size)) in self.whole.iter().enumerate() {
+            if i > 0 && held.saturating_add(*size) > WHOLE_AHEAD {
+                break;
+            }
+            held = held.saturating_add(*size);
+            if !self.stage.state().whole.contains_key(path) && !self.stage.taken(path) {
+                wanted.push(path.clone());
+            }
+        }
+        for path in wanted {
+            self.stage.stage_whole(&path).await;
+        }
+    }
+}
+
+/// [`SplitReader::read_async`]'s stream.
+pub(crate) fn read_async(
+    reader: &SplitReader,
+    table_path: &str,
+    split: &Split,
+) -> impl Stream<Item = Result<RecordBatch>> + Send + 'static {
+    enum State {
+        Start(Box<(SplitReader, String, Split)>),
+        Running(Box<Driver>),
+        Done,
+    }
+    let start = State::Start(Box::new((
+        reader.clone(),
+        table_path.to_string(),
+        split.clone(),
+    )));
+    futures::stream::unfold(start, |state| async move {
+        let mut driver = match state {
+            State::Done => return None,
+            State::Running(d) => d,
+            State::Start(start) => match start_read(start.0, &start.1, &start.2).await {
+                Ok(d) => Box::new(d),
+                Err(e) => return Some((Err(e), State::Done)),
+            },
+        };
+        match driver.next().await {
+            None => None,
+            Some(Err(e)) => Some((Err(e), State::Done)),
+            Some(Ok(b)) => Some((Ok(b), State::Running(driver))),
+        }
+    })
+}
+
+/// Stages the split's setup, sets it up, and stages its data files' tails.
+async fn start_read(reader: SplitReader, table: &str, split: &Split) -> Result<Driver> {
+    let stage = Arc::new(StagedIO::new(reader.io.clone()));
+    stage_setup(&stage, &reader, table, split).await;
+    let staged = SplitReader {
+        io: stage.clone(),
+        stage: Some(stage.clone()),
+        ..reader
+    };
+    let batches = staged.read_any(table, split)?;
+    let mut whole = VecDeque::new();
+    let mut ranged = Vec::new();
+    for (path, size) in &batches.data_paths {
+        match FileFormat::from_file_name(path) {
+            Ok(FileFormat::Parquet | FileFormat::Orc) => ranged.push(path.clone()),
+            _ => whole.push_back((path.clone(), *size)),
+        }
+    }
+    let fetches: Vec<_> = ranged.iter().map(|p| stage.stage_tail(p)).collect();
+    futures::stream::iter(fetches)
+        .buffer_unordered(TAIL_FETCHES)
+        .collect::<Vec<()>>()
+        .await;
+    Ok(Driver {
+        stage,
+        batches,
+        whole,
+    })
+}
+
+/// Stages the schema files and deletion-vector index files the setup of `split` reads.
+async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split: &Split) {
+    let dir = SchemaCache::schema_dir(table, reader.options.branch.as_deref());
+    let mut ids: Vec<i64> = Vec::new();
+    match reader.options.schema_id {
+        Some(id) => ids.push(id),
+        None => {
+            if let Ok(list) = stage.inner.list_async(&dir).await {
+                let latest = list
+                    .iter()
+                    .filter_map(|e| layout::parse_id(layout::SCHEMA_PREFIX, e.name()))
+                    .max();
+                ids.extend(latest);
+                stage.state().lists.insert(dir.clone(), list);
+            }
+        }
+    }
+    let files = split.files_split();
+    ids.extend(
+        files
+            .iter()
+            .flat_map(|s| s.data_files.iter().map(|f| f.schema_id)),
+    );
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        if !reader.schemas.contains(&dir, id) {
+            let path = paimon_io::join(&dir, &format!("{}{id}", layout::SCHEMA_PREFIX));
+            stage.stage_whole(&path).await;
+        }
+    }
+    let mut index: Vec<String> = files
+        .iter()
+        .flat_map(|s| (0..s.data_files.len()).filter_map(|i| s.deletion_file(i)))
+        .map(|df| reader.options.rewrite_path(&df.path))
+        .collect();
+    index.sort_unstable();
+    index.dedup();
+    for path in index {
+        stage.stage_whole(&path).await;
+    }
+}
