@@ -7,7 +7,8 @@
 //! - [`PaimonTableProvider`]: one table at one snapshot / tag / time / branch ([`ScanSpec`]);
 //!   projection, filter and limit pushdown, statistics from the manifests;
 //! - [`PaimonScanExec`]: one DataFusion partition per group of splits; each partition reads
-//!   its splits on a thread of its own, never on DataFusion's async threads;
+//!   its splits with the data plane's async stream (storage read through async calls, batches
+//!   decoded on the polling task, as DataFusion's own scans do; no thread of its own);
 //! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, with
 //!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
 //! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings

@@ -159,9 +159,9 @@ fn s3_publish_if_absent_has_one_winner() {
 }
 
 #[test]
-fn s3_async_ranged_reads_from_another_runtime_and_executor() {
+fn s3_async_reads_from_another_runtime_and_executor() {
     let Some((io, dir)) = scratch("scratch-async") else {
-        return skip("s3_async_ranged_reads_from_another_runtime_and_executor");
+        return skip("s3_async_reads_from_another_runtime_and_executor");
     };
     let path = format!("{dir}/data");
     let want = pattern(3 << 20, 3);
@@ -193,6 +193,22 @@ fn s3_async_ranged_reads_from_another_runtime_and_executor() {
         "{err:?}"
     );
     let missing = futures::executor::block_on(io.read_range_async(&format!("{dir}/no"), 0..1));
+    assert!(missing.unwrap_err().is_not_found());
+    // The whole file, its size and the directory, from the single-threaded runtime.
+    let (whole, size, list) = rt.block_on(async {
+        futures::join!(
+            io.read_async(&path),
+            io.size_async(&path),
+            io.list_async(&dir)
+        )
+    });
+    assert!(whole.unwrap() == want);
+    assert_eq!(size.unwrap(), 3 << 20);
+    let names: Vec<String> = list.unwrap().iter().map(|s| s.name().to_string()).collect();
+    assert_eq!(names, ["data"]);
+    let missing = rt.block_on(io.read_async(&format!("{dir}/no")));
+    assert!(missing.unwrap_err().is_not_found());
+    let missing = rt.block_on(io.size_async(&format!("{dir}/no")));
     assert!(missing.unwrap_err().is_not_found());
     io.delete_dir(&dir).unwrap();
 }
