@@ -287,14 +287,15 @@ impl RangedFile {
                 .collect()
         };
         for (i, range) in wanted {
-            let held = from_tail(&self.state(), &range);
-            let bytes = match held {
-                Some(b) => b,
-                None => io
-                    .read_range_async(&self.inner.path, range)
+            let (fetch, held) = split_at_tail(&self.state(), &range);
+            let head = if fetch.is_empty() {
+                Bytes::new()
+            } else {
+                io.read_range_async(&self.inner.path, fetch)
                     .await
-                    .map_err(RangeError::Io)?,
+                    .map_err(RangeError::Io)?
             };
+            let bytes = join(head, held);
             admit(&mut self.state(), i, bytes)?;
         }
         Ok(())
@@ -371,10 +372,13 @@ impl RangedFile {
             }
             let planned = st.plan[i].range.clone();
             let start = planned.start;
-            let bytes = match from_tail(&st, &planned) {
-                Some(b) => b,
-                None => self.read_source(planned)?,
+            let (fetch, held) = split_at_tail(&st, &planned);
+            let head = if fetch.is_empty() {
+                Bytes::new()
+            } else {
+                self.read_source(fetch)?
             };
+            let bytes = join(head, held);
             admit(&mut st, i, bytes.clone())?;
             return Ok(Some((slice(start, &bytes), true)));
         }
@@ -453,13 +457,46 @@ pub(crate) async fn fetch_tail(
     Ok((start, tail))
 }
 
-/// `range` sliced from the tail already held, when it lies inside it: a planned range there
-/// (a small file, the last row group) is not fetched again.
-fn from_tail(st: &State, range: &Range<u64>) -> Option<Bytes> {
-    let (start, b) = st.tail.as_ref()?;
-    let s = to_usize(range.start.checked_sub(*start)?);
-    let e = to_usize(range.end.checked_sub(*start)?);
-    b.get(s..e).map(|_| b.slice(s..e))
+/// Planned ranges at most this long that end inside the tail already held are fetched only up
+/// to the tail and joined with it (copying them once); longer ones are fetched whole.
+const JOIN_WITH_TAIL: u64 = 4 << 20;
+
+/// What of planned `range` must still be fetched, given the tail already held, and the part
+/// of it the tail holds: a range inside the tail (a small file) needs no fetch, a short range
+/// ending inside it (the last row group of a file of a few MB) only its head.
+fn split_at_tail(st: &State, range: &Range<u64>) -> (Range<u64>, Option<Bytes>) {
+    let Some((start, b)) = st.tail.as_ref() else {
+        return (range.clone(), None);
+    };
+    let tail_end = *start + b.len() as u64;
+    if range.end <= *start || range.end > tail_end {
+        return (range.clone(), None);
+    }
+    if range.start >= *start {
+        let (s, e) = (to_usize(range.start - start), to_usize(range.end - start));
+        return (range.end..range.end, Some(b.slice(s..e)));
+    }
+    if range.end - range.start > JOIN_WITH_TAIL {
+        return (range.clone(), None);
+    }
+    (
+        range.start..*start,
+        Some(b.slice(..to_usize(range.end - start))),
+    )
+}
+
+/// The fetched head of a planned range followed by the part the tail holds.
+fn join(head: Bytes, held: Option<Bytes>) -> Bytes {
+    match held {
+        None => head,
+        Some(t) if head.is_empty() => t,
+        Some(t) => {
+            let mut v = Vec::with_capacity(head.len() + t.len());
+            v.extend_from_slice(&head);
+            v.extend_from_slice(&t);
+            Bytes::from(v)
+        }
+    }
 }
 
 fn to_usize(v: u64) -> usize {
@@ -603,6 +640,39 @@ mod tests {
         let tail = f.get(299_990..300_000, false).unwrap();
         assert_eq!(&tail[..], &data[299_990..]);
         assert!(f.get(299_990..300_001, false).is_err());
+    }
+
+    /// Planned ranges and the tail: a range inside the tail is not fetched again, a short one
+    /// ending inside it is fetched up to the tail only, a long one whole; the bytes are the
+    /// file's either way.
+    #[test]
+    fn planned_ranges_reuse_the_tail() {
+        use paimon_io::{CountingFileIO, LocalFileIO};
+
+        let len = 6u64 << 20;
+        let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("paimon-ranged-tail-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        let path_str = path.display().to_string();
+        let tail_start = len - TAIL_BYTES;
+        // (planned range, bytes fetched for it after the tail)
+        let cases = [
+            (tail_start + 10..len - 8, 0),
+            (tail_start - 1000..len - 8, 1000),
+            (len - (5 << 20)..len - 8, (5 << 20) - 8),
+        ];
+        for (range, fetched) in cases {
+            let counting = Arc::new(CountingFileIO::new(Arc::new(LocalFileIO::new())));
+            let f = RangedFile::open(counting.clone(), &path_str, len, 0);
+            f.set_plan(coalesce_group(0, vec![range.clone()], 0), None);
+            let tail = f.tail().unwrap();
+            assert_eq!(&tail[..], &data[to_usize(tail_start)..]);
+            let before = counting.bytes_read();
+            let got = f.get(range.clone(), false).unwrap();
+            assert_eq!(&got[..], &data[to_usize(range.start)..to_usize(range.end)]);
+            assert_eq!(counting.bytes_read() - before, fetched, "{range:?}");
+        }
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
