@@ -17,6 +17,7 @@
 
 mod arrow_export;
 mod arrow_import;
+mod async_reader;
 mod catalog;
 mod convert;
 mod datafusion_export;
@@ -41,6 +42,8 @@ fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<split::Split>()?;
     m.add_class::<reader::SplitReader>()?;
     m.add_class::<reader::RecordBatchReader>()?;
+    m.add_class::<async_reader::AsyncRecordBatchReader>()?;
+    m.add_class::<async_reader::RecordBatch>()?;
     m.add_class::<arrow_export::Schema>()?;
     m.add_class::<write::TableWrite>()?;
     m.add_class::<write::TableCommit>()?;

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::arrow_export::{schema_capsule, stream_capsule, Schema};
+use crate::async_reader::{batches as async_batches, AsyncRecordBatchReader};
 use crate::convert::{arg, file_io, location_arg, options_arg, table_location, threads_arg};
 use crate::errors::{invalid, py as pyr, InternalError, ToPyErr, UnsupportedError};
 use crate::split::Split;
@@ -166,6 +167,39 @@ impl SplitReader {
 
     /// Reads a `Split`, split bytes, or a list of them (one stream, in order).
     fn read(&self, py: Python<'_>, split: &Bound<'_, PyAny>) -> PyResult<RecordBatchReader> {
+        let splits = self.splits_arg(py, split)?;
+        self.read_splits(py, splits)
+    }
+
+    /// Reads like `read`, for asyncio: `async for batch in reader.read_async(split)`. Storage
+    /// is read through async calls and batches are decoded as the loop awaits them (GIL
+    /// released); no thread is started. `threads` does not apply: one split at a time.
+    fn read_async(
+        &self,
+        py: Python<'_>,
+        split: &Bound<'_, PyAny>,
+    ) -> PyResult<AsyncRecordBatchReader> {
+        let splits = self.splits_arg(py, split)?;
+        let schema = self.output_schema_of(py)?.schema;
+        let limit = self.reader.options().limit;
+        let batches = async_batches(self.reader.clone(), self.path.clone(), splits, limit);
+        Ok(AsyncRecordBatchReader::new(schema, batches))
+    }
+
+    /// The Arrow schema of what `read` returns.
+    #[getter]
+    fn schema(&self, py: Python<'_>) -> PyResult<Schema> {
+        self.output_schema_of(py)
+    }
+}
+
+impl SplitReader {
+    /// `split` (a `Split`, split bytes, or a list of them) as splits paimon-data reads.
+    fn splits_arg(
+        &self,
+        py: Python<'_>,
+        split: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<paimon_split::Split>> {
         let items: Vec<Bound<'_, PyAny>> = if split.is_instance_of::<pyo3::types::PyList>()
             || split.is_instance_of::<pyo3::types::PyTuple>()
         {
@@ -187,18 +221,9 @@ impl SplitReader {
             splits.push(s);
         }
         let (io, path, branch) = (Arc::clone(&self.io), self.path.clone(), self.branch.clone());
-        let splits = guard(|| py.detach(|| readable(&io, &path, branch.as_deref(), splits)))?;
-        self.read_splits(py, splits)
+        guard(|| py.detach(|| readable(&io, &path, branch.as_deref(), splits)))
     }
 
-    /// The Arrow schema of what `read` returns.
-    #[getter]
-    fn schema(&self, py: Python<'_>) -> PyResult<Schema> {
-        self.output_schema_of(py)
-    }
-}
-
-impl SplitReader {
     /// A reader over `reader` for the table at `path` (used by `Scan`).
     pub fn from_parts(
         reader: paimon_data::SplitReader,

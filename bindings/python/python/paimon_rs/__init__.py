@@ -22,6 +22,7 @@ built with::
 """
 
 from ._paimon_rs import (
+    AsyncRecordBatchReader,
     Catalog,
     CommitConflictError,
     CorruptError,
@@ -30,6 +31,7 @@ from ._paimon_rs import (
     NotFoundError,
     PaimonError,
     Plan,
+    RecordBatch,
     RecordBatchReader,
     Scan,
     Schema,
@@ -44,6 +46,7 @@ from ._paimon_rs import (
 )
 
 __all__ = [
+    "AsyncRecordBatchReader",
     "Catalog",
     "CommitConflictError",
     "CorruptError",
@@ -52,6 +55,7 @@ __all__ = [
     "NotFoundError",
     "PaimonError",
     "Plan",
+    "RecordBatch",
     "RecordBatchReader",
     "Scan",
     "Schema",

@@ -1,6 +1,6 @@
 """Type stubs of the paimon_rs extension module (see each class's docstring)."""
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Dict, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -46,6 +46,26 @@ class RecordBatchReader:
     def __arrow_c_schema__(self, requested_schema: Any = None) -> Any: ...
     def read_all(self) -> "RecordBatchReader":
         """Reads every batch now, raising the typed error of the first failure."""
+
+class RecordBatch:
+    """One record batch of an async read; ``pyarrow.record_batch(batch)`` takes it zero-copy
+    (``__arrow_c_array__``)."""
+
+    @property
+    def num_rows(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any: ...
+    def __arrow_c_schema__(self, requested_schema: Any = None) -> Any: ...
+
+class AsyncRecordBatchReader:
+    """Record batches of ``SplitReader.read_async``: ``async for batch in reader``; a failed
+    read raises its typed paimon_rs error from the ``await``."""
+
+    @property
+    def schema(self) -> Schema: ...
+    def __aiter__(self) -> "AsyncRecordBatchReader": ...
+    def __anext__(self) -> Awaitable[RecordBatch]: ...
+    async def next_batch(self) -> RecordBatch: ...
 
 class Split:
     """One split: Java Paimon's serialized split bytes are its wire form."""
@@ -271,5 +291,11 @@ class SplitReader:
         path_rewrites: Optional[Sequence[Tuple[str, str]]] = None,
     ) -> None: ...
     def read(self, split: Union[Split, bytes, Sequence[Union[Split, bytes]]]) -> RecordBatchReader: ...
+    def read_async(
+        self, split: Union[Split, bytes, Sequence[Union[Split, bytes]]]
+    ) -> AsyncRecordBatchReader:
+        """Reads like ``read``, for asyncio: ``async for batch in reader.read_async(split)``.
+        Storage is read through async calls and batches are decoded as they are awaited (GIL
+        released); no thread is started, and ``threads`` does not apply."""
     @property
     def schema(self) -> Schema: ...
