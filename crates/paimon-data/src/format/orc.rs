@@ -24,9 +24,10 @@ use super::{check_file_rows, BatchIter, DecodeRequest, RowRanges};
 use crate::error::{Error, Result};
 
 mod long_runs;
+mod plan;
 
 /// Decodes `data`: orc-rust reads the tail, then the streams of the projected columns in the
-/// stripes holding selected rows, each by its own range.
+/// stripes holding selected rows, which [`plan`] has planned as coalesced ranges.
 pub(super) fn decode(path: &str, data: RangedFile, req: &DecodeRequest) -> Result<BatchIter> {
     match long_runs::coarsen(&data, req) {
         None => decode_as(path, data, req, true),
@@ -51,6 +52,7 @@ fn decode_as(
     // no guard catches.
     check_type_tree(&data).map_err(|reason| Error::corrupt(path, reason))?;
     let for_diagnosis = (data.clone(), req.clone());
+    let data_for_plan = data.clone();
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
         source: e,
@@ -92,6 +94,23 @@ fn decode_as(
         .map(|c| c.name().to_string())
         .collect();
     let mask = ProjectionMask::named_roots(root, &present);
+    // The stripes read: those holding a selected row.
+    let read: Vec<usize> = match &req.rows {
+        Some(rows) => stripes
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, r))| {
+                rows.ranges()
+                    .iter()
+                    .any(|k| k.start < r.end && r.start < k.end)
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        None => (0..stripes.len()).collect(),
+    };
+    if let Some(p) = plan::plan_stripes(&data_for_plan, meta, &root.project(&mask), &read) {
+        data_for_plan.set_plan(p, None);
+    }
     let present: Vec<String> = present.iter().map(|n| n.to_string()).collect();
     let builder = builder.with_projection(mask);
     let schema = builder.schema();

@@ -397,6 +397,14 @@ impl RangedFile {
         Ok(None)
     }
 
+    /// The bytes of `range`, from the plan, the tail or the storage.
+    ///
+    /// # Errors
+    /// The storage's error, or `range` past the file's end.
+    pub(crate) fn bytes(&self, range: Range<u64>) -> Result<Bytes, RangeError> {
+        self.get(range, false)
+    }
+
     /// The bytes of `range`, read from the source as asked, outside any plan or tail (for
     /// sequential decoders that keep their own read-ahead, the Avro block stream).
     ///

@@ -412,8 +412,8 @@ impl SplitReader {
     /// file's footer, then before each batch the column chunks of the row group being decoded
     /// and of the next one), and decoding runs on the polling task between awaits. The rows
     /// are those of [`SplitReader::read_any`]; what the driver cannot foresee (an external
-    /// data path, ORC stripes, blob files) is read by the blocking calls on the polling
-    /// thread.
+    /// data path, the stripe footers of a large ORC file) is read by the blocking calls on
+    /// the polling thread.
     ///
     /// # Errors
     /// As [`SplitReader::read_any`], as the stream's items; the stream ends after an error.

@@ -13,9 +13,9 @@
 //! | before each batch | the planned column chunks of the row group being decoded and of the next one, in every file open; the next files of a whole-file format (Avro), up to 32 MiB ahead |
 //!
 //! What was not foreseen is read by the blocking calls on the polling thread, which is still
-//! correct: a data file's external path, a footer or page index outside the fetched tail, ORC
-//! stripes (not planned as ranges yet), blob and vector-store files, and anything the staging
-//! failed to fetch (the blocking call then reports the error).
+//! correct: a data file's external path, a footer or page index outside the fetched tail, the
+//! stripe footers of an ORC file larger than its tail (read when its stripes are planned), and
+//! anything the staging failed to fetch (the blocking call then reports the error).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
