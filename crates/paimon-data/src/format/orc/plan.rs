@@ -36,9 +36,8 @@ pub(super) fn plan_stripes(
     for &s in stripes {
         let info = meta.stripe_metadatas().get(s)?;
         let footer_at = info.footer_offset();
-        let footer = data
-            .bytes(footer_at..footer_at.checked_add(info.footer_length())?)
-            .ok()?;
+        let footer_end = footer_at.checked_add(info.footer_length())?;
+        let footer = data.bytes(footer_at..footer_end).ok()?;
         let mut raw = Vec::new();
         Decompressor::new(footer, meta.compression(), Vec::new())
             .read_to_end(&mut raw)
@@ -59,7 +58,7 @@ pub(super) fn plan_stripes(
             return None;
         }
         // orc-rust reads the footer again when it opens the stripe.
-        chunks.push(footer_at..footer_at + info.footer_length());
+        chunks.push(footer_at..footer_end);
         plan.extend(coalesce_group(s, chunks, data.coalesce_gap()));
     }
     Some(plan)
