@@ -249,17 +249,25 @@ def test_write_paimon_on_a_dynamic_bucket_table_uses_one_task(cluster, tmp_path)
         pray.write_paimon(ray.data.from_arrow(update), t.path, num_blocks=2)
 
 
-def test_a_failing_write_task_commits_nothing(cluster, tmp_path):
+def test_a_failing_write_task_commits_nothing_and_leaves_no_files(cluster, tmp_path):
     wh = tmp_path / "wh"
     (wh / "db.db").mkdir(parents=True)
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
     t = pr.Catalog(str(wh)).create_table("db.t", schema)
+    root = wh / "db.db" / "t"
+
+    def files():
+        return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+    before = files()
     good = pa.table({"id": list(range(10)), "v": ["x"] * 10}, schema=schema)
     bad = pa.table({"id": pa.array([None], pa.int64()), "v": ["y"]})
-    ds = ray.data.from_arrow([good, bad])
+    # One task at a time, the good block first: its files are written before the bad one fails.
+    ds = ray.data.from_arrow([good, good, bad])
     with pytest.raises(Exception, match="null value in non-nullable column id"):
-        pray.write_paimon(ds, t.path)
+        pray.write_paimon(ds, t.path, concurrency=1)
     assert t.snapshots() == []
+    assert files() == before
 
 
 def test_compaction_runs_one_ray_task_per_bucket_and_commits_once(cluster, tmp_path):

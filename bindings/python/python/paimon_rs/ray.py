@@ -260,12 +260,32 @@ def read_paimon(
     )
 
 
+@ray.remote(num_cpus=0)
+class _WrittenMessages:
+    """The commit messages of a write's finished tasks, kept for the driver: when another task
+    fails, Ray tells the driver only the error, and these are the files to delete."""
+
+    def __init__(self):
+        self._messages: List[bytes] = []
+
+    def add(self, messages: List[bytes]) -> None:
+        self._messages.extend(messages)
+
+    def take(self) -> List[bytes]:
+        messages, self._messages = self._messages, []
+        return messages
+
+
 class PaimonDatasink(Datasink):
     """A ``ray.data.Datasink`` into one Paimon table: each write task writes its blocks with a
     ``paimon_rs.TableWrite`` and returns the commit-message bytes; ``on_write_complete`` (on
     the driver) commits every task's messages in one snapshot with one ``TableCommit``, so the
-    table changes only if every task succeeded. Files of tasks whose write then fails are
-    left as unreferenced orphans (``remove-orphan-files`` removes them).
+    table changes only if every task succeeded. Each finished task also hands its messages to
+    a small actor of the write; when a task fails, ``on_write_failed`` aborts them
+    (``TableCommit.abort``), deleting the files the finished tasks wrote. A task still running
+    when Ray reports the failure may leave its files as unreferenced orphans
+    (``remove-orphan-files`` removes them), and nothing is deleted when the commit itself
+    failed, whose outcome the driver cannot know.
 
     ``overwrite`` / ``partition`` are those of ``Table.write_arrow``; ``snapshot_ids`` holds the
     snapshots committed once the write is done.
@@ -293,6 +313,8 @@ class PaimonDatasink(Datasink):
         # Java, one writer at a time): its rows are written by a single task.
         self.dynamic_bucket = bool(table.primary_keys) and table.options.get("bucket", "-1").strip() == "-1"
         self.snapshot_ids: List[int] = []
+        self._written = _WrittenMessages.remote()
+        self._committing = False
 
     def get_name(self) -> str:
         return "Paimon"
@@ -304,18 +326,31 @@ class PaimonDatasink(Datasink):
             for block in blocks:
                 if BlockAccessor.for_block(block).num_rows() > 0:
                     writer.write(block)
-            return writer.prepare_commit()
+            messages = writer.prepare_commit()
         except BaseException:
             writer.abort()
             raise
+        ray.get(self._written.add.remote(messages))
+        return messages
 
     def on_write_complete(self, write_result) -> None:
         messages = [m for r in write_result.write_returns for m in (r or [])]
         commit = Table.open(self._table_path, options=self._options).new_commit()
+        self._committing = True
         if self._overwrite:
             self.snapshot_ids = commit.overwrite(messages, partition=self._partition)
         else:
             self.snapshot_ids = commit.commit(messages)
+        ray.kill(self._written)
+
+    def on_write_failed(self, error: Exception) -> None:
+        try:
+            if not self._committing:
+                messages = ray.get(self._written.take.remote())
+                if messages:
+                    Table.open(self._table_path, options=self._options).new_commit().abort(messages)
+        finally:
+            ray.kill(self._written)
 
 
 def write_paimon(
