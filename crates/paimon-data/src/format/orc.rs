@@ -24,7 +24,7 @@ use super::{check_file_rows, BatchIter, DecodeRequest, RowRanges};
 use crate::error::{Error, Result};
 
 mod long_runs;
-mod plan;
+pub(super) mod plan;
 
 /// Decodes `data`: orc-rust reads the tail, then the streams of the projected columns in the
 /// stripes holding selected rows, which [`plan`] has planned as coalesced ranges.

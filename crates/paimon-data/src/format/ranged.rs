@@ -705,41 +705,16 @@ mod tests {
 
         use arrow_array::cast::AsArray;
         use arrow_array::types::Int64Type;
-        use arrow_array::{ArrayRef, Int64Array, RecordBatch};
         use paimon_io::{CountingFileIO, LocalFileIO};
 
+        use crate::format::orc::plan::tests::{orc_file, STRIPES};
         use crate::format::{decode_filtered, DecodeRequest, FileFormat, RowRanges};
 
-        const STRIPE_ROWS: i64 = 10_000;
-        let columns: Vec<(String, ArrayRef)> = (0..10u64)
-            .map(|c| {
-                let v: Int64Array = (0..10 * STRIPE_ROWS)
-                    .map(|i| {
-                        if c == 0 {
-                            i
-                        } else {
-                            (i as u64 ^ (c << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64
-                        }
-                    })
-                    .collect();
-                (format!("c{c}"), StdArc::new(v) as ArrayRef)
-            })
-            .collect();
-        let batch = RecordBatch::try_from_iter(columns).unwrap();
-        let mut file = Vec::new();
-        let mut w = orc_rust::ArrowWriterBuilder::new(&mut file, batch.schema())
-            .try_build()
-            .unwrap();
-        for s in 0..10 {
-            w.write(&batch.slice((s * STRIPE_ROWS) as usize, STRIPE_ROWS as usize))
-                .unwrap();
-            w.flush_stripe().unwrap();
-        }
-        w.close().unwrap();
+        let file = orc_file();
         let meta =
             orc_rust::reader::metadata::read_metadata(&mut Bytes::from(file.clone())).unwrap();
         let stripes = meta.stripe_metadatas();
-        assert_eq!(stripes.len(), 10);
+        assert_eq!(stripes.len(), STRIPES as usize);
         let last = &stripes[9];
         let last_len = last.index_length() + last.data_length() + last.footer_length();
 

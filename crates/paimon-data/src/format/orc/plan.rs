@@ -65,7 +65,7 @@ pub(super) fn plan_stripes(
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::format) mod tests {
     use std::sync::Arc;
 
     use arrow_array::cast::AsArray;
@@ -76,11 +76,11 @@ mod tests {
     use super::super::super::ranged::{RangedFile, DEFAULT_COALESCE_GAP, TAIL_BYTES};
     use super::super::super::{decode_filtered, DecodeRequest, FileFormat};
 
-    const STRIPES: i64 = 10;
-    const STRIPE_ROWS: i64 = 10_000;
+    pub(in crate::format) const STRIPES: i64 = 10;
+    pub(in crate::format) const STRIPE_ROWS: i64 = 10_000;
 
     /// Column `c` at row `i`: the position for c0, a hash for the others (no compression).
-    fn value(c: u64, i: i64) -> i64 {
+    pub(in crate::format) fn value(c: u64, i: i64) -> i64 {
         if c == 0 {
             i
         } else {
@@ -88,8 +88,9 @@ mod tests {
         }
     }
 
-    /// An ORC file of 10 stripes of 10 BIGINT columns `c0..c9`.
-    fn orc_file() -> Vec<u8> {
+    /// An ORC file of 10 stripes of 10 BIGINT columns `c0..c9` (orc-rust's writer, which
+    /// writes no statistics).
+    pub(in crate::format) fn orc_file() -> Vec<u8> {
         let columns: Vec<(String, ArrayRef)> = (0..10u64)
             .map(|c| {
                 let v: Int64Array = (0..STRIPES * STRIPE_ROWS).map(|i| value(c, i)).collect();
