@@ -81,7 +81,9 @@ pub struct ReadOptions {
     /// file: one per running task, one per sorted run of a merge); a format decoder's own
     /// buffers (a Parquet page and dictionary per column); deletion
     /// vectors and index files; a data-evolution group of several files, which is assembled
-    /// whole; the rows an incremental diff pins while comparing its two sides.
+    /// whole; the rows an incremental diff pins while comparing its two sides; under
+    /// [`super::SplitReader::read_async`], what it fetches ahead (each data file's footer tail
+    /// until the file is opened, the next row group's ranges, up to 32 MiB of Avro files).
     pub memory_pool: Option<Arc<dyn MemoryPool>>,
     /// When the predicate of a raw read is pushed into the Parquet decoder, so that the other
     /// projected columns are decoded only for the rows it keeps. Default
