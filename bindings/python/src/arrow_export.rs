@@ -1,13 +1,15 @@
-//! The Arrow PyCapsule interface: `__arrow_c_schema__` and `__arrow_c_stream__` hand Arrow
-//! C structs to any consumer (pyarrow, polars, duckdb, datafusion) without copying data.
+//! The Arrow PyCapsule interface: `__arrow_c_schema__`, `__arrow_c_array__` and
+//! `__arrow_c_stream__` hand Arrow C structs to any consumer (pyarrow, polars, duckdb,
+//! datafusion) without copying data.
 //!
 //! A capsule owns its struct; a consumer moves it out (setting its `release` to null), and the
 //! capsule's destructor releases a struct nobody took, as the interface specifies.
 
+use arrow::array::{Array, StructArray};
 use arrow::datatypes::SchemaRef;
-use arrow::ffi::FFI_ArrowSchema;
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow::ffi_stream::FFI_ArrowArrayStream;
-use arrow::record_batch::RecordBatchReader as ArrowReader;
+use arrow::record_batch::{RecordBatch, RecordBatchReader as ArrowReader};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -15,6 +17,7 @@ use crate::errors::InternalError;
 
 const SCHEMA_CAPSULE: &std::ffi::CStr = c"arrow_schema";
 const STREAM_CAPSULE: &std::ffi::CStr = c"arrow_array_stream";
+const ARRAY_CAPSULE: &std::ffi::CStr = c"arrow_array";
 
 /// An Arrow schema. Pass it to `pyarrow.schema(...)` (or any consumer of the Arrow PyCapsule
 /// interface) to get that library's schema object.
@@ -67,6 +70,22 @@ pub fn schema_capsule<'py>(py: Python<'py>, schema: &SchemaRef) -> PyResult<Boun
     let ffi = FFI_ArrowSchema::try_from(schema.as_ref())
         .map_err(|e| InternalError::new_err(format!("cannot export the Arrow schema: {e}")))?;
     PyCapsule::new_with_value(py, ffi, SCHEMA_CAPSULE)
+}
+
+/// `batch` as the `(arrow_schema, arrow_array)` capsule pair of `__arrow_c_array__`: a struct
+/// array of its columns.
+pub fn batch_capsules<'py>(
+    py: Python<'py>,
+    batch: &RecordBatch,
+) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+    let data = StructArray::from(batch.clone()).into_data();
+    let schema = FFI_ArrowSchema::try_from(data.data_type())
+        .map_err(|e| InternalError::new_err(format!("cannot export the Arrow schema: {e}")))?;
+    let array = FFI_ArrowArray::new(&data);
+    Ok((
+        PyCapsule::new_with_value(py, schema, SCHEMA_CAPSULE)?,
+        PyCapsule::new_with_value(py, array, ARRAY_CAPSULE)?,
+    ))
 }
 
 /// `reader` as an `arrow_array_stream` capsule; batches are pulled by the consumer.

@@ -8,9 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use arrow::array::{Array, StructArray};
 use arrow::datatypes::SchemaRef;
-use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow::record_batch::RecordBatch as ArrowBatch;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
@@ -18,10 +16,8 @@ use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::arrow_export::{schema_capsule, Schema};
-use crate::errors::{InternalError, ToPyErr};
-
-const ARRAY_CAPSULE: &std::ffi::CStr = c"arrow_array";
+use crate::arrow_export::{batch_capsules, schema_capsule, Schema};
+use crate::errors::ToPyErr;
 
 type Batches = BoxStream<'static, paimon_data::Result<ArrowBatch>>;
 
@@ -143,13 +139,7 @@ impl RecordBatch {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         let _ = requested_schema;
-        let data = StructArray::from(self.batch.clone()).into_data();
-        let schema = FFI_ArrowSchema::try_from(data.data_type())
-            .map_err(|e| InternalError::new_err(format!("cannot export the Arrow schema: {e}")))?;
-        let array = FFI_ArrowArray::new(&data);
-        let schema = PyCapsule::new_with_value(py, schema, c"arrow_schema")?;
-        let array = PyCapsule::new_with_value(py, array, ARRAY_CAPSULE)?;
-        Ok((schema, array))
+        batch_capsules(py, &self.batch)
     }
 
     /// The batch's schema as an `arrow_schema` PyCapsule.

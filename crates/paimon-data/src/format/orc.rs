@@ -51,8 +51,8 @@ fn decode_as(
     // orc-rust recurses without end on a footer whose types form a cycle: a stack overflow, which
     // no guard catches.
     check_type_tree(&data).map_err(|reason| Error::corrupt(path, reason))?;
+    // The file as opened: kept to plan its stripes, and to look into a failure.
     let for_diagnosis = (data.clone(), req.clone());
-    let data_for_plan = data.clone();
     let builder = ArrowReaderBuilder::try_new(data).map_err(|e| Error::Orc {
         path: path.to_string(),
         source: e,
@@ -95,21 +95,16 @@ fn decode_as(
         .collect();
     let mask = ProjectionMask::named_roots(root, &present);
     // The stripes read: those holding a selected row.
-    let read: Vec<usize> = match &req.rows {
-        Some(rows) => stripes
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, r))| {
-                rows.ranges()
-                    .iter()
-                    .any(|k| k.start < r.end && r.start < k.end)
-            })
-            .map(|(i, _)| i)
-            .collect(),
-        None => (0..stripes.len()).collect(),
-    };
-    if let Some(p) = plan::plan_stripes(&data_for_plan, meta, &root.project(&mask), &read) {
-        data_for_plan.set_plan(p, None);
+    let read: Vec<usize> = (0..stripes.len())
+        .filter(|&i| {
+            req.rows
+                .as_ref()
+                .is_none_or(|rows| holds_selected(rows, &stripes[i].1))
+        })
+        .collect();
+    let planned = &for_diagnosis.0;
+    if let Some(p) = plan::plan_stripes(planned, meta, &root.project(&mask), &read) {
+        planned.set_plan(p, None);
     }
     let present: Vec<String> = present.iter().map(|n| n.to_string()).collect();
     let builder = builder.with_projection(mask);
@@ -172,6 +167,13 @@ fn decode_as(
 /// stripe of the file) and the selection of their rows, positions relative to its first.
 type StripeRun = (Option<Range<usize>>, RowRanges);
 
+/// Whether the stripe of rows `stripe` holds a row of `rows`.
+fn holds_selected(rows: &RowRanges, stripe: &Range<u64>) -> bool {
+    rows.ranges()
+        .iter()
+        .any(|k| k.start < stripe.end && stripe.start < k.end)
+}
+
 /// The runs of consecutive stripes (`(offset, rows)` each) holding a row of `rows`: stripes
 /// without one (pruned by their statistics, or deleted) are never read.
 fn stripe_runs(stripes: &[(u64, Range<u64>)], rows: &RowRanges) -> Vec<StripeRun> {
@@ -180,14 +182,9 @@ fn stripe_runs(stripes: &[(u64, Range<u64>)], rows: &RowRanges) -> Vec<StripeRun
     if stripes.windows(2).any(|w| w[0].0 >= w[1].0) {
         return vec![(None, rows.clone())];
     }
-    let holds = |r: &Range<u64>| {
-        rows.ranges()
-            .iter()
-            .any(|k| k.start < r.end && r.start < k.end)
-    };
     let mut runs: Vec<Range<usize>> = Vec::new();
     for (i, (_, r)) in stripes.iter().enumerate() {
-        if !holds(r) {
+        if !holds_selected(rows, r) {
             continue;
         }
         match runs.last_mut() {

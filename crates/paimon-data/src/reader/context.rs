@@ -119,16 +119,6 @@ impl SplitContext {
             .get(self.io.as_ref(), &self.schema_dir, schema_id)
     }
 
-    /// The path of data file `i`.
-    fn data_file_path(&self, i: usize) -> Result<String> {
-        let meta = self
-            .split
-            .data_files
-            .get(i)
-            .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?;
-        self.file_path(meta)
-    }
-
     /// The path of the split's file `meta` (a data file or a before-file).
     pub(crate) fn file_path(&self, meta: &paimon_spec::data_file::DataFileMeta) -> Result<String> {
         let external = meta
@@ -145,8 +135,13 @@ impl SplitContext {
 
     /// The FileTask of data file `i`, with its deletion vector resolved.
     pub(crate) fn file_task(&self, i: usize) -> Result<FileTask> {
-        let path = self.data_file_path(i)?;
-        let meta = self.split.data_files[i].clone();
+        let meta = self
+            .split
+            .data_files
+            .get(i)
+            .ok_or_else(|| Error::Internal(format!("data file index {i} out of range")))?
+            .clone();
+        let path = self.file_path(&meta)?;
         let schema = self.file_schema(meta.schema_id)?;
         let file_fields = match &meta.write_cols {
             Some(cols) => schema.project(cols),

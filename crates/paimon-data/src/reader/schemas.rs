@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use paimon_io::{join, FileIO};
+use paimon_io::{join, FileIO, FileStatus};
 use paimon_spec::layout::{self, TableLayout};
 use paimon_spec::schema::{TableSchema, TableSchemaRef};
 
@@ -32,7 +32,7 @@ impl SchemaCache {
         if let Some(s) = self.schemas.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(s);
         }
-        let path = join(dir, &format!("{}{id}", layout::SCHEMA_PREFIX));
+        let path = Self::schema_path(dir, id);
         let bytes = io.read(&path).map_err(|e| Error::io(&path, e))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| Error::corrupt(&path, e.to_string()))?;
         let schema = Arc::new(TableSchema::from_json_str(text).map_err(|e| Error::spec(&path, e))?);
@@ -55,13 +55,22 @@ impl SchemaCache {
     /// [`Error::NotFound`] when the directory holds no schema file.
     pub(crate) fn latest(&self, io: &dyn FileIO, dir: &str) -> Result<TableSchemaRef> {
         let entries = io.list(dir).map_err(|e| Error::io(dir, e))?;
-        let id = entries
+        let id = Self::latest_id(&entries).ok_or_else(|| Error::NotFound {
+            path: join(dir, &format!("{}*", layout::SCHEMA_PREFIX)),
+        })?;
+        self.get(io, dir, id)
+    }
+
+    /// The file of schema `id` in `dir`.
+    pub(crate) fn schema_path(dir: &str, id: i64) -> String {
+        join(dir, &format!("{}{id}", layout::SCHEMA_PREFIX))
+    }
+
+    /// The highest schema id among the `entries` of a schema directory.
+    pub(crate) fn latest_id(entries: &[FileStatus]) -> Option<i64> {
+        entries
             .iter()
             .filter_map(|e| layout::parse_id(layout::SCHEMA_PREFIX, e.name()))
             .max()
-            .ok_or_else(|| Error::NotFound {
-                path: join(dir, &format!("{}*", layout::SCHEMA_PREFIX)),
-            })?;
-        self.get(io, dir, id)
     }
 }

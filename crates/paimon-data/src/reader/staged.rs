@@ -25,7 +25,6 @@ use arrow_array::RecordBatch;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use paimon_io::{BoxFuture, FileIO, FileIORef, FileStatus};
-use paimon_spec::layout;
 use paimon_split::Split;
 
 use super::{SchemaCache, SplitBatches, SplitReader};
@@ -322,11 +321,7 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
         Some(id) => ids.push(id),
         None => {
             if let Ok(list) = stage.inner.list_async(&dir).await {
-                let latest = list
-                    .iter()
-                    .filter_map(|e| layout::parse_id(layout::SCHEMA_PREFIX, e.name()))
-                    .max();
-                ids.extend(latest);
+                ids.extend(SchemaCache::latest_id(&list));
                 stage.state().lists.insert(dir.clone(), list);
             }
         }
@@ -341,8 +336,7 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
     ids.dedup();
     for id in ids {
         if !reader.schemas.contains(&dir, id) {
-            let path = paimon_io::join(&dir, &format!("{}{id}", layout::SCHEMA_PREFIX));
-            stage.stage_whole(&path).await;
+            stage.stage_whole(&SchemaCache::schema_path(&dir, id)).await;
         }
     }
     let mut index: Vec<String> = files
