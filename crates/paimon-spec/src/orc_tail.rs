@@ -77,6 +77,25 @@ pub fn check_type_tree(file: &[u8]) -> Result<(), String> {
     check_pre_order(&subtypes)
 }
 
+/// How many bytes from the end of an ORC file a reader needs to open it (the postscript, its
+/// length byte, the footer and the stripe statistics), from `end`, the file's last bytes; `None`
+/// when `end` does not hold a readable postscript.
+pub fn tail_len(end: &[u8]) -> Option<u64> {
+    let (&ps_len, rest) = end.split_last()?;
+    let ps = rest.get(rest.len().checked_sub(usize::from(ps_len))?..)?;
+    let (mut footer, mut metadata) = (None, 0u64);
+    for field in Fields::new(ps) {
+        match field.ok()? {
+            (1, Value::Varint(v)) => footer = Some(v),
+            (5, Value::Varint(v)) => metadata = v,
+            _ => {}
+        }
+    }
+    (u64::from(ps_len) + 1)
+        .checked_add(footer?)?
+        .checked_add(metadata)
+}
+
 /// The types, as their subtype lists, form one tree numbered in pre-order, as ORC writers
 /// number them: walking from type 0, each type is reached once, as the next number, and every
 /// type is reached. orc-rust projects a column by its subtree's numbers, so two columns sharing

@@ -15,6 +15,7 @@ mod parquet_pages;
 mod prune;
 mod ranged;
 mod stream;
+mod tail_ranges;
 mod ts_range;
 
 pub use prune::PruneStats;
@@ -23,6 +24,7 @@ pub use ranged::DEFAULT_COALESCE_GAP;
 pub(crate) use ranged::{fetch_tail, RangedFile, WeakRangedFile};
 pub use stream::decode_parquet_stream;
 pub(crate) use stream::range_error;
+pub(crate) use tail_ranges::{orc_stripe_footers, parquet_page_index};
 pub(crate) use ts_range::format_timestamp;
 
 use std::ops::Range;

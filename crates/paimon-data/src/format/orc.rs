@@ -233,8 +233,9 @@ fn selection(rows: &RowRanges) -> RowSelection {
     )
 }
 
-/// [`paimon_spec::orc_tail::check_type_tree`] on the file's tail, or on the whole file when
-/// the footer does not fit in the tail.
+/// [`paimon_spec::orc_tail::check_type_tree`] on the file's tail, or, when the footer does not
+/// fit in the tail, on as much of the file's end as its postscript names (the whole file when
+/// the postscript is unreadable).
 ///
 /// # Errors
 /// The reason the type tree (or the tail) is unreadable.
@@ -242,8 +243,12 @@ pub(super) fn check_type_tree(data: &RangedFile) -> std::result::Result<(), Stri
     let tail = data.tail().map_err(|e| e.to_string())?;
     match paimon_spec::orc_tail::check_type_tree(&tail) {
         Err(_) if (tail.len() as u64) < data.len() => {
-            let whole = data.whole().map_err(|e| e.to_string())?;
-            paimon_spec::orc_tail::check_type_tree(&whole)
+            let len = data.len();
+            let end = match paimon_spec::orc_tail::tail_len(&tail) {
+                Some(n) if n > tail.len() as u64 && n <= len => data.bytes(len - n..len),
+                _ => data.whole().map_err(super::ranged::RangeError::Io),
+            };
+            paimon_spec::orc_tail::check_type_tree(&end.map_err(|e| e.to_string())?)
         }
         other => other,
     }

@@ -432,8 +432,9 @@ impl RangedFile {
     }
 }
 
-/// The last [`TAIL_BYTES`] of the file `path` of `io` (`len` bytes), or its whole footer when
-/// that is longer (a Parquet footer: metadata, its 4-byte length, the magic), fetched through
+/// The last [`TAIL_BYTES`] of the file `path` of `io` (`len` bytes), or more when its footer
+/// is longer (a Parquet footer: metadata, its 4-byte length, the magic; an ORC file's
+/// postscript, footer and stripe statistics), fetched through
 /// [`paimon_io::FileIO::read_range_async`]: where the tail starts, and its bytes.
 ///
 /// # Errors
@@ -443,26 +444,28 @@ pub(crate) async fn fetch_tail(
     path: &str,
     len: u64,
 ) -> Result<(u64, Bytes), RangeError> {
-    let mut start = len.saturating_sub(TAIL_BYTES);
-    let mut tail = io
+    let start = len.saturating_sub(TAIL_BYTES);
+    let tail = io
         .read_range_async(path, start..len)
         .await
         .map_err(RangeError::Io)?;
-    if let Some(n) = tail
-        .len()
-        .checked_sub(8)
-        .and_then(|at| tail.get(at..at + 4))
-    {
-        let footer = u64::from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])) + 8;
-        if footer > len - start && footer <= len {
-            start = len - footer;
-            tail = io
+    let needed = match tail.len().checked_sub(8).and_then(|at| tail.get(at..)) {
+        Some([a, b, c, d, b'P', b'A', b'R', b'1']) => {
+            Some(u64::from(u32::from_le_bytes([*a, *b, *c, *d])) + 8)
+        }
+        _ => paimon_spec::orc_tail::tail_len(&tail),
+    };
+    match needed {
+        Some(n) if n > len - start && n <= len => {
+            let start = len - n;
+            let tail = io
                 .read_range_async(path, start..len)
                 .await
                 .map_err(RangeError::Io)?;
+            Ok((start, tail))
         }
+        _ => Ok((start, tail)),
     }
-    Ok((start, tail))
 }
 
 /// Planned ranges at most this long that end inside the tail already held are fetched only up

@@ -411,9 +411,13 @@ impl SplitReader {
     /// is fetched ahead through the `FileIO`'s async calls (schema and index files, each data
     /// file's footer, then before each batch the column chunks of the row group being decoded
     /// and of the next one), and decoding runs on the polling task between awaits. The rows
-    /// are those of [`SplitReader::read_any`]; what the driver cannot foresee (an external
-    /// data path, the stripe footers of a large ORC file) is read by the blocking calls on
-    /// the polling thread.
+    /// are those of [`SplitReader::read_any`]. With [`LateMaterialization::Auto`] the filter is
+    /// applied after decoding (late materialization would read the filter's columns of every
+    /// row group while opening a file, before they could be fetched). What the driver cannot
+    /// foresee (a deletion file found only at its second or third candidate path) is read by
+    /// the blocking calls on the polling thread.
+    ///
+    /// [`LateMaterialization::Auto`]: crate::format::LateMaterialization::Auto
     ///
     /// # Errors
     /// As [`SplitReader::read_any`], as the stream's items; the stream ends after an error.

@@ -88,7 +88,8 @@ pub struct ReadOptions {
     /// When the predicate of a raw read is pushed into the Parquet decoder, so that the other
     /// projected columns are decoded only for the rows it keeps. Default
     /// [`LateMaterialization::Auto`]: when a sample of the file shows it keeps at most 0.5% of
-    /// the rows. Rows are the same either way.
+    /// the rows. Rows are the same either way. [`super::SplitReader::read_async`] reads
+    /// `Auto` as `Never`, so that opening a file reads nothing it could not fetch ahead.
     pub late_materialization: LateMaterialization,
     /// Parquet files are read by byte ranges: the footer, then the column chunks of the
     /// projected (and filtered) columns in the row groups that survive pruning, one row group

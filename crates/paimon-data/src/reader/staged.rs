@@ -9,13 +9,16 @@
 //! | when | what is fetched ahead |
 //! |---|---|
 //! | before the split is set up | the schema listing and the schema files it needs, the deletion-vector index files the split names |
-//! | after setup | each Parquet/ORC data file's size and tail (its footer), 8 at a time |
+//! | after setup | each Parquet/ORC data file's size and tail (its footer), 8 at a time, with what planning it reads beyond the tail: an ORC file's stripe footers, a Parquet file's page index when the read has a filter |
 //! | before each batch | the planned column chunks of the row group being decoded and of the next one, in every file open; the next files of a whole-file format (Avro), up to 32 MiB ahead |
 //!
+//! A data file's staged ranges are held until the pipeline lets go of the file (they are
+//! slices of what the pipeline keeps, so they cost nothing more meanwhile).
+//!
 //! What was not foreseen is read by the blocking calls on the polling thread, which is still
-//! correct: a data file's external path, a footer or page index outside the fetched tail, the
-//! stripe footers of an ORC file larger than its tail (read when its stripes are planned), and
-//! anything the staging failed to fetch (the blocking call then reports the error).
+//! correct: the existence checks of a deletion file outside its first candidate path (see
+//! `paths`), and anything the staging failed to fetch (the blocking call then reports the
+//! error).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
@@ -29,7 +32,10 @@ use paimon_split::Split;
 
 use super::{SchemaCache, SplitBatches, SplitReader};
 use crate::error::Result;
-use crate::format::{fetch_tail, range_error, FileFormat, RangedFile, WeakRangedFile};
+use crate::format::{
+    fetch_tail, orc_stripe_footers, parquet_page_index, range_error, FileFormat,
+    LateMaterialization, RangedFile, WeakRangedFile,
+};
 
 /// Data-file tails fetched at once.
 const TAIL_FETCHES: usize = 8;
@@ -51,12 +57,13 @@ struct Staged {
     whole: HashMap<String, Bytes>,
     /// File sizes; a staged size also answers `exists`.
     sizes: HashMap<String, u64>,
-    /// Data-file tails (where they start, their bytes), handed out once.
-    tails: HashMap<String, (u64, Bytes)>,
+    /// Ranges of ranged data files fetched ahead (where each starts, its bytes): the tail and
+    /// what planning reads beyond it.
+    ranges: HashMap<String, Vec<(u64, Bytes)>>,
     /// Directory listings.
     lists: HashMap<String, Vec<FileStatus>>,
-    /// The ranged files the pipeline has opened.
-    open: Vec<WeakRangedFile>,
+    /// The ranged files the pipeline has opened, by path.
+    open: Vec<(String, WeakRangedFile)>,
     /// Paths whose staged bytes the pipeline has taken.
     taken: HashSet<String>,
 }
@@ -78,8 +85,8 @@ impl StagedIO {
     /// Records a file the pipeline opened, to fetch its planned ranges before each batch.
     pub(crate) fn register(&self, file: &RangedFile) {
         let mut st = self.state();
-        st.open.retain(|f| f.upgrade().is_some());
-        st.open.push(file.downgrade());
+        st.forget_closed();
+        st.open.push((file.path().to_string(), file.downgrade()));
     }
 
     /// Stages the whole file `path`; failures are left to the blocking call.
@@ -91,23 +98,56 @@ impl StagedIO {
         }
     }
 
-    /// Stages the size and tail of the ranged data file `path`.
-    async fn stage_tail(&self, path: &str) {
+    /// Stages the size and tail of the ranged data file `path`, and what planning it reads
+    /// beyond the tail: the stripe footers of an ORC file, the page index of a Parquet file
+    /// when the read `filtered` (only a filter reads it).
+    async fn stage_tail(&self, path: &str, format: FileFormat, filtered: bool) {
         let Ok(len) = self.inner.size_async(path).await else {
             return;
         };
         self.state().sizes.insert(path.to_string(), len);
-        if let Ok(tail) = fetch_tail(self.inner.as_ref(), path, len).await {
-            self.state().tails.insert(path.to_string(), tail);
+        let Ok((start, tail)) = fetch_tail(self.inner.as_ref(), path, len).await else {
+            return;
+        };
+        let beyond: Vec<Range<u64>> = match format {
+            FileFormat::Orc => orc_stripe_footers(len, start, &tail).unwrap_or_default(),
+            FileFormat::Parquet if filtered => parquet_page_index(&tail).into_iter().collect(),
+            _ => Vec::new(),
+        };
+        let mut ranges = Vec::new();
+        for r in beyond
+            .into_iter()
+            .filter(|r| r.start < start && r.start < r.end)
+        {
+            let Ok(head) = self
+                .inner
+                .read_range_async(path, r.start..r.end.min(start))
+                .await
+            else {
+                continue;
+            };
+            // A range running into the tail is staged whole: it is read as one.
+            let staged = match usize::try_from(r.end.saturating_sub(start)) {
+                Ok(0) | Err(_) => head,
+                Ok(n) => {
+                    let mut joined = Vec::with_capacity(head.len() + n.min(tail.len()));
+                    joined.extend_from_slice(&head);
+                    joined.extend_from_slice(&tail[..n.min(tail.len())]);
+                    Bytes::from(joined)
+                }
+            };
+            ranges.push((r.start, staged));
         }
+        ranges.push((start, tail));
+        self.state().ranges.insert(path.to_string(), ranges);
     }
 
     /// Fetches the planned ranges due next in every open file.
     async fn prefetch_open(&self) -> Result<()> {
         let open: Vec<RangedFile> = {
             let mut st = self.state();
-            st.open.retain(|f| f.upgrade().is_some());
-            st.open.iter().filter_map(WeakRangedFile::upgrade).collect()
+            st.forget_closed();
+            st.open.iter().filter_map(|(_, f)| f.upgrade()).collect()
         };
         for f in open {
             f.prefetch_async()
@@ -129,6 +169,24 @@ impl StagedIO {
     }
 }
 
+impl Staged {
+    /// Lets go of the files the pipeline closed, and of their staged ranges.
+    fn forget_closed(&mut self) {
+        let closed: Vec<String> = self
+            .open
+            .iter()
+            .filter(|(_, f)| f.upgrade().is_none())
+            .map(|(p, _)| p.clone())
+            .collect();
+        self.open.retain(|(_, f)| f.upgrade().is_some());
+        for path in closed {
+            if !self.open.iter().any(|(p, _)| *p == path) {
+                self.ranges.remove(&path);
+            }
+        }
+    }
+}
+
 impl FileIO for StagedIO {
     fn read(&self, path: &str) -> paimon_io::Result<Bytes> {
         match self.take_whole(path) {
@@ -140,14 +198,14 @@ impl FileIO for StagedIO {
     fn read_range(&self, path: &str, range: Range<u64>) -> paimon_io::Result<Bytes> {
         {
             let mut st = self.state();
-            let hit = st.tails.get(path).and_then(|(start, b)| {
-                let s = usize::try_from(range.start.checked_sub(*start)?).ok()?;
-                let e = usize::try_from(range.end.checked_sub(*start)?).ok()?;
-                (s <= e && e <= b.len()).then(|| b.slice(s..e))
+            let hit = st.ranges.get(path).and_then(|staged| {
+                staged.iter().find_map(|(start, b)| {
+                    let s = usize::try_from(range.start.checked_sub(*start)?).ok()?;
+                    let e = usize::try_from(range.end.checked_sub(*start)?).ok()?;
+                    (s <= e && e <= b.len()).then(|| b.slice(s..e))
+                })
             });
             if let Some(b) = hit {
-                // The ranged file keeps the tail it read; the stage lets go of it.
-                st.tails.remove(path);
                 st.taken.insert(path.to_string());
                 return Ok(b);
             }
@@ -287,9 +345,19 @@ pub(crate) fn read_async(
 async fn start_read(reader: SplitReader, table: &str, split: &Split) -> Result<Driver> {
     let stage = Arc::new(StagedIO::new(reader.io.clone()));
     stage_setup(&stage, &reader, table, split).await;
+    // Only a filter reads a Parquet page index (a query-auth split's row filter is one).
+    let filtered = reader.options.predicate.is_some() || matches!(split, Split::QueryAuth { .. });
+    // Late materialization samples a file's rows and evaluates the filter over every row
+    // group when the file is opened, before the driver could fetch them: by default the
+    // async read filters after decoding instead (the same rows).
+    let mut options = (*reader.options).clone();
+    if options.late_materialization == LateMaterialization::Auto {
+        options.late_materialization = LateMaterialization::Never;
+    }
     let staged = SplitReader {
         io: stage.clone(),
         stage: Some(stage.clone()),
+        options: Arc::new(options),
         ..reader
     };
     let batches = staged.read_any(table, split)?;
@@ -297,11 +365,14 @@ async fn start_read(reader: SplitReader, table: &str, split: &Split) -> Result<D
     let mut ranged = Vec::new();
     for (path, size) in &batches.data_paths {
         match FileFormat::from_file_name(path) {
-            Ok(FileFormat::Parquet | FileFormat::Orc) => ranged.push(path.clone()),
+            Ok(f @ (FileFormat::Parquet | FileFormat::Orc)) => ranged.push((path.clone(), f)),
             _ => whole.push_back((path.clone(), *size)),
         }
     }
-    let fetches: Vec<_> = ranged.iter().map(|p| stage.stage_tail(p)).collect();
+    let fetches: Vec<_> = ranged
+        .iter()
+        .map(|(p, f)| stage.stage_tail(p, *f, filtered))
+        .collect();
     futures::stream::iter(fetches)
         .buffer_unordered(TAIL_FETCHES)
         .collect::<Vec<()>>()

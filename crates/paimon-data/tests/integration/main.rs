@@ -1,6 +1,7 @@
 //! Integration tests of paimon-data: Java-written tables and splits from
 //! `../shared/testdata/paimon-cpp`, read in place.
 
+mod async_footers;
 mod common;
 mod incremental_diff;
 mod parallel;

@@ -25,17 +25,17 @@ use parquet::basic::Compression;
 use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::WriterProperties;
 
-const ROWS: i64 = 100_000;
+pub(crate) const ROWS: i64 = 100_000;
 const GROUP_ROWS: usize = 10_000;
-const COLUMNS: usize = 10;
+pub(crate) const COLUMNS: usize = 10;
 
 /// Bytes of the file's end a read fetches for the footer (`format::ranged::TAIL_BYTES`).
-const TAIL: u64 = 64 << 10;
+pub(crate) const TAIL: u64 = 64 << 10;
 
-struct Table {
-    dir: PathBuf,
-    split: DataSplit,
-    file: PathBuf,
+pub(crate) struct Table {
+    pub(crate) dir: PathBuf,
+    pub(crate) split: DataSplit,
+    pub(crate) file: PathBuf,
 }
 
 impl Drop for Table {
@@ -45,31 +45,26 @@ impl Drop for Table {
 }
 
 /// The value of column `c` (1..) at row `i`: a hash, so chunks do not compress or repeat.
-fn value(c: usize, i: i64) -> i64 {
+pub(crate) fn value(c: usize, i: i64) -> i64 {
     let x = (i as u64 ^ ((c as u64) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (x ^ (x >> 29)) as i64
 }
 
-fn schema_json() -> String {
+fn schema_json(format: &str) -> String {
     let fields: Vec<String> = (0..COLUMNS)
         .map(|c| format!(r#"{{ "id" : {c}, "name" : "c{c}", "type" : "BIGINT NOT NULL" }}"#))
         .collect();
     format!(
         r#"{{ "version" : 3, "id" : 0, "fields" : [ {} ], "highestFieldId" : {},
-  "partitionKeys" : [ ], "primaryKeys" : [ ], "options" : {{ "file.format" : "parquet" }},
+  "partitionKeys" : [ ], "primaryKeys" : [ ], "options" : {{ "file.format" : "{format}" }},
   "timeMillis" : 0 }}"#,
         fields.join(", "),
         COLUMNS - 1
     )
 }
 
-fn table(tag: &str) -> Table {
-    let dir = std::env::temp_dir().join(format!("paimon-ranged-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let bucket = dir.join("bucket-0");
-    std::fs::create_dir_all(dir.join("schema")).unwrap();
-    std::fs::create_dir_all(&bucket).unwrap();
-    std::fs::write(dir.join("schema/schema-0"), schema_json()).unwrap();
+/// The rows of every test file: `c0` is the row's position, the other columns [`value`]s.
+pub(crate) fn rows() -> RecordBatch {
     let columns: Vec<(String, ArrayRef)> = (0..COLUMNS)
         .map(|c| {
             let values: Int64Array = (0..ROWS)
@@ -78,25 +73,47 @@ fn table(tag: &str) -> Table {
             (format!("c{c}"), Arc::new(values) as ArrayRef)
         })
         .collect();
-    let batch = RecordBatch::try_from_iter(columns).unwrap();
-    let props = WriterProperties::builder()
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+/// The writer properties of the test file: no compression or dictionary, row groups of
+/// [`GROUP_ROWS`] rows.
+pub(crate) fn properties() -> parquet::file::properties::WriterPropertiesBuilder {
+    WriterProperties::builder()
         .set_compression(Compression::UNCOMPRESSED)
         .set_dictionary_enabled(false)
         .set_max_row_group_row_count(Some(GROUP_ROWS))
-        .build();
-    let path = bucket.join("data-0.parquet");
-    let mut w = ArrowWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        batch.schema(),
-        Some(props),
-    )
-    .unwrap();
+}
+
+/// [`rows`] as a Parquet file written with `props`.
+pub(crate) fn parquet_file(props: WriterProperties) -> Vec<u8> {
+    let batch = rows();
+    let mut file = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut file, batch.schema(), Some(props)).unwrap();
     w.write(&batch).unwrap();
     w.close().unwrap();
-    let size = std::fs::metadata(&path).unwrap().len() as i64;
+    file
+}
+
+fn table(tag: &str) -> Table {
+    table_of(tag, "parquet", &parquet_file(properties().build()))
+}
+
+/// A table of one bucket holding `file`, a data file of format `format` with [`rows`].
+pub(crate) fn table_of(tag: &str, format: &str, file: &[u8]) -> Table {
+    let dir = std::env::temp_dir().join(format!("paimon-ranged-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bucket = dir.join("bucket-0");
+    std::fs::create_dir_all(dir.join("schema")).unwrap();
+    std::fs::create_dir_all(&bucket).unwrap();
+    std::fs::write(dir.join("schema/schema-0"), schema_json(format)).unwrap();
+    let name = format!("data-0.{format}");
+    let path = bucket.join(&name);
+    std::fs::write(&path, file).unwrap();
+    let size = file.len() as i64;
     let empty = paimon_spec::stats::empty_serialized_row();
     let meta = DataFileMeta {
-        file_name: "data-0.parquet".into(),
+        file_name: name,
         file_size: size,
         row_count: ROWS,
         min_key: empty.clone(),
@@ -230,7 +247,7 @@ fn read(t: &Table, options: ReadOptions) -> (u64, Vec<RecordBatch>) {
     (bytes, batches)
 }
 
-fn column_sum(batches: &[RecordBatch], name: &str) -> i64 {
+pub(crate) fn column_sum(batches: &[RecordBatch], name: &str) -> i64 {
     batches
         .iter()
         .map(|b| {
@@ -240,7 +257,7 @@ fn column_sum(batches: &[RecordBatch], name: &str) -> i64 {
         .fold(0i64, |a, v| a.wrapping_add(v))
 }
 
-fn expected_sum(c: usize, rows: Range<i64>) -> i64 {
+pub(crate) fn expected_sum(c: usize, rows: Range<i64>) -> i64 {
     rows.map(|i| if c == 0 { i } else { value(c, i) })
         .fold(0i64, |a, v| a.wrapping_add(v))
 }
@@ -347,10 +364,10 @@ fn a_filter_pruning_nine_row_groups_reads_a_tenth() {
 /// Local files, counting the calls made through the sync methods and the bytes read through
 /// the async ones.
 #[derive(Debug, Default)]
-struct AsyncOnly {
+pub(crate) struct AsyncOnly {
     inner: LocalFileIO,
-    sync_reads: std::sync::atomic::AtomicUsize,
-    async_bytes: std::sync::atomic::AtomicU64,
+    pub(crate) sync_reads: std::sync::atomic::AtomicUsize,
+    pub(crate) async_bytes: std::sync::atomic::AtomicU64,
 }
 
 impl paimon_io::FileIO for AsyncOnly {

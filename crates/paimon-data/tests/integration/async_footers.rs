@@ -1,0 +1,123 @@
+//! `SplitReader::read_async` on files whose opening reads more than the last 64 KiB: a
+//! Parquet footer longer than that, a Parquet page index before a footer a filter reads, the
+//! stripe footers of an ORC file. The async driver fetches them ahead from what the tail
+//! says, so the read makes no blocking call; the rows are checked against the values written.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use futures::StreamExt;
+use paimon_data::{ReadOptions, SplitReader};
+use paimon_spec::binary::Datum;
+use paimon_spec::predicate::{LeafOp, Predicate};
+use parquet::file::metadata::{KeyValue, ParquetMetaDataReader};
+
+use super::ranged_reads::{
+    column_sum, expected_sum, parquet_file, properties, rows, table_of, AsyncOnly, Table, ROWS,
+    TAIL,
+};
+
+/// Reads the table's split with `read_async` on a current-thread runtime: the batches and
+/// the blocking calls made.
+fn read_async(t: &Table, options: ReadOptions) -> (Vec<RecordBatch>, usize) {
+    let io = Arc::new(AsyncOnly::default());
+    let reader = SplitReader::builder(io.clone())
+        .with_options(options)
+        .build();
+    let split = paimon_split::Split::Data(t.split.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let dir = t.dir.display().to_string();
+    let batches = rt
+        .block_on(reader.read_async(&dir, &split).collect::<Vec<_>>())
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    (
+        batches,
+        io.sync_reads.load(std::sync::atomic::Ordering::SeqCst),
+    )
+}
+
+fn projection(columns: &[usize]) -> ReadOptions {
+    ReadOptions {
+        projection: Some(columns.iter().map(|c| format!("c{c}")).collect()),
+        ..ReadOptions::default()
+    }
+}
+
+#[test]
+fn a_parquet_footer_longer_than_the_tail_is_fetched_ahead() {
+    let pad = KeyValue::new("pad".to_string(), "x".repeat(100_000));
+    let file = parquet_file(properties().set_key_value_metadata(Some(vec![pad])).build());
+    let n = file.len();
+    let footer = u64::from(u32::from_le_bytes(file[n - 8..n - 4].try_into().unwrap())) + 8;
+    assert!(footer > TAIL, "footer {footer} fits the tail");
+    let t = table_of("async-long-footer", "parquet", &file);
+    let (batches, sync) = read_async(&t, projection(&[3]));
+    assert_eq!(column_sum(&batches, "c3"), expected_sum(3, 0..ROWS));
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
+
+#[test]
+fn a_parquet_page_index_before_the_tail_is_fetched_ahead_for_a_filter() {
+    let file = parquet_file(
+        properties()
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(50)
+            .build(),
+    );
+    // The page index (every column's column and offset index) starts before the tail.
+    let meta = ParquetMetaDataReader::new()
+        .parse_and_finish(&bytes::Bytes::from(file.clone()))
+        .unwrap();
+    let index_start = meta
+        .row_groups()
+        .iter()
+        .flat_map(|rg| rg.columns())
+        .filter_map(|c| c.column_index_offset())
+        .min()
+        .unwrap() as u64;
+    assert!(
+        index_start + TAIL < file.len() as u64,
+        "the page index at {index_start} lies in the tail of {} bytes",
+        file.len()
+    );
+    let t = table_of("async-page-index", "parquet", &file);
+    let from = ROWS - 50;
+    let options = ReadOptions {
+        predicate: Some(Predicate::leaf(
+            "c0",
+            LeafOp::GtEq,
+            vec![Datum::BigInt(from)],
+        )),
+        ..projection(&[0, 5])
+    };
+    let (batches, sync) = read_async(&t, options);
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows, 50);
+    assert_eq!(column_sum(&batches, "c5"), expected_sum(5, from..ROWS));
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
+
+#[test]
+fn orc_stripe_footers_are_fetched_ahead() {
+    const STRIPE_ROWS: usize = 10_000;
+    let batch = rows();
+    let mut file = Vec::new();
+    let mut w = orc_rust::ArrowWriterBuilder::new(&mut file, batch.schema())
+        .try_build()
+        .unwrap();
+    for s in (0..batch.num_rows()).step_by(STRIPE_ROWS) {
+        w.write(&batch.slice(s, STRIPE_ROWS)).unwrap();
+        w.flush_stripe().unwrap();
+    }
+    w.close().unwrap();
+    assert!(file.len() as u64 > 10 * TAIL, "{} bytes", file.len());
+    let t = table_of("async-orc", "orc", &file);
+    let (batches, sync) = read_async(&t, projection(&[2, 8]));
+    assert_eq!(column_sum(&batches, "c2"), expected_sum(2, 0..ROWS));
+    assert_eq!(column_sum(&batches, "c8"), expected_sum(8, 0..ROWS));
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
