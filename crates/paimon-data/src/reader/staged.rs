@@ -40,6 +40,10 @@ use crate::format::{
 /// Data-file tails fetched at once.
 const TAIL_FETCHES: usize = 8;
 
+/// Ranges a file's opening reads beyond its tail (ORC stripe footers) less than this apart
+/// are fetched as one.
+const BEYOND_GAP: u64 = 64 << 10;
+
 /// Bytes of whole-format data files (Avro) staged ahead of the pipeline, beyond the next one.
 const WHOLE_AHEAD: u64 = 32 << 20;
 
@@ -114,30 +118,48 @@ impl StagedIO {
             FileFormat::Parquet if filtered => parquet_page_index(&tail).into_iter().collect(),
             _ => Vec::new(),
         };
-        let mut ranges = Vec::new();
-        for r in beyond
+        // Neighbours less than a tail's length apart are fetched as one, the rest 8 at a time.
+        let mut wanted: Vec<Range<u64>> = Vec::new();
+        let mut sorted: Vec<Range<u64>> = beyond
             .into_iter()
             .filter(|r| r.start < start && r.start < r.end)
-        {
-            let Ok(head) = self
-                .inner
-                .read_range_async(path, r.start..r.end.min(start))
-                .await
-            else {
-                continue;
-            };
-            // A range running into the tail is staged whole: it is read as one.
-            let staged = match usize::try_from(r.end.saturating_sub(start)) {
-                Ok(0) | Err(_) => head,
-                Ok(n) => {
-                    let mut joined = Vec::with_capacity(head.len() + n.min(tail.len()));
-                    joined.extend_from_slice(&head);
-                    joined.extend_from_slice(&tail[..n.min(tail.len())]);
-                    Bytes::from(joined)
+            .collect();
+        sorted.sort_by_key(|r| r.start);
+        for r in sorted {
+            match wanted.last_mut() {
+                Some(last) if r.start <= last.end.saturating_add(BEYOND_GAP) => {
+                    last.end = last.end.max(r.end);
                 }
-            };
-            ranges.push((r.start, staged));
+                _ => wanted.push(r),
+            }
         }
+        let fetches = wanted.into_iter().map(|r| {
+            let tail = &tail;
+            async move {
+                let head = self
+                    .inner
+                    .read_range_async(path, r.start..r.end.min(start))
+                    .await
+                    .ok()?;
+                // A range running into the tail is staged whole: it is read as one.
+                let staged = match usize::try_from(r.end.saturating_sub(start)) {
+                    Ok(0) | Err(_) => head,
+                    Ok(n) => {
+                        let n = n.min(tail.len());
+                        let mut joined = Vec::with_capacity(head.len() + n);
+                        joined.extend_from_slice(&head);
+                        joined.extend_from_slice(&tail[..n]);
+                        Bytes::from(joined)
+                    }
+                };
+                Some((r.start, staged))
+            }
+        });
+        let mut ranges: Vec<(u64, Bytes)> = futures::stream::iter(fetches)
+            .buffered(TAIL_FETCHES)
+            .filter_map(|r| async move { r })
+            .collect()
+            .await;
         ranges.push((start, tail));
         self.state().ranges.insert(path.to_string(), ranges);
     }

@@ -17,9 +17,9 @@ use super::ranged_reads::{
     TAIL,
 };
 
-/// Reads the table's split with `read_async` on a current-thread runtime: the batches and
-/// the blocking calls made.
-fn read_async(t: &Table, options: ReadOptions) -> (Vec<RecordBatch>, usize) {
+/// Reads the table's split with `read_async` on a current-thread runtime: the batches, the
+/// blocking calls made and the bytes fetched by the async ones.
+fn read_async(t: &Table, options: ReadOptions) -> (Vec<RecordBatch>, usize, u64) {
     let io = Arc::new(AsyncOnly::default());
     let reader = SplitReader::builder(io.clone())
         .with_options(options)
@@ -34,10 +34,9 @@ fn read_async(t: &Table, options: ReadOptions) -> (Vec<RecordBatch>, usize) {
         .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
-    (
-        batches,
-        io.sync_reads.load(std::sync::atomic::Ordering::SeqCst),
-    )
+    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
+    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
+    (batches, sync, fetched)
 }
 
 fn projection(columns: &[usize]) -> ReadOptions {
@@ -55,7 +54,7 @@ fn a_parquet_footer_longer_than_the_tail_is_fetched_ahead() {
     let footer = u64::from(u32::from_le_bytes(file[n - 8..n - 4].try_into().unwrap())) + 8;
     assert!(footer > TAIL, "footer {footer} fits the tail");
     let t = table_of("async-long-footer", "parquet", &file);
-    let (batches, sync) = read_async(&t, projection(&[3]));
+    let (batches, sync, _) = read_async(&t, projection(&[3]));
     assert_eq!(column_sum(&batches, "c3"), expected_sum(3, 0..ROWS));
     assert_eq!(sync, 0, "the read made blocking calls");
 }
@@ -94,7 +93,7 @@ fn a_parquet_page_index_before_the_tail_is_fetched_ahead_for_a_filter() {
         )),
         ..projection(&[0, 5])
     };
-    let (batches, sync) = read_async(&t, options);
+    let (batches, sync, _) = read_async(&t, options);
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     assert_eq!(rows, 50);
     assert_eq!(column_sum(&batches, "c5"), expected_sum(5, from..ROWS));
@@ -116,8 +115,19 @@ fn orc_stripe_footers_are_fetched_ahead() {
     w.close().unwrap();
     assert!(file.len() as u64 > 10 * TAIL, "{} bytes", file.len());
     let t = table_of("async-orc", "orc", &file);
-    let (batches, sync) = read_async(&t, projection(&[2, 8]));
+    // Each stream fetched alone (no coalescing), to count the bytes.
+    let options = ReadOptions {
+        coalesce_gap: 0,
+        ..projection(&[2, 8])
+    };
+    let (batches, sync, fetched) = read_async(&t, options);
     assert_eq!(column_sum(&batches, "c2"), expected_sum(2, 0..ROWS));
     assert_eq!(column_sum(&batches, "c8"), expected_sum(8, 0..ROWS));
     assert_eq!(sync, 0, "the read made blocking calls");
+    // Two of ten equal columns, the stripe footers and the tail: about a fifth of the file.
+    assert!(
+        fetched < file.len() as u64 / 4,
+        "fetched {fetched} of {} bytes",
+        file.len()
+    );
 }
