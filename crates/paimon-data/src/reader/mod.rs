@@ -414,8 +414,8 @@ impl SplitReader {
     /// are those of [`SplitReader::read_any`]. With [`LateMaterialization::Auto`] the filter is
     /// applied after decoding (late materialization would read the filter's columns of every
     /// row group while opening a file, before they could be fetched). What the driver cannot
-    /// foresee (a deletion file found only at its second or third candidate path) is read by
-    /// the blocking calls on the polling thread.
+    /// foresee (a deletion file found only in the bucket directory, the reader's last place to
+    /// look) is read by the blocking calls on the polling thread.
     ///
     /// [`LateMaterialization::Auto`]: crate::format::LateMaterialization::Auto
     ///

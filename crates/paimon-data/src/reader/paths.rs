@@ -97,7 +97,7 @@ pub(crate) fn index_file(
     // external data files (and path rewrites may point there through `..`).
     let candidates = [
         path.to_string(),
-        TableLayout::new(table_path).index_path(name),
+        table_index_candidate(table_path, path),
         join(bucket_dir, name),
     ];
     for c in &candidates {
@@ -108,6 +108,12 @@ pub(crate) fn index_file(
     Err(Error::NotFound {
         path: path.to_string(),
     })
+}
+
+/// The second place [`index_file`] looks for the index file `path`: the table's index
+/// directory.
+pub(crate) fn table_index_candidate(table_path: &str, path: &str) -> String {
+    TableLayout::new(table_path).index_path(file_name(path))
 }
 
 /// The part of `path` inside `table`, when `path` is `table` or lies inside it (segment-wise:

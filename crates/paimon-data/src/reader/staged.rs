@@ -16,9 +16,10 @@
 //! slices of what the pipeline keeps, so they cost nothing more meanwhile).
 //!
 //! What was not foreseen is read by the blocking calls on the polling thread, which is still
-//! correct: the existence checks of a deletion file outside its first candidate path (see
-//! `paths`), and anything the staging failed to fetch (the blocking call then reports the
-//! error).
+//! correct: the existence check of a deletion file in the bucket directory (the last place
+//! the reader looks, see `paths::index_file`), and anything the staging failed to fetch (the
+//! blocking call then reports the error). Before setup the driver also stages the existence of
+//! each external data path and of a deletion file's second candidate place.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
@@ -30,7 +31,7 @@ use futures::{Stream, StreamExt};
 use paimon_io::{BoxFuture, FileIO, FileIORef, FileStatus};
 use paimon_split::Split;
 
-use super::{SchemaCache, SplitBatches, SplitReader};
+use super::{paths, SchemaCache, SplitBatches, SplitReader};
 use crate::error::Result;
 use crate::format::{
     fetch_tail, orc_stripe_footers, parquet_page_index, range_error, FileFormat,
@@ -70,6 +71,8 @@ struct Staged {
     open: Vec<(String, WeakRangedFile)>,
     /// Paths whose staged bytes the pipeline has taken.
     taken: HashSet<String>,
+    /// Paths the async calls found missing: `exists` answers `false` for them.
+    absent: HashSet<String>,
 }
 
 impl StagedIO {
@@ -93,13 +96,37 @@ impl StagedIO {
         st.open.push((file.path().to_string(), file.downgrade()));
     }
 
-    /// Stages the whole file `path`; failures are left to the blocking call.
+    /// Stages the whole file `path`; other failures than a missing file are left to the
+    /// blocking call.
     async fn stage_whole(&self, path: &str) {
-        if let Ok(bytes) = self.inner.read_async(path).await {
-            let mut st = self.state();
-            st.sizes.insert(path.to_string(), bytes.len() as u64);
-            st.whole.insert(path.to_string(), bytes);
+        match self.inner.read_async(path).await {
+            Ok(bytes) => {
+                let mut st = self.state();
+                st.sizes.insert(path.to_string(), bytes.len() as u64);
+                st.whole.insert(path.to_string(), bytes);
+            }
+            Err(paimon_io::Error::NotFound { .. }) => {
+                self.state().absent.insert(path.to_string());
+            }
+            Err(_) => {}
         }
+    }
+
+    /// Stages the size of `path`, or that it is missing, to answer `exists`.
+    async fn stage_size(&self, path: &str) {
+        match self.inner.size_async(path).await {
+            Ok(n) => {
+                self.state().sizes.insert(path.to_string(), n);
+            }
+            Err(paimon_io::Error::NotFound { .. }) => {
+                self.state().absent.insert(path.to_string());
+            }
+            Err(_) => {}
+        }
+    }
+
+    fn absent(&self, path: &str) -> bool {
+        self.state().absent.contains(path)
     }
 
     /// Stages the size and tail of the ranged data file `path`, and what planning it reads
@@ -259,8 +286,14 @@ impl FileIO for StagedIO {
     }
 
     fn exists(&self, path: &str) -> paimon_io::Result<bool> {
-        if self.state().sizes.contains_key(path) {
-            return Ok(true);
+        {
+            let st = self.state();
+            if st.sizes.contains_key(path) {
+                return Ok(true);
+            }
+            if st.absent.contains(path) {
+                return Ok(false);
+            }
         }
         self.inner.exists(path)
     }
@@ -440,6 +473,27 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
     index.sort_unstable();
     index.dedup();
     for path in index {
+        // Where the split says, else the table's index directory (the reader's next
+        // candidate; the bucket directory, its last, is left to the blocking check).
         stage.stage_whole(&path).await;
+        if stage.absent(&path) {
+            stage
+                .stage_whole(&paths::table_index_candidate(table, &path))
+                .await;
+        }
     }
+    // A data file's external path is checked for existence before it is read.
+    let mut external: Vec<String> = files
+        .iter()
+        .flat_map(|s| s.data_files.iter().chain(&s.before_files))
+        .filter_map(|f| f.external_path.as_deref())
+        .map(|p| reader.options.rewrite_path(p))
+        .collect();
+    external.sort_unstable();
+    external.dedup();
+    let checks: Vec<_> = external.iter().map(|p| stage.stage_size(p)).collect();
+    futures::stream::iter(checks)
+        .buffer_unordered(TAIL_FETCHES)
+        .collect::<Vec<()>>()
+        .await;
 }

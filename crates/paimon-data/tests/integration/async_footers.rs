@@ -131,3 +131,42 @@ fn orc_stripe_footers_are_fetched_ahead() {
         file.len()
     );
 }
+
+/// A data file at an external path, and a deletion file the split names at a place where it
+/// is not but the table's index directory holds it: the reader checks both places for
+/// existence, and the driver has staged both answers.
+#[test]
+fn external_paths_and_moved_deletion_files_are_checked_ahead() {
+    let mut t = table_of(
+        "async-paths",
+        "parquet",
+        &parquet_file(properties().build()),
+    );
+    let external = t.dir.join("elsewhere");
+    std::fs::create_dir_all(&external).unwrap();
+    let moved = external.join("data-0.parquet");
+    std::fs::rename(&t.file, &moved).unwrap();
+    t.split.data_files[0].external_path = Some(moved.display().to_string());
+    let deleted = 1_000u64;
+    let (frame, length) = paimon_data::deletion_vector::DeletionVector::from_positions(0..deleted)
+        .encode(false)
+        .unwrap();
+    let mut index = vec![paimon_data::deletion_vector::INDEX_FILE_VERSION];
+    index.extend_from_slice(&frame);
+    std::fs::create_dir_all(t.dir.join("index")).unwrap();
+    std::fs::write(t.dir.join("index/index-async-0"), &index).unwrap();
+    t.split.data_deletion_files = Some(vec![Some(paimon_spec::data_file::DeletionFile {
+        path: t.dir.join("gone/index-async-0").display().to_string(),
+        offset: 1,
+        length,
+        cardinality: Some(deleted as i64),
+    })]);
+    let (batches, sync, _) = read_async(&t, projection(&[0, 6]));
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows as u64, ROWS as u64 - deleted);
+    assert_eq!(
+        column_sum(&batches, "c6"),
+        expected_sum(6, deleted as i64..ROWS)
+    );
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
