@@ -3,41 +3,16 @@
 //! stripe footers of an ORC file. The async driver fetches them ahead from what the tail
 //! says, so the read makes no blocking call; the rows are checked against the values written.
 
-use std::sync::Arc;
-
 use arrow_array::RecordBatch;
-use futures::StreamExt;
-use paimon_data::{ReadOptions, SplitReader};
+use paimon_data::ReadOptions;
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use parquet::file::metadata::{KeyValue, ParquetMetaDataReader};
 
 use super::ranged_reads::{
-    column_sum, expected_sum, parquet_file, properties, rows, table_of, AsyncOnly, Table, ROWS,
+    column_sum, expected_sum, parquet_file, properties, read_async_counted, rows, table_of, ROWS,
     TAIL,
 };
-
-/// Reads the table's split with `read_async` on a current-thread runtime: the batches, the
-/// blocking calls made and the bytes fetched by the async ones.
-fn read_async(t: &Table, options: ReadOptions) -> (Vec<RecordBatch>, usize, u64) {
-    let io = Arc::new(AsyncOnly::default());
-    let reader = SplitReader::builder(io.clone())
-        .with_options(options)
-        .build();
-    let split = paimon_split::Split::Data(t.split.clone());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let dir = t.dir.display().to_string();
-    let batches = rt
-        .block_on(reader.read_async(&dir, &split).collect::<Vec<_>>())
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
-    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
-    (batches, sync, fetched)
-}
 
 fn projection(columns: &[usize]) -> ReadOptions {
     ReadOptions {
@@ -54,7 +29,7 @@ fn a_parquet_footer_longer_than_the_tail_is_fetched_ahead() {
     let footer = u64::from(u32::from_le_bytes(file[n - 8..n - 4].try_into().unwrap())) + 8;
     assert!(footer > TAIL, "footer {footer} fits the tail");
     let t = table_of("async-long-footer", "parquet", &file);
-    let (batches, sync, _) = read_async(&t, projection(&[3]));
+    let (batches, sync, _) = read_async_counted(&t, projection(&[3]));
     assert_eq!(column_sum(&batches, "c3"), expected_sum(3, 0..ROWS));
     assert_eq!(sync, 0, "the read made blocking calls");
 }
@@ -93,7 +68,7 @@ fn a_parquet_page_index_before_the_tail_is_fetched_ahead_for_a_filter() {
         )),
         ..projection(&[0, 5])
     };
-    let (batches, sync, _) = read_async(&t, options);
+    let (batches, sync, _) = read_async_counted(&t, options);
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     assert_eq!(rows, 50);
     assert_eq!(column_sum(&batches, "c5"), expected_sum(5, from..ROWS));
@@ -120,7 +95,7 @@ fn orc_stripe_footers_are_fetched_ahead() {
         coalesce_gap: 0,
         ..projection(&[2, 8])
     };
-    let (batches, sync, fetched) = read_async(&t, options);
+    let (batches, sync, fetched) = read_async_counted(&t, options);
     assert_eq!(column_sum(&batches, "c2"), expected_sum(2, 0..ROWS));
     assert_eq!(column_sum(&batches, "c8"), expected_sum(8, 0..ROWS));
     assert_eq!(sync, 0, "the read made blocking calls");
@@ -161,7 +136,7 @@ fn external_paths_and_moved_deletion_files_are_checked_ahead() {
         length,
         cardinality: Some(deleted as i64),
     })]);
-    let (batches, sync, _) = read_async(&t, projection(&[0, 6]));
+    let (batches, sync, _) = read_async_counted(&t, projection(&[0, 6]));
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     assert_eq!(rows as u64, ROWS as u64 - deleted);
     assert_eq!(

@@ -364,10 +364,10 @@ fn a_filter_pruning_nine_row_groups_reads_a_tenth() {
 /// Local files, counting the calls made through the sync methods and the bytes read through
 /// the async ones.
 #[derive(Debug, Default)]
-pub(crate) struct AsyncOnly {
+struct AsyncOnly {
     inner: LocalFileIO,
-    pub(crate) sync_reads: std::sync::atomic::AtomicUsize,
-    pub(crate) async_bytes: std::sync::atomic::AtomicU64,
+    sync_reads: std::sync::atomic::AtomicUsize,
+    async_bytes: std::sync::atomic::AtomicU64,
 }
 
 impl paimon_io::FileIO for AsyncOnly {
@@ -435,6 +435,34 @@ impl paimon_io::FileIO for AsyncOnly {
     }
 }
 
+/// Reads the table's split with `SplitReader::read_async` on a current-thread runtime through
+/// an [`AsyncOnly`] I/O: the batches, the blocking calls made and the bytes fetched by the
+/// async ones.
+pub(crate) fn read_async_counted(
+    t: &Table,
+    options: ReadOptions,
+) -> (Vec<RecordBatch>, usize, u64) {
+    use futures::StreamExt;
+
+    let io = Arc::new(AsyncOnly::default());
+    let reader = SplitReader::builder(io.clone())
+        .with_options(options)
+        .build();
+    let split = paimon_split::Split::Data(t.split.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let dir = t.dir.display().to_string();
+    let batches = rt
+        .block_on(reader.read_async(&dir, &split).collect::<Vec<_>>())
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
+    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
+    (batches, sync, fetched)
+}
+
 #[test]
 fn the_async_stream_reads_only_through_read_range_async() {
     use futures::StreamExt;
@@ -487,26 +515,15 @@ fn the_async_stream_reads_only_through_read_range_async() {
 /// and the schema file.
 #[test]
 fn an_async_split_read_makes_no_blocking_call() {
-    use futures::StreamExt;
-
     let t = table("async-split");
     let l = layout(&t.file);
-    let io = Arc::new(AsyncOnly::default());
     let projected = [1usize, 4, 7];
-    let reader = SplitReader::builder(io.clone())
-        .with_projection(projected.iter().map(|c| format!("c{c}")))
-        .with_batch_size(4096)
-        .build();
-    let split = paimon_split::Split::Data(t.split.clone());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let table_dir = t.dir.display().to_string();
-    let batches: Vec<RecordBatch> = rt
-        .block_on(reader.read_async(&table_dir, &split).collect::<Vec<_>>())
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let options = ReadOptions {
+        projection: Some(projected.iter().map(|c| format!("c{c}")).collect()),
+        batch_size: 4096,
+        ..ReadOptions::default()
+    };
+    let (batches, sync, fetched) = read_async_counted(&t, options);
     for c in projected {
         let name = format!("c{c}");
         assert_eq!(
@@ -515,8 +532,6 @@ fn an_async_split_read_makes_no_blocking_call() {
             "{name}"
         );
     }
-    let sync = io.sync_reads.load(std::sync::atomic::Ordering::SeqCst);
-    let fetched = io.async_bytes.load(std::sync::atomic::Ordering::SeqCst);
     let schema = std::fs::metadata(t.dir.join("schema/schema-0"))
         .unwrap()
         .len();
