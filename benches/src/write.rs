@@ -7,10 +7,13 @@
 //!   sequence columns on primary-key tables, merging per flush) and `prepare_commit`; then the
 //!   commit is timed on its own;
 //! * baseline: the parquet crate's `ArrowWriter` writing the same batches into one file with the
-//!   writer properties ours uses (`file.compression` zstd, its level), nothing else.
+//!   writer properties ours uses (`file.compression` zstd, its level), nothing else;
+//! * split baseline: `ArrowWriter`s writing the same batches into one file per partition value
+//!   (the files a partitioned table needs; one file when the table has no partition keys),
+//!   each batch cut where the partition changes.
 //!
-//! Prints `rows=.. ours_ms=.. commit_ms=.. raw_ms=.. ours_bytes=.. raw_bytes=..` with the
-//! best time of each. The output directory is emptied before each run.
+//! Prints `rows=.. ours_ms=.. commit_ms=.. raw_ms=.. split_ms=.. ours_bytes=.. raw_bytes=..
+//! split_files=..` with the best time of each. The output directory is emptied before each run.
 
 use std::time::Instant;
 
@@ -47,7 +50,18 @@ pub fn write(source: &str, out: &str, reps: usize) -> Result<()> {
         .unwrap_or(1);
     let props =
         writer_properties(&t.options().file_compression, level).map_err(|e| anyhow!("{e}"))?;
-    let (mut ours, mut commit, mut raw) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut ours, mut commit, mut raw, mut split) = (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
+    let mut split_files = 0;
+    let partition_cols: Vec<usize> = schema
+        .partition_keys
+        .iter()
+        .map(|k| {
+            batches
+                .first()
+                .and_then(|b| b.schema().index_of(k).ok())
+                .ok_or_else(|| anyhow!("{source}: no column {k}"))
+        })
+        .collect::<Result<_>>()?;
     let (mut ours_bytes, mut raw_bytes) = (0u64, 0u64);
     std::fs::create_dir_all(out).with_context(|| out.to_string())?;
     for rep in 0..reps.max(1) {
@@ -92,14 +106,71 @@ pub fn write(source: &str, out: &str, reps: usize) -> Result<()> {
         raw = raw.min(start.elapsed().as_secs_f64());
         raw_bytes = std::fs::metadata(&file)?.len();
         std::fs::remove_file(&file)?;
+
+        // The parquet crate alone, one file per partition.
+        let start = Instant::now();
+        let files = write_per_partition(&batches, &partition_cols, out, rep, &props)?;
+        split = split.min(start.elapsed().as_secs_f64());
+        split_files = files.len();
+        for f in files {
+            std::fs::remove_file(&f)?;
+        }
     }
     println!(
-        "rows={rows} ours_ms={:.1} commit_ms={:.1} raw_ms={:.1} ours_bytes={ours_bytes} raw_bytes={raw_bytes}",
+        "rows={rows} ours_ms={:.1} commit_ms={:.1} raw_ms={:.1} split_ms={:.1} ours_bytes={ours_bytes} raw_bytes={raw_bytes} split_files={split_files}",
         ours * 1e3,
         commit * 1e3,
-        raw * 1e3
+        raw * 1e3,
+        split * 1e3
     );
     Ok(())
+}
+
+/// Writes `batches` with one `ArrowWriter` per value of the `partition` columns (one writer
+/// when there are none), each batch cut into runs of equal values; returns the files.
+fn write_per_partition(
+    batches: &[RecordBatch],
+    partition: &[usize],
+    out: &str,
+    rep: usize,
+    props: &parquet::file::properties::WriterProperties,
+) -> Result<Vec<String>> {
+    let mut writers: std::collections::HashMap<String, ArrowWriter<std::fs::File>> =
+        std::collections::HashMap::new();
+    let mut files = Vec::new();
+    for b in batches {
+        let columns: Vec<_> = partition.iter().map(|&i| b.column(i).clone()).collect();
+        let runs = if columns.is_empty() {
+            std::iter::once(0..b.num_rows()).collect()
+        } else {
+            arrow_ord::partition::partition(&columns)?.ranges()
+        };
+        for run in runs {
+            let key = columns
+                .iter()
+                .map(|c| arrow_cast::display::array_value_to_string(c, run.start))
+                .collect::<std::result::Result<Vec<_>, _>>()?
+                .join("/");
+            let w = match writers.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let file = format!(
+                        "{}/split-{rep}-{}.parquet",
+                        out.trim_end_matches('/'),
+                        files.len()
+                    );
+                    let f = std::fs::File::create(&file).with_context(|| file.clone())?;
+                    files.push(file);
+                    e.insert(ArrowWriter::try_new(f, b.schema(), Some(props.clone()))?)
+                }
+            };
+            w.write(&b.slice(run.start, run.len()))?;
+        }
+    }
+    for (_, w) in writers {
+        w.close()?;
+    }
+    Ok(files)
 }
 
 /// `paimon-bench commit-latency TABLE --out DIR`: for each of `reps`, the metadata of `TABLE`
