@@ -449,12 +449,8 @@ pub(crate) async fn fetch_tail(
         .read_range_async(path, start..len)
         .await
         .map_err(RangeError::Io)?;
-    let needed = match tail.len().checked_sub(8).and_then(|at| tail.get(at..)) {
-        Some([a, b, c, d, b'P', b'A', b'R', b'1']) => {
-            Some(u64::from(u32::from_le_bytes([*a, *b, *c, *d])) + 8)
-        }
-        _ => paimon_spec::orc_tail::tail_len(&tail),
-    };
+    let needed = super::tail_ranges::parquet_footer_len(&tail)
+        .or_else(|| paimon_spec::orc_tail::tail_len(&tail));
     match needed {
         Some(n) if n > len - start && n <= len => {
             let start = len - n;

@@ -16,17 +16,24 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use bytes::Bytes;
 use parquet::file::metadata::ParquetMetaDataReader;
 
+/// The length of the footer of the Parquet file whose last bytes are `end` (its metadata, the
+/// metadata's 4-byte length and the magic); `None` when `end` does not end with the magic.
+pub(crate) fn parquet_footer_len(end: &[u8]) -> Option<u64> {
+    match end.get(end.len().checked_sub(8)?..)? {
+        [a, b, c, d, b'P', b'A', b'R', b'1'] => {
+            Some(u64::from(u32::from_le_bytes([*a, *b, *c, *d])) + 8)
+        }
+        _ => None,
+    }
+}
+
 /// The page index (every column index and offset index) of the Parquet file whose last bytes
 /// are `tail`, as one range; `None` when `tail` does not hold the whole footer or the file
 /// has no page index.
 pub(crate) fn parquet_page_index(tail: &[u8]) -> Option<Range<u64>> {
     let n = tail.len();
-    let end = tail.get(n.checked_sub(8)?..)?;
-    if end.get(4..) != Some(b"PAR1".as_slice()) {
-        return None;
-    }
-    let meta_len = usize::try_from(u32::from_le_bytes(end.get(..4)?.try_into().ok()?)).ok()?;
-    let meta = tail.get(n.checked_sub(8)?.checked_sub(meta_len)?..n - 8)?;
+    let footer = usize::try_from(parquet_footer_len(tail)?).ok()?;
+    let meta = tail.get(n.checked_sub(footer)?..n - 8)?;
     // The parquet crate panics on some damaged footers: such a file gets no range here, and
     // its decoder reports it.
     let meta = catch_unwind(|| ParquetMetaDataReader::decode_metadata(meta))

@@ -69,7 +69,7 @@ struct Staged {
     lists: HashMap<String, Vec<FileStatus>>,
     /// The ranged files the pipeline has opened, by path.
     open: Vec<(String, WeakRangedFile)>,
-    /// Paths whose staged bytes the pipeline has taken.
+    /// Whole files the pipeline has taken.
     taken: HashSet<String>,
     /// Paths the async calls found missing: `exists` answers `false` for them.
     absent: HashSet<String>,
@@ -133,10 +133,10 @@ impl StagedIO {
     /// beyond the tail: the stripe footers of an ORC file, the page index of a Parquet file
     /// when the read `filtered` (only a filter reads it).
     async fn stage_tail(&self, path: &str, format: FileFormat, filtered: bool) {
-        let Ok(len) = self.inner.size_async(path).await else {
+        self.stage_size(path).await;
+        let Some(len) = self.state().sizes.get(path).copied() else {
             return;
         };
-        self.state().sizes.insert(path.to_string(), len);
         let Ok((start, tail)) = fetch_tail(self.inner.as_ref(), path, len).await else {
             return;
         };
@@ -246,7 +246,7 @@ impl FileIO for StagedIO {
 
     fn read_range(&self, path: &str, range: Range<u64>) -> paimon_io::Result<Bytes> {
         {
-            let mut st = self.state();
+            let st = self.state();
             let hit = st.ranges.get(path).and_then(|staged| {
                 staged.iter().find_map(|(start, b)| {
                     let s = usize::try_from(range.start.checked_sub(*start)?).ok()?;
@@ -255,7 +255,6 @@ impl FileIO for StagedIO {
                 })
             });
             if let Some(b) = hit {
-                st.taken.insert(path.to_string());
                 return Ok(b);
             }
         }
