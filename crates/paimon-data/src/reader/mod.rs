@@ -413,9 +413,9 @@ impl SplitReader {
     /// and of the next one), and decoding runs on the polling task between awaits. The rows
     /// are those of [`SplitReader::read_any`]. With [`LateMaterialization::Auto`] the filter is
     /// applied after decoding (late materialization would read the filter's columns of every
-    /// row group while opening a file, before they could be fetched). What the driver cannot
-    /// foresee (a deletion file found only in the bucket directory, the reader's last place to
-    /// look) is read by the blocking calls on the polling thread.
+    /// row group while opening a file, before they could be fetched). What the staging failed
+    /// to fetch is read by the blocking calls on the polling thread (which then report the
+    /// error).
     ///
     /// [`LateMaterialization::Auto`]: crate::format::LateMaterialization::Auto
     ///

@@ -8,7 +8,7 @@
 //!
 //! | when | what is fetched ahead |
 //! |---|---|
-//! | before the split is set up | the schema listing and the schema files it needs, the deletion-vector index files the split names |
+//! | before the split is set up | the schema listing and the schema files it needs, the deletion-vector index files the split names (else where the reader looks next: the table's index directory, then the bucket directory) |
 //! | after setup | each Parquet/ORC data file's size and tail (its footer), 8 at a time, with what planning it reads beyond the tail: an ORC file's stripe footers, a Parquet file's page index when the read has a filter |
 //! | before each batch | the planned column chunks of the row group being decoded and of the next one, in every file open; the next files of a whole-file format (Avro), up to 32 MiB ahead |
 //!
@@ -16,10 +16,10 @@
 //! slices of what the pipeline keeps, so they cost nothing more meanwhile).
 //!
 //! What was not foreseen is read by the blocking calls on the polling thread, which is still
-//! correct: the existence check of a deletion file in the bucket directory (the last place
-//! the reader looks, see `paths::index_file`), and anything the staging failed to fetch (the
-//! blocking call then reports the error). Before setup the driver also stages the existence of
-//! each external data path and of a deletion file's second candidate place.
+//! correct: anything the staging failed to fetch (the blocking call then reports the error),
+//! and the bucket directory of a deletion file when the table's schema could not be read
+//! ahead to locate it. Before setup the driver also stages the existence of each external
+//! data path.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
@@ -442,15 +442,18 @@ async fn start_read(reader: SplitReader, table: &str, split: &Split) -> Result<D
 async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split: &Split) {
     let dir = SchemaCache::schema_dir(table, reader.options.branch.as_deref());
     let mut ids: Vec<i64> = Vec::new();
-    match reader.options.schema_id {
-        Some(id) => ids.push(id),
-        None => {
-            if let Ok(list) = stage.inner.list_async(&dir).await {
-                ids.extend(SchemaCache::latest_id(&list));
+    let table_id = match reader.options.schema_id {
+        Some(id) => Some(id),
+        None => match stage.inner.list_async(&dir).await {
+            Ok(list) => {
+                let id = SchemaCache::latest_id(&list);
                 stage.state().lists.insert(dir.clone(), list);
+                id
             }
-        }
-    }
+            Err(_) => None,
+        },
+    };
+    ids.extend(table_id);
     let files = split.files_split();
     ids.extend(
         files
@@ -471,13 +474,36 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
         .collect();
     index.sort_unstable();
     index.dedup();
+    // The reader's last place for an index file is the bucket directory, which the table's
+    // schema (staged above) locates.
+    let bucket_dir = match (table_id, files) {
+        (Some(id), Some(split)) if !index.is_empty() => {
+            reader.schemas.get(stage, &dir, id).ok().and_then(|t| {
+                let path_directory = t.options.get("data-file.path-directory");
+                paths::bucket_dir(
+                    stage,
+                    table,
+                    &split.bucket_path,
+                    t.partition_keys.len(),
+                    path_directory.map(String::as_str),
+                )
+                .ok()
+            })
+        }
+        _ => None,
+    };
     for path in index {
-        // Where the split says, else the table's index directory (the reader's next
-        // candidate; the bucket directory, its last, is left to the blocking check).
+        // The reader's candidates in its order: where the split says, the table's index
+        // directory, the bucket directory.
         stage.stage_whole(&path).await;
-        if stage.absent(&path) {
+        if !stage.absent(&path) {
+            continue;
+        }
+        let second = paths::table_index_candidate(table, &path);
+        stage.stage_whole(&second).await;
+        if let Some(dir) = bucket_dir.as_deref().filter(|_| stage.absent(&second)) {
             stage
-                .stage_whole(&paths::table_index_candidate(table, &path))
+                .stage_whole(&paimon_io::join(dir, paimon_io::file_name(&path)))
                 .await;
         }
     }

@@ -145,3 +145,37 @@ fn external_paths_and_moved_deletion_files_are_checked_ahead() {
     );
     assert_eq!(sync, 0, "the read made blocking calls");
 }
+
+/// A deletion file the split names at a place where it is not, and which only the bucket
+/// directory holds (the reader's last place to look): the driver locates the bucket directory
+/// from the staged schema and stages the file there.
+#[test]
+fn deletion_files_found_only_in_the_bucket_directory_are_fetched_ahead() {
+    let mut t = table_of(
+        "async-bucket-dv",
+        "parquet",
+        &parquet_file(properties().build()),
+    );
+    let deleted = 250u64;
+    let (frame, length) = paimon_data::deletion_vector::DeletionVector::from_positions(0..deleted)
+        .encode(false)
+        .unwrap();
+    let mut index = vec![paimon_data::deletion_vector::INDEX_FILE_VERSION];
+    index.extend_from_slice(&frame);
+    let bucket = t.file.parent().unwrap().to_path_buf();
+    std::fs::write(bucket.join("index-async-1"), &index).unwrap();
+    t.split.data_deletion_files = Some(vec![Some(paimon_spec::data_file::DeletionFile {
+        path: t.dir.join("gone/index-async-1").display().to_string(),
+        offset: 1,
+        length,
+        cardinality: Some(deleted as i64),
+    })]);
+    let (batches, sync, _) = read_async_counted(&t, projection(&[0, 6]));
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows as u64, ROWS as u64 - deleted);
+    assert_eq!(
+        column_sum(&batches, "c6"),
+        expected_sum(6, deleted as i64..ROWS)
+    );
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
