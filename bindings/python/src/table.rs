@@ -12,7 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 
 use crate::arrow_export::Schema;
-use crate::convert::{arg, file_io, json_to_py, location_arg, options_arg, table_location};
+use crate::convert::{
+    arg, file_io, json_to_py, location_arg, options_arg, table_location, threads_arg,
+};
 use crate::datafusion_export;
 use crate::errors::py as pyr;
 use crate::reader::guard;
@@ -221,10 +223,18 @@ impl Table {
 
     /// A writer of Arrow data into this table's files (see `TableWrite`); nothing is
     /// committed until its messages are. `row_kind_column`: a column of the data holding each
-    /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written.
-    #[pyo3(signature = (row_kind_column=None))]
-    fn new_write(&self, py: Python<'_>, row_kind_column: Option<String>) -> PyResult<TableWrite> {
-        TableWrite::open(py, &self.table, row_kind_column, false, false)
+    /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written. `threads`:
+    /// threads encoding the columns of Parquet files (None: all cores; 1 for a worker that
+    /// runs one writer per core); the files are the same whatever the count.
+    #[pyo3(signature = (row_kind_column=None, threads=None))]
+    fn new_write(
+        &self,
+        py: Python<'_>,
+        row_kind_column: Option<String>,
+        threads: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<TableWrite> {
+        let threads = threads_arg(threads.as_ref())?;
+        TableWrite::open(py, &self.table, row_kind_column, false, false, threads)
     }
 
     /// A committer of commit messages into this table as `user` (default: a new user per
@@ -243,7 +253,7 @@ impl Table {
     /// by lookup in a COMPACT snapshot, as Java's writers and `paimon write` do (their rows
     /// reach batch reads, and the changelog is written, only so); should that compaction
     /// fail, its error is raised and the write stays committed.
-    #[pyo3(signature = (data, overwrite=false, partition=None, row_kind_column=None))]
+    #[pyo3(signature = (data, overwrite=false, partition=None, row_kind_column=None, threads=None))]
     fn write_arrow(
         &self,
         py: Python<'_>,
@@ -251,7 +261,9 @@ impl Table {
         overwrite: bool,
         partition: Option<Bound<'_, PyDict>>,
         row_kind_column: Option<String>,
+        threads: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Vec<i64>> {
+        let threads = threads_arg(threads.as_ref())?;
         if partition.is_some() && !overwrite {
             return Err(crate::errors::invalid(
                 "partition= only applies with overwrite=True",
@@ -259,7 +271,14 @@ impl Table {
         }
         let spec = crate::write::partition_spec(&self.table, partition.as_ref())?;
         let compact_after = compacts_after_write(&self.table);
-        let writer = TableWrite::open(py, &self.table, row_kind_column, overwrite, compact_after)?;
+        let writer = TableWrite::open(
+            py,
+            &self.table,
+            row_kind_column,
+            overwrite,
+            compact_after,
+            threads,
+        )?;
         let messages = writer.write_data(py, data).and_then(|_| writer.prepare(py));
         let messages = match messages {
             Ok(m) => m,

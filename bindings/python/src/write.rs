@@ -39,15 +39,18 @@ impl TableWrite {
     /// continues each bucket's sequence numbers from the latest snapshot, so the rows written
     /// win over those committed, and a dynamic-bucket table's writer finds existing keys in the
     /// committed hash index, unless `overwrite` says the rows replace the table's. With
-    /// `compact_after` the caller compacts the written buckets after committing.
+    /// `compact_after` the caller compacts the written buckets after committing. `threads`
+    /// encode the columns of Parquet files.
     pub fn open(
         py: Python<'_>,
         table: &paimon_meta::Table,
         kind_column: Option<String>,
         overwrite: bool,
         compact_after: bool,
+        threads: usize,
     ) -> PyResult<TableWrite> {
-        let writer = guard(|| py.detach(|| pyr(open_writer(table, overwrite, compact_after))))?;
+        let writer =
+            guard(|| py.detach(|| pyr(open_writer(table, overwrite, compact_after, threads))))?;
         Ok(TableWrite {
             path: table.path().to_string(),
             kind_column,

@@ -70,6 +70,17 @@ def catalog(tmp_path):
     return pr.Catalog(str(wh))
 
 
+def test_columns_encoded_on_any_thread_count_read_as_java_reads_them(catalog, tmp_path):
+    # threads=None (every core) is what the other tests use; 1 and 3 here.
+    for n in (1, 3):
+        t = catalog.create_table(f"db.threads{n}", ORDERS, partition_keys=["dt"])
+        data = orders(range(0, 40), "2024-01-01")
+        assert t.write_arrow(data, threads=n) == [1]
+        java_equals(t, data, tmp_path)
+    with pytest.raises(pr.InvalidArgumentError):
+        t.new_write(threads=0)
+
+
 def test_partitioned_append_table_written_twice_reads_as_java_reads_it(catalog, tmp_path):
     t = catalog.create_table("db.orders", ORDERS, partition_keys=["dt"])
     assert t.partition_keys == ["dt"] and t.primary_keys == []

@@ -32,7 +32,8 @@ pub fn compacts_after_write(table: &Table) -> bool {
 /// and finds existing keys of a dynamic-bucket table in the committed hash index, unless
 /// `overwrite` says the rows replace the table's (Java then starts an empty index). With
 /// `compact_after` the caller runs [`compact_written`] after committing (see
-/// [`compacts_after_write`]).
+/// [`compacts_after_write`]). `threads` encode the columns of Parquet files
+/// ([`TableWrite::with_threads`]).
 ///
 /// # Errors
 /// What [`TableWrite::try_new`] refuses; metadata read errors.
@@ -40,12 +41,14 @@ pub fn open_writer(
     table: &Table,
     overwrite: bool,
     compact_after: bool,
+    threads: usize,
 ) -> Result<TableWrite, CompactError> {
     let (io, path, schema) = (table.file_io().clone(), table.path(), table.schema());
     let mut writer = match compact_after {
         true => TableWrite::try_new_compacted_after(io, path, schema)?,
         false => TableWrite::try_new(io, path, schema)?,
-    };
+    }
+    .with_threads(threads)?;
     if !table.is_primary_key_table() {
         return Ok(writer);
     }

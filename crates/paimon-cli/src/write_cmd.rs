@@ -49,6 +49,10 @@ pub struct WriteArgs {
     /// Commit-message serializer version of the message files (default: Java 1.4's).
     #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
     pub message_version: i32,
+    /// Threads encoding the columns of Parquet files (default: every core); the files are the
+    /// same whatever the count.
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 /// `paimon commit TABLE MESSAGE_FILE...`.
@@ -84,7 +88,11 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         None => None,
     };
     let compact_after = compacts_after_write(&table) && !a.prepare_only;
-    let mut writer = open_writer(&table, a.overwrite, compact_after).map_err(|e| anyhow!("{e}"))?;
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let mut writer =
+        open_writer(&table, a.overwrite, compact_after, threads).map_err(|e| anyhow!("{e}"))?;
     let format = match a.input_format {
         Some(f) => f,
         None => InputFormat::of_path(&a.from)?,

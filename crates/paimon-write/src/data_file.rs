@@ -6,13 +6,12 @@ use arrow_schema::SchemaRef;
 use paimon_io::FileWriter;
 use paimon_spec::stats::ColStats;
 use paimon_spec::types::DataField;
-use parquet::file::properties::WriterProperties;
 
 use crate::avro_file::{AvroFile, AvroFormat};
 use crate::error::{Error, Result};
 use crate::orc_file::{OrcFile, OrcFormat};
 use crate::parquet_file::{
-    batch_arrow_schema, parquet_arrow_schema, writer_properties, ParquetFile,
+    batch_arrow_schema, parquet_arrow_schema, writer_properties, ParquetFile, ParquetFormat,
 };
 use crate::stats::StatsMode;
 
@@ -42,8 +41,8 @@ pub(crate) fn close_stream(out: Box<dyn FileWriter>, table: &str, path: &str) ->
 /// How the files of one table are encoded.
 #[derive(Debug, Clone)]
 pub enum FileFormat {
-    /// Parquet with these properties.
-    Parquet(Box<WriterProperties>),
+    /// Parquet with these properties and encoding threads.
+    Parquet(Box<ParquetFormat>),
     /// Avro object container files.
     Avro(AvroFormat),
     /// ORC files (flat rows of primitive columns).
@@ -72,7 +71,10 @@ impl FileFormat {
             "parquet" => {
                 let schema = parquet_arrow_schema(table, fields)?;
                 Ok((
-                    FileFormat::Parquet(Box::new(writer_properties(compression, zstd_level)?)),
+                    FileFormat::Parquet(Box::new(ParquetFormat::new(writer_properties(
+                        compression,
+                        zstd_level,
+                    )?))),
                     schema,
                 ))
             }
@@ -119,13 +121,9 @@ impl DataFile {
         schema: SchemaRef,
     ) -> Result<Self> {
         Ok(match format {
-            FileFormat::Parquet(props) => DataFile::Parquet(ParquetFile::try_new(
-                table,
-                path,
-                out,
-                schema,
-                props.as_ref().clone(),
-            )?),
+            FileFormat::Parquet(format) => {
+                DataFile::Parquet(ParquetFile::try_new(table, path, out, schema, format)?)
+            }
             FileFormat::Avro(avro) => DataFile::Avro(AvroFile::try_new(table, path, out, avro)?),
             FileFormat::Orc(orc) => DataFile::Orc(OrcFile::try_new(table, path, out, orc)?),
         })

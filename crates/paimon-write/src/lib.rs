@@ -54,6 +54,7 @@ pub mod key_value;
 pub mod kv_buffer;
 pub mod options;
 pub mod orc_file;
+mod parquet_columns;
 pub mod parquet_file;
 pub mod paths;
 pub mod rolling;

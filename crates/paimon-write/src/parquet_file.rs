@@ -15,12 +15,16 @@ use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
 use paimon_data::arrow_schema::to_arrow_type;
 use paimon_io::FileWriter;
 use paimon_spec::types::{DataField, DataType, TypeKind};
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnWriter, ArrowRowGroupWriterFactory};
 use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
 
 use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
+use crate::parquet_columns::ColumnGroups;
 use crate::sink::Sink;
 use crate::stats::{parquet_field_stats, StatsMode};
 
@@ -121,13 +125,79 @@ pub fn writer_properties(compression: &str, zstd_level: i32) -> Result<WriterPro
         .build())
 }
 
-/// A Parquet file open for writing.
-#[derive(Debug)]
+/// How the Parquet files of a table are encoded: the writer properties, and the threads that
+/// encode the columns of a row group side by side with the writing thread (none: the writing
+/// thread encodes them all).
+#[derive(Debug, Clone)]
+pub struct ParquetFormat {
+    /// Writer properties (codec, statistics).
+    pub props: WriterProperties,
+    /// Threads encoding columns besides the writing thread.
+    pub pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl ParquetFormat {
+    /// Encoding on the writing thread.
+    pub fn new(props: WriterProperties) -> Self {
+        ParquetFormat { props, pool: None }
+    }
+
+    /// Columns encoded by `threads` threads, the writing thread and `threads - 1` more (1: on
+    /// the writing thread alone). The bytes written do not depend on it.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the threads cannot be started.
+    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        self.pool = match threads {
+            0 | 1 => None,
+            n => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n - 1)
+                    .thread_name(|i| format!("paimon-parquet-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::Internal(format!("starting {n} Parquet encoding threads: {e}"))
+                    })?,
+            )),
+        };
+        Ok(self)
+    }
+}
+
+/// Rows handed to the encoding threads at a time: each hand-over wakes them and waits for the
+/// slowest, so it should carry a few milliseconds of work.
+const DISPATCH_ROWS: usize = 64 * 1024;
+
+/// A Parquet file open for writing. Batches are encoded column by column into the open row
+/// group (by the format's threads when it has them), which is written out at the row count
+/// limit of the properties, as the parquet crate's `ArrowWriter` does.
 pub struct ParquetFile {
     path: String,
-    writer: ArrowWriter<Sink>,
+    writer: SerializedFileWriter<Sink>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The open row group's column writers, once a batch was encoded into it.
+    open: Option<Vec<ArrowColumnWriter>>,
+    /// Rows of the open row group, encoded or pending.
+    group_rows: usize,
+    /// Batches of the open row group not encoded yet: with encoding threads, batches are
+    /// handed to them [`DISPATCH_ROWS`] rows at a time.
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    max_rows: Option<usize>,
+    groups: ColumnGroups,
     out: Sink,
     rows: u64,
+}
+
+impl std::fmt::Debug for ParquetFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetFile")
+            .field("path", &self.path)
+            .field("rows", &self.rows)
+            .field("groups", &self.groups)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ParquetFile {
@@ -140,19 +210,32 @@ impl ParquetFile {
         path: &str,
         out: Box<dyn FileWriter>,
         schema: SchemaRef,
-        props: WriterProperties,
+        format: &ParquetFormat,
     ) -> Result<Self> {
+        let pq = |source| Error::Parquet {
+            table: table.to_string(),
+            path: path.to_string(),
+            source,
+        };
         let out = Sink::new(out);
-        let writer = ArrowWriter::try_new(out.clone(), schema, Some(props)).map_err(|source| {
-            Error::Parquet {
-                table: table.to_string(),
-                path: path.to_string(),
-                source,
-            }
-        })?;
+        let max_rows = format.props.max_row_group_row_count();
+        // The arrow writer sets the file up (Parquet schema, the Arrow schema in the
+        // footer's metadata); the row groups are then encoded here, column by column.
+        let (writer, factory) =
+            ArrowWriter::try_new(out.clone(), schema.clone(), Some(format.props.clone()))
+                .and_then(ArrowWriter::into_serialized_writer)
+                .map_err(pq)?;
         Ok(ParquetFile {
             path: path.to_string(),
             writer,
+            factory,
+            schema,
+            open: None,
+            group_rows: 0,
+            pending: Vec::new(),
+            pending_rows: 0,
+            max_rows,
+            groups: ColumnGroups::new(format.pool.clone()),
             out,
             rows: 0,
         })
@@ -171,7 +254,14 @@ impl ParquetFile {
     /// Bytes written plus bytes buffered for the open row group (Java
     /// `ParquetWriter.getDataSize`), what rolling compares to `target-file-size`.
     pub fn data_size(&self) -> u64 {
-        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+        // Pending rows (at most DISPATCH_ROWS) are not counted yet.
+        let open: usize = self.open.as_ref().map_or(0, |columns| {
+            columns
+                .iter()
+                .map(ArrowColumnWriter::get_estimated_total_bytes)
+                .sum()
+        });
+        (self.writer.bytes_written() + open) as u64
     }
 
     /// Appends a batch.
@@ -179,12 +269,83 @@ impl ParquetFile {
     /// # Errors
     /// [`Error::Parquet`] when encoding or the storage fails.
     pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
-        self.writer.write(batch).map_err(|source| Error::Parquet {
+        let mut rest = batch.clone();
+        while rest.num_rows() > 0 {
+            let buffered = self.group_rows;
+            let room = self
+                .max_rows
+                .map_or(usize::MAX, |max| max.saturating_sub(buffered).max(1));
+            let n = rest.num_rows().min(room);
+            let head = rest.slice(0, n);
+            rest = rest.slice(n, rest.num_rows() - n);
+            self.group_rows += n;
+            self.pending_rows += n;
+            self.pending.push(head);
+            if !self.groups.is_parallel() || self.pending_rows >= DISPATCH_ROWS {
+                self.encode_pending()
+                    .map_err(|source| self.error(table, source))?;
+            }
+            if self.max_rows.is_some_and(|max| buffered + n >= max) {
+                self.flush_row_group()
+                    .map_err(|source| self.error(table, source))?;
+            }
+        }
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    fn error(&self, table: &str, source: ParquetError) -> Error {
+        Error::Parquet {
             table: table.to_string(),
             path: self.path.clone(),
             source,
-        })?;
-        self.rows += batch.num_rows() as u64;
+        }
+    }
+
+    /// Encodes the pending batches into the open row group (opening one first).
+    fn encode_pending(&mut self) -> std::result::Result<(), ParquetError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let columns = match &mut self.open {
+            Some(columns) => columns,
+            open => open.insert(
+                self.factory
+                    .create_column_writers(self.writer.flushed_row_groups().len())?,
+            ),
+        };
+        let mut leaves = Vec::with_capacity(self.pending.len());
+        for batch in self.pending.drain(..) {
+            let mut one = Vec::with_capacity(columns.len());
+            for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+                one.extend(compute_leaves(field, column)?);
+            }
+            if one.len() != columns.len() {
+                return Err(ParquetError::General(format!(
+                    "{} leaf columns for {} column writers",
+                    one.len(),
+                    columns.len()
+                )));
+            }
+            leaves.push(one);
+        }
+        self.pending_rows = 0;
+        self.groups.write(columns, &leaves)
+    }
+
+    /// Closes the open row group's columns and appends them to the file, in schema order.
+    fn flush_row_group(&mut self) -> std::result::Result<(), ParquetError> {
+        self.encode_pending()?;
+        self.group_rows = 0;
+        let Some(columns) = self.open.take() else {
+            return Ok(());
+        };
+        let chunks = self.groups.close(columns)?;
+        let mut group = self.writer.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
         Ok(())
     }
 
@@ -206,7 +367,7 @@ impl ParquetFile {
             path: path.clone(),
             source,
         };
-        let metadata = match self.writer.finish() {
+        let metadata = match self.flush_row_group().and_then(|()| self.writer.finish()) {
             Ok(m) => m,
             Err(e) => {
                 self.abort();

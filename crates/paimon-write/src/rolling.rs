@@ -25,7 +25,7 @@ use crate::stats::StatsMode;
 pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
 
 /// What every file of a table is written with.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FileContext {
     /// Table location, for errors.
     pub table: String,

@@ -385,6 +385,21 @@ impl TableWrite {
         self
     }
 
+    /// Encodes the columns of each Parquet data file on `threads` threads (default 1: on the
+    /// calling thread, for engines that run one writer per core). The files written are the
+    /// same byte for byte; other formats ignore it. Applies to the files opened after the call,
+    /// so call it before writing.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the threads cannot be started.
+    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        if let FileFormat::Parquet(p) = &self.ctx.format {
+            let format = FileFormat::Parquet(Box::new(p.as_ref().clone().with_threads(threads)?));
+            Arc::make_mut(&mut self.ctx).format = format;
+        }
+        Ok(self)
+    }
+
     /// Sets the committed hash index files a dynamic-bucket table's writer assigns buckets
     /// from (paimon-meta's `Table::hash_index_files`; an empty list for an overwrite, which
     /// replaces them). A dynamic-bucket writer refuses to write before this is called; other

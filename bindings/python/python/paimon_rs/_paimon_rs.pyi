@@ -156,8 +156,12 @@ class Table:
         branch: Optional[str] = None,
         with_kind: bool = False,
     ) -> Scan: ...
-    def new_write(self, row_kind_column: Optional[str] = None) -> "TableWrite":
-        """A writer of Arrow data into this table's files; nothing is visible until committed."""
+    def new_write(
+        self, row_kind_column: Optional[str] = None, threads: Optional[int] = None
+    ) -> "TableWrite":
+        """A writer of Arrow data into this table's files; nothing is visible until committed.
+        ``threads`` encode the columns of Parquet files (None: all cores; 1 for one writer per
+        core); the files are the same whatever the count."""
     def new_commit(self, user: Optional[str] = None) -> "TableCommit":
         """A committer of commit-message bytes into this table as ``user``."""
     def write_arrow(
@@ -166,8 +170,10 @@ class Table:
         overwrite: bool = False,
         partition: Optional[Dict[str, Any]] = None,
         row_kind_column: Optional[str] = None,
+        threads: Optional[int] = None,
     ) -> List[int]:
-        """Writes and commits ``data`` in one step; returns the new snapshot ids. Primary-key
+        """Writes and commits ``data`` in one step; returns the new snapshot ids (``threads``
+        as in ``new_write``). Primary-key
         tables with deletion vectors, first-row or the ``lookup`` changelog producer that are not
         ``write-only`` also get the written buckets compacted by lookup (a COMPACT snapshot), as
         Java's writers do."""

@@ -321,7 +321,8 @@ class PaimonDatasink(Datasink):
 
     def write(self, blocks: Iterable[Any], ctx) -> List[bytes]:
         table = Table.open(self._table_path, options=self._options)
-        writer = table.new_write(row_kind_column=self._row_kind_column)
+        # One writer per Ray task and core: the task encodes on its own thread.
+        writer = table.new_write(row_kind_column=self._row_kind_column, threads=1)
         try:
             for block in blocks:
                 if BlockAccessor.for_block(block).num_rows() > 0:

@@ -9,4 +9,5 @@ mod common;
 mod merge_engines;
 mod messages;
 mod orc_timestamps;
+mod parquet_threads;
 mod pk;
