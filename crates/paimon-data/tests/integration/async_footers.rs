@@ -3,6 +3,8 @@
 //! stripe footers of an ORC file. The async driver fetches them ahead from what the tail
 //! says, so the read makes no blocking call; the rows are checked against the values written.
 
+use std::path::Path;
+
 use arrow_array::RecordBatch;
 use paimon_data::ReadOptions;
 use paimon_spec::binary::Datum;
@@ -10,8 +12,8 @@ use paimon_spec::predicate::{LeafOp, Predicate};
 use parquet::file::metadata::{KeyValue, ParquetMetaDataReader};
 
 use super::ranged_reads::{
-    column_sum, expected_sum, parquet_file, properties, read_async_counted, rows, table_of, ROWS,
-    TAIL,
+    column_sum, expected_sum, parquet_file, properties, read_async_counted, rows, table_of, Table,
+    ROWS, TAIL,
 };
 
 fn projection(columns: &[usize]) -> ReadOptions {
@@ -107,6 +109,37 @@ fn orc_stripe_footers_are_fetched_ahead() {
     );
 }
 
+/// Writes a deletion vector of the first `deleted` rows into `dir/name`, and has the split
+/// name it at `t/gone/name`, where it is not (the reader then looks for it elsewhere).
+fn delete_first_rows(t: &mut Table, dir: &Path, name: &str, deleted: u64) {
+    let (frame, length) = paimon_data::deletion_vector::DeletionVector::from_positions(0..deleted)
+        .encode(false)
+        .unwrap();
+    let mut index = vec![paimon_data::deletion_vector::INDEX_FILE_VERSION];
+    index.extend_from_slice(&frame);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(name), &index).unwrap();
+    t.split.data_deletion_files = Some(vec![Some(paimon_spec::data_file::DeletionFile {
+        path: t.dir.join("gone").join(name).display().to_string(),
+        offset: 1,
+        length,
+        cardinality: Some(deleted as i64),
+    })]);
+}
+
+/// Reads `t` (columns 0 and 6) through the async path: the rows after the first `deleted`,
+/// with no blocking call.
+fn assert_async_read_skips_first_rows(t: &Table, deleted: u64) {
+    let (batches, sync, _) = read_async_counted(t, projection(&[0, 6]));
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows as u64, ROWS as u64 - deleted);
+    assert_eq!(
+        column_sum(&batches, "c6"),
+        expected_sum(6, deleted as i64..ROWS)
+    );
+    assert_eq!(sync, 0, "the read made blocking calls");
+}
+
 /// A data file at an external path, and a deletion file the split names at a place where it
 /// is not but the table's index directory holds it: the reader checks both places for
 /// existence, and the driver has staged both answers.
@@ -122,28 +155,9 @@ fn external_paths_and_moved_deletion_files_are_checked_ahead() {
     let moved = external.join("data-0.parquet");
     std::fs::rename(&t.file, &moved).unwrap();
     t.split.data_files[0].external_path = Some(moved.display().to_string());
-    let deleted = 1_000u64;
-    let (frame, length) = paimon_data::deletion_vector::DeletionVector::from_positions(0..deleted)
-        .encode(false)
-        .unwrap();
-    let mut index = vec![paimon_data::deletion_vector::INDEX_FILE_VERSION];
-    index.extend_from_slice(&frame);
-    std::fs::create_dir_all(t.dir.join("index")).unwrap();
-    std::fs::write(t.dir.join("index/index-async-0"), &index).unwrap();
-    t.split.data_deletion_files = Some(vec![Some(paimon_spec::data_file::DeletionFile {
-        path: t.dir.join("gone/index-async-0").display().to_string(),
-        offset: 1,
-        length,
-        cardinality: Some(deleted as i64),
-    })]);
-    let (batches, sync, _) = read_async_counted(&t, projection(&[0, 6]));
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    assert_eq!(rows as u64, ROWS as u64 - deleted);
-    assert_eq!(
-        column_sum(&batches, "c6"),
-        expected_sum(6, deleted as i64..ROWS)
-    );
-    assert_eq!(sync, 0, "the read made blocking calls");
+    let index = t.dir.join("index");
+    delete_first_rows(&mut t, &index, "index-async-0", 1_000);
+    assert_async_read_skips_first_rows(&t, 1_000);
 }
 
 /// A deletion file the split names at a place where it is not, and which only the bucket
@@ -156,26 +170,7 @@ fn deletion_files_found_only_in_the_bucket_directory_are_fetched_ahead() {
         "parquet",
         &parquet_file(properties().build()),
     );
-    let deleted = 250u64;
-    let (frame, length) = paimon_data::deletion_vector::DeletionVector::from_positions(0..deleted)
-        .encode(false)
-        .unwrap();
-    let mut index = vec![paimon_data::deletion_vector::INDEX_FILE_VERSION];
-    index.extend_from_slice(&frame);
     let bucket = t.file.parent().unwrap().to_path_buf();
-    std::fs::write(bucket.join("index-async-1"), &index).unwrap();
-    t.split.data_deletion_files = Some(vec![Some(paimon_spec::data_file::DeletionFile {
-        path: t.dir.join("gone/index-async-1").display().to_string(),
-        offset: 1,
-        length,
-        cardinality: Some(deleted as i64),
-    })]);
-    let (batches, sync, _) = read_async_counted(&t, projection(&[0, 6]));
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    assert_eq!(rows as u64, ROWS as u64 - deleted);
-    assert_eq!(
-        column_sum(&batches, "c6"),
-        expected_sum(6, deleted as i64..ROWS)
-    );
-    assert_eq!(sync, 0, "the read made blocking calls");
+    delete_first_rows(&mut t, &bucket, "index-async-1", 250);
+    assert_async_read_skips_first_rows(&t, 250);
 }
