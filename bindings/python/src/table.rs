@@ -225,7 +225,8 @@ impl Table {
     /// committed until its messages are. `row_kind_column`: a column of the data holding each
     /// row's kind (`+I`, `-U`, `+U`, `-D`; primary-key tables), not written. `threads`:
     /// threads encoding the columns of Parquet files (None: all cores; 1 for a worker that
-    /// runs one writer per core); the files are the same whatever the count.
+    /// runs one writer per core); the encoding is the same whatever the count (with more
+    /// than one, where a file rolls at `target-file-size` is estimated).
     #[pyo3(signature = (row_kind_column=None, threads=None))]
     fn new_write(
         &self,

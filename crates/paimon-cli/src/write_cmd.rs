@@ -49,8 +49,8 @@ pub struct WriteArgs {
     /// Commit-message serializer version of the message files (default: Java 1.4's).
     #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
     pub message_version: i32,
-    /// Threads encoding the columns of Parquet files (default: every core); the files are the
-    /// same whatever the count.
+    /// Threads encoding the columns of Parquet files (default: every core); the encoding is
+    /// the same whatever the count (with more than one, where a file rolls is estimated).
     #[arg(long)]
     pub threads: Option<usize>,
 }

@@ -252,16 +252,24 @@ impl ParquetFile {
     }
 
     /// Bytes written plus bytes buffered for the open row group (Java
-    /// `ParquetWriter.getDataSize`), what rolling compares to `target-file-size`.
+    /// `ParquetWriter.getDataSize`), what rolling compares to `target-file-size`. Rows not
+    /// handed to the encoding threads yet (at most [`DISPATCH_ROWS`]) count at the average
+    /// encoded size of the file's rows so far (the file's first write is encoded at once).
     pub fn data_size(&self) -> u64 {
-        // Pending rows (at most DISPATCH_ROWS) are not counted yet.
         let open: usize = self.open.as_ref().map_or(0, |columns| {
             columns
                 .iter()
                 .map(ArrowColumnWriter::get_estimated_total_bytes)
                 .sum()
         });
-        (self.writer.bytes_written() + open) as u64
+        let encoded = (self.writer.bytes_written() + open) as u64;
+        if self.pending_rows == 0 {
+            return encoded;
+        }
+        let pending = self.pending_rows as u64;
+        let encoded_rows = self.rows.saturating_sub(pending);
+        let per_row = encoded.checked_div(encoded_rows).unwrap_or(0);
+        encoded.saturating_add(per_row.saturating_mul(pending))
     }
 
     /// Appends a batch.
@@ -281,7 +289,10 @@ impl ParquetFile {
             self.group_rows += n;
             self.pending_rows += n;
             self.pending.push(head);
-            if !self.groups.is_parallel() || self.pending_rows >= DISPATCH_ROWS {
+            // The file's first rows are encoded at once: their size is the average the
+            // pending rows are estimated at (`data_size`).
+            let first = self.rows == 0 && self.pending_rows == n;
+            if first || !self.groups.is_parallel() || self.pending_rows >= DISPATCH_ROWS {
                 self.encode_pending()
                     .map_err(|source| self.error(table, source))?;
             }

@@ -386,9 +386,11 @@ impl TableWrite {
     }
 
     /// Encodes the columns of each Parquet data file on `threads` threads (default 1: on the
-    /// calling thread, for engines that run one writer per core). The files written are the
-    /// same byte for byte; other formats ignore it. Applies to the files opened after the call,
-    /// so call it before writing.
+    /// calling thread, for engines that run one writer per core). Rows are then handed to the
+    /// threads 64K at a time, and a file rolls when its size, with the rows not encoded yet
+    /// counted at the file's average, reaches `target-file-size`: where a file rolls may move
+    /// by that estimate, what is written up to there is the same byte for byte. Other formats
+    /// ignore it. Applies to the files opened after the call, so call it before writing.
     ///
     /// # Errors
     /// [`Error::Internal`] when the threads cannot be started.

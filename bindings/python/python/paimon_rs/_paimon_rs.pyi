@@ -161,7 +161,8 @@ class Table:
     ) -> "TableWrite":
         """A writer of Arrow data into this table's files; nothing is visible until committed.
         ``threads`` encode the columns of Parquet files (None: all cores; 1 for one writer per
-        core); the files are the same whatever the count."""
+        core); the encoding is the same whatever the count (with more than one, where a file
+        rolls at ``target-file-size`` is estimated)."""
     def new_commit(self, user: Optional[str] = None) -> "TableCommit":
         """A committer of commit-message bytes into this table as ``user``."""
     def write_arrow(

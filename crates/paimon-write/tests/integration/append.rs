@@ -310,14 +310,62 @@ fn partitioned_fixed_bucket_files_read_by_java() {
     assert_eq!(read_java(dir.path(), &msgs), sorted_java_lines(&rows));
 }
 
+/// With two threads, rows wait to be handed to the encoding threads and their size is
+/// estimated at the file's average: files still roll near the target size, as on one thread.
+#[test]
+fn files_roll_near_the_target_size_on_two_threads() {
+    let mut sizes = Vec::new();
+    for threads in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = create_table(
+            dir.path(),
+            &schema_json(r#""bucket":"-1","target-file-size":"4 kb""#, ""),
+        );
+        let mut w = table_write(dir.path(), &schema)
+            .with_threads(threads)
+            .unwrap();
+        let mut all = Vec::new();
+        for _ in 0..50_000 {
+            all.extend(rows());
+        }
+        w.write(&batch(&schema, &all)).unwrap();
+        let msgs = w.prepare_commit().unwrap();
+        let files = &msgs[0].data_increment.new_files;
+        assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 200_000);
+        sizes.push(files.iter().map(|f| f.file_size).collect::<Vec<_>>());
+    }
+    let (one, two) = (&sizes[0], &sizes[1]);
+    assert!(one.len() >= 3, "one thread rolled {one:?}");
+    // Each full file within a fifth of one thread's typical size.
+    let typical = one[0] as f64;
+    for s in &two[..two.len() - 1] {
+        let r = *s as f64 / typical;
+        assert!(
+            (0.8..1.25).contains(&r),
+            "two threads: {two:?}, one: {one:?}"
+        );
+    }
+    assert!(two.len().abs_diff(one.len()) <= 1, "{two:?} / {one:?}");
+}
+
+/// On one thread and on two (where rows wait to be handed to the encoding threads and their
+/// size is estimated before the first are encoded).
 #[test]
 fn files_roll_every_thousand_rows_past_the_target_size() {
+    for threads in [1, 2] {
+        rolls_every_thousand_rows(threads);
+    }
+}
+
+fn rolls_every_thousand_rows(threads: usize) {
     let dir = tempfile::tempdir().unwrap();
     let schema = create_table(
         dir.path(),
         &schema_json(r#""bucket":"-1","target-file-size":"1 b""#, ""),
     );
-    let mut w = table_write(dir.path(), &schema);
+    let mut w = table_write(dir.path(), &schema)
+        .with_threads(threads)
+        .unwrap();
     let mut all = Vec::new();
     for _ in 0..625 {
         all.extend(rows());
