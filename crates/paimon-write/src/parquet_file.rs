@@ -253,7 +253,7 @@ impl ParquetFile {
 
     /// Bytes written plus bytes buffered for the open row group (Java
     /// `ParquetWriter.getDataSize`), what rolling compares to `target-file-size`. Rows not
-    /// handed to the encoding threads yet (at most [`DISPATCH_ROWS`]) count at the average
+    /// handed to the encoding threads yet (at most 64K rows) count at the average
     /// encoded size of the file's rows so far (the file's first write is encoded at once).
     pub fn data_size(&self) -> u64 {
         let open: usize = self.open.as_ref().map_or(0, |columns| {
