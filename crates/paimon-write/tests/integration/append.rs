@@ -11,7 +11,7 @@ use arrow_array::{
 use paimon_spec::binary::{BinaryRow, Datum};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::DataType;
-use paimon_write::Error;
+use paimon_write::{CommitMessage, Error};
 
 use crate::common::{create_table, data_files, read_java, read_ours, table_write};
 
@@ -314,26 +314,15 @@ fn partitioned_fixed_bucket_files_read_by_java() {
 /// estimated at the file's average: files still roll near the target size, as on one thread.
 #[test]
 fn files_roll_near_the_target_size_on_two_threads() {
-    let mut sizes = Vec::new();
-    for threads in [1, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        let schema = create_table(
-            dir.path(),
-            &schema_json(r#""bucket":"-1","target-file-size":"4 kb""#, ""),
-        );
-        let mut w = table_write(dir.path(), &schema)
-            .with_threads(threads)
-            .unwrap();
-        let mut all = Vec::new();
-        for _ in 0..50_000 {
-            all.extend(rows());
-        }
-        w.write(&batch(&schema, &all)).unwrap();
-        let msgs = w.prepare_commit().unwrap();
-        let files = &msgs[0].data_increment.new_files;
-        assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 200_000);
-        sizes.push(files.iter().map(|f| f.file_size).collect::<Vec<_>>());
-    }
+    let sizes: Vec<Vec<i64>> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let (_dir, msgs) = write_rolling("4 kb", threads, 50_000);
+            let files = &msgs[0].data_increment.new_files;
+            assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 200_000);
+            files.iter().map(|f| f.file_size).collect()
+        })
+        .collect();
     let (one, two) = (&sizes[0], &sizes[1]);
     assert!(one.len() >= 3, "one thread rolled {one:?}");
     // Each full file within a fifth of one thread's typical size.
@@ -357,22 +346,28 @@ fn files_roll_every_thousand_rows_past_the_target_size() {
     }
 }
 
-fn rolls_every_thousand_rows(threads: usize) {
+/// Writes `copies` times [`rows`] in one batch into a new append table with `target` as its
+/// `target-file-size`, on `threads` threads; the table's directory and the messages.
+fn write_rolling(
+    target: &str,
+    threads: usize,
+    copies: usize,
+) -> (tempfile::TempDir, Vec<CommitMessage>) {
     let dir = tempfile::tempdir().unwrap();
-    let schema = create_table(
-        dir.path(),
-        &schema_json(r#""bucket":"-1","target-file-size":"1 b""#, ""),
-    );
+    let options = format!(r#""bucket":"-1","target-file-size":"{target}""#);
+    let schema = create_table(dir.path(), &schema_json(&options, ""));
     let mut w = table_write(dir.path(), &schema)
         .with_threads(threads)
         .unwrap();
-    let mut all = Vec::new();
-    for _ in 0..625 {
-        all.extend(rows());
-    }
-    // 2,500 rows in one batch: files of 1,000, 1,000 and 500 rows.
+    let all: Vec<Row> = (0..copies).flat_map(|_| rows()).collect();
     w.write(&batch(&schema, &all)).unwrap();
     let msgs = w.prepare_commit().unwrap();
+    (dir, msgs)
+}
+
+fn rolls_every_thousand_rows(threads: usize) {
+    // 2,500 rows in one batch: files of 1,000, 1,000 and 500 rows.
+    let (dir, msgs) = write_rolling("1 b", threads, 625);
     let files = &msgs[0].data_increment.new_files;
     let counts: Vec<i64> = files.iter().map(|f| f.row_count).collect();
     assert_eq!(counts, vec![1000, 1000, 500]);
