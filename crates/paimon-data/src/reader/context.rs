@@ -70,17 +70,7 @@ impl SplitContext {
                 }
             }
         }
-        let path_directory = table
-            .options
-            .get("data-file.path-directory")
-            .map(String::as_str);
-        let bucket_dir = paths::bucket_dir(
-            reader.io.as_ref(),
-            table_path,
-            &split.bucket_path,
-            table.partition_keys.len(),
-            path_directory,
-        )?;
+        let bucket_dir = paths::bucket_dir(table_path, &split.bucket_path, &table)?;
         let mut batch_size = reader.options.batch_size.max(1);
         if let Some((sizer, read)) = &budget {
             let ids: Vec<i32> = read.iter().map(|f| f.id).collect();

@@ -15,6 +15,7 @@
 
 use paimon_io::{file_name, join, FileIO};
 use paimon_spec::layout::TableLayout;
+use paimon_spec::schema::TableSchema;
 
 use crate::error::{Error, Result};
 
@@ -27,17 +28,21 @@ fn normalize(p: &str) -> &str {
     p.trim_end_matches('/')
 }
 
-/// The bucket directory of a split under `table_path`.
+/// The bucket directory of a split under `table_path`, a table of schema `table` (its partition
+/// keys and `data-file.path-directory`).
 ///
 /// # Errors
 /// [`Error::InvalidPath`] when the part of the bucket path that is followed has a `..` segment.
 pub(crate) fn bucket_dir(
-    _io: &dyn FileIO,
     table_path: &str,
     bucket_path: &str,
-    partition_keys: usize,
-    path_directory: Option<&str>,
+    table: &TableSchema,
 ) -> Result<String> {
+    let partition_keys = table.partition_keys.len();
+    let path_directory = table
+        .options
+        .get("data-file.path-directory")
+        .map(String::as_str);
     let bp = normalize(bucket_path);
     if let Some(rest) = relative_to(table_path, bucket_path) {
         check_no_parent_segments(bucket_path, rest, "the bucket path")?;

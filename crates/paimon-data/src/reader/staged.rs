@@ -478,17 +478,8 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
     // schema (staged above) locates.
     let bucket_dir = match (table_id, files) {
         (Some(id), Some(split)) if !index.is_empty() => {
-            reader.schemas.get(stage, &dir, id).ok().and_then(|t| {
-                let path_directory = t.options.get("data-file.path-directory");
-                paths::bucket_dir(
-                    stage,
-                    table,
-                    &split.bucket_path,
-                    t.partition_keys.len(),
-                    path_directory.map(String::as_str),
-                )
-                .ok()
-            })
+            let schema = reader.schemas.get(stage, &dir, id).ok();
+            schema.and_then(|t| paths::bucket_dir(table, &split.bucket_path, &t).ok())
         }
         _ => None,
     };
