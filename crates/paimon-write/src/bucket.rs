@@ -6,9 +6,9 @@
 //! `Math.abs(hash % numBuckets)`. Java's `%` truncates toward zero, so the remainder lies in
 //! `-(n-1)..=n-1` and `abs` never overflows.
 
-use arrow_array::{ArrayRef, RecordBatch};
-use paimon_spec::binary::{encode_row, murmur_hash_words, Datum, RowKind};
-use paimon_spec::types::DataField;
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use paimon_spec::binary::{encode_row, murmur_hash_words, Datum, RowKind, RowWriter};
+use paimon_spec::types::{DataField, DataType, TypeKind};
 
 use crate::arrow_datum::datum_at;
 use crate::error::{Error, Result};
@@ -98,37 +98,83 @@ pub(crate) fn key_hashes(
     keys: &[(usize, DataField)],
     batch: &RecordBatch,
 ) -> Result<Vec<i32>> {
-    let columns: Vec<&ArrayRef> = keys.iter().map(|(i, _)| batch.column(*i)).collect();
-    let types: Vec<_> = keys.iter().map(|(_, f)| f.data_type.clone()).collect();
-    let mut values = Vec::with_capacity(keys.len());
+    let columns: Vec<KeyColumn> = keys
+        .iter()
+        .map(|(i, f)| KeyColumn::new(batch.column(*i), &f.data_type))
+        .collect();
+    let encode = |source| Error::Encode {
+        table: table.to_string(),
+        source,
+    };
+    let mut row = RowWriter::new(keys.len());
     let mut out = Vec::with_capacity(batch.num_rows());
-    for row in 0..batch.num_rows() {
-        values.clear();
-        for (col, (_, f)) in columns.iter().zip(keys) {
-            values.push(
-                datum_at(col, row, &f.data_type).ok_or_else(|| Error::SchemaMismatch {
-                    table: table.to_string(),
-                    reason: format!(
-                        "{what} column {} of type {} cannot be hashed",
-                        f.name, f.data_type
-                    ),
-                })?,
-            );
+    for r in 0..batch.num_rows() {
+        row.reset(RowKind::Insert);
+        for (pos, (col, (_, f))) in columns.iter().zip(keys).enumerate() {
+            let written = match col {
+                _ if col.array().is_null(r) => row.write(pos, &f.data_type, &Datum::Null),
+                KeyColumn::Int(a) => row.write_int(pos, a.value(r)),
+                KeyColumn::Long(a) => row.write_long(pos, a.value(r)),
+                KeyColumn::Str(a) => row.write_bytes(pos, a.value(r).as_bytes()),
+                KeyColumn::Other(a) => match datum_at(a, r, &f.data_type) {
+                    Some(d) => row.write(pos, &f.data_type, &d),
+                    None => {
+                        return Err(Error::SchemaMismatch {
+                            table: table.to_string(),
+                            reason: format!(
+                                "{what} column {} of type {} cannot be hashed",
+                                f.name, f.data_type
+                            ),
+                        })
+                    }
+                },
+            };
+            written.map_err(encode)?;
         }
-        let bytes =
-            encode_row(RowKind::Insert, &values, &types).map_err(|source| Error::Encode {
-                table: table.to_string(),
-                source,
-            })?;
-        out.push(murmur_hash_words(&bytes));
+        out.push(murmur_hash_words(row.bytes()));
     }
     Ok(out)
+}
+
+/// A key column read row by row: the common key types straight from their Arrow arrays,
+/// the others through their [`Datum`].
+enum KeyColumn<'a> {
+    /// INT in an Int32 array.
+    Int(&'a Int32Array),
+    /// BIGINT in an Int64 array.
+    Long(&'a Int64Array),
+    /// CHAR/VARCHAR in a Utf8 array.
+    Str(&'a StringArray),
+    Other(&'a ArrayRef),
+}
+
+impl<'a> KeyColumn<'a> {
+    fn new(array: &'a ArrayRef, ty: &DataType) -> Self {
+        let any = array.as_any();
+        match &ty.kind {
+            TypeKind::Int => any.downcast_ref().map(KeyColumn::Int),
+            TypeKind::BigInt => any.downcast_ref().map(KeyColumn::Long),
+            TypeKind::Char { .. } | TypeKind::VarChar { .. } => {
+                any.downcast_ref().map(KeyColumn::Str)
+            }
+            _ => None,
+        }
+        .unwrap_or(KeyColumn::Other(array))
+    }
+
+    fn array(&self) -> &dyn Array {
+        match self {
+            KeyColumn::Int(a) => *a,
+            KeyColumn::Long(a) => *a,
+            KeyColumn::Str(a) => *a,
+            KeyColumn::Other(a) => a.as_ref(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paimon_spec::types::{DataType, TypeKind};
 
     /// Java `FixedBucketRowKeyExtractorTest.testBucket`: row (5, 6, 7) of INT columns a, b, c
     /// in 100 buckets lands in bucket 96 keyed by a, 27 by (a, b), 40 by (a, b, c).

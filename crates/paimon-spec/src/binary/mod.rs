@@ -21,7 +21,7 @@ pub use builder::BinaryRowBuilder;
 pub use datum::Datum;
 pub use hash::murmur_hash_words;
 pub use row::{null_bits_width, BinaryRow};
-pub use writer::{encode_array, encode_map, encode_row, encode_row_into, RowKind};
+pub use writer::{encode_array, encode_map, encode_row, encode_row_into, RowKind, RowWriter};
 
 /// Largest string or binary length stored inline in a slot.
 pub const MAX_FIX_PART_DATA_SIZE: usize = 7;

@@ -70,6 +70,7 @@ fn mismatch(ty: &DataType, d: &Datum) -> Error {
 }
 
 /// A growing buffer with a fixed part followed by the variable part.
+#[derive(Debug, Clone)]
 struct Buf {
     bytes: Vec<u8>,
 }
@@ -212,48 +213,124 @@ pub fn encode_row_into(
             reason: format!("{} values for {} types", values.len(), types.len()),
         });
     }
-    let width = null_bits_width(types.len());
-    let mut bytes = std::mem::take(out);
-    bytes.clear();
-    bytes.resize(width + 8 * types.len(), 0);
-    let mut buf = Buf { bytes };
-    let result = fill_row(&mut buf, kind, values, types, width);
-    *out = buf.bytes;
+    let mut w = RowWriter {
+        buf: Buf {
+            bytes: std::mem::take(out),
+        },
+        width: null_bits_width(types.len()),
+        arity: types.len(),
+    };
+    w.reset(kind);
+    let result = types
+        .iter()
+        .zip(values)
+        .enumerate()
+        .try_for_each(|(i, (ty, d))| w.write(i, ty, d));
+    *out = w.buf.bytes;
     result
 }
 
-fn fill_row(
-    buf: &mut Buf,
-    kind: RowKind,
-    values: &[Datum],
-    types: &[DataType],
+/// Java `BinaryRowWriter` over one reused buffer, for callers that encode many rows of one
+/// row type field by field (hashing the bucket key of every row written): [`RowWriter::reset`],
+/// then each field, then [`RowWriter::bytes`]. A field not written stays zero, which is a
+/// non-null zero value; write every field of every row.
+#[derive(Debug, Clone)]
+pub struct RowWriter {
+    buf: Buf,
     width: usize,
-) -> Result<()> {
-    buf.bytes[0] = kind as u8;
-    for (i, (ty, d)) in types.iter().zip(values).enumerate() {
-        let slot = width + 8 * i;
-        if d.is_null() {
-            let bit = i + 8;
-            buf.bytes[bit / 8] |= 1 << (bit % 8);
-            // Java reserves the variable part of a null non-compact decimal or timestamp.
-            match ty.kind {
-                TypeKind::Decimal { precision, .. } if precision > 18 => {
-                    let off = buf.append_var(&[0u8; 16]);
-                    buf.set_pointer(slot, off, 0);
-                }
-                TypeKind::Timestamp { precision } | TypeKind::LocalZonedTimestamp { precision }
-                    if precision > 3 =>
-                {
-                    let off = buf.append_var(&[0u8; 8]);
-                    buf.set_pointer(slot, off, 0);
-                }
-                _ => {}
-            }
-        } else {
-            buf.write_value(slot, ty, d)?;
+    arity: usize,
+}
+
+impl RowWriter {
+    /// A writer of rows with `arity` fields.
+    pub fn new(arity: usize) -> Self {
+        RowWriter {
+            buf: Buf { bytes: Vec::new() },
+            width: null_bits_width(arity),
+            arity,
         }
     }
-    Ok(())
+
+    /// Starts a new row of `kind`: the fixed part zeroed, the variable part empty.
+    pub fn reset(&mut self, kind: RowKind) {
+        self.buf.bytes.clear();
+        self.buf.bytes.resize(self.width + 8 * self.arity, 0);
+        self.buf.bytes[0] = kind as u8;
+    }
+
+    fn slot(&self, pos: usize) -> Result<usize> {
+        if pos < self.arity {
+            Ok(self.width + 8 * pos)
+        } else {
+            Err(Error::Encode {
+                what: "BinaryRow".into(),
+                reason: format!("field {pos} out of range for arity {}", self.arity),
+            })
+        }
+    }
+
+    /// Writes `d` ([`Datum::Null`] for null) of type `ty` into field `pos`.
+    ///
+    /// # Errors
+    /// [`Error::Encode`] when the value does not match the type or `pos` is out of range.
+    pub fn write(&mut self, pos: usize, ty: &DataType, d: &Datum) -> Result<()> {
+        let slot = self.slot(pos)?;
+        if !d.is_null() {
+            return self.buf.write_value(slot, ty, d);
+        }
+        let bit = pos + 8;
+        self.buf.bytes[bit / 8] |= 1 << (bit % 8);
+        // Java reserves the variable part of a null non-compact decimal or timestamp.
+        match ty.kind {
+            TypeKind::Decimal { precision, .. } if precision > 18 => {
+                let off = self.buf.append_var(&[0u8; 16]);
+                self.buf.set_pointer(slot, off, 0);
+            }
+            TypeKind::Timestamp { precision } | TypeKind::LocalZonedTimestamp { precision }
+                if precision > 3 =>
+            {
+                let off = self.buf.append_var(&[0u8; 8]);
+                self.buf.set_pointer(slot, off, 0);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Writes a non-null INT (or DATE, TIME) into field `pos`.
+    ///
+    /// # Errors
+    /// [`Error::Encode`] when `pos` is out of range.
+    pub fn write_int(&mut self, pos: usize, v: i32) -> Result<()> {
+        let slot = self.slot(pos)?;
+        self.buf.put(slot, &v.to_le_bytes());
+        Ok(())
+    }
+
+    /// Writes a non-null BIGINT into field `pos`.
+    ///
+    /// # Errors
+    /// [`Error::Encode`] when `pos` is out of range.
+    pub fn write_long(&mut self, pos: usize, v: i64) -> Result<()> {
+        let slot = self.slot(pos)?;
+        self.buf.put(slot, &v.to_le_bytes());
+        Ok(())
+    }
+
+    /// Writes a non-null CHAR/VARCHAR (its UTF-8 bytes) or BINARY/VARBINARY into field `pos`.
+    ///
+    /// # Errors
+    /// [`Error::Encode`] when `pos` is out of range.
+    pub fn write_bytes(&mut self, pos: usize, data: &[u8]) -> Result<()> {
+        let slot = self.slot(pos)?;
+        self.buf.write_var_bytes(slot, data);
+        Ok(())
+    }
+
+    /// The row written since the last [`RowWriter::reset`].
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf.bytes
+    }
 }
 
 /// Encodes an array as Java's `BinaryArrayWriter` does.
