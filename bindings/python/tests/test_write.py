@@ -134,6 +134,32 @@ def test_primary_key_upserts_and_deletes_with_a_row_kind_column(catalog, tmp_pat
     java_equals(t, want, tmp_path)
 
 
+def test_primary_key_buckets_flushed_on_any_thread_count_read_as_java_reads_them(catalog, tmp_path):
+    # Four buckets and a small write buffer: each write flushes several times, and with threads
+    # the buckets of one flush are sorted and merged side by side.
+    batches, want = [], {}
+    for b in range(6):
+        ids = [(b * 701 + i * 7) % 1500 for i in range(1000)]
+        ops = ["-D" if (i + b) % 9 == 0 else "+I" for i in range(len(ids))]
+        rows = {"op": ops, "id": ids, "v": [f"v{b}-{i}" for i in ids], "n": [b + i / 8 for i in ids]}
+        for op, i, v, n in zip(ops, ids, rows["v"], rows["n"]):
+            if op == "-D":
+                want.pop(i, None)
+            else:
+                want[i] = (v, n)
+        batches.append(pa.record_batch([pa.array(rows["op"]), pa.array(ids, pa.int32()), pa.array(rows["v"]), pa.array(rows["n"])], names=["op", "id", "v", "n"]))
+    data = pa.Table.from_batches(batches)
+    keys = sorted(want)
+    expected = pa.table({"id": keys, "v": [want[k][0] for k in keys], "n": [want[k][1] for k in keys]}, schema=PK)
+    for n in (1, 3):
+        t = catalog.create_table(
+            f"db.pk_threads{n}", PK, primary_keys=["id"], options={"bucket": "4", "write-buffer-size": "32 kb"}
+        )
+        assert t.write_arrow(data, row_kind_column="op", threads=n) == [1]
+        assert len(list(pathlib.Path(t.path).glob("bucket-*/data-*.parquet"))) > 8
+        java_equals(t, expected, tmp_path)
+
+
 def test_dynamic_bucket_table_keeps_each_key_in_its_bucket(catalog, tmp_path):
     t = catalog.create_table(
         "db.dyn", PK, primary_keys=["id"], options={"bucket": "-1", "dynamic-bucket.target-row-num": "3"}

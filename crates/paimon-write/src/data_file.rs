@@ -6,6 +6,7 @@ use arrow_schema::SchemaRef;
 use paimon_io::FileWriter;
 use paimon_spec::stats::ColStats;
 use paimon_spec::types::DataField;
+use parquet::schema::types::ColumnPath;
 
 use crate::avro_file::{AvroFile, AvroFormat};
 use crate::error::{Error, Result};
@@ -93,6 +94,28 @@ impl FileFormat {
             other => Err(Error::Unsupported {
                 feature: format!("table {table}: writing {other} data files"),
             }),
+        }
+    }
+}
+
+impl FileFormat {
+    /// The format with `columns` known to hold a distinct value in every row of a file (the
+    /// key and sequence number of a primary-key file): Parquet then writes them without a
+    /// dictionary, which for distinct values only costs (a dictionary page holding every value
+    /// plus the indices, built and then given up at its size limit). Other formats are
+    /// unchanged.
+    pub fn with_distinct_columns(self, columns: &[String]) -> Self {
+        match self {
+            FileFormat::Parquet(p) if !columns.is_empty() => {
+                let props = columns.iter().fold(p.props.clone().into_builder(), |b, c| {
+                    b.set_column_dictionary_enabled(ColumnPath::from(c.as_str()), false)
+                });
+                FileFormat::Parquet(Box::new(ParquetFormat {
+                    props: props.build(),
+                    pool: p.pool,
+                }))
+            }
+            other => other,
         }
     }
 }

@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array};
-use arrow_row::{RowConverter, SortField};
-use arrow_schema::{SchemaRef, SortOptions};
+use arrow_row::{RowConverter, Rows, SortField};
+use arrow_schema::{ArrowError, SchemaRef, SortOptions};
 use paimon_data::merge::{
     merge_sorted_runs, MergeEngineSpec, MergeError, MergeOptions, RowKindColumn, RunLayout,
     SortedRun,
@@ -23,6 +23,8 @@ use paimon_data::merge::{
 use paimon_spec::binary::RowKind;
 
 use crate::error::{Error, Result};
+
+type ArrowResult<T> = std::result::Result<T, ArrowError>;
 
 /// How the records of one key are folded within a flush.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,17 +139,12 @@ impl KvBuffer {
         let sequences = std::mem::take(&mut self.sequences);
         let kinds = std::mem::take(&mut self.kinds);
         self.bytes = 0;
-        let schema = batches[0].schema();
-        let all = arrow_select::concat::concat_batches(&schema, &batches).map_err(internal)?;
-        let key_cols: Vec<ArrayRef> = key_indices.iter().map(|i| all.column(*i).clone()).collect();
-        let converter = RowConverter::new(
-            key_cols
-                .iter()
-                .map(|c| SortField::new(c.data_type().clone()))
-                .collect(),
-        )
-        .map_err(internal)?;
-        let rows = converter.convert_columns(&key_cols).map_err(internal)?;
+        let all = Records::new(batches);
+        let fields = key_indices
+            .iter()
+            .map(|i| SortField::new(all.data_type(*i)))
+            .collect();
+        let rows = all.rows(fields, key_indices).map_err(internal)?;
         let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
         // Stable: records of one key stay in sequence order.
         order.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
@@ -230,26 +227,24 @@ impl KvBuffer {
         let sequences = std::mem::take(&mut self.sequences);
         let kinds = std::mem::take(&mut self.kinds);
         self.bytes = 0;
-        let all = arrow_select::concat::concat_batches(&batches[0].schema(), &batches)
-            .map_err(internal)?;
-        let mut sort_cols: Vec<ArrayRef> = Vec::new();
+        let all = Records::new(batches);
+        let mut sort_cols = Vec::new();
         let mut fields = Vec::new();
         for i in key_indices {
-            sort_cols.push(all.column(*i).clone());
+            sort_cols.push(*i);
             fields.push(SortField::new_with_options(
-                all.column(*i).data_type().clone(),
+                all.data_type(*i),
                 SortOptions::new(false, true),
             ));
         }
         for i in &engine.sequence_fields {
-            sort_cols.push(all.column(*i).clone());
+            sort_cols.push(*i);
             fields.push(SortField::new_with_options(
-                all.column(*i).data_type().clone(),
+                all.data_type(*i),
                 SortOptions::new(engine.sequence_descending, true),
             ));
         }
-        let converter = RowConverter::new(fields).map_err(internal)?;
-        let rows = converter.convert_columns(&sort_cols).map_err(internal)?;
+        let rows = all.rows(fields, &sort_cols).map_err(internal)?;
         let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
         // Stable: equal keys and sequence fields stay in arrival (sequence number) order.
         order.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
@@ -304,10 +299,77 @@ impl KvBuffer {
     }
 }
 
+/// The buffered batches as one run of records, numbered across the batches, without copying
+/// them into one batch first: the sort keys are converted batch by batch into one set of rows,
+/// and the chosen records are gathered from the batches directly.
+struct Records {
+    batches: Vec<RecordBatch>,
+    /// The number of the first record of each batch.
+    starts: Vec<usize>,
+    rows: usize,
+}
+
+impl Records {
+    fn new(batches: Vec<RecordBatch>) -> Self {
+        let mut starts = Vec::with_capacity(batches.len());
+        let mut rows = 0;
+        for b in &batches {
+            starts.push(rows);
+            rows += b.num_rows();
+        }
+        Records {
+            batches,
+            starts,
+            rows,
+        }
+    }
+
+    fn num_rows(&self) -> usize {
+        self.rows
+    }
+
+    fn data_type(&self, column: usize) -> arrow_schema::DataType {
+        self.batches
+            .first()
+            .map_or(arrow_schema::DataType::Null, |b| {
+                b.column(column).data_type().clone()
+            })
+    }
+
+    /// The `columns` of every record as sortable rows of `fields`, in record order.
+    fn rows(&self, fields: Vec<SortField>, columns: &[usize]) -> ArrowResult<Rows> {
+        let converter = RowConverter::new(fields)?;
+        let mut rows = converter.empty_rows(self.rows, 0);
+        for b in &self.batches {
+            let cols: Vec<ArrayRef> = columns.iter().map(|i| b.column(*i).clone()).collect();
+            converter.append(&mut rows, &cols)?;
+        }
+        Ok(rows)
+    }
+
+    /// The records `rows` (numbers across the batches), in that order.
+    fn take(&self, rows: &[u32]) -> ArrowResult<RecordBatch> {
+        if let [one] = self.batches.as_slice() {
+            let idx = UInt32Array::from(rows.to_vec());
+            return arrow_select::take::take_record_batch(one, &idx);
+        }
+        let at: Vec<(usize, usize)> = rows
+            .iter()
+            .map(|r| {
+                let r = *r as usize;
+                let b = self.starts.partition_point(|s| *s <= r).saturating_sub(1);
+                (b, r - self.starts.get(b).copied().unwrap_or(0))
+            })
+            .collect();
+        let batches: Vec<&RecordBatch> = self.batches.iter().collect();
+        arrow_select::interleave::interleave_record_batch(&batches, &at)
+    }
+}
+
 /// The records `order` of the buffered `all` that `raw` hands out, as [`key_value_rows`];
 /// `None` when that is none of them.
 fn raw_rows(
-    all: &RecordBatch,
+    all: &Records,
     order: &[u32],
     key_indices: &[usize],
     sequences: &[i64],
@@ -330,10 +392,10 @@ fn raw_rows(
     key_value_rows(all, &rows, key_indices, sequences, kinds, kv_schema).map(Some)
 }
 
-/// Rows `rows` of the buffered `all` (the table's row) as a batch of `kv_schema`: `_KEY_*` (the
+/// Records `rows` of the buffered `all` (the table's row) as a batch of `kv_schema`: `_KEY_*` (the
 /// `key_indices` columns), `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the row.
 fn key_value_rows(
-    all: &RecordBatch,
+    all: &Records,
     rows: &[u32],
     key_indices: &[usize],
     sequences: &[i64],
@@ -341,8 +403,7 @@ fn key_value_rows(
     kv_schema: &SchemaRef,
 ) -> Result<RecordBatch> {
     let internal = |e: arrow_schema::ArrowError| Error::Internal(format!("flush: {e}"));
-    let idx = UInt32Array::from(rows.to_vec());
-    let values = arrow_select::take::take_record_batch(all, &idx).map_err(internal)?;
+    let values = all.take(rows).map_err(internal)?;
     let mut columns: Vec<ArrayRef> = key_indices
         .iter()
         .map(|i| values.column(*i).clone())

@@ -61,6 +61,7 @@ pub mod rolling;
 mod sink;
 pub mod stats;
 pub mod table_write;
+mod threads;
 
 pub use compact::TableCompact;
 pub use dynamic_bucket::BucketIndexFile;

@@ -9,6 +9,8 @@
 //! (the caller gathers them), so that each wake-up carries milliseconds of work.
 
 use std::sync::{Arc, Mutex};
+
+use crate::threads::run_groups;
 use std::time::Instant;
 
 use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn};
@@ -145,41 +147,5 @@ impl ColumnGroups {
                 *l += self.cost.get(i).copied().unwrap_or(0);
             }
         }
-    }
-}
-
-/// Runs `f` over the items of each group: the first group on the calling thread, the others
-/// on the pool's threads; the first error, if any.
-fn run_groups<T: Send>(
-    pool: &rayon::ThreadPool,
-    work: Vec<Vec<T>>,
-    f: impl Fn(T) -> Result<()> + Sync,
-) -> Result<()> {
-    let error: Mutex<Option<ParquetError>> = Mutex::new(None);
-    let run = |items: Vec<T>| {
-        for item in items {
-            if let Err(e) = f(item) {
-                if let Ok(mut first) = error.lock() {
-                    first.get_or_insert(e);
-                }
-                return;
-            }
-        }
-    };
-    let run = &run;
-    let mut groups = work.into_iter();
-    let own = groups.next().unwrap_or_default();
-    pool.in_place_scope(|s| {
-        for g in groups {
-            s.spawn(move |_| run(g));
-        }
-        run(own);
-    });
-    match error.into_inner() {
-        Ok(None) => Ok(()),
-        Ok(Some(e)) => Err(e),
-        Err(_) => Err(ParquetError::General(
-            "a column encoding thread panicked".into(),
-        )),
     }
 }

@@ -147,21 +147,33 @@ impl ParquetFormat {
     ///
     /// # Errors
     /// [`Error::Internal`] when the threads cannot be started.
-    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
-        self.pool = match threads {
-            0 | 1 => None,
-            n => Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n - 1)
-                    .thread_name(|i| format!("paimon-parquet-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        Error::Internal(format!("starting {n} Parquet encoding threads: {e}"))
-                    })?,
-            )),
-        };
-        Ok(self)
+    pub fn with_threads(self, threads: usize) -> Result<Self> {
+        Ok(self.with_pool(encoding_pool(threads)?))
     }
+
+    /// Columns encoded by the writing thread and the threads of `pool` (see [`encoding_pool`]).
+    pub fn with_pool(mut self, pool: Option<Arc<rayon::ThreadPool>>) -> Self {
+        self.pool = pool;
+        self
+    }
+}
+
+/// The threads a writer on `threads` threads needs besides the writing thread: `threads - 1`
+/// of them (`None` for 0 or 1).
+///
+/// # Errors
+/// [`Error::Internal`] when the threads cannot be started.
+pub fn encoding_pool(threads: usize) -> Result<Option<Arc<rayon::ThreadPool>>> {
+    Ok(match threads {
+        0 | 1 => None,
+        n => Some(Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n - 1)
+                .thread_name(|i| format!("paimon-write-{i}"))
+                .build()
+                .map_err(|e| Error::Internal(format!("starting {n} write threads: {e}")))?,
+        )),
+    })
 }
 
 /// Rows handed to the encoding threads at a time: each hand-over wakes them and waits for the

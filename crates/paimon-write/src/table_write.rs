@@ -31,12 +31,13 @@ use crate::bucket::{key_hashes, BucketAssigner};
 use crate::data_file::FileFormat;
 use crate::dynamic_bucket::{BucketIndexFile, DynamicBuckets};
 use crate::error::{Error, Result};
-use crate::key_value::{key_fields, key_value_fields};
+use crate::key_value::{key_fields, key_value_fields, KEY_FIELD_PREFIX, SEQUENCE_NUMBER};
 use crate::kv_buffer::{EngineFlush, FlushMerge, KvBuffer, RawRecords};
 use crate::options::WriteOptions;
-use crate::parquet_file::batch_arrow_schema;
+use crate::parquet_file::{batch_arrow_schema, encoding_pool};
 use crate::paths::DataFilePathFactory;
 use crate::rolling::{FileContext, FileContextRef, FileKind, RollingWriter};
+use crate::threads::run_each;
 
 /// A serialized partition and a bucket.
 type BucketKey = (Vec<u8>, i32);
@@ -103,6 +104,8 @@ pub struct TableWrite {
     writers: HashMap<BucketKey, BucketWriter>,
     order: Vec<BucketKey>,
     restored: HashMap<BucketKey, i64>,
+    /// The threads besides the caller's ([`TableWrite::with_threads`]).
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl TableWrite {
@@ -231,6 +234,17 @@ impl TableWrite {
             options.target_file_size,
             &file_fields,
         )?;
+        // Every record of a primary-key file has its own sequence number, and with a key of one
+        // column its own key.
+        let format = match trimmed.as_slice() {
+            _ if !has_pk => format,
+            [key] => format.with_distinct_columns(&[
+                format!("{KEY_FIELD_PREFIX}{}", key.name),
+                SEQUENCE_NUMBER.to_string(),
+                key.name.clone(),
+            ]),
+            _ => format.with_distinct_columns(&[SEQUENCE_NUMBER.to_string()]),
+        };
         let input_schema = Arc::new(arrow_schema::Schema::new(
             fields
                 .iter()
@@ -356,6 +370,7 @@ impl TableWrite {
             writers: HashMap::new(),
             order: Vec::new(),
             restored: HashMap::new(),
+            pool: None,
         })
     }
 
@@ -385,18 +400,21 @@ impl TableWrite {
         self
     }
 
-    /// Encodes the columns of each Parquet data file on `threads` threads (default 1: on the
-    /// calling thread, for engines that run one writer per core). Rows are then handed to the
-    /// threads 64K at a time, and a file rolls when its size, with the rows not encoded yet
-    /// counted at the file's average, reaches `target-file-size`: where a file rolls may move
-    /// by that estimate, what is written up to there is the same byte for byte. Other formats
-    /// ignore it. Applies to the files opened after the call, so call it before writing.
+    /// Writes on `threads` threads (default 1: on the calling thread, for engines that run one
+    /// writer per core): a primary-key table sorts and merges the buffers of several buckets
+    /// side by side, and each Parquet data file encodes its columns side by side. Rows are
+    /// then handed to the encoding threads 64K at a time, and a file rolls when its size, with
+    /// the rows not encoded yet counted at the file's average, reaches `target-file-size`:
+    /// where a file rolls may move by that estimate, what is written up to there is the same
+    /// byte for byte. Applies to the files opened after the call, so call it before writing.
     ///
     /// # Errors
     /// [`Error::Internal`] when the threads cannot be started.
     pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        self.pool = encoding_pool(threads)?;
         if let FileFormat::Parquet(p) = &self.ctx.format {
-            let format = FileFormat::Parquet(Box::new(p.as_ref().clone().with_threads(threads)?));
+            let format =
+                FileFormat::Parquet(Box::new(p.as_ref().clone().with_pool(self.pool.clone())));
             Arc::make_mut(&mut self.ctx).format = format;
         }
         Ok(self)
@@ -510,33 +528,54 @@ impl TableWrite {
     }
 
     /// Writes every buffered primary-key record as level-0 files, one file set per bucket
-    /// (Java `MergeTreeWriter.flushWriteBuffer`).
+    /// (Java `MergeTreeWriter.flushWriteBuffer`). With threads, the buffers of as many buckets
+    /// as there are threads are sorted and merged side by side, then written one after the
+    /// other, so that at most that many merged buffers are held besides the buffers.
     fn flush_buffers(&mut self) -> Result<()> {
         let Some(pk) = &self.pk else {
             return Ok(());
         };
-        for key in &self.order {
-            let Some(w) = self.writers.get_mut(key) else {
-                continue;
-            };
-            if w.buffer.is_empty() {
-                continue;
+        let threads = self
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() + 1);
+        let keys: Vec<&BucketKey> = self
+            .order
+            .iter()
+            .filter(|k| self.writers.get(*k).is_some_and(|w| !w.buffer.is_empty()))
+            .collect();
+        for chunk in keys.chunks(threads) {
+            let mut buffers: Vec<(&BucketKey, KvBuffer)> = Vec::with_capacity(chunk.len());
+            for key in chunk {
+                if let Some(w) = self.writers.get_mut(*key) {
+                    buffers.push((*key, std::mem::take(&mut w.buffer)));
+                }
             }
-            let flushed = w.buffer.flush(
-                &self.table,
-                &pk.key_indices,
-                &pk.merge,
-                &self.ctx.arrow_schema,
-                pk.raw,
-            )?;
-            if let Some(kv) = flushed.merged {
-                w.writer.write(&kv)?;
-            }
-            w.writer.end_file()?;
-            // Java `MergeTreeWriter.flushWriteBuffer`: one changelog file set per flush.
-            if let (Some(raw), Some(changelog)) = (flushed.raw, w.changelog.as_mut()) {
-                changelog.write(&raw)?;
-                changelog.end_file()?;
+            let flushed = run_each(self.pool.as_deref(), buffers, |(key, mut buffer)| {
+                let flushed = buffer.flush(
+                    &self.table,
+                    &pk.key_indices,
+                    &pk.merge,
+                    &self.ctx.arrow_schema,
+                    pk.raw,
+                );
+                (key, flushed)
+            })
+            .ok_or_else(|| Error::Internal("a flush thread stopped".into()))?;
+            for (key, flushed) in flushed {
+                let flushed = flushed?;
+                let Some(w) = self.writers.get_mut(key) else {
+                    continue;
+                };
+                if let Some(kv) = flushed.merged {
+                    w.writer.write(&kv)?;
+                }
+                w.writer.end_file()?;
+                // Java `MergeTreeWriter.flushWriteBuffer`: one changelog file set per flush.
+                if let (Some(raw), Some(changelog)) = (flushed.raw, w.changelog.as_mut()) {
+                    changelog.write(&raw)?;
+                    changelog.end_file()?;
+                }
             }
         }
         Ok(())
