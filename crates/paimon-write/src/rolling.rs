@@ -2,8 +2,9 @@
 //! `RollingFileWriterImpl` over `RowDataFileWriter`).
 //!
 //! Java checks the size every 1,000 records (`CHECK_ROLLING_RECORD_CNT`) and closes the file
-//! once it holds at least the target; batches are cut at the same record counts here, so a file
-//! rolls after the same number of rows as in Java for the same data size estimate.
+//! once it holds at least the target; a file here rolls at the same record counts, so after
+//! the same number of rows as in Java for the same data size estimate. Batches are cut at
+//! those counts only as the file nears the target (see `rows_to_write`).
 
 use std::sync::Arc;
 
@@ -23,6 +24,28 @@ use crate::stats::StatsMode;
 
 /// Records between two size checks (Java `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
 pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
+
+/// How many of `remaining` rows to hand a file of `rows` rows and `size` bytes at once: up to
+/// its next size check, or further while the file at its average row size stays below half
+/// the room left to `target`, so that a size check it skips could not have rolled it even
+/// with rows twice its average (the encoders take whole batches much faster than slices of
+/// 1,000 rows).
+fn rows_to_write(rows: u64, size: u64, target: u64, remaining: usize) -> usize {
+    let to_check = CHECK_ROLLING_RECORD_CNT - rows % CHECK_ROLLING_RECORD_CNT;
+    let mut take = to_check;
+    if rows > 0 && size < target {
+        let per_row = size.div_ceil(rows).max(1);
+        let safe = (target - size) / per_row / 2;
+        if safe >= remaining as u64 {
+            return remaining;
+        }
+        if safe > to_check {
+            take =
+                to_check + (safe - to_check) / CHECK_ROLLING_RECORD_CNT * CHECK_ROLLING_RECORD_CNT;
+        }
+    }
+    usize::try_from(take).map_or(remaining, |t| t.min(remaining))
+}
 
 /// What every file of a table is written with.
 #[derive(Debug, Clone)]
@@ -140,8 +163,12 @@ impl RollingWriter {
             let Some(file) = self.current.as_mut() else {
                 return Err(Error::Internal("no open file after opening one".into()));
             };
-            let to_check = CHECK_ROLLING_RECORD_CNT - file.rows() % CHECK_ROLLING_RECORD_CNT;
-            let take = (batch.num_rows() - offset).min(to_check as usize);
+            let take = rows_to_write(
+                file.rows(),
+                file.data_size(),
+                self.ctx.target_file_size,
+                batch.num_rows() - offset,
+            );
             let slice = batch.slice(offset, take);
             if let Err(e) = file.write(&self.ctx.table, &slice) {
                 self.abort_current();
@@ -351,4 +378,25 @@ fn local_now_millis() -> i64 {
         .naive_local()
         .and_utc()
         .timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_to_write;
+
+    #[test]
+    fn whole_batches_far_from_the_target_then_the_size_checks() {
+        // A new file: up to the first check.
+        assert_eq!(rows_to_write(0, 0, 1 << 20, 8192), 1000);
+        assert_eq!(rows_to_write(0, 0, 1 << 20, 300), 300);
+        // 1 byte a row, a megabyte to go: the whole batch.
+        assert_eq!(rows_to_write(1000, 1000, 1 << 20, 8192), 8192);
+        // 19,000 bytes to go at 1 byte a row: half of them (9,500 rows), cut at the check
+        // of row 10,000 (9,250 from row 1,500: to row 10,000 again).
+        assert_eq!(rows_to_write(1000, 1000, 20_000, 50_000), 9000);
+        assert_eq!(rows_to_write(1500, 1500, 20_000, 50_000), 8500);
+        // Near or past the target: to the next check only.
+        assert_eq!(rows_to_write(9000, 18_000, 20_000, 50_000), 1000);
+        assert_eq!(rows_to_write(2500, 5000, 4000, 8192), 500);
+    }
 }
