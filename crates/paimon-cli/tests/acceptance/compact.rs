@@ -206,7 +206,7 @@ fn create_id_table(t: &Path, schema: &str, options: &[&str]) {
 
 /// A primary-key table (2 buckets) with one big run at the last level (6,000 keys written
 /// and fully compacted), then `small` writes of 20 of its first 2,000 keys each (some deletes
-/// among them). The big run's files are several times the size of five small files together
+/// among them). The big run's files are more than twice the size of five small files together
 /// (about 22 kb against 10 kb a bucket), so Java's size ratio stops short of them.
 fn big_run_then_small_writes(dir: &Path, small: usize) -> std::path::PathBuf {
     big_run_then_small_writes_with(dir, small, &[])
