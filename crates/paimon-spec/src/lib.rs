@@ -31,6 +31,8 @@ pub mod layout;
 pub mod options;
 #[cfg(feature = "orc")]
 pub mod orc_tail;
+#[cfg(feature = "orc")]
+pub mod orc_write;
 pub mod partition_time;
 pub mod predicate;
 pub mod predicate_json;

@@ -46,7 +46,7 @@ pub enum FileFormat {
     Parquet(Box<ParquetFormat>),
     /// Avro object container files.
     Avro(AvroFormat),
-    /// ORC files (flat rows of primitive columns).
+    /// ORC files.
     Orc(OrcFormat),
 }
 
@@ -87,8 +87,14 @@ impl FileFormat {
             }
             "orc" => {
                 let schema = batch_arrow_schema(fields);
-                let orc =
-                    OrcFormat::try_new(table, fields, &schema, compression, target_file_size)?;
+                let orc = OrcFormat::try_new(
+                    table,
+                    fields,
+                    &schema,
+                    compression,
+                    zstd_level,
+                    target_file_size,
+                )?;
                 Ok((FileFormat::Orc(orc), schema))
             }
             other => Err(Error::Unsupported {

@@ -1,22 +1,25 @@
-//! One ORC data file being written, through orc-rust's Arrow writer.
-//!
-//! That writer encodes flat rows of primitive columns only, so this is the subset written here:
-//! BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR/VARCHAR/STRING (as ORC `string`,
-//! which Java reads into its CHAR/VARCHAR columns), BINARY/VARBINARY and DATE. DECIMAL, TIME,
-//! timestamps (orc-rust 0.9 cannot encode instants just before 1970, e.g. -1 ms) and nested
-//! columns are refused when the writer is built, so no file is started that could not be
-//! finished. orc-rust writes no column
-//! statistics, so they are collected row by row ([`crate::stats::StatsCollector`]), giving the
-//! values Java's `OrcSimpleStatsExtractor` reads back from its own footers.
+//! One ORC data file being written, through paimon-spec's ORC encoder
+//! ([`paimon_spec::orc_write`]), with Java Paimon's type mapping (`OrcTypeUtil`): CHAR, VARCHAR
+//! and STRING as ORC `string` (which Java reads into its CHAR/VARCHAR columns), BINARY and
+//! VARBINARY as `binary`, TIME as `int` (milliseconds of the day), TIMESTAMP as `timestamp`,
+//! TIMESTAMP WITH LOCAL TIME ZONE as `timestamp with local time zone`, ARRAY as `list`, MAP as
+//! `map`, MULTISET as `map<element, int>` and ROW as `struct`. Column statistics are collected
+//! row by row ([`crate::stats::StatsCollector`]), giving the values Java's
+//! `OrcSimpleStatsExtractor` reads back from its own footers.
 
-use std::sync::Arc;
+use std::ops::Range;
 
-use arrow_array::RecordBatch;
-use arrow_schema::{Field, Schema, SchemaRef};
-use orc_rust::compression::CompressionType;
-use orc_rust::{ArrowWriter, ArrowWriterBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, Time32MillisecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType as ArrowType, SchemaRef, TimeUnit};
 use paimon_io::FileWriter;
-use paimon_spec::types::{DataField, TypeKind};
+use paimon_spec::orc_write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
+use paimon_spec::types::{DataField, DataType, TypeKind};
 
 use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
@@ -26,104 +29,299 @@ use crate::stats::{StatsCollector, StatsMode};
 /// What every ORC file of one table is written with.
 #[derive(Debug, Clone)]
 pub struct OrcFormat {
-    compression: Option<CompressionType>,
-    /// The writer's Arrow schema (names and types only).
-    schema: SchemaRef,
+    codec: OrcCodec,
+    types: Vec<(String, OrcType)>,
     fields: Vec<DataField>,
     stripe_size: usize,
 }
 
 impl OrcFormat {
-    /// The format of files of `fields` whose batches have `arrow_schema`, for
-    /// `file.compression`; stripes are closed at a quarter of `target_file_size` (1..64 MiB) so
-    /// that rolling, which sees only the stripes written, overshoots the target by little.
+    /// The format of files of `fields` for `file.compression` (zstd at `zstd_level`); stripes
+    /// are closed at a quarter of `target_file_size` (1..64 MiB) of buffered values, so that
+    /// rolling, which sees only the stripes written, overshoots the target by little.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for a column type the writer cannot encode;
+    /// [`Error::Unsupported`] for a column type Java has no ORC form for;
     /// [`Error::InvalidOption`] for a codec ORC does not have here.
     pub fn try_new(
         table: &str,
         fields: &[DataField],
-        arrow_schema: &SchemaRef,
+        _arrow_schema: &SchemaRef,
         compression: &str,
+        zstd_level: i32,
         target_file_size: u64,
     ) -> Result<Self> {
-        for f in fields {
-            let ok = matches!(
-                f.data_type.kind,
-                TypeKind::Boolean
-                    | TypeKind::TinyInt
-                    | TypeKind::SmallInt
-                    | TypeKind::Int
-                    | TypeKind::BigInt
-                    | TypeKind::Float
-                    | TypeKind::Double
-                    | TypeKind::Char { .. }
-                    | TypeKind::VarChar { .. }
-                    | TypeKind::Binary { .. }
-                    | TypeKind::VarBinary { .. }
-                    | TypeKind::Date
-                    | TypeKind::Timestamp { .. }
-                    | TypeKind::LocalZonedTimestamp { .. }
-            );
-            if !ok {
-                return Err(Error::Unsupported {
-                    feature: format!(
-                        "table {table}: writing column {} of type {} to ORC (the ORC writer \
-                         encodes flat primitive columns without decimals or times)",
-                        f.name, f.data_type
-                    ),
-                });
-            }
-        }
-        let compression = match compression.to_ascii_lowercase().as_str() {
-            "zstd" => Some(CompressionType::Zstd),
-            "snappy" => Some(CompressionType::Snappy),
-            "zlib" | "deflate" => Some(CompressionType::Zlib),
-            "lz4" => Some(CompressionType::Lz4),
-            "none" | "uncompressed" => None,
-            _ => {
-                return Err(Error::InvalidOption {
-                    key: "file.compression".into(),
-                    value: compression.to_string(),
-                    reason: "not an ORC codec the writer has (zstd, snappy, zlib, lz4, none)"
-                        .into(),
-                })
-            }
-        };
-        let plain: Vec<Field> = arrow_schema
-            .fields()
+        let types = fields
             .iter()
-            .map(|f| Field::new(f.name(), f.data_type().clone(), f.is_nullable()))
-            .collect();
+            .map(|f| {
+                orc_type(&f.data_type)
+                    .map(|t| (f.name.clone(), t))
+                    .map_err(|t| Error::Unsupported {
+                        feature: format!(
+                            "table {table}: writing column {} of type {} to ORC ({t} has no ORC \
+                             form in Java Paimon)",
+                            f.name, f.data_type
+                        ),
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let codec =
+            OrcCodec::from_name(compression, zstd_level).ok_or_else(|| Error::InvalidOption {
+                key: "file.compression".into(),
+                value: compression.to_string(),
+                reason: "not an ORC codec the writer has (zstd, snappy, zlib, lz4, none)".into(),
+            })?;
         let stripe_size = usize::try_from(target_file_size / 4)
             .unwrap_or(usize::MAX)
             .clamp(1 << 20, 64 << 20);
         Ok(OrcFormat {
-            compression,
-            schema: Arc::new(Schema::new(plain)),
+            codec,
+            types,
             fields: fields.to_vec(),
             stripe_size,
         })
     }
 }
 
-/// What the encoder thread of an [`OrcFile`] is told.
-enum Command {
-    Write(RecordBatch),
-    Close,
+/// The ORC type of a Paimon type (Java `OrcTypeUtil.convertToOrcType`); the type's text when
+/// it has none.
+fn orc_type(t: &DataType) -> std::result::Result<OrcType, String> {
+    Ok(match &t.kind {
+        TypeKind::Boolean => OrcType::Boolean,
+        TypeKind::TinyInt => OrcType::Byte,
+        TypeKind::SmallInt => OrcType::Short,
+        TypeKind::Int | TypeKind::Time { .. } => OrcType::Int,
+        TypeKind::BigInt => OrcType::Long,
+        TypeKind::Float => OrcType::Float,
+        TypeKind::Double => OrcType::Double,
+        TypeKind::Decimal { precision, scale } => OrcType::Decimal {
+            precision: *precision,
+            scale: *scale,
+        },
+        TypeKind::Char { .. } | TypeKind::VarChar { .. } => OrcType::String,
+        TypeKind::Binary { .. } | TypeKind::VarBinary { .. } => OrcType::Binary,
+        TypeKind::Date => OrcType::Date,
+        TypeKind::Timestamp { .. } => OrcType::Timestamp,
+        TypeKind::LocalZonedTimestamp { .. } => OrcType::TimestampInstant,
+        TypeKind::Array(e) => OrcType::List(Box::new(orc_type(e)?)),
+        TypeKind::Multiset(e) => OrcType::Map(Box::new(orc_type(e)?), Box::new(OrcType::Int)),
+        TypeKind::Map { key, value } => {
+            OrcType::Map(Box::new(orc_type(key)?), Box::new(orc_type(value)?))
+        }
+        TypeKind::Row(fields) => OrcType::Struct(
+            fields
+                .iter()
+                .map(|f| Ok((f.name.clone(), orc_type(&f.data_type)?)))
+                .collect::<std::result::Result<_, String>>()?,
+        ),
+        _ => return Err(t.to_string()),
+    })
 }
 
-/// An ORC file open for writing. orc-rust's writer is not `Send` (its column encoders are
-/// boxed without the bound), so it lives on a thread of its own for the file's lifetime and
-/// gets the batches over a bounded channel; a [`crate::TableWrite`] stays `Send`. An encoder
-/// error comes back from the next call.
+/// Columns of the subtree of `t`, itself included.
+fn subtree_len(t: &OrcType) -> usize {
+    1 + match t {
+        OrcType::List(e) => subtree_len(e),
+        OrcType::Map(k, v) => subtree_len(k) + subtree_len(v),
+        OrcType::Struct(fields) => fields.iter().map(|(_, t)| subtree_len(t)).sum(),
+        _ => 0,
+    }
+}
+
+/// The slots of an array pushed into a column: a range, or the positions of a parent's
+/// non-null rows.
+enum Rows {
+    Range(Range<usize>),
+    Indices(Vec<usize>),
+}
+
+impl Rows {
+    fn iter(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match self {
+            Rows::Range(r) => Box::new(r.clone()),
+            Rows::Indices(v) => Box::new(v.iter().copied()),
+        }
+    }
+}
+
+/// Pushes the slots `rows` of `array` into column `id` (of type `t`) and its children.
+fn push(
+    cols: &mut [OrcColumn],
+    id: usize,
+    t: &OrcType,
+    array: &dyn Array,
+    rows: &Rows,
+) -> std::result::Result<(), String> {
+    let Some((col, children)) = cols.get_mut(id..).and_then(|c| c.split_first_mut()) else {
+        return Err(format!("no ORC column {id}"));
+    };
+    let mismatch = || {
+        format!(
+            "an Arrow {} array where ORC type {t:?} was expected",
+            array.data_type()
+        )
+    };
+    macro_rules! each {
+        ($values:expr, |$v:ident| $push:expr) => {{
+            let values = $values;
+            for i in rows.iter() {
+                if values.is_null(i) {
+                    col.push_null();
+                } else {
+                    let $v = values.value(i);
+                    $push;
+                }
+            }
+        }};
+    }
+    match (t, array.data_type()) {
+        (OrcType::Boolean, ArrowType::Boolean) => each!(array.as_boolean(), |v| col.push_bool(v)),
+        (OrcType::Byte, ArrowType::Int8) => {
+            each!(array.as_primitive::<Int8Type>(), |v| col.push_byte(v))
+        }
+        (OrcType::Short, ArrowType::Int16) => each!(array.as_primitive::<Int16Type>(), |v| col
+            .push_long(i64::from(v))),
+        (OrcType::Int, ArrowType::Int32) => each!(array.as_primitive::<Int32Type>(), |v| col
+            .push_long(i64::from(v))),
+        (OrcType::Int, ArrowType::Time32(TimeUnit::Millisecond)) => {
+            each!(array.as_primitive::<Time32MillisecondType>(), |v| col
+                .push_long(i64::from(v)))
+        }
+        (OrcType::Long, ArrowType::Int64) => {
+            each!(array.as_primitive::<Int64Type>(), |v| col.push_long(v))
+        }
+        (OrcType::Date, ArrowType::Date32) => each!(array.as_primitive::<Date32Type>(), |v| col
+            .push_long(i64::from(v))),
+        (OrcType::Float, ArrowType::Float32) => {
+            each!(array.as_primitive::<Float32Type>(), |v| col.push_f32(v))
+        }
+        (OrcType::Double, ArrowType::Float64) => {
+            each!(array.as_primitive::<Float64Type>(), |v| col.push_f64(v))
+        }
+        (OrcType::String, ArrowType::Utf8) => {
+            each!(array.as_string::<i32>(), |v| col.push_bytes(v.as_bytes()))
+        }
+        (OrcType::String, ArrowType::LargeUtf8) => {
+            each!(array.as_string::<i64>(), |v| col.push_bytes(v.as_bytes()))
+        }
+        (OrcType::Binary, ArrowType::Binary) => {
+            each!(array.as_binary::<i32>(), |v| col.push_bytes(v))
+        }
+        (OrcType::Binary, ArrowType::LargeBinary) => {
+            each!(array.as_binary::<i64>(), |v| col.push_bytes(v))
+        }
+        (OrcType::Decimal { .. }, ArrowType::Decimal128(..)) => {
+            each!(array.as_primitive::<Decimal128Type>(), |v| col
+                .push_decimal(v))
+        }
+        (OrcType::Timestamp | OrcType::TimestampInstant, ArrowType::Timestamp(unit, _)) => {
+            let per_second: i64 = match unit {
+                TimeUnit::Second => 1,
+                TimeUnit::Millisecond => 1_000,
+                TimeUnit::Microsecond => 1_000_000,
+                TimeUnit::Nanosecond => 1_000_000_000,
+            };
+            let values: Vec<Option<i64>> = match unit {
+                TimeUnit::Second => timestamps(array.as_primitive::<TimestampSecondType>(), rows),
+                TimeUnit::Millisecond => {
+                    timestamps(array.as_primitive::<TimestampMillisecondType>(), rows)
+                }
+                TimeUnit::Microsecond => {
+                    timestamps(array.as_primitive::<TimestampMicrosecondType>(), rows)
+                }
+                TimeUnit::Nanosecond => {
+                    timestamps(array.as_primitive::<TimestampNanosecondType>(), rows)
+                }
+            };
+            for v in values {
+                match v {
+                    None => col.push_null(),
+                    Some(v) => {
+                        let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+                        col.push_timestamp(v.div_euclid(per_second), nanos as u32)?;
+                    }
+                }
+            }
+        }
+        (OrcType::List(e), ArrowType::List(_)) => {
+            let list = array.as_list::<i32>();
+            let offsets = list.value_offsets();
+            let mut elements = Vec::new();
+            for i in rows.iter() {
+                if list.is_null(i) {
+                    col.push_null();
+                } else {
+                    let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    col.push_length(b - a);
+                    elements.extend(a..b);
+                }
+            }
+            push(
+                children,
+                0,
+                e,
+                list.values().as_ref(),
+                &Rows::Indices(elements),
+            )?;
+        }
+        (OrcType::Map(k, v), ArrowType::Map(..)) => {
+            let map = array.as_map();
+            let offsets = map.value_offsets();
+            let mut entries = Vec::new();
+            for i in rows.iter() {
+                if map.is_null(i) {
+                    col.push_null();
+                } else {
+                    let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    col.push_length(b - a);
+                    entries.extend(a..b);
+                }
+            }
+            let entries = Rows::Indices(entries);
+            push(children, 0, k, map.keys().as_ref(), &entries)?;
+            push(children, subtree_len(k), v, map.values().as_ref(), &entries)?;
+        }
+        (OrcType::Struct(fields), ArrowType::Struct(_)) => {
+            let s = array.as_struct();
+            if s.num_columns() != fields.len() {
+                return Err(mismatch());
+            }
+            let mut valid = Vec::new();
+            for i in rows.iter() {
+                if s.is_null(i) {
+                    col.push_null();
+                } else {
+                    col.push_struct();
+                    valid.push(i);
+                }
+            }
+            let valid = Rows::Indices(valid);
+            let mut child = 0;
+            for ((_, ft), c) in fields.iter().zip(s.columns()) {
+                push(children, child, ft, c.as_ref(), &valid)?;
+                child += subtree_len(ft);
+            }
+        }
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+fn timestamps<T: arrow_array::types::ArrowTimestampType>(
+    a: &arrow_array::PrimitiveArray<T>,
+    rows: &Rows,
+) -> Vec<Option<i64>> {
+    rows.iter()
+        .map(|i| (!a.is_null(i)).then(|| a.value(i)))
+        .collect()
+}
+
+/// An ORC file open for writing.
 pub struct OrcFile {
     path: String,
-    commands: Option<std::sync::mpsc::SyncSender<Command>>,
-    encoder: Option<std::thread::JoinHandle<std::result::Result<(), String>>>,
+    writer: Option<OrcWriter<Sink>>,
     out: Sink,
-    schema: SchemaRef,
+    types: Vec<(String, OrcType)>,
     stats: StatsCollector,
     rows: u64,
 }
@@ -141,7 +339,7 @@ impl OrcFile {
     /// Starts a file at `path` on `out`.
     ///
     /// # Errors
-    /// [`Error::Orc`] when the encoder thread cannot start.
+    /// [`Error::Orc`] when the storage refuses the file's first bytes.
     pub fn try_new(
         table: &str,
         path: &str,
@@ -149,27 +347,14 @@ impl OrcFile {
         format: &OrcFormat,
     ) -> Result<Self> {
         let out = Sink::new(out);
-        let mut builder = ArrowWriterBuilder::new(out.clone(), format.schema.clone())
-            .with_stripe_byte_size(format.stripe_size);
-        if let Some(c) = format.compression {
-            builder = builder.with_compression(c);
-        }
-        let (commands, inbox) = std::sync::mpsc::sync_channel::<Command>(2);
-        let encoder = std::thread::Builder::new()
-            .name("paimon-orc-writer".into())
-            .spawn(move || {
-                let mut writer: ArrowWriter<Sink> =
-                    builder.try_build().map_err(|e| e.to_string())?;
-                for command in inbox {
-                    match command {
-                        Command::Write(batch) => writer.write(&batch).map_err(|e| e.to_string())?,
-                        Command::Close => return writer.close().map_err(|e| e.to_string()),
-                    }
-                }
-                Err("the file was abandoned".to_string())
-            });
-        let encoder = match encoder {
-            Ok(h) => h,
+        let writer = OrcWriter::try_new(
+            out.clone(),
+            format.types.clone(),
+            format.codec,
+            format.stripe_size,
+        );
+        let writer = match writer {
+            Ok(w) => w,
             Err(e) => {
                 if let Some(o) = out.take() {
                     let _ = o.abort();
@@ -177,16 +362,15 @@ impl OrcFile {
                 return Err(Error::Orc {
                     table: table.to_string(),
                     path: path.to_string(),
-                    reason: format!("starting the encoder thread: {e}"),
+                    reason: e.to_string(),
                 });
             }
         };
         Ok(OrcFile {
             path: path.to_string(),
-            commands: Some(commands),
-            encoder: Some(encoder),
+            writer: Some(writer),
             out,
-            schema: format.schema.clone(),
+            types: format.types.clone(),
             stats: StatsCollector::new(&format.fields),
             rows: 0,
         })
@@ -207,34 +391,7 @@ impl OrcFile {
         self.out.position()
     }
 
-    /// Appends a batch (in the file's row).
-    ///
-    /// # Errors
-    /// [`Error::Orc`] when encoding or the storage failed (this batch or an earlier one).
-    pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
-        let plain = RecordBatch::try_new(self.schema.clone(), batch.columns().to_vec())
-            .map_err(|e| Error::Internal(format!("ORC batch of {}: {e}", self.path)))?;
-        let sent = self
-            .commands
-            .as_ref()
-            .is_some_and(|c| c.send(Command::Write(plain)).is_ok());
-        if !sent {
-            return Err(self.encoder_error(table));
-        }
-        self.stats.collect(batch);
-        self.rows += batch.num_rows() as u64;
-        Ok(())
-    }
-
-    /// The encoder thread's error, once it has stopped.
-    fn encoder_error(&mut self, table: &str) -> Error {
-        self.commands = None;
-        let reason = match self.encoder.take().map(|h| h.join()) {
-            Some(Ok(Err(reason))) => reason,
-            Some(Ok(Ok(()))) => "the encoder stopped early".to_string(),
-            Some(Err(_)) => "the encoder thread panicked".to_string(),
-            None => "the encoder already stopped".to_string(),
-        };
+    fn error(&self, table: &str, reason: String) -> Error {
         Error::Orc {
             table: table.to_string(),
             path: self.path.clone(),
@@ -242,36 +399,76 @@ impl OrcFile {
         }
     }
 
+    /// Appends a batch (in the file's row). A value ORC cannot hold fails the file: it must
+    /// then be aborted.
+    ///
+    /// # Errors
+    /// [`Error::Orc`] naming the column for a value ORC cannot hold or a batch of another
+    /// layout, or when the storage failed.
+    pub fn write(&mut self, table: &str, batch: &RecordBatch) -> Result<()> {
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(self.error(table, "the file already failed".into()));
+        };
+        if batch.num_columns() != self.types.len() {
+            return Err(self.error(
+                table,
+                format!(
+                    "a batch of {} columns for a row of {}",
+                    batch.num_columns(),
+                    self.types.len()
+                ),
+            ));
+        }
+        let rows = Rows::Range(0..batch.num_rows());
+        let cols = writer.columns();
+        for _ in 0..batch.num_rows() {
+            cols[0].push_struct();
+        }
+        let mut id = 1;
+        let mut failed = None;
+        for ((name, t), column) in self.types.iter().zip(batch.columns()) {
+            if let Err(e) = push(cols, id, t, column.as_ref(), &rows) {
+                failed = Some(format!("column {name}: {e}"));
+                break;
+            }
+            id += subtree_len(t);
+        }
+        let result = match failed {
+            Some(reason) => Err(reason),
+            None => writer
+                .end_rows(batch.num_rows() as u64)
+                .map_err(|e| e.to_string()),
+        };
+        if let Err(reason) = result {
+            // The columns may hold part of the batch: the file cannot be finished.
+            self.writer = None;
+            return Err(self.error(table, reason));
+        }
+        self.stats.collect(batch);
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
     /// Writes the last stripe and the footer and closes the file.
     ///
     /// # Errors
-    /// [`Error::Orc`] or [`Error::Io`] when the storage fails; the file must then be treated as
-    /// not written.
+    /// [`Error::Orc`] or [`Error::Io`] when the storage fails or an earlier batch failed; the
+    /// file must then be treated as not written.
     pub fn finish(
         mut self,
         table: &str,
         _fields: &[DataField],
         modes: &[StatsMode],
     ) -> Result<FinishedFile> {
-        let closed = self
-            .commands
-            .take()
-            .is_some_and(|c| c.send(Command::Close).is_ok());
-        let joined = self.encoder.take().map(|h| h.join());
-        if !closed || !matches!(joined, Some(Ok(Ok(())))) {
-            let reason = match joined {
-                Some(Ok(Err(reason))) => reason,
-                Some(Err(_)) => "the encoder thread panicked".to_string(),
-                _ => "the encoder stopped early".to_string(),
-            };
+        let finished = match self.writer.take() {
+            Some(w) => w.finish().map(|_| ()).map_err(|e| e.to_string()),
+            None => Err("an earlier batch failed".to_string()),
+        };
+        if let Err(reason) = finished {
             if let Some(o) = self.out.take() {
                 let _ = o.abort();
             }
-            return Err(Error::Orc {
-                table: table.to_string(),
-                path: self.path.clone(),
-                reason,
-            });
+            return Err(self.error(table, reason));
         }
         let path = self.path.clone();
         let out = self
@@ -288,10 +485,7 @@ impl OrcFile {
 
     /// Abandons the file.
     pub fn abort(mut self) {
-        self.commands = None;
-        if let Some(h) = self.encoder.take() {
-            let _ = h.join();
-        }
+        self.writer = None;
         if let Some(o) = self.out.take() {
             let _ = o.abort();
         }

@@ -278,23 +278,27 @@ pub struct ManifestWriteOptions {
 enum ManifestFormat {
     Avro(paimon_spec::avro_container::AvroCodec),
     Parquet(parquet::basic::Compression),
+    Orc(paimon_spec::orc_write::OrcCodec),
 }
 
 impl ManifestWriteOptions {
     /// For a table's `manifest.format` and `manifest.compression`.
     ///
     /// # Errors
-    /// `Unsupported` for ORC (orc-rust cannot encode the nested manifest rows) or an unknown
-    /// format, and for a compression the format has no codec for here.
+    /// `Unsupported` for an unknown format, and for a compression the format has no codec for
+    /// here.
     pub fn try_new(format: &str, compression: &str) -> Result<Self> {
         let format = match format.to_ascii_lowercase().as_str() {
             "avro" => ManifestFormat::Avro(codec_for(compression).map_err(Error::unsupported)?),
             "parquet" => ManifestFormat::Parquet(
                 super::parquet_encode::parquet_codec(compression).map_err(Error::unsupported)?,
             ),
+            "orc" => ManifestFormat::Orc(
+                super::orc_encode::orc_codec(compression).map_err(Error::unsupported)?,
+            ),
             _ => {
                 return Err(Error::unsupported(format!(
-                    "writing manifests in format {format:?} (avro or parquet)"
+                    "writing manifests in format {format:?} (avro, parquet or orc)"
                 )))
             }
         };
@@ -307,6 +311,7 @@ impl ManifestWriteOptions {
             ManifestFormat::Parquet(codec) => {
                 super::parquet_encode::write_parquet(t, *codec, records)
             }
+            ManifestFormat::Orc(codec) => super::orc_encode::write_orc(t, *codec, records),
         }
         .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
     }

@@ -1,7 +1,7 @@
 //! Every Avro manifest-family file Java 1.4.2 wrote in `fixtures/warehouse`: decode, re-encode
-//! (as Avro and as Parquet), decode again and compare all values; our Avro header schema equals
-//! Java's byte for byte. (Java reading our Parquet manifests is checked by the acceptance test
-//! `parquet_manifests_are_written_and_java_takes_turns_on_them`.)
+//! (as Avro, Parquet and ORC), decode again and compare all values; our Avro header schema
+//! equals Java's byte for byte. (Java reading our Parquet and ORC manifests is checked by the
+//! acceptance test `parquet_and_orc_manifests_are_written_and_java_takes_turns_on_them`.)
 
 use super::encode::*;
 use super::*;
@@ -49,8 +49,13 @@ fn files() -> Vec<(String, Vec<u8>)> {
 fn java_manifests_round_trip_with_javas_schema() {
     let w = ManifestWriteOptions::try_new("avro", "zstd").unwrap();
     let pq = ManifestWriteOptions::try_new("parquet", "zstd").unwrap();
+    let orc = ManifestWriteOptions::try_new("orc", "zstd").unwrap();
     let parquet = |out: Vec<u8>| {
         assert!(out.starts_with(b"PAR1"));
+        bytes::Bytes::from(out)
+    };
+    let orc_bytes = |out: Vec<u8>| {
+        assert!(out.starts_with(b"ORC"));
         bytes::Bytes::from(out)
     };
     let (mut entries, mut lists, mut indexes) = (0, 0, 0);
@@ -72,6 +77,12 @@ fn java_manifests_round_trip_with_javas_schema() {
                 a,
                 "{path}"
             );
+            let out_orc = orc_bytes(orc.manifest_list(&path, &a).unwrap());
+            assert_eq!(
+                ManifestFileMeta::decode_list(&path, out_orc).unwrap(),
+                a,
+                "{path}"
+            );
             lists += 1;
             (out, manifest_file_meta_type().schema_json())
         } else if name.starts_with("index-manifest-") {
@@ -84,6 +95,9 @@ fn java_manifests_round_trip_with_javas_schema() {
             );
             let out_pq = parquet(pq.index_manifest(&path, &a).unwrap());
             let back = IndexManifestEntry::decode_index_manifest(&path, out_pq).unwrap();
+            assert_eq!(back, a, "{path}");
+            let out_orc = orc_bytes(orc.index_manifest(&path, &a).unwrap());
+            let back = IndexManifestEntry::decode_index_manifest(&path, out_orc).unwrap();
             assert_eq!(back, a, "{path}");
             indexes += 1;
             (out, index_manifest_entry_type().schema_json())
@@ -101,6 +115,12 @@ fn java_manifests_round_trip_with_javas_schema() {
                 a,
                 "{path}"
             );
+            let out_orc = orc_bytes(orc.manifest(&path, &a).unwrap());
+            assert_eq!(
+                ManifestEntry::decode_manifest(&path, out_orc).unwrap(),
+                a,
+                "{path}"
+            );
             entries += 1;
             (out, manifest_entry_type().schema_json())
         };
@@ -115,8 +135,10 @@ fn java_manifests_round_trip_with_javas_schema() {
 }
 
 #[test]
-fn avro_and_parquet_manifests_are_written_orc_is_refused() {
-    assert!(ManifestWriteOptions::try_new("orc", "zstd").is_err());
+fn avro_parquet_and_orc_manifests_are_written_other_formats_are_refused() {
+    assert!(ManifestWriteOptions::try_new("json", "zstd").is_err());
+    assert!(ManifestWriteOptions::try_new("orc", "brotli").is_err());
+    ManifestWriteOptions::try_new("ORC", "zlib").unwrap();
     assert!(ManifestWriteOptions::try_new("avro", "brotli").is_err());
     assert!(ManifestWriteOptions::try_new("parquet", "brotli").is_err());
     ManifestWriteOptions::try_new("AVRO", "none").unwrap();

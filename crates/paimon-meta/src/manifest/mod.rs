@@ -10,6 +10,7 @@ mod entry;
 mod entry_decoder;
 mod index;
 mod list;
+mod orc_encode;
 mod parquet_encode;
 
 pub(crate) use entry::ManifestBlocks;

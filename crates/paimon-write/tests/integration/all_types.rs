@@ -1,4 +1,4 @@
-//! Every type Java writes to Parquet and Avro: the rows of Java's `append/all_types_parquet`
+//! Every type Java writes to Parquet, Avro and ORC: the rows of Java's `append/all_types_parquet`
 //! fixture, written again by [`paimon_write::TableWrite`] into a new table of each format, read
 //! by Java 1.4.2 equal Java's own expected rows
 //! (`fixtures/expected/append/all_types_parquet/latest.jsonl`).
@@ -6,7 +6,8 @@
 //! The input batches are decoded from the fixture's data files with paimon-data; the expected
 //! rows are Java's, so a reader fault cannot make the test pass. TIMESTAMP(7..9) columns are left
 //! out: Java stores them as INT96 in Parquet, which the writer does not produce yet (it refuses
-//! them), and Java's Avro writer refuses them.
+//! them), and Java's Avro writer refuses them; ORC leaves out every timestamp column (see
+//! [`java_reads_every_type_we_write_to_orc`]).
 
 use arrow_array::RecordBatch;
 use paimon_data::arrow_schema::to_arrow_type;
@@ -34,48 +35,23 @@ fn java_reads_every_type_we_write_to_avro() {
     java_reads_every_type_we_write("avro", &nanos_precision, &["c_ts9", "c_ltz9"]);
 }
 
-/// The ORC writer's subset: flat primitive columns without decimals or TIME. Timestamps are
-/// left out here because the fixture holds 1969-12-31 23:59:59.999, which ORC cannot hold
-/// (ORC-763); `orc_timestamps` tests them.
-fn not_orc(t: &TypeKind) -> bool {
+/// Every type but timestamps, nested ones included: the fixture holds 1969-12-31
+/// 23:59:59.999, which ORC cannot hold (ORC-763; Java's own writer changes it, see
+/// `fixtures/expected/append/all_types_orc`), so `orc_timestamps` tests them.
+fn timestamps(t: &TypeKind) -> bool {
     matches!(
         t,
-        TypeKind::Decimal { .. }
-            | TypeKind::Timestamp { .. }
-            | TypeKind::LocalZonedTimestamp { .. }
-            | TypeKind::Time { .. }
-            | TypeKind::Array(_)
-            | TypeKind::Map { .. }
-            | TypeKind::Row(_)
+        TypeKind::Timestamp { .. } | TypeKind::LocalZonedTimestamp { .. }
     )
 }
 
 #[test]
-fn java_reads_every_primitive_type_we_write_to_orc() {
+fn java_reads_every_type_we_write_to_orc() {
     java_reads_every_type_we_write(
         "orc",
-        &not_orc,
+        &timestamps,
         &[
-            "c_dec_5_2",
-            "c_dec_18_4",
-            "c_dec_38_0",
-            "c_dec_38_10",
-            "c_time",
-            "c_ts0",
-            "c_ts3",
-            "c_ts6",
-            "c_ts9",
-            "c_ltz3",
-            "c_ltz6",
-            "c_ltz9",
-            "c_arr_int",
-            "c_arr_str",
-            "c_arr_arr",
-            "c_map",
-            "c_map_int_arr",
-            "c_row",
-            "c_arr_row",
-            "c_map_row",
+            "c_ts0", "c_ts3", "c_ts6", "c_ts9", "c_ltz3", "c_ltz6", "c_ltz9",
         ],
     );
 }
