@@ -8,6 +8,7 @@ mod bucket_java;
 mod common;
 mod merge_engines;
 mod messages;
+mod orc_nested;
 mod orc_timestamps;
 mod parquet_threads;
 mod pk;
