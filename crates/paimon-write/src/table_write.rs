@@ -23,7 +23,7 @@ use paimon_spec::layout::{self, DataFileNames, TableLayout};
 use paimon_spec::options::{CoreOptions, MergeEngine};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::stats::serialize_datums;
-use paimon_spec::types::DataField;
+use paimon_spec::types::{DataField, TypeKind};
 use paimon_split::commit::{CommitMessage, DataIncrement};
 
 use crate::arrow_datum::datum_at;
@@ -209,8 +209,22 @@ impl TableWrite {
                 );
             }
         }
-        if core.data_evolution_enabled {
-            return unsupported("writing data-evolution tables");
+        // Appends to a data-evolution table are row-tracking appends (the commit gives the new
+        // files their first row ids); its compaction, which merges the column files of a row
+        // range, is Java's alone.
+        if core.data_evolution_enabled && level0 == Level0::Compaction {
+            return unsupported("compacting data-evolution tables");
+        }
+        if let Some(f) = schema
+            .fields
+            .iter()
+            .find(|f| matches!(f.data_type.kind, TypeKind::Blob))
+        {
+            return unsupported(&format!(
+                "writing BLOB column {} (Java keeps BLOB values in .blob files beside the data \
+                 files)",
+                f.name
+            ));
         }
         if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
             return unsupported("data-file.external-paths / data-file.path-directory");

@@ -8,6 +8,7 @@ mod async_read;
 mod compact;
 mod cpp_compact;
 mod cpp_tables;
+mod data_evolution_write;
 mod dynamic_bucket;
 mod fallback_time_travel;
 mod filtered_plans;

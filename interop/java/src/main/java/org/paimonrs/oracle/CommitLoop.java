@@ -2,6 +2,8 @@ package org.paimonrs.oracle;
 
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
@@ -91,7 +93,8 @@ final class CommitLoop {
 
     /**
      * {@code compact TABLE_PATH [--minor]}: one full compaction (primary-key and bucketed
-     * tables) or append compaction (unaware-bucket tables), committed by Java; with {@code
+     * tables) or append compaction (unaware-bucket tables; Java's data-evolution compaction on
+     * data-evolution tables), committed by Java; with {@code
      * --minor}, each bucket's writer compacts as it would after a write (universal compaction
      * on primary-key tables). Prints {"action":"compact","snapshot":N}.
      */
@@ -113,6 +116,10 @@ final class CommitLoop {
             Fx.fullCompact(table);
             return;
         }
+        if (table.coreOptions().dataEvolutionEnabled()) {
+            compactDataEvolution(table);
+            return;
+        }
         AppendCompactCoordinator coordinator = new AppendCompactCoordinator(table, false);
         List<AppendCompactTask> tasks = coordinator.run();
         if (tasks.isEmpty()) {
@@ -126,6 +133,23 @@ final class CommitLoop {
             List<CommitMessage> msgs = new ArrayList<>();
             for (AppendCompactTask task : tasks) {
                 msgs.add(task.doCompact(table, write));
+            }
+            c.commit(msgs);
+        }
+    }
+
+    /** A data-evolution table's compaction: Java's own coordinator and tasks, not blobs. */
+    private static void compactDataEvolution(FileStoreTable table) throws Exception {
+        List<DataEvolutionCompactTask> tasks =
+                new DataEvolutionCompactCoordinator(table, false, false).plan();
+        if (tasks.isEmpty()) {
+            return;
+        }
+        BatchWriteBuilder wb = table.newBatchWriteBuilder();
+        try (BatchTableCommit c = wb.newCommit()) {
+            List<CommitMessage> msgs = new ArrayList<>();
+            for (DataEvolutionCompactTask task : tasks) {
+                msgs.add(task.doCompact(table, "paimon-oracle-compact"));
             }
             c.commit(msgs);
         }
