@@ -56,6 +56,7 @@ pub mod options;
 pub mod orc_file;
 mod parquet_columns;
 pub mod parquet_file;
+mod parquet_int96;
 pub mod paths;
 pub mod rolling;
 mod sink;

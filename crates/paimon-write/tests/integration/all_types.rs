@@ -5,8 +5,9 @@
 //!
 //! The input batches are decoded from the fixture's data files with paimon-data; the expected
 //! rows are Java's, so a reader fault cannot make the test pass. TIMESTAMP(7..9) columns are left
-//! out: Java stores them as INT96 in Parquet, which the writer does not produce yet (it refuses
-//! them), and Java's Avro writer refuses them; ORC leaves out every timestamp column (see
+//! out of Parquet and Avro: the fixture holds 0001-01-01, which Arrow's nanosecond timestamps
+//! (the writers' input) cannot hold (`parquet_int96` tests them in Parquet), and Java's Avro
+//! writer refuses them; ORC leaves out every timestamp column (see
 //! [`java_reads_every_type_we_write_to_orc`]).
 
 use arrow_array::RecordBatch;

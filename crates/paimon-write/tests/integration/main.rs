@@ -10,5 +10,6 @@ mod merge_engines;
 mod messages;
 mod orc_nested;
 mod orc_timestamps;
+mod parquet_int96;
 mod parquet_threads;
 mod pk;
