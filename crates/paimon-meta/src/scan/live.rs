@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::mem::size_of;
 
 use paimon_spec::data_file::DataFileMeta;
-use rayon::prelude::*;
 
 use super::memory::{file_heap, files_heap};
 
@@ -268,16 +267,9 @@ impl BucketAccumulator {
     /// [`Error::Corrupt`] naming the data file when a file is added twice without a delete in
     /// between.
     pub fn merge(self) -> Result<Vec<LiveBucket>> {
-        // Buckets are independent: reconciled on the pool's threads, the first error in
-        // bucket order reported.
-        let merged: Vec<Result<LiveBucket>> = self
-            .buckets
-            .into_par_iter()
-            .map(|mut b| b.merge().map(|()| b))
-            .collect();
-        let mut out = Vec::with_capacity(merged.len());
-        for b in merged {
-            let b = b?;
+        let mut out = Vec::with_capacity(self.buckets.len());
+        for mut b in self.buckets {
+            b.merge()?;
             if !b.files.is_empty() {
                 out.push(b);
             }

@@ -33,7 +33,6 @@ use paimon_spec::data_file::{DataFileMeta, DeletionFile};
 use paimon_spec::options::MergeEngine;
 use paimon_spec::predicate::Predicate;
 use paimon_split::{DataSplit, Split};
-use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
@@ -159,17 +158,6 @@ pub struct ScanBuilder {
     pool: Option<Arc<dyn MemoryPool>>,
     /// The reservation of the `plan()` call under way (set on its private copy of the scan).
     memory: Option<Arc<PlanMemory>>,
-}
-
-/// A bucket whose files were grouped into splits (its files moved into `groups`).
-struct GroupedBucket {
-    bucket: BucketFiles,
-    /// What the bucket held before its files moved.
-    bucket_bytes: usize,
-    /// Deletion file of each data file name.
-    dv_of: HashMap<String, Option<DeletionFile>>,
-    has_dvs: bool,
-    groups: Vec<SplitGroup>,
 }
 
 /// Files of one (partition, bucket), ready for split generation.
@@ -369,64 +357,43 @@ impl ScanBuilder {
                 .get("blob-as-descriptor")
                 .is_some_and(|v| v.eq_ignore_ascii_case("true")),
         };
-        // Each bucket's files are grouped on the pool's threads (sorting, key decoding and
-        // packing are the bucket's own); the splits are then made and reserved in bucket order.
-        let grouped: Vec<Result<GroupedBucket>> = buckets
-            .into_par_iter()
-            .map(|mut b| {
-                // The bucket's files move into its splits: its heap is given back once
-                // they are reserved.
-                let bucket_bytes = memory::bucket_heap(&b);
-                // Deletion files by data file name, taken before the files move into groups.
-                let dvs = b.deletion_files.take();
-                let has_dvs = dvs.is_some();
-                let dv_of: HashMap<String, Option<DeletionFile>> = match dvs {
-                    Some(d) => b.files.iter().map(|f| f.file_name.clone()).zip(d).collect(),
-                    None => HashMap::new(),
-                };
-                let files = std::mem::take(&mut b.files);
-                let groups: Vec<SplitGroup> = if streaming {
-                    if !pk && opts.bucket == -1 && !opts.data_evolution_enabled {
-                        split_gen::append_batch(files, sizes)
-                    } else if opts.data_evolution_enabled {
-                        split_gen::data_evolution_batch(files, sizes, count_blob_size)
-                    } else {
-                        vec![SplitGroup {
-                            files,
-                            raw_convertible: true,
-                        }]
-                    }
-                } else if opts.data_evolution_enabled {
-                    split_gen::data_evolution_batch(files, sizes, count_blob_size)
-                } else if pk {
-                    let keyed = files
-                        .into_iter()
-                        .map(|f| keyed_file(f, &key_types, &b.bucket_path))
-                        .collect::<Result<Vec<_>>>()?;
-                    split_gen::merge_tree_batch(keyed, sizes, always_raw)
-                } else {
-                    split_gen::append_batch(files, sizes)
-                };
-                Ok(GroupedBucket {
-                    bucket: b,
-                    bucket_bytes,
-                    dv_of,
-                    has_dvs,
-                    groups,
-                })
-            })
-            .collect();
         let mut splits: Vec<DataSplit> = Vec::new();
-        for bucket in grouped {
-            let GroupedBucket {
-                bucket: b,
-                bucket_bytes,
-                dv_of,
-                has_dvs,
-                groups,
-            } = bucket?;
+        for mut b in buckets {
+            // The bucket's files move into its splits: reserve the splits, then give back the
+            // bucket (its vector and names; the files' own heap moves along).
+            let bucket_bytes = memory::bucket_heap(&b);
             let splits_before = splits.len();
             let capacity_before = splits.capacity();
+            // Deletion files by data file name, taken before the files move into groups.
+            let dvs = b.deletion_files.take();
+            let has_dvs = dvs.is_some();
+            let dv_of: HashMap<String, Option<DeletionFile>> = match dvs {
+                Some(d) => b.files.iter().map(|f| f.file_name.clone()).zip(d).collect(),
+                None => HashMap::new(),
+            };
+            let files = std::mem::take(&mut b.files);
+            let groups: Vec<SplitGroup> = if streaming {
+                if !pk && opts.bucket == -1 && !opts.data_evolution_enabled {
+                    split_gen::append_batch(files, sizes)
+                } else if opts.data_evolution_enabled {
+                    split_gen::data_evolution_batch(files, sizes, count_blob_size)
+                } else {
+                    vec![SplitGroup {
+                        files,
+                        raw_convertible: true,
+                    }]
+                }
+            } else if opts.data_evolution_enabled {
+                split_gen::data_evolution_batch(files, sizes, count_blob_size)
+            } else if pk {
+                let keyed = files
+                    .into_iter()
+                    .map(|f| keyed_file(f, &key_types, &b.bucket_path))
+                    .collect::<Result<Vec<_>>>()?;
+                split_gen::merge_tree_batch(keyed, sizes, always_raw)
+            } else {
+                split_gen::append_batch(files, sizes)
+            };
             for g in groups {
                 let deletion_files = has_dvs.then(|| {
                     g.files
