@@ -4,8 +4,8 @@
 //! Paimon field id (nested ROW fields too), strings are `BINARY (STRING)`, TINYINT/SMALLINT are
 //! `INT32 (INT(8|16))`, decimals are `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision,
 //! timestamps up to precision 6 `INT64 TIMESTAMP(MILLIS|MICROS)` (adjusted to UTC for the local
-//! zone variant), precision 7..9 `INT96` ([`crate::parquet_int96`]). Chunk statistics are kept whole (no truncation) because the file's value
-//! stats are read back from them, as Java does.
+//! zone variant), precision 7..9 `INT96` (module `parquet_int96`). Chunk statistics are kept
+//! whole (no truncation) because the file's value stats are read back from them, as Java does.
 
 use std::collections::HashMap;
 use std::sync::Arc;
