@@ -81,6 +81,11 @@ pub struct CoreOptions {
     pub default_aggregate_function: Option<String>,
     /// `data-file.external-paths`, empty when unset.
     pub data_file_external_paths: Vec<String>,
+    /// `data-file.external-paths.strategy` in lower case: `none` (default: the external paths
+    /// are not written to), `round-robin`, `specific-fs`, or another Java strategy.
+    pub data_file_external_paths_strategy: String,
+    /// `data-file.external-paths.specific-fs`: the file system scheme `specific-fs` picks.
+    pub data_file_external_paths_specific_fs: Option<String>,
     /// `data-file.path-directory`.
     pub data_file_path_directory: Option<String>,
     /// `index-file-in-data-file-dir`.
@@ -245,6 +250,13 @@ impl CoreOptions {
                 .get("fields.default-aggregate-function")
                 .map(str::to_string),
             data_file_external_paths: r.list("data-file.external-paths"),
+            data_file_external_paths_strategy: r
+                .get("data-file.external-paths.strategy")
+                .unwrap_or("none")
+                .to_ascii_lowercase(),
+            data_file_external_paths_specific_fs: r
+                .get("data-file.external-paths.specific-fs")
+                .map(str::to_string),
             data_file_path_directory: r.get("data-file.path-directory").map(str::to_string),
             index_file_in_data_file_dir: r.bool("index-file-in-data-file-dir", false)?,
             scan_fallback_branch: r.get("scan.fallback-branch").map(str::to_string),

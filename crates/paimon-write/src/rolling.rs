@@ -214,7 +214,11 @@ impl RollingWriter {
     pub fn abort(&mut self) {
         self.abort_current();
         for f in self.done.drain(..) {
-            let _ = self.ctx.file_io.delete(&self.paths.path_of(&f.file_name));
+            let path = match &f.external_path {
+                Some(p) => p.clone(),
+                None => self.paths.path_of(&f.file_name),
+            };
+            let _ = self.ctx.file_io.delete(&path);
         }
     }
 
@@ -283,7 +287,7 @@ impl RollingWriter {
             embedded_index: None,
             file_source: Some(self.file_source),
             value_stats_cols: None,
-            external_path: None,
+            external_path: self.paths.is_external().then(|| path.clone()),
             first_row_id: None,
             write_cols: None,
             write_cols_sequences: None,

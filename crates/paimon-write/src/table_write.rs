@@ -91,6 +91,9 @@ pub(crate) struct PkSpec {
 /// Writes batches of one table into data files and hands out commit messages.
 #[derive(Debug)]
 pub struct TableWrite {
+    /// Roots new data files go under in turn (`data-file.external-paths` with a strategy that
+    /// writes to them); empty: the table's own bucket directories.
+    external_roots: Vec<String>,
     pub(crate) table: String,
     root: String,
     pub(crate) fields: Vec<DataField>,
@@ -226,8 +229,12 @@ impl TableWrite {
                 f.name
             ));
         }
-        if !core.data_file_external_paths.is_empty() || core.data_file_path_directory.is_some() {
-            return unsupported("data-file.external-paths / data-file.path-directory");
+        if core.data_file_path_directory.is_some() {
+            return unsupported("data-file.path-directory");
+        }
+        let external_roots = external_roots(&table, &core)?;
+        if !external_roots.is_empty() && level0 == Level0::Compaction {
+            return unsupported("compacting tables with external data paths");
         }
         let options = WriteOptions::try_new(&core, has_pk)?;
         let fields = schema.fields.clone();
@@ -371,6 +378,7 @@ impl TableWrite {
             kind,
         });
         Ok(TableWrite {
+            external_roots,
             table,
             root: root.to_string(),
             fields,
@@ -848,7 +856,13 @@ impl TableWrite {
                 reason: format!("values {values:?} have no Java partition directory name"),
             })?;
             let dir = TableLayout::new(&self.root).bucket_dir(None, &part_path, key.1);
-            let paths = DataFilePathFactory::new(dir, DataFileNames::from_options(&self.core));
+            let external = self
+                .external_roots
+                .iter()
+                .map(|root| layout::external_bucket_dir(root, &part_path, key.1))
+                .collect();
+            let paths = DataFilePathFactory::new(dir, DataFileNames::from_options(&self.core))
+                .with_external_dirs(external);
             let restored = self.restored.get(key).copied().unwrap_or(-1);
             // Changelog files share the writer's UUID (Java's one `DataFilePathFactory`).
             let changelog = match self.pk.as_ref().map(|p| p.raw) {
@@ -940,4 +954,51 @@ fn engine_flush(
         sequence_fields,
         sequence_descending: core.sequence_field_descending,
     })
+}
+
+/// The external roots new data files go under (Java `CoreOptions.createExternalPaths`):
+/// none with the default strategy `none`, every `data-file.external-paths` entry with
+/// `round-robin`, those of the `data-file.external-paths.specific-fs` scheme with
+/// `specific-fs`.
+///
+/// # Errors
+/// [`Error::InvalidOption`] for `specific-fs` without a matching path or scheme;
+/// [`Error::Unsupported`] for another strategy.
+fn external_roots(table: &str, core: &CoreOptions) -> Result<Vec<String>> {
+    let paths = &core.data_file_external_paths;
+    match core.data_file_external_paths_strategy.as_str() {
+        "none" => Ok(Vec::new()),
+        _ if paths.is_empty() => Ok(Vec::new()),
+        "round-robin" => Ok(paths.clone()),
+        "specific-fs" => {
+            let scheme = core
+                .data_file_external_paths_specific_fs
+                .as_deref()
+                .map(str::to_ascii_lowercase);
+            let picked: Vec<String> = paths
+                .iter()
+                .filter(|p| {
+                    let s = p
+                        .split_once("://")
+                        .or_else(|| p.split_once(':'))
+                        .map(|(s, _)| s);
+                    s.map(str::to_ascii_lowercase) == scheme
+                })
+                .cloned()
+                .collect();
+            if picked.is_empty() {
+                return Err(Error::InvalidOption {
+                    key: "data-file.external-paths.specific-fs".into(),
+                    value: scheme.unwrap_or_default(),
+                    reason: format!(
+                        "table {table}: no path of data-file.external-paths has this scheme"
+                    ),
+                });
+            }
+            Ok(picked)
+        }
+        other => Err(Error::Unsupported {
+            feature: format!("table {table}: data-file.external-paths.strategy = {other}"),
+        }),
+    }
 }

@@ -10,6 +10,7 @@ mod cpp_compact;
 mod cpp_tables;
 mod data_evolution_write;
 mod dynamic_bucket;
+mod external_paths;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
