@@ -1,6 +1,7 @@
 //! The `paimon` command as a library: each subcommand's arguments and entry point, so tests
 //! drive the same code the binary runs.
 
+pub mod alter_cmd;
 pub mod compact_cmd;
 pub mod compare;
 pub mod create_cmd;

@@ -4,8 +4,8 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd, table_cmd,
-    write_cmd,
+    alter_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd,
+    table_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -52,6 +52,8 @@ enum Command {
     CompareRows(read_cmd::CompareRowsArgs),
     /// Create a table from a schema JSON or a Parquet file's schema.
     CreateTable(create_cmd::CreateTableArgs),
+    /// Change a table's schema: options, added, renamed, dropped and widened columns.
+    AlterTable(alter_cmd::AlterTableArgs),
     /// Write rows from a file and commit them (or only prepare the commit messages).
     Write(write_cmd::WriteArgs),
     /// Commit message files written by `write --prepare-only`.
@@ -105,6 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),
         Command::CreateTable(a) => create_cmd::create_table(a),
+        Command::AlterTable(a) => alter_cmd::alter_table(a),
         Command::Write(a) => write_cmd::write(a),
         Command::Commit(a) => write_cmd::commit(a),
         Command::Sql(a) => sql_cmd::sql(a),

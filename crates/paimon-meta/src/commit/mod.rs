@@ -10,12 +10,14 @@
 //! `commitUser` are consulted (Java `filterCommitted`): an identifier already committed is not
 //! applied again.
 
+mod alter;
 mod batch;
 mod conflict;
 mod create;
 mod index_combine;
 mod manifests;
 
+pub use alter::SchemaChange;
 pub use batch::BATCH_COMMIT_IDENTIFIER;
 pub use create::create_table_at;
 
