@@ -87,14 +87,8 @@ impl FileFormat {
             }
             "orc" => {
                 let schema = batch_arrow_schema(fields);
-                let orc = OrcFormat::try_new(
-                    table,
-                    fields,
-                    &schema,
-                    compression,
-                    zstd_level,
-                    target_file_size,
-                )?;
+                let orc =
+                    OrcFormat::try_new(table, fields, compression, zstd_level, target_file_size)?;
                 Ok((FileFormat::Orc(orc), schema))
             }
             other => Err(Error::Unsupported {

@@ -16,7 +16,7 @@ use arrow_array::types::{
     TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType as ArrowType, SchemaRef, TimeUnit};
+use arrow_schema::{DataType as ArrowType, TimeUnit};
 use paimon_io::FileWriter;
 use paimon_spec::orc_write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -46,7 +46,6 @@ impl OrcFormat {
     pub fn try_new(
         table: &str,
         fields: &[DataField],
-        _arrow_schema: &SchemaRef,
         compression: &str,
         zstd_level: i32,
         target_file_size: u64,
@@ -116,16 +115,6 @@ fn orc_type(t: &DataType) -> std::result::Result<OrcType, String> {
         ),
         _ => return Err(t.to_string()),
     })
-}
-
-/// Columns of the subtree of `t`, itself included.
-fn subtree_len(t: &OrcType) -> usize {
-    1 + match t {
-        OrcType::List(e) => subtree_len(e),
-        OrcType::Map(k, v) => subtree_len(k) + subtree_len(v),
-        OrcType::Struct(fields) => fields.iter().map(|(_, t)| subtree_len(t)).sum(),
-        _ => 0,
-    }
 }
 
 /// The slots of an array pushed into a column: a range, or the positions of a parent's
@@ -221,20 +210,20 @@ fn push(
                 TimeUnit::Microsecond => 1_000_000,
                 TimeUnit::Nanosecond => 1_000_000_000,
             };
-            let values: Vec<Option<i64>> = match unit {
-                TimeUnit::Second => timestamps(array.as_primitive::<TimestampSecondType>(), rows),
+            let value_at: &dyn Fn(usize) -> Option<i64> = match unit {
+                TimeUnit::Second => &timestamp_at(array.as_primitive::<TimestampSecondType>()),
                 TimeUnit::Millisecond => {
-                    timestamps(array.as_primitive::<TimestampMillisecondType>(), rows)
+                    &timestamp_at(array.as_primitive::<TimestampMillisecondType>())
                 }
                 TimeUnit::Microsecond => {
-                    timestamps(array.as_primitive::<TimestampMicrosecondType>(), rows)
+                    &timestamp_at(array.as_primitive::<TimestampMicrosecondType>())
                 }
                 TimeUnit::Nanosecond => {
-                    timestamps(array.as_primitive::<TimestampNanosecondType>(), rows)
+                    &timestamp_at(array.as_primitive::<TimestampNanosecondType>())
                 }
             };
-            for v in values {
-                match v {
+            for i in rows.iter() {
+                match value_at(i) {
                     None => col.push_null(),
                     Some(v) => {
                         let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
@@ -279,7 +268,13 @@ fn push(
             }
             let entries = Rows::Indices(entries);
             push(children, 0, k, map.keys().as_ref(), &entries)?;
-            push(children, subtree_len(k), v, map.values().as_ref(), &entries)?;
+            push(
+                children,
+                k.column_count(),
+                v,
+                map.values().as_ref(),
+                &entries,
+            )?;
         }
         (OrcType::Struct(fields), ArrowType::Struct(_)) => {
             let s = array.as_struct();
@@ -299,7 +294,7 @@ fn push(
             let mut child = 0;
             for ((_, ft), c) in fields.iter().zip(s.columns()) {
                 push(children, child, ft, c.as_ref(), &valid)?;
-                child += subtree_len(ft);
+                child += ft.column_count();
             }
         }
         _ => return Err(mismatch()),
@@ -307,13 +302,11 @@ fn push(
     Ok(())
 }
 
-fn timestamps<T: arrow_array::types::ArrowTimestampType>(
+/// The value at a position of a timestamp array, `None` when null.
+fn timestamp_at<T: arrow_array::types::ArrowTimestampType>(
     a: &arrow_array::PrimitiveArray<T>,
-    rows: &Rows,
-) -> Vec<Option<i64>> {
-    rows.iter()
-        .map(|i| (!a.is_null(i)).then(|| a.value(i)))
-        .collect()
+) -> impl Fn(usize) -> Option<i64> + '_ {
+    move |i| (!a.is_null(i)).then(|| a.value(i))
 }
 
 /// An ORC file open for writing.
@@ -431,7 +424,7 @@ impl OrcFile {
                 failed = Some(format!("column {name}: {e}"));
                 break;
             }
-            id += subtree_len(t);
+            id += t.column_count();
         }
         let result = match failed {
             Some(reason) => Err(reason),

@@ -977,13 +977,7 @@ fn external_roots(table: &str, core: &CoreOptions) -> Result<Vec<String>> {
                 .map(str::to_ascii_lowercase);
             let picked: Vec<String> = paths
                 .iter()
-                .filter(|p| {
-                    let s = p
-                        .split_once("://")
-                        .or_else(|| p.split_once(':'))
-                        .map(|(s, _)| s);
-                    s.map(str::to_ascii_lowercase) == scheme
-                })
+                .filter(|p| paimon_io::scheme_of(p).map(str::to_ascii_lowercase) == scheme)
                 .cloned()
                 .collect();
             if picked.is_empty() {

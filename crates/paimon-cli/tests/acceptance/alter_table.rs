@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::maintenance::our_rows;
 use crate::write_cmd::{canonical, java_rows, ok, paimon, s};
 
 fn write(t: &Path, dir: &Path, name: &str, rows: &[Value]) {
@@ -14,15 +15,6 @@ fn write(t: &Path, dir: &Path, name: &str, rows: &[Value]) {
     let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(&file, text).unwrap();
     ok(&["write", s(t), "--from", s(&file)]);
-}
-
-fn our_rows(t: &Path) -> Vec<String> {
-    canonical(
-        ok(&["read", s(t), "--format", "jsonl"])
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
 }
 
 fn schemas(t: &Path) -> usize {

@@ -7,13 +7,9 @@
 
 use std::path::Path;
 
-use crate::maintenance::{copy_dir, oracle};
+use crate::maintenance::{copy_dir, oracle, repo};
 use crate::write_cmd::{canonical, paimon, s};
 use serde_json::{json, Value};
-
-fn repo() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Java's rows with their row ids, canonical JSON, sorted.
 fn java_rows(t: &Path) -> Vec<String> {

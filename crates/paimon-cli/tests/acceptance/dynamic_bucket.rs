@@ -9,9 +9,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use paimon_cli::scan_args::ScanArgs;
-
-use crate::maintenance::{copy_dir, oracle, ours, repo};
+use crate::maintenance::{copy_dir, oracle, our_rows, repo};
 use crate::write_cmd::{canonical, java_rows, ok, paimon, s};
 
 fn expected(rows: &BTreeMap<i64, String>) -> Vec<String> {
@@ -78,16 +76,6 @@ fn java_writes(t: &Path, dir: &Path, from: i64, to: i64, want: &mut BTreeMap<i64
     for i in from..to {
         want.insert(i, format!("java-{i}"));
     }
-}
-
-/// Our read of `t`, canonical as [`expected`].
-fn our_rows(t: &Path) -> Vec<String> {
-    canonical(
-        ours(t, &ScanArgs::default())
-            .iter()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
 }
 
 #[test]

@@ -56,6 +56,17 @@ pub(crate) fn ours(table: &Path, scan: &ScanArgs) -> Vec<String> {
     rows
 }
 
+/// Our read of `t` (latest snapshot), canonical JSON (keys sorted), sorted: comparable with
+/// [`crate::write_cmd::java_rows`].
+pub(crate) fn our_rows(table: &Path) -> Vec<String> {
+    crate::write_cmd::canonical(
+        ours(table, &ScanArgs::default())
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    )
+}
+
 pub(crate) fn paimon(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_paimon"))
         .args(args)

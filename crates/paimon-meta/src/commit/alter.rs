@@ -95,9 +95,7 @@ impl Table {
         CoreOptions::try_new(&next.options).map_err(|e| invalid(e.to_string()))?;
         next.id = latest.id + 1;
         next.version = 3;
-        next.time_millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
+        next.time_millis = super::now_millis();
         let path = manager.schema_path(next.id);
         let created = self
             .file_io()

@@ -64,6 +64,17 @@ pub enum OrcType {
 }
 
 impl OrcType {
+    /// Columns of this type's subtree, itself included (its children take the column ids
+    /// after its own, in pre-order).
+    pub fn column_count(&self) -> usize {
+        1 + match self {
+            OrcType::List(e) => e.column_count(),
+            OrcType::Map(k, v) => k.column_count() + v.column_count(),
+            OrcType::Struct(fields) => fields.iter().map(|(_, t)| t.column_count()).sum(),
+            _ => 0,
+        }
+    }
+
     /// `Type.Kind` of the footer.
     fn kind(&self) -> u64 {
         match self {

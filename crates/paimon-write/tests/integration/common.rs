@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
 use paimon_data::SplitReader;
 use paimon_io::LocalFileIO;
 use paimon_spec::schema::TableSchema;
@@ -37,6 +37,16 @@ pub fn create_table(dir: &Path, schema_json: &str) -> TableSchema {
 /// A writer for the table at `dir`.
 pub fn table_write(dir: &Path, schema: &TableSchema) -> TableWrite {
     TableWrite::try_new(Arc::new(LocalFileIO::new()), dir.to_str().unwrap(), schema).unwrap()
+}
+
+/// A batch of `w`'s input schema from `columns`, each cast to its field's type.
+pub fn input_batch(w: &TableWrite, columns: Vec<ArrayRef>) -> RecordBatch {
+    let columns = columns
+        .into_iter()
+        .zip(w.input_schema().fields())
+        .map(|(c, f)| arrow_cast::cast(&c, f.data_type()).unwrap())
+        .collect();
+    RecordBatch::try_new(w.input_schema().clone(), columns).unwrap()
 }
 
 /// A split reading every new file of `msg` (what a planner would produce after the commit).

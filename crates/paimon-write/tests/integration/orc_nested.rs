@@ -9,7 +9,7 @@ use arrow_array::builder::{Int64Builder, ListBuilder};
 use arrow_array::{ArrayRef, Decimal128Array, Int32Array, RecordBatch, StringArray, StructArray};
 use arrow_schema::{DataType, Field, Fields};
 
-use crate::common::{create_table, data_files, read_java, table_write};
+use crate::common::{create_table, data_files, input_batch, read_java, table_write};
 
 const SCHEMA: &str = r#"{"version":3,"id":0,"fields":[
   {"id":0,"name":"id","type":"INT NOT NULL"},
@@ -71,12 +71,7 @@ fn batch(w: &paimon_write::TableWrite, rows: std::ops::Range<i64>) -> RecordBatc
         Arc::new(arr.finish()),
         Arc::new(r),
     ];
-    let columns = columns
-        .into_iter()
-        .zip(w.input_schema().fields())
-        .map(|(c, f)| arrow_cast::cast(&c, f.data_type()).unwrap())
-        .collect();
-    RecordBatch::try_new(w.input_schema().clone(), columns).unwrap()
+    input_batch(w, columns)
 }
 
 /// Row `r` as Java's `read-split` prints it.

@@ -12,7 +12,7 @@ use arrow_array::{
     TimestampNanosecondArray, TimestampSecondArray,
 };
 
-use crate::common::{create_table, data_files, read_java, table_write};
+use crate::common::{create_table, data_files, input_batch, read_java, table_write};
 
 const SCHEMA: &str = r#"{"version":3,"id":0,"fields":[
   {"id":0,"name":"id","type":"INT"},
@@ -47,12 +47,7 @@ fn batch(
         Arc::new(TimestampMillisecondArray::from(col(4).collect::<Vec<_>>()).with_timezone("UTC")),
         Arc::new(TimestampMicrosecondArray::from(col(5).collect::<Vec<_>>()).with_timezone("UTC")),
     ];
-    let columns = columns
-        .into_iter()
-        .zip(w.input_schema().fields())
-        .map(|(c, f)| arrow_cast::cast(&c, f.data_type()).unwrap())
-        .collect();
-    RecordBatch::try_new(w.input_schema().clone(), columns).unwrap()
+    input_batch(w, columns)
 }
 
 #[test]

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::TimestampNanosecondType;
-use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, TimestampNanosecondArray};
+use arrow_array::{Array, ArrayRef, Int32Array, TimestampNanosecondArray};
 
-use crate::common::{create_table, read_java, read_ours, table_write};
+use crate::common::{create_table, input_batch, read_java, read_ours, table_write};
 
 const SCHEMA: &str = r#"{"version":3,"id":0,"fields":[
   {"id":0,"name":"id","type":"INT"},
@@ -53,12 +53,7 @@ fn java_reads_the_int96_timestamps_we_write_to_parquet() {
         Arc::new(TimestampNanosecondArray::from(col(1))),
         Arc::new(TimestampNanosecondArray::from(col(2)).with_timezone("UTC")),
     ];
-    let columns = columns
-        .into_iter()
-        .zip(w.input_schema().fields())
-        .map(|(c, f)| arrow_cast::cast(&c, f.data_type()).unwrap())
-        .collect();
-    let batch = RecordBatch::try_new(w.input_schema().clone(), columns).unwrap();
+    let batch = input_batch(&w, columns);
     w.write(&batch).unwrap();
     let messages = w.prepare_commit().unwrap();
     let want = [
