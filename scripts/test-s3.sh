@@ -108,10 +108,10 @@ for t in "${TABLES[@]}"; do
 done
 export PAIMON_TEST_S3_TABLES="$spec"
 
-echo "== cargo test -p paimon-io --features s3"
-if cargo test -p paimon-io --features s3 --locked --no-fail-fast 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
+echo "== cargo test -p paimon-io --features s3,hdfs-native (the CLI's defaults: one build of paimon-io)"
+if cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
 if ! grep -q '^test result:' "$WORK/io-test.log"; then
-  fail "cargo test -p paimon-io --features s3 (did not run)"
+  fail "cargo test -p paimon-io --features s3,hdfs-native (did not run)"
   tail -30 "$WORK/io-test.log"
 else
   read -r p f < <(awk '/^test result:/ { for (i = 2; i < NF; i++) { if ($(i + 1) ~ /^passed/) p += $i; if ($(i + 1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$WORK/io-test.log")

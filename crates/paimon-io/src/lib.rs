@@ -37,7 +37,10 @@
 //!   `PAIMON_GCS_ENDPOINT` for an emulator.
 //! * **Azure Blob**: account and endpoint from the URL, or `AZURE_STORAGE_ACCOUNT_NAME` /
 //!   `AZURE_STORAGE_ENDPOINT`; `AZURE_STORAGE_ACCOUNT_KEY` or `AZURE_STORAGE_SAS_TOKEN`.
-//! * **HDFS**: the name node from the URL.
+//! * **HDFS**: the name node from the URL; `HADOOP_CONF_DIR` (`core-site.xml`,
+//!   `hdfs-site.xml`) and `HADOOP_USER_NAME` as Hadoop's client reads them. New files are
+//!   created only when absent and `publish_if_absent` renames without overwrite, both refused
+//!   by the name node itself.
 //!
 //! Errors name the full URL (`s3://bucket/key`); a missing object is [`Error::NotFound`].
 //! Directories do not exist on object stores: a directory "exists" when a key lies below it,

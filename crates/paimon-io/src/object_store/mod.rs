@@ -11,10 +11,13 @@
 //! Writes: [`FileIO::create`] buffers up to [`write::PART_SIZE`] and then streams a multipart
 //! upload; new files are conditional writes (`If-None-Match: *`) where the store supports
 //! them, which is what makes [`FileIO::publish_if_absent`] atomic on S3, OSS, GCS and Azure.
-//! HDFS through hdfs-native has no rename that refuses an existing target in OpenDAL, so
-//! `publish_if_absent` is [`Error::Unsupported`] there.
+//! On HDFS, new files and [`FileIO::publish_if_absent`] go through the hdfs-native client
+//! itself (the `hdfs` module): the name node refuses to create an existing path and to rename
+//! onto one, which OpenDAL's service does not let through.
 
 mod config;
+#[cfg(feature = "hdfs-native")]
+mod hdfs;
 pub(crate) mod location;
 mod write;
 
@@ -41,6 +44,9 @@ use write::{is_taken, ObjectWriter};
 pub struct ObjectStoreFileIO {
     config: ServiceConfig,
     operators: Mutex<HashMap<String, Operator>>,
+    /// The name nodes' own clients, for the writes OpenDAL cannot make exclusive.
+    #[cfg(feature = "hdfs-native")]
+    hdfs: hdfs::HdfsClients,
 }
 
 impl ObjectStoreFileIO {
@@ -81,6 +87,8 @@ impl ObjectStoreFileIO {
         ObjectStoreFileIO {
             config,
             operators: Mutex::new(HashMap::new()),
+            #[cfg(feature = "hdfs-native")]
+            hdfs: hdfs::HdfsClients::default(),
         }
     }
 
@@ -197,6 +205,10 @@ impl FileIO for ObjectStoreFileIO {
 
     fn create(&self, path: &str) -> Result<Box<dyn FileWriter>> {
         let (op, loc) = self.locate(path)?;
+        #[cfg(feature = "hdfs-native")]
+        if self.config.service() == Service::HdfsNative {
+            return hdfs::create_new(&self.hdfs, &loc, path);
+        }
         let conditional = op.info().capability().write_with_if_not_exists;
         // Without a conditional write the best the store allows is a check now: a concurrent
         // writer may still take the key before close.
@@ -229,6 +241,10 @@ impl FileIO for ObjectStoreFileIO {
 
     fn publish_if_absent(&self, path: &str, data: &[u8]) -> Result<bool> {
         let (op, loc) = self.locate(path)?;
+        #[cfg(feature = "hdfs-native")]
+        if self.config.service() == Service::HdfsNative {
+            return hdfs::publish_if_absent(&self.hdfs, &loc, path, data);
+        }
         if !op.info().capability().write_with_if_not_exists {
             return Err(Error::Unsupported {
                 path: path.to_string(),

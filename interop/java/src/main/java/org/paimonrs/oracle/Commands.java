@@ -1,11 +1,14 @@
 package org.paimonrs.oracle;
 
+import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.DataInputDeserializer;
 import org.apache.paimon.io.DataOutputViewStreamWrapper;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
@@ -29,6 +32,7 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,7 +56,20 @@ final class Commands {
 
     // ---------------------------------------------------------------- table access
 
+    /**
+     * Opens a table directory, or a table URL ({@code hdfs://nn:port/...}) through the FileIO
+     * Paimon picks for its scheme (Hadoop's client for HDFS).
+     */
     static FileStoreTable open(String tablePath) {
+        if (tablePath.contains("://") && !tablePath.startsWith("file:")) {
+            Path url = new Path(tablePath);
+            try {
+                FileIO io = FileIO.get(url, CatalogContext.create(new Options()));
+                return FileStoreTableFactory.create(io, url);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open " + tablePath, e);
+            }
+        }
         String abs = Paths.get(tablePath).toAbsolutePath().normalize().toString();
         return FileStoreTableFactory.create(LocalFileIO.create(), new Path(abs));
     }
