@@ -4,7 +4,8 @@
 //! Paimon field id (nested ROW fields too), strings are `BINARY (STRING)`, TINYINT/SMALLINT are
 //! `INT32 (INT(8|16))`, decimals are `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision,
 //! timestamps up to precision 6 `INT64 TIMESTAMP(MILLIS|MICROS)` (adjusted to UTC for the local
-//! zone variant), precision 7..9 `INT96` (module `parquet_int96`). Chunk statistics are kept
+//! zone variant), precision 7..9 `INT96`, nested ones too (module `parquet_int96`). Chunk
+//! statistics are kept
 //! whole (no truncation) because the file's value stats are read back from them, as Java does.
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use parquet::file::writer::SerializedFileWriter;
 use crate::data_file::{close_stream, FinishedFile};
 use crate::error::{Error, Result};
 use crate::parquet_columns::ColumnGroups;
-use crate::parquet_int96::{schemas, Int96Column};
+use crate::parquet_int96::{has_int96, Int96Layout};
 use crate::sink::Sink;
 use crate::stats::{parquet_field_stats, StatsMode};
 
@@ -41,13 +42,11 @@ pub fn batch_arrow_schema(fields: &[DataField]) -> SchemaRef {
 /// The Arrow schema a Parquet file of `fields` is written with ([`batch_arrow_schema`]).
 ///
 /// # Errors
-/// [`Error::Unsupported`] for a type whose Parquet form the writer cannot produce as Java
-/// does yet (TIMESTAMP(7..9) inside a nested type, which Java writes as INT96).
+/// [`Error::Unsupported`] for a type without a Java-compatible Parquet layout here (VARIANT,
+/// BLOB, VECTOR).
 pub fn parquet_arrow_schema(table: &str, fields: &[DataField]) -> Result<SchemaRef> {
     for f in fields {
-        if !crate::parquet_int96::is_int96(f) {
-            check_writable(table, &f.name, &f.data_type)?;
-        }
+        check_writable(table, &f.name, &f.data_type)?;
     }
     Ok(batch_arrow_schema(fields))
 }
@@ -74,11 +73,6 @@ fn check_writable(table: &str, name: &str, ty: &DataType) -> Result<()> {
         })
     };
     match &ty.kind {
-        TypeKind::Timestamp { precision } | TypeKind::LocalZonedTimestamp { precision }
-            if *precision > 6 =>
-        {
-            unsupported("Java stores precision 7..9 as INT96, written here for top-level columns")
-        }
         TypeKind::Variant | TypeKind::Blob | TypeKind::Vector { .. } => {
             unsupported("no Java-compatible Parquet layout written yet")
         }
@@ -189,13 +183,11 @@ const DISPATCH_ROWS: usize = 64 * 1024;
 pub struct ParquetFile {
     path: String,
     writer: SerializedFileWriter<Sink>,
-    /// The Arrow column writers of each row group (of the fields not written as INT96).
+    /// The Arrow column writers of each row group (of the columns not written as INT96).
     factory: ArrowRowGroupWriterFactory,
-    /// With INT96 columns, the top-level field name of each of the factory's leaves.
-    leaf_roots: Option<Vec<String>>,
     schema: SchemaRef,
-    /// Per top-level field, its INT96 buffer when it is written as INT96.
-    int96: Vec<Option<Int96Column>>,
+    /// With INT96 columns: their buffers, and which leaves the Arrow writers encode.
+    int96: Option<Int96Layout>,
     /// The open row group's column writers, once a batch was encoded into it.
     open: Option<Vec<ArrowColumnWriter>>,
     /// Rows of the open row group, encoded or pending.
@@ -239,34 +231,19 @@ impl ParquetFile {
         };
         let out = Sink::new(out);
         let max_rows = format.props.max_row_group_row_count();
-        let flags: Vec<bool> = schema
-            .fields()
-            .iter()
-            .map(|f| {
-                matches!(
-                    f.data_type(),
-                    ArrowType::Timestamp(arrow_schema::TimeUnit::Nanosecond, _)
-                )
-            })
-            .collect();
-        let (writer, factory, leaf_roots) = if flags.iter().any(|&f| f) {
+        let (writer, factory, int96) = if has_int96(&schema) {
             // Java's layout with INT96 columns: the file is set up from the Parquet schema,
             // without an Arrow schema in the footer (Java writes none either). The Arrow
-            // column writers of the other fields come from a factory of their schema alone,
+            // column writers of the other columns come from a factory of their schema alone,
             // set up on a writer that writes nowhere.
             let props = Arc::new(format.props.clone());
-            let (root, arrow, others) = schemas(&schema, &flags).map_err(pq)?;
-            let leaf_roots = others
-                .columns()
-                .iter()
-                .map(|c| c.path().parts().first().cloned().unwrap_or_default())
-                .collect();
+            let (layout, root, arrow, others) = Int96Layout::new(&schema).map_err(pq)?;
             let shadow =
                 SerializedFileWriter::new(std::io::sink(), others.root_schema_ptr(), props.clone())
                     .map_err(pq)?;
             let factory = ArrowRowGroupWriterFactory::new(&shadow, arrow);
             let writer = SerializedFileWriter::new(out.clone(), root, props).map_err(pq)?;
-            (writer, factory, Some(leaf_roots))
+            (writer, factory, Some(layout))
         } else {
             // The arrow writer sets the file up (Parquet schema, the Arrow schema in the
             // footer's metadata); the row groups are then encoded here, column by column.
@@ -276,17 +253,10 @@ impl ParquetFile {
                     .map_err(pq)?;
             (writer, factory, None)
         };
-        let int96 = schema
-            .fields()
-            .iter()
-            .zip(&flags)
-            .map(|(f, &flag)| flag.then(|| Int96Column::new(f.is_nullable())))
-            .collect();
         Ok(ParquetFile {
             path: path.to_string(),
             writer,
             factory,
-            leaf_roots,
             schema,
             int96,
             open: None,
@@ -321,7 +291,7 @@ impl ParquetFile {
                 .map(ArrowColumnWriter::get_estimated_total_bytes)
                 .sum()
         });
-        let int96: usize = self.int96.iter().flatten().map(Int96Column::buffered).sum();
+        let int96 = self.int96.as_ref().map_or(0, Int96Layout::buffered);
         let encoded = (self.writer.bytes_written() + open + int96) as u64;
         if self.pending_rows == 0 {
             return encoded;
@@ -387,14 +357,17 @@ impl ParquetFile {
         };
         let mut leaves = Vec::with_capacity(self.pending.len());
         for batch in self.pending.drain(..) {
-            let mut one = Vec::with_capacity(columns.len());
-            let fields = self.schema.fields().iter().zip(batch.columns());
-            for ((field, column), int96) in fields.zip(self.int96.iter_mut()) {
-                match int96 {
-                    Some(buffer) => buffer.push(column)?,
-                    None => one.extend(compute_leaves(field, column)?),
+            let one = match &mut self.int96 {
+                Some(layout) => layout.split(&batch)?,
+                None => {
+                    let mut one = Vec::with_capacity(columns.len());
+                    let fields = self.schema.fields().iter().zip(batch.columns());
+                    for (field, column) in fields {
+                        one.extend(compute_leaves(field, column)?);
+                    }
+                    one
                 }
-            }
+            };
             if one.len() != columns.len() {
                 return Err(ParquetError::General(format!(
                     "{} leaf columns for {} column writers",
@@ -417,33 +390,13 @@ impl ParquetFile {
         };
         let chunks = self.groups.close(columns)?;
         let mut group = self.writer.next_row_group()?;
-        match &self.leaf_roots {
+        match &mut self.int96 {
             None => {
                 for chunk in chunks {
                     chunk.append_to_row_group(&mut group)?;
                 }
             }
-            Some(leaf_roots) => {
-                // In the file's column order: each INT96 field, or the Arrow chunks of the
-                // leaves under the field.
-                let mut chunks = chunks.into_iter().zip(leaf_roots).peekable();
-                for (field, int96) in self.schema.fields().iter().zip(self.int96.iter_mut()) {
-                    if let Some(buffer) = int96 {
-                        buffer.write(&mut group)?;
-                        continue;
-                    }
-                    while let Some((chunk, _)) =
-                        chunks.next_if(|(_, root)| root.as_str() == field.name())
-                    {
-                        chunk.append_to_row_group(&mut group)?;
-                    }
-                }
-                if chunks.next().is_some() {
-                    return Err(ParquetError::General(
-                        "a column chunk of the row group has no field".into(),
-                    ));
-                }
-            }
+            Some(layout) => layout.write_row_group(chunks, &mut group)?,
         }
         group.close()?;
         Ok(())
