@@ -9,7 +9,9 @@
 #      processes commit to it at once: snapshots 1..3, every row;
 #   4. Java Paimon 1.4.2 (the oracle, Hadoop's own HDFS client) appends to the table, compacts
 #      it, and reads it: its rows must equal the rows this script wrote;
-#   5. `paimon read` of Java's snapshots gives the same rows.
+#   5. `paimon read` of Java's snapshots gives the same rows;
+#   6. the Python package (from the venv scripts/test-python.sh made) writes to the table with
+#      `write_arrow` and reads it back.
 #
 # Prints `N passed, M failed` last and exits non-zero when anything failed.
 # Usage: scripts/test-hdfs.sh            (from anywhere; uses the workspace's target dir)
@@ -144,6 +146,35 @@ if [ "$OK" = 1 ]; then
     pass "paimon reads Java's snapshots 4 and 5 on HDFS: $(wc -l <"$WORK/rs.jsonl") rows, equal"
   else
     fail "paimon read after Java's commits: snapshots '$ids'; $(diff "$WORK/rs.jsonl" "$WORK/expected.jsonl" | head -5; tail -2 "$WORK/rs-read.log")"
+  fi
+fi
+
+# The Python package (HDFS is a default feature of the wheel too): write_arrow commits ten
+# rows to the table, then read_table reads every row.
+PYVENV="$TARGET/py-venv/bin/python"
+if [ "$OK" = 1 ]; then
+  if ! "$PYVENV" -c 'import paimon_rs' >/dev/null 2>&1; then
+    fail "python: paimon_rs is not installed in $PYVENV (scripts/test-python.sh builds it)"
+  elif "$PYVENV" - "$T" >"$WORK/py.log" 2>&1 <<'EOF'
+import sys
+import pyarrow as pa
+import paimon_rs as pr
+
+url = sys.argv[1]
+ids = range(7000, 7010)
+snapshots = pr.Table.open(url).write_arrow(
+    pa.table({"id": pa.array(ids, pa.int64()), "v": [f"py-{i}" for i in ids]}))
+rows = pr.read_table(url)
+print(snapshots, rows.num_rows, sum(v.startswith("py-") for v in rows.column("v").to_pylist()))
+EOF
+  then
+    if [ "$(tail -1 "$WORK/py.log")" = "[6] 620 10" ]; then
+      pass "python write_arrow to $T: snapshot 6; read_table: 620 rows, the 10 written from Python among them"
+    else
+      fail "python on $T: printed '$(tail -1 "$WORK/py.log")', want '[6] 620 10'"
+    fi
+  else
+    fail "python on $T: $(tail -3 "$WORK/py.log")"
   fi
 fi
 
