@@ -82,17 +82,17 @@ pub(crate) fn create_new(
     path: &str,
 ) -> Result<Box<dyn FileWriter>> {
     let client = clients.client(loc, path)?;
-    let (p, target) = (path.to_string(), hdfs_path(loc));
+    let target = hdfs_path(loc);
+    let (c, t, p) = (client.clone(), target.clone(), path.to_string());
     let file = run_io(path, async move {
-        client
-            .create(&target, WriteOptions::default())
+        c.create(&t, WriteOptions::default())
             .await
             .map_err(|e| map_hdfs(&p, e))
     })?;
     Ok(Box::new(HdfsWriter {
         path: path.to_string(),
-        client: clients.client(loc, path)?,
-        target: hdfs_path(loc),
+        client,
+        target,
         file: Some(file),
         buf: Vec::new(),
         pos: 0,
