@@ -22,15 +22,7 @@ ROOT=$(pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 MINIDFS=$ROOT/interop/minidfs
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
+source "$ROOT/scripts/test-lib.sh"
 
 WORK=$(mktemp -d)
 DFS_PID=
@@ -74,18 +66,7 @@ echo "== cargo test -p paimon-io --features s3,hdfs-native --test integration hd
 cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast --test integration hdfs \
   >"$WORK/io-test.log" 2>&1
 grep -E '^test |test result|panicked' "$WORK/io-test.log"
-if ! grep -q '^test result:' "$WORK/io-test.log"; then
-  fail "cargo test -p paimon-io (did not run)"
-  tail -30 "$WORK/io-test.log"
-else
-  read -r p f < <(awk '/^test result:/ { for (i = 2; i < NF; i++) { if ($(i + 1) ~ /^passed/) p += $i; if ($(i + 1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$WORK/io-test.log")
-  if [ "$p" -lt 4 ]; then
-    fail "paimon-io HDFS tests: only $p ran"
-  fi
-  passed=$((passed + p))
-  failed=$((failed + f))
-  echo "paimon-io HDFS tests: $p passed, $f failed"
-fi
+add_cargo_results "$WORK/io-test.log" "paimon-io HDFS tests" 4
 
 echo "== cargo build -p paimon-cli (HDFS is a default feature)"
 cargo build -q -p paimon-cli --locked 2>&1 | tail -20

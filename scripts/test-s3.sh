@@ -31,15 +31,7 @@ TABLES=(
 BUCKET=paimon-test
 PREFIX=warehouse
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
+source "$ROOT/scripts/test-lib.sh"
 
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import moto, boto3, flask' >/dev/null 2>&1 || ! command -v moto_server >/dev/null 2>&1; then
@@ -110,15 +102,7 @@ export PAIMON_TEST_S3_TABLES="$spec"
 
 echo "== cargo test -p paimon-io --features s3,hdfs-native (the CLI's defaults: one build of paimon-io)"
 if cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
-if ! grep -q '^test result:' "$WORK/io-test.log"; then
-  fail "cargo test -p paimon-io --features s3,hdfs-native (did not run)"
-  tail -30 "$WORK/io-test.log"
-else
-  read -r p f < <(awk '/^test result:/ { for (i = 2; i < NF; i++) { if ($(i + 1) ~ /^passed/) p += $i; if ($(i + 1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$WORK/io-test.log")
-  passed=$((passed + p))
-  failed=$((failed + f))
-  echo "paimon-io tests: $p passed, $f failed"
-fi
+add_cargo_results "$WORK/io-test.log" "paimon-io tests"
 
 echo "== cargo build -p paimon-cli (S3 is a default feature)"
 if ! cargo build -q -p paimon-cli --locked 2>&1 | tail -20; then :; fi

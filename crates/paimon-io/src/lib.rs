@@ -383,6 +383,20 @@ pub fn file_name(path: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
+/// A hidden name for a temporary file beside `name` (`.NAME.PID-NANOS-N.tmp`) that no other
+/// writer picks: the process, the time and a per-process counter, so that processes on
+/// different hosts of a shared store do not collide either.
+pub(crate) fn hidden_temp_name(name: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!(".{name}.{}-{nanos}-{n}.tmp", std::process::id())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

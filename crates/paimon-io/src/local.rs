@@ -4,7 +4,6 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
 use crate::error::{Error, Result};
@@ -183,15 +182,13 @@ fn make_parent(path: &str, os: &Path) -> Result<()> {
     }
 }
 
-/// A hidden name beside `os`, unique within this process and across processes.
+/// A hidden name beside `os` ([`crate::hidden_temp_name`]).
 fn temp_sibling(os: &Path) -> std::path::PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let name = os
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    os.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+    os.with_file_name(crate::hidden_temp_name(&name))
 }
 
 /// A local file being written; removed again when aborted or dropped unclosed.

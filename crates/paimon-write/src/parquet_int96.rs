@@ -124,9 +124,9 @@ impl Int96Layout {
                     leaves.push(LeafPlan::Arrow);
                     continue;
                 }
-                let Some(col) = descr.columns().get(leaves.len()) else {
-                    break;
-                };
+                let col = descr.columns().get(leaves.len()).ok_or_else(|| {
+                    ParquetError::General("more Arrow leaves than Parquet columns".into())
+                })?;
                 leaves.push(LeafPlan::Int96 {
                     column: Int96Column {
                         field: index,

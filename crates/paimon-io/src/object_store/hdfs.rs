@@ -109,7 +109,7 @@ pub(crate) fn publish_if_absent(
     let client = clients.client(loc, path)?;
     let target = hdfs_path(loc);
     let (dir, name) = target.rsplit_once('/').unwrap_or(("", &target));
-    let tmp = format!("{dir}/.{name}.{}.tmp", unique_suffix());
+    let tmp = format!("{dir}/{}", crate::hidden_temp_name(name));
     let (p, data) = (path.to_string(), bytes::Bytes::copy_from_slice(data));
     run_io(path, async move {
         let written = async {
@@ -134,21 +134,6 @@ pub(crate) fn publish_if_absent(
             }
         }
     })
-}
-
-/// A name no other publisher picks: the process, the time and a per-process counter.
-fn unique_suffix() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!(
-        "{}-{nanos}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// A file being written to HDFS. The name node created it at open (so the path is ours);

@@ -166,46 +166,57 @@ const MANY_SCHEMA: &str = r#"{"version":3,"id":0,"fields":[
   "highestFieldId":2,"partitionKeys":[],"primaryKeys":[],
   "options":{"bucket":"-1","file.format":"parquet"},"timeMillis":0}"#;
 
+/// How [`many_row`] spells a row: the input (nanoseconds, map entries as object members) or
+/// Java's (timestamp text, map entries as `[key, value]` pairs).
+#[derive(Clone, Copy)]
+enum Spelling {
+    Input,
+    Java,
+}
+
+/// Row `r` of [`java_reads_many_rows_of_nested_int96_timestamps`] as JSON: `arr` holds r % 6
+/// elements (null every 17th row), `m` (r + 1) % 6 entries (null every 13th row); the k-th
+/// element or value is null when (r + k) % 7 == 0, else 2024-01-02T03:04:05 plus r * 10 + k
+/// nanoseconds.
+fn many_row(r: i64, spelling: Spelling) -> String {
+    let item = |k: i64| match spelling {
+        _ if (r + k) % 7 == 0 => "null".to_string(),
+        Spelling::Input => (N2024 + r * 10 + k).to_string(),
+        Spelling::Java => format!("\"2024-01-02T03:04:05.{:09}\"", r * 10 + k),
+    };
+    let arr = if r % 17 == 0 {
+        "null".to_string()
+    } else {
+        let items: Vec<String> = (0..r % 6).map(item).collect();
+        format!("[{}]", items.join(","))
+    };
+    let m = if r % 13 == 0 {
+        "null".to_string()
+    } else {
+        let entries = (0..(r + 1) % 6).map(|k| match spelling {
+            Spelling::Input => format!("\"{k}\":{}", item(k)),
+            Spelling::Java => format!("[{k},{}]", item(k)),
+        });
+        let entries = entries.collect::<Vec<_>>().join(",");
+        match spelling {
+            Spelling::Input => format!("{{{entries}}}"),
+            Spelling::Java => format!("[{entries}]"),
+        }
+    };
+    format!(r#"{{"id":{r},"arr":{arr},"m":{m}}}"#)
+}
+
 /// 30,000 rows in three batches of nested INT96 columns whose lengths, nulls and empty
-/// collections follow different strides; Java reads every row as generated here.
+/// collections follow different strides ([`many_row`]); Java reads every row as generated.
 #[test]
 fn java_reads_many_rows_of_nested_int96_timestamps() {
     const ROWS: i64 = 30_000;
-    // The k-th element of row r: 2024-01-02T03:04:05 plus r * 10 + k nanoseconds.
-    let ts = |r: i64, k: i64| N2024 + r * 10 + k;
-    let text = |r: i64, k: i64| format!("\"2024-01-02T03:04:05.{:09}\"", r * 10 + k);
-    let len = |r: i64| r % 6;
-    let element_null = |r: i64, k: i64| (r + k) % 7 == 0;
     let dir = tempfile::tempdir().unwrap();
     let schema = create_table(dir.path(), MANY_SCHEMA);
     let mut w = table_write(dir.path(), &schema);
     for part in 0..3 {
         let rows = part * ROWS / 3..(part + 1) * ROWS / 3;
-        let lines: Vec<String> = rows
-            .map(|r| {
-                let item = |k| {
-                    if element_null(r, k) {
-                        "null".to_string()
-                    } else {
-                        ts(r, k).to_string()
-                    }
-                };
-                let arr = if r % 17 == 0 {
-                    "null".to_string()
-                } else {
-                    format!("[{}]", (0..len(r)).map(item).collect::<Vec<_>>().join(","))
-                };
-                let m = if r % 13 == 0 {
-                    "null".to_string()
-                } else {
-                    let entries: Vec<String> = (0..len(r + 1))
-                        .map(|k| format!("\"{k}\":{}", item(k)))
-                        .collect();
-                    format!("{{{}}}", entries.join(","))
-                };
-                format!(r#"{{"id":{r},"arr":{arr},"m":{m}}}"#)
-            })
-            .collect();
+        let lines: Vec<String> = rows.map(|r| many_row(r, Spelling::Input)).collect();
         let mut reader = arrow_json::ReaderBuilder::new(w.input_schema().clone())
             .with_batch_size(20_000)
             .build(std::io::Cursor::new(lines.join("\n")))
@@ -216,31 +227,7 @@ fn java_reads_many_rows_of_nested_int96_timestamps() {
     let messages = w.prepare_commit().unwrap();
     let mut got = read_java(dir.path(), &messages);
     got.sort();
-    let mut want: Vec<String> = (0..ROWS)
-        .map(|r| {
-            let item = |k| {
-                if element_null(r, k) {
-                    "null".to_string()
-                } else {
-                    text(r, k)
-                }
-            };
-            let arr = if r % 17 == 0 {
-                "null".to_string()
-            } else {
-                format!("[{}]", (0..len(r)).map(item).collect::<Vec<_>>().join(","))
-            };
-            let m = if r % 13 == 0 {
-                "null".to_string()
-            } else {
-                let entries: Vec<String> = (0..len(r + 1))
-                    .map(|k| format!("[{k},{}]", item(k)))
-                    .collect();
-                format!("[{}]", entries.join(","))
-            };
-            format!(r#"{{"id":{r},"arr":{arr},"m":{m}}}"#)
-        })
-        .collect();
+    let mut want: Vec<String> = (0..ROWS).map(|r| many_row(r, Spelling::Java)).collect();
     want.sort();
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
