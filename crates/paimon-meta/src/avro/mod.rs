@@ -231,8 +231,7 @@ pub fn read_header(c: &mut Cursor<'_>) -> Result<Header, String> {
                 "avro.schema" => {
                     schema_json = Some(
                         std::str::from_utf8(v)
-                            .map_err(|e| format!("avro.schema is not UTF-8: {e}"))?
-                            .to_string(),
+                            .map_err(|e| format!("avro.schema is not UTF-8: {e}"))?,
                     )
                 }
                 "avro.codec" => {
@@ -246,12 +245,53 @@ pub fn read_header(c: &mut Cursor<'_>) -> Result<Header, String> {
     }
     let mut sync = [0u8; 16];
     sync.copy_from_slice(c.take(16)?);
-    let schema = Schema::parse(&schema_json.ok_or("header has no avro.schema")?)?;
+    let schema = parse_schema_cached(schema_json.ok_or("header has no avro.schema")?)?;
     Ok(Header {
         schema,
         codec,
         sync,
     })
+}
+
+/// Writer schemas a thread parsed last, with their JSON text (most recent last).
+const SCHEMA_CACHE_SIZE: usize = 4;
+
+/// Longest schema text kept in the cache (a manifest's is a few KiB); longer ones are parsed
+/// each time, so that the cache never holds much.
+const SCHEMA_CACHE_MAX_TEXT: usize = 64 << 10;
+
+thread_local! {
+    /// The last [`SCHEMA_CACHE_SIZE`] writer schemas this thread parsed: the manifests of one
+    /// table repeat the same few schema texts, whose parsing costs more than decoding a
+    /// small manifest's entries.
+    static SCHEMAS: std::cell::RefCell<Vec<(Box<str>, Schema)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`Schema::parse`] of `json`, or a clone of the schema parsed from the same text before on
+/// this thread (records are shared, so the clone is cheap).
+fn parse_schema_cached(json: &str) -> Result<Schema, String> {
+    let hit = SCHEMAS.with(|cell| {
+        cell.try_borrow()
+            .ok()
+            .and_then(|c| c.iter().find(|(t, _)| &**t == json).map(|(_, s)| s.clone()))
+    });
+    if let Some(schema) = hit {
+        return Ok(schema);
+    }
+    let schema = Schema::parse(json)?;
+    if json.len() > SCHEMA_CACHE_MAX_TEXT {
+        return Ok(schema);
+    }
+    SCHEMAS.with(|cell| {
+        if let Ok(mut c) = cell.try_borrow_mut() {
+            if c.len() >= SCHEMA_CACHE_SIZE {
+                c.remove(0);
+            }
+            c.push((json.into(), schema.clone()));
+        }
+    });
+    Ok(schema)
 }
 
 thread_local! {
@@ -379,6 +419,29 @@ mod tests {
             f.extend([7u8; 16]);
         }
         f
+    }
+
+    /// A schema text seen before on this thread gives the same schema, its record shared;
+    /// another text gives its own; a text that does not parse is an error each time.
+    #[test]
+    fn header_schemas_are_parsed_once_per_text() {
+        let first = read_header(&mut Cursor::new(&container("null", &[], 0))).unwrap();
+        let again = read_header(&mut Cursor::new(&container("null", &[], 0))).unwrap();
+        assert_eq!(first.schema, Schema::parse(SCHEMA).unwrap());
+        match (&first.schema, &again.schema) {
+            (Schema::Record(a), Schema::Record(b)) => assert!(std::sync::Arc::ptr_eq(a, b)),
+            other => panic!("not records: {other:?}"),
+        }
+        let other = SCHEMA.replace("\"s\"", "\"t\"");
+        let h = read_header(&mut Cursor::new(&container_of(&other, "null", &[]))).unwrap();
+        let Schema::Record(r) = &h.schema else {
+            panic!("not a record: {:?}", h.schema);
+        };
+        assert_eq!(&r.names[..], &["a".to_string(), "t".to_string()]);
+        for _ in 0..2 {
+            let bad = container_of("{\"type\":\"record\"", "null", &[]);
+            assert!(read_header(&mut Cursor::new(&bad)).is_err());
+        }
     }
 
     fn raw_block() -> Vec<u8> {
