@@ -253,7 +253,7 @@ pub fn read_header(c: &mut Cursor<'_>) -> Result<Header, String> {
     })
 }
 
-/// Writer schemas a thread parsed last, with their JSON text (most recent last).
+/// How many writer schemas each thread keeps, with their JSON text ([`parse_schema_cached`]).
 const SCHEMA_CACHE_SIZE: usize = 4;
 
 /// Longest schema text kept in the cache (a manifest's is a few KiB); longer ones are parsed
@@ -261,9 +261,9 @@ const SCHEMA_CACHE_SIZE: usize = 4;
 const SCHEMA_CACHE_MAX_TEXT: usize = 64 << 10;
 
 thread_local! {
-    /// The last [`SCHEMA_CACHE_SIZE`] writer schemas this thread parsed: the manifests of one
-    /// table repeat the same few schema texts, whose parsing costs more than decoding a
-    /// small manifest's entries.
+    /// The last [`SCHEMA_CACHE_SIZE`] writer schemas this thread parsed, most recent last: the
+    /// manifests of one table repeat the same few schema texts, whose parsing costs more than
+    /// decoding a small manifest's entries.
     static SCHEMAS: std::cell::RefCell<Vec<(Box<str>, Schema)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
