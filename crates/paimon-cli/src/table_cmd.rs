@@ -168,80 +168,99 @@ pub fn plan(a: PlanArgs) -> Result<()> {
     }
     let part_fields = opened.schema.partition_fields();
     let part_types: Vec<_> = part_fields.iter().map(|f| f.data_type.clone()).collect();
-    let splits: Vec<Value> = plan
-        .splits
-        .iter()
-        .map(|s| {
-            let partition = s
-                .partition_row()
-                .and_then(|r| r.to_datums(&part_types))
-                .map(|values| {
-                    Value::Object(
-                        part_fields
-                            .iter()
-                            .zip(&values)
-                            .map(|(f, d)| (f.name.clone(), datum_to_json(d, &f.data_type)))
-                            .collect(),
-                    )
-                })
-                .unwrap_or(Value::Null);
-            let mut v = json!({
-                "snapshotId": s.snapshot_id,
-                "partition": partition,
-                "bucket": s.bucket,
-                "rawConvertible": s.raw_convertible,
-                "rowCount": s.row_count(),
-                "files": s.data_files.iter().enumerate().map(|(i, f)| json!({
-                    "name": f.file_name,
-                    "level": f.level,
-                    "rowCount": f.row_count,
-                    "deletionFile": s.deletion_file(i).map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
-                })).collect::<Vec<_>>(),
-            });
-            // An incremental diff's files only in the start snapshot.
-            if !s.before_files.is_empty() {
-                v["beforeFiles"] = s.before_files.iter().enumerate().map(|(i, f)| json!({
-                    "name": f.file_name,
-                    "level": f.level,
-                    "rowCount": f.row_count,
-                    "deletionFile": s.before_deletion_files.as_ref().and_then(|d| d.get(i).cloned().flatten()).map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
-                })).collect::<Vec<_>>().into();
-            }
-            v
-        })
-        .collect();
+    let partition = |s: &paimon_split::DataSplit| {
+        s.partition_row()
+            .and_then(|r| r.to_datums(&part_types))
+            .map(|values| {
+                Value::Object(
+                    part_fields
+                        .iter()
+                        .zip(&values)
+                        .map(|(f, d)| (f.name.clone(), datum_to_json(d, &f.data_type)))
+                        .collect(),
+                )
+            })
+            .unwrap_or(Value::Null)
+    };
     if a.json {
+        let splits: Vec<Value> = plan
+            .splits
+            .iter()
+            .map(|s| split_json(s, partition(s)))
+            .collect();
         crate::outln!(
             "{}",
             serde_json::to_string_pretty(
                 &json!({"snapshotId": plan.snapshot_id, "splits": splits})
             )?
         );
-    } else {
-        crate::outln!(
-            "snapshot {:?}: {} splits",
-            plan.snapshot_id,
-            plan.splits.len()
+        return Ok(());
+    }
+    // The text summary: one line per split, written at once (a plan of 100,000 files has
+    // thousands of splits; no per-file JSON is built for it).
+    let mut text = format!(
+        "snapshot {:?}: {} splits",
+        plan.snapshot_id,
+        plan.splits.len()
+    );
+    for (i, s) in plan.splits.iter().enumerate() {
+        use std::fmt::Write;
+        let _ = write!(
+            text,
+            "\n  split {i}: partition {} bucket {} rows {} raw {} files {}",
+            partition(s),
+            s.bucket,
+            s.row_count(),
+            s.raw_convertible,
+            s.data_files.len()
         );
-        for (i, s) in splits.iter().enumerate() {
-            let before = match s["beforeFiles"].as_array() {
-                Some(b) => format!(" before files {}", b.len()),
-                None => String::new(),
-            };
-            // A changes scan's splits come from several snapshots.
-            let snapshot = match s["snapshotId"].as_i64() {
-                Some(id) if Some(id) != plan.snapshot_id => format!(" (snapshot {id})"),
-                _ => String::new(),
-            };
-            crate::outln!(
-                "  split {i}: partition {} bucket {} rows {} raw {} files {}{before}{snapshot}",
-                s["partition"],
-                s["bucket"],
-                s["rowCount"],
-                s["rawConvertible"],
-                s["files"].as_array().map_or(0, Vec::len)
-            );
+        // An incremental diff's files only in the start snapshot.
+        if !s.before_files.is_empty() {
+            let _ = write!(text, " before files {}", s.before_files.len());
+        }
+        // A changes scan's splits come from several snapshots.
+        if Some(s.snapshot_id) != plan.snapshot_id {
+            let _ = write!(text, " (snapshot {})", s.snapshot_id);
         }
     }
+    crate::outln!("{text}");
     Ok(())
+}
+
+/// One split of `paimon plan --json`: its snapshot, partition, bucket, row count and files.
+fn split_json(s: &paimon_split::DataSplit, partition: Value) -> Value {
+    let file = |f: &paimon_spec::data_file::DataFileMeta,
+                dv: Option<&paimon_spec::data_file::DeletionFile>| {
+        json!({
+            "name": f.file_name,
+            "level": f.level,
+            "rowCount": f.row_count,
+            "deletionFile": dv.map(|d| json!({"path": d.path, "offset": d.offset, "length": d.length, "cardinality": d.cardinality})),
+        })
+    };
+    let mut v = json!({
+        "snapshotId": s.snapshot_id,
+        "partition": partition,
+        "bucket": s.bucket,
+        "rawConvertible": s.raw_convertible,
+        "rowCount": s.row_count(),
+        "files": s.data_files.iter().enumerate().map(|(i, f)| file(f, s.deletion_file(i))).collect::<Vec<_>>(),
+    });
+    // An incremental diff's files only in the start snapshot.
+    if !s.before_files.is_empty() {
+        v["beforeFiles"] = s
+            .before_files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let dv = s
+                    .before_deletion_files
+                    .as_ref()
+                    .and_then(|d| d.get(i).cloned().flatten());
+                file(f, dv.as_ref())
+            })
+            .collect::<Vec<_>>()
+            .into();
+    }
+    v
 }

@@ -21,6 +21,7 @@ mod memory_budget;
 mod memory_limit;
 mod partition_expire;
 mod paths;
+mod plan_summary;
 mod projection;
 mod projection_ids;
 mod skips;
