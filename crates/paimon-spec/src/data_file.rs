@@ -6,7 +6,7 @@
 
 use crate::binary::{encode_row, BinaryRow, Datum, RowKind};
 use crate::error::{Error, Result};
-use crate::stats::SimpleStats;
+use crate::stats::{row_bytes_from_vec, RowBytes, SimpleStats};
 use crate::types::{DataType, TypeKind};
 
 /// Smallest DataFileMeta arity ever written (Paimon 0.8).
@@ -44,9 +44,9 @@ pub struct DataFileMeta {
     /// Rows in the file (adds + deletes).
     pub row_count: i64,
     /// Serialized min key row (trimmed primary key); the empty row for append tables.
-    pub min_key: Vec<u8>,
+    pub min_key: RowBytes,
     /// Serialized max key row.
-    pub max_key: Vec<u8>,
+    pub max_key: RowBytes,
     /// Stats over key fields.
     pub key_stats: SimpleStats,
     /// Stats over value fields (dense: see `value_stats_cols`).
@@ -187,8 +187,8 @@ impl DataFileMeta {
             file_name: string(next(), "_FILE_NAME")?,
             file_size: long(next(), "_FILE_SIZE").and_then(|v| non_negative(v, "_FILE_SIZE"))?,
             row_count: long(next(), "_ROW_COUNT").and_then(|v| non_negative(v, "_ROW_COUNT"))?,
-            min_key: bytes(next(), "_MIN_KEY")?,
-            max_key: bytes(next(), "_MAX_KEY")?,
+            min_key: row_bytes_from_vec(bytes(next(), "_MIN_KEY")?),
+            max_key: row_bytes_from_vec(bytes(next(), "_MAX_KEY")?),
             key_stats: SimpleStats::from_datum(&next())?,
             value_stats: SimpleStats::from_datum(&next())?,
             min_sequence_number: long(next(), "_MIN_SEQUENCE_NUMBER")?,
@@ -292,8 +292,8 @@ impl DataFileMeta {
             Datum::String(self.file_name.clone()),
             Datum::BigInt(self.file_size),
             Datum::BigInt(self.row_count),
-            Datum::Binary(self.min_key.clone()),
-            Datum::Binary(self.max_key.clone()),
+            Datum::Binary(self.min_key.to_vec()),
+            Datum::Binary(self.max_key.to_vec()),
             self.key_stats.to_datum(),
             self.value_stats.to_datum(),
             Datum::BigInt(self.min_sequence_number),
@@ -370,12 +370,12 @@ mod tests {
             file_name: "data-abc-0.parquet".into(),
             file_size: 1024,
             row_count: 10,
-            min_key: crate::stats::empty_serialized_row(),
-            max_key: crate::stats::empty_serialized_row(),
+            min_key: crate::stats::empty_row_bytes(),
+            max_key: crate::stats::empty_row_bytes(),
             key_stats: SimpleStats::empty(),
             value_stats: SimpleStats {
-                min_values: crate::stats::empty_serialized_row(),
-                max_values: crate::stats::empty_serialized_row(),
+                min_values: crate::stats::empty_row_bytes(),
+                max_values: crate::stats::empty_row_bytes(),
                 null_counts: Some(vec![Some(1), None]),
             },
             min_sequence_number: 0,

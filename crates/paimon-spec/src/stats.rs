@@ -1,5 +1,7 @@
 //! Column statistics (Java `SimpleStats`).
 
+use std::borrow::Cow;
+
 use crate::binary::{encode_array, encode_row, BinaryRow, Datum, RowKind};
 use crate::error::Result;
 use crate::types::{DataField, DataType, TypeKind};
@@ -11,9 +13,9 @@ use crate::types::{DataField, DataType, TypeKind};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SimpleStats {
     /// Serialized min row.
-    pub min_values: Vec<u8>,
+    pub min_values: RowBytes,
     /// Serialized max row.
-    pub max_values: Vec<u8>,
+    pub max_values: RowBytes,
     /// Null count per column; `None` when unknown.
     pub null_counts: Option<Vec<Option<i64>>>,
 }
@@ -55,13 +57,13 @@ impl SimpleStats {
     /// [`crate::binary::BinaryRowBuilder::build_serialized`]) and per-column null counts
     /// (Java `new SimpleStats(min, max, BinaryArray.fromLongArray(nullCounts))`).
     pub fn new(
-        min_values: Vec<u8>,
-        max_values: Vec<u8>,
+        min_values: impl Into<RowBytes>,
+        max_values: impl Into<RowBytes>,
         null_counts: Option<Vec<Option<i64>>>,
     ) -> Self {
         SimpleStats {
-            min_values,
-            max_values,
+            min_values: min_values.into(),
+            max_values: max_values.into(),
             null_counts,
         }
     }
@@ -107,8 +109,8 @@ impl SimpleStats {
     /// Java `SimpleStats.EMPTY_STATS`: two arity-0 rows and an empty null-count array.
     pub fn empty() -> Self {
         SimpleStats {
-            min_values: empty_serialized_row(),
-            max_values: empty_serialized_row(),
+            min_values: empty_row_bytes(),
+            max_values: empty_row_bytes(),
             null_counts: Some(Vec::new()),
         }
     }
@@ -147,8 +149,8 @@ impl SimpleStats {
     /// As a datum of [`SimpleStats::row_type`].
     pub fn to_datum(&self) -> Datum {
         Datum::Row(vec![
-            Datum::Binary(self.min_values.clone()),
-            Datum::Binary(self.max_values.clone()),
+            Datum::Binary(self.min_values.to_vec()),
+            Datum::Binary(self.max_values.to_vec()),
             match &self.null_counts {
                 None => Datum::Null,
                 Some(v) => Datum::Array(
@@ -169,8 +171,8 @@ impl SimpleStats {
         let Datum::Row(f) = d else { return Err(bad()) };
         match f.as_slice() {
             [Datum::Binary(min), Datum::Binary(max), counts] => Ok(SimpleStats {
-                min_values: min.clone(),
-                max_values: max.clone(),
+                min_values: row_bytes(min),
+                max_values: row_bytes(max),
                 null_counts: match counts {
                     Datum::Null => None,
                     Datum::Array(a) => Some(a.iter().map(Datum::as_i64).collect()),
@@ -203,7 +205,46 @@ pub fn serialize_datums(values: &[Datum], types: &[DataType]) -> Result<Vec<u8>>
 
 /// The serialized empty row: `00000000` and 8 zero bytes.
 pub fn empty_serialized_row() -> Vec<u8> {
-    vec![0u8; 12]
+    EMPTY_ROW.to_vec()
+}
+
+/// The bytes of the serialized empty row ([`empty_serialized_row`]).
+pub const EMPTY_ROW: [u8; 12] = [0; 12];
+
+/// A serialized row held by data-file metadata (keys and stats rows), shared when it is the
+/// empty row: every file of an append table has empty min/max keys and key stats, so a plan of
+/// 100,000 such files would otherwise hold 400,000 copies of the same 12 bytes.
+pub type RowBytes = Cow<'static, [u8]>;
+
+/// `bytes` as a [`RowBytes`]: the shared empty row when they are it, else a copy.
+pub fn row_bytes(bytes: &[u8]) -> RowBytes {
+    if bytes == EMPTY_ROW {
+        empty_row_bytes()
+    } else {
+        Cow::Owned(bytes.to_vec())
+    }
+}
+
+/// `bytes` as a [`RowBytes`]: the shared empty row when they are it, else `bytes` itself.
+pub fn row_bytes_from_vec(bytes: Vec<u8>) -> RowBytes {
+    if bytes == EMPTY_ROW {
+        empty_row_bytes()
+    } else {
+        Cow::Owned(bytes)
+    }
+}
+
+/// The shared empty row.
+pub fn empty_row_bytes() -> RowBytes {
+    Cow::Borrowed(&EMPTY_ROW)
+}
+
+/// Heap a [`RowBytes`] owns (none when shared).
+pub fn row_bytes_heap(bytes: &RowBytes) -> usize {
+    match bytes {
+        Cow::Borrowed(_) => 0,
+        Cow::Owned(v) => v.capacity(),
+    }
 }
 
 /// Encodes an array of nullable longs (Java `BinaryArray.fromLongArray`).

@@ -102,15 +102,15 @@ mod tests {
     use super::*;
     use crate::{decode_any, encode_decoded, Split, SplitEnvelope};
     use paimon_spec::data_file::{DataFileMeta, DeletionFile};
-    use paimon_spec::stats::{empty_serialized_row, SimpleStats};
+    use paimon_spec::stats::{empty_row_bytes, empty_serialized_row, SimpleStats};
 
     fn file(name: &str) -> DataFileMeta {
         DataFileMeta {
             file_name: name.into(),
             file_size: 10,
             row_count: 3,
-            min_key: empty_serialized_row(),
-            max_key: empty_serialized_row(),
+            min_key: empty_row_bytes(),
+            max_key: empty_row_bytes(),
             key_stats: SimpleStats::empty(),
             value_stats: SimpleStats::empty(),
             min_sequence_number: 0,

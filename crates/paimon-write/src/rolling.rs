@@ -13,7 +13,7 @@ use arrow_schema::SchemaRef;
 use paimon_io::FileIORef;
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_APPEND};
-use paimon_spec::stats::{empty_serialized_row, serialize_datums, SimpleStats};
+use paimon_spec::stats::{empty_row_bytes, serialize_datums, SimpleStats};
 use paimon_spec::types::DataField;
 
 use crate::arrow_datum::datum_at;
@@ -273,8 +273,8 @@ impl RollingWriter {
             file_name: paimon_io::file_name(&path).to_string(),
             file_size: i64::try_from(finished.size).unwrap_or(i64::MAX),
             row_count: rows,
-            min_key: empty_serialized_row(),
-            max_key: empty_serialized_row(),
+            min_key: empty_row_bytes(),
+            max_key: empty_row_bytes(),
             key_stats: SimpleStats::empty(),
             value_stats: SimpleStats::empty(),
             min_sequence_number: self.current_min_sequence,
@@ -316,8 +316,8 @@ impl RollingWriter {
                 let serialize = |k: &Option<Vec<Datum>>| {
                     serialize_datums(k.as_deref().unwrap_or_default(), &key_types)
                 };
-                meta.min_key = serialize(&self.keys.min_key).map_err(encode)?;
-                meta.max_key = serialize(&self.keys.max_key).map_err(encode)?;
+                meta.min_key = serialize(&self.keys.min_key).map_err(encode)?.into();
+                meta.max_key = serialize(&self.keys.max_key).map_err(encode)?.into();
                 meta.key_stats = key_stats;
                 meta.value_stats = value_stats;
                 meta.value_stats_cols = cols;

@@ -61,8 +61,8 @@ fn split(table: &str, file: &str, row_count: i64) -> DataSplit {
         file_size: std::fs::metadata(table_dir(table).join("bucket-0").join(file))
             .map_or(0, |m| m.len() as i64),
         row_count,
-        min_key: empty.clone(),
-        max_key: empty.clone(),
+        min_key: empty.clone().into(),
+        max_key: empty.clone().into(),
         key_stats: SimpleStats::empty(),
         value_stats: SimpleStats::empty(),
         min_sequence_number: 0,

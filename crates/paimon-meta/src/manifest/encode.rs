@@ -135,8 +135,8 @@ fn string_array(v: &[String]) -> Value {
 
 fn stats_value(s: &SimpleStats) -> Value {
     record(vec![
-        ("_MIN_VALUES", Value::Bytes(s.min_values.clone())),
-        ("_MAX_VALUES", Value::Bytes(s.max_values.clone())),
+        ("_MIN_VALUES", Value::Bytes(s.min_values.to_vec())),
+        ("_MAX_VALUES", Value::Bytes(s.max_values.to_vec())),
         (
             "_NULL_COUNTS",
             opt(s.null_counts.as_ref(), |c| {
@@ -158,8 +158,8 @@ fn data_file_value(f: &DataFileMeta) -> Value {
         ("_FILE_NAME", Value::String(f.file_name.clone())),
         ("_FILE_SIZE", Value::Long(f.file_size)),
         ("_ROW_COUNT", Value::Long(f.row_count)),
-        ("_MIN_KEY", Value::Bytes(f.min_key.clone())),
-        ("_MAX_KEY", Value::Bytes(f.max_key.clone())),
+        ("_MIN_KEY", Value::Bytes(f.min_key.to_vec())),
+        ("_MAX_KEY", Value::Bytes(f.max_key.to_vec())),
         ("_KEY_STATS", stats_value(&f.key_stats)),
         ("_VALUE_STATS", stats_value(&f.value_stats)),
         ("_MIN_SEQUENCE_NUMBER", Value::Long(f.min_sequence_number)),

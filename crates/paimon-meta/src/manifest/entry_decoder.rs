@@ -8,7 +8,7 @@
 //! ([`ManifestEntry::from_record`]), so both decoders accept and reject the same files.
 
 use paimon_spec::data_file::DataFileMeta;
-use paimon_spec::stats::SimpleStats;
+use paimon_spec::stats::{row_bytes, RowBytes, SimpleStats};
 
 use super::entry::{FileKind, ManifestEntry, FORMAT_IDENTIFIER};
 use crate::avro::{Cursor, RecordSchema, Schema};
@@ -329,6 +329,14 @@ fn req_bytes(v: Lite<'_>, field: &str) -> Result<Vec<u8>, String> {
     }
 }
 
+/// A serialized row (a key or a stats row), shared when it is the empty row.
+fn req_row(v: Lite<'_>, field: &str) -> Result<RowBytes, String> {
+    match v {
+        Lite::Bytes(b) => Ok(row_bytes(b)),
+        _ => Err(bad(field)),
+    }
+}
+
 fn strings(
     c: &mut Cursor<'_>,
     schema: &Schema,
@@ -388,8 +396,8 @@ fn stats(
         return Err(bad(field));
     };
     Ok(keep.then(|| SimpleStats {
-        min_values: min.to_vec(),
-        max_values: max.to_vec(),
+        min_values: row_bytes(min),
+        max_values: row_bytes(max),
         null_counts: nulls,
     }))
 }
@@ -445,8 +453,8 @@ fn data_file(
                     "_ROW_COUNT",
                 )?)
             }
-            F::MinKey => min_key = Some(req_bytes(lite(c, s)?, "_MIN_KEY")?),
-            F::MaxKey => max_key = Some(req_bytes(lite(c, s)?, "_MAX_KEY")?),
+            F::MinKey => min_key = Some(req_row(lite(c, s)?, "_MIN_KEY")?),
+            F::MaxKey => max_key = Some(req_row(lite(c, s)?, "_MAX_KEY")?),
             F::KeyStats => key_stats = stats(c, s, plan.key_stats.as_ref(), "_KEY_STATS", true)?,
             F::ValueStats => {
                 value_stats = Some(

@@ -19,7 +19,7 @@ pub use entry_decoder::DecodeOptions;
 pub use index::{DeletionVectorMeta, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};
 pub use list::ManifestFileMeta;
 
-use paimon_spec::stats::SimpleStats;
+use paimon_spec::stats::{row_bytes_from_vec, SimpleStats};
 
 use crate::error::{Error, Result};
 use crate::value::{Record, Value};
@@ -129,8 +129,8 @@ impl Fields<'_> {
 
     pub fn stats_record(&self, s: &Record, f: &str) -> Result<SimpleStats> {
         Ok(SimpleStats {
-            min_values: self.bytes(s, "_MIN_VALUES")?,
-            max_values: self.bytes(s, "_MAX_VALUES")?,
+            min_values: row_bytes_from_vec(self.bytes(s, "_MIN_VALUES")?),
+            max_values: row_bytes_from_vec(self.bytes(s, "_MAX_VALUES")?),
             null_counts: match s.get("_NULL_COUNTS") {
                 Value::Null => None,
                 Value::Array(a) => Some(a.iter().map(Value::as_i64).collect()),

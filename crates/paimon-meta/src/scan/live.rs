@@ -316,15 +316,15 @@ pub(super) fn order(buckets: Vec<LiveBucket>) -> Vec<LiveBucket> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paimon_spec::stats::{empty_serialized_row, SimpleStats};
+    use paimon_spec::stats::{empty_row_bytes, SimpleStats};
 
     fn file(name: &str) -> DataFileMeta {
         DataFileMeta {
             file_name: name.into(),
             file_size: 1,
             row_count: 1,
-            min_key: empty_serialized_row(),
-            max_key: empty_serialized_row(),
+            min_key: empty_row_bytes(),
+            max_key: empty_row_bytes(),
             key_stats: SimpleStats::empty(),
             value_stats: SimpleStats::empty(),
             min_sequence_number: 0,

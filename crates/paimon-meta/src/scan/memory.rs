@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use paimon_memory::{MemoryPool, MemoryReservation, UnboundedMemoryPool};
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
-use paimon_spec::stats::SimpleStats;
+use paimon_spec::stats::{row_bytes_heap, SimpleStats};
 use paimon_split::DataSplit;
 
 use super::files::DeletionIndex;
@@ -94,14 +94,16 @@ fn strings_heap(v: &Vec<String>) -> usize {
 }
 
 fn stats_heap(s: &SimpleStats) -> usize {
-    s.min_values.capacity() + s.max_values.capacity() + s.null_counts.as_ref().map_or(0, vec_heap)
+    row_bytes_heap(&s.min_values)
+        + row_bytes_heap(&s.max_values)
+        + s.null_counts.as_ref().map_or(0, vec_heap)
 }
 
 /// Heap owned by a data file's metadata, besides its own `size_of` (names, keys, stats, lists).
 pub(crate) fn file_heap(f: &DataFileMeta) -> usize {
     f.file_name.capacity()
-        + f.min_key.capacity()
-        + f.max_key.capacity()
+        + row_bytes_heap(&f.min_key)
+        + row_bytes_heap(&f.max_key)
         + stats_heap(&f.key_stats)
         + stats_heap(&f.value_stats)
         + strings_heap(&f.extra_files)

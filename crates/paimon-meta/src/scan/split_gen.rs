@@ -323,15 +323,15 @@ pub fn data_evolution_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paimon_spec::stats::{empty_serialized_row, SimpleStats};
+    use paimon_spec::stats::{empty_row_bytes, SimpleStats};
 
     fn file(name: &str, size: i64, seq: i64, level: i32) -> DataFileMeta {
         DataFileMeta {
             file_name: name.into(),
             file_size: size,
             row_count: 1,
-            min_key: empty_serialized_row(),
-            max_key: empty_serialized_row(),
+            min_key: empty_row_bytes(),
+            max_key: empty_row_bytes(),
             key_stats: SimpleStats::empty(),
             value_stats: SimpleStats::empty(),
             min_sequence_number: seq,

@@ -51,8 +51,8 @@ fn string_of(serialized: &[u8]) -> String {
 /// carries (the 0.7 layout when `legacy_07`).
 fn java_file(cm: i32, legacy_07: bool) -> DataFileMeta {
     let stats = |min: &str, max: &str| SimpleStats {
-        min_values: single(min),
-        max_values: single(max),
+        min_values: single(min).into(),
+        max_values: single(max).into(),
         null_counts: Some(vec![Some(0)]),
     };
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -60,8 +60,8 @@ fn java_file(cm: i32, legacy_07: bool) -> DataFileMeta {
         file_name: "my_file".into(),
         file_size: 1024 * 1024,
         row_count: 1024,
-        min_key: single("min_key"),
-        max_key: single("max_key"),
+        min_key: single("min_key").into(),
+        max_key: single("max_key").into(),
         key_stats: stats("min_key", "max_key"),
         value_stats: stats("min_value", "max_value"),
         min_sequence_number: 15,
@@ -168,8 +168,8 @@ fn java_committable_v13() -> ManifestCommittable {
         file_name: "column-sequence-file".into(),
         file_size: 1024,
         row_count: 10,
-        min_key: single("min_key"),
-        max_key: single("max_key"),
+        min_key: single("min_key").into(),
+        max_key: single("max_key").into(),
         key_stats: SimpleStats::empty(),
         value_stats: SimpleStats::empty(),
         min_sequence_number: 1,
@@ -258,14 +258,14 @@ fn partition_and_key_rows_equal_java_written_bytes() {
     let m = &c.messages[0];
     let f = &m.data_increment.new_files[0];
     for (java, value) in [
-        (&m.partition, "my_partition"),
-        (&f.min_key, "min_key"),
-        (&f.max_key, "max_key"),
-        (&f.value_stats.min_values, "min_value"),
-        (&f.value_stats.max_values, "max_value"),
+        (&m.partition[..], "my_partition"),
+        (&f.min_key[..], "min_key"),
+        (&f.max_key[..], "max_key"),
+        (&f.value_stats.min_values[..], "min_value"),
+        (&f.value_stats.max_values[..], "max_value"),
     ] {
         assert_eq!(string_of(java), value);
-        assert_eq!(java, &single(value), "{value}");
+        assert_eq!(java, &single(value)[..], "{value}");
     }
 }
 

@@ -36,8 +36,8 @@ fn arb_stats() -> impl Strategy<Value = SimpleStats> {
         )),
     )
         .prop_map(|(min_values, max_values, null_counts)| SimpleStats {
-            min_values,
-            max_values,
+            min_values: min_values.into(),
+            max_values: max_values.into(),
             null_counts,
         })
 }
@@ -65,7 +65,7 @@ prop_compose! {
     ) -> DataFileMeta {
         DataFileMeta {
             // Sizes and counts are non-negative: the decoder rejects negative ones as corrupt.
-            file_name, file_size: sizes[0], row_count: sizes[1], min_key, max_key, key_stats,
+            file_name, file_size: sizes[0], row_count: sizes[1], min_key: min_key.into(), max_key: max_key.into(), key_stats,
             value_stats, min_sequence_number: nums[2], max_sequence_number: nums[3],
             schema_id: nums[4], level, extra_files, creation_time, delete_row_count,
             embedded_index, file_source, value_stats_cols, external_path, first_row_id,

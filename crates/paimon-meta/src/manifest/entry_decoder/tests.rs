@@ -159,3 +159,52 @@ fn bad_bytes_are_errors_not_panics() {
         let _ = ManifestEntry::decode_manifest("x", b.into());
     }
 }
+
+/// Keys and stats rows that are the empty row come out shared (no allocation per file), the
+/// others as their own bytes, from both decoders; the shared ones are exactly the empty row.
+#[test]
+fn empty_rows_are_shared_and_other_rows_owned() {
+    use std::borrow::Cow;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
+    let mut files = Vec::new();
+    manifests(&root, &mut files);
+    let (mut shared, mut owned) = (0, 0);
+    for p in files {
+        let bytes = std::fs::read(&p).unwrap();
+        if !bytes.starts_with(crate::avro::MAGIC) {
+            continue;
+        }
+        let path = p.display().to_string();
+        let Ok(tree) = ManifestEntry::decode_generic_for_tests(&path, bytes.clone().into()) else {
+            continue;
+        };
+        let mine = fast(&bytes, DecodeOptions::default()).unwrap();
+        for e in mine.iter().chain(&tree) {
+            let f = &e.file;
+            for row in [
+                &f.min_key,
+                &f.max_key,
+                &f.key_stats.min_values,
+                &f.key_stats.max_values,
+                &f.value_stats.min_values,
+                &f.value_stats.max_values,
+            ] {
+                match row {
+                    Cow::Borrowed(b) => {
+                        assert_eq!(*b, &[0u8; 12][..], "{path}");
+                        shared += 1;
+                    }
+                    Cow::Owned(v) => {
+                        assert_ne!(v.as_slice(), &[0u8; 12][..], "{path}");
+                        owned += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Append tables' keys are empty rows; primary-key tables' are not.
+    assert!(
+        shared > 100 && owned > 100,
+        "shared {shared}, owned {owned}"
+    );
+}
