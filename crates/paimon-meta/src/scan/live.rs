@@ -13,7 +13,7 @@ use std::mem::size_of;
 
 use paimon_spec::data_file::DataFileMeta;
 
-use super::memory::{file_heap, files_heap};
+use super::memory::file_heap;
 
 use crate::error::{Error, Result};
 use crate::manifest::{FileKind, ManifestEntry};
@@ -37,11 +37,13 @@ pub(super) struct LiveBucket {
 }
 
 impl LiveBucket {
-    /// Heap the bucket holds, its slot included.
-    pub fn heap(&self) -> usize {
+    /// Heap the bucket holds, its slot included; its files' own heap is
+    /// [`LiveBucket::retain_files`]'s answer.
+    pub fn heap(&self, files_heap: usize) -> usize {
         size_of::<LiveBucket>()
             + self.partition.capacity()
-            + files_heap(&self.files)
+            + self.files.capacity() * size_of::<DataFileMeta>()
+            + files_heap
             + self.tags.capacity() * size_of::<Tag>()
     }
 
@@ -55,20 +57,27 @@ impl LiveBucket {
         self.tags.first().map(|t| t.pos)
     }
 
-    /// Keeps the files for which `keep` is true (it may also edit them).
+    /// Keeps the files for which `keep` is true (it may also edit them), and returns the
+    /// heap the kept files own ([`file_heap`] of each, measured after `keep`, in the same
+    /// pass over the files).
     ///
     /// # Errors
     /// The first error of `keep`.
     pub fn retain_files(
         &mut self,
         keep: &mut dyn FnMut(&mut DataFileMeta) -> Result<bool>,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         let mut flags = Vec::with_capacity(self.files.len());
+        let mut kept_heap = 0;
         for f in &mut self.files {
-            flags.push(keep(f)?);
+            let k = keep(f)?;
+            if k {
+                kept_heap += file_heap(f);
+            }
+            flags.push(k);
         }
         self.retain_by(&flags);
-        Ok(())
+        Ok(kept_heap)
     }
 
     fn retain_by(&mut self, flags: &[bool]) {
@@ -280,19 +289,20 @@ impl BucketAccumulator {
 
 /// Orders `buckets` as Java's grouping of the merged entries does: partitions by their first
 /// file, then buckets by their first file; empty buckets are dropped.
-pub(super) fn order(buckets: Vec<LiveBucket>) -> Vec<LiveBucket> {
-    let mut buckets: Vec<(usize, LiveBucket)> = buckets
+/// Each bucket may carry a value `T` along.
+pub(super) fn order<T>(buckets: Vec<(LiveBucket, T)>) -> Vec<(LiveBucket, T)> {
+    let mut buckets: Vec<(usize, (LiveBucket, T))> = buckets
         .into_iter()
-        .filter_map(|b| b.first_pos().map(|p| (p, b)))
+        .filter_map(|(b, t)| b.first_pos().map(|p| (p, (b, t))))
         .collect();
     let mut partition_first: HashMap<&[u8], usize> = HashMap::new();
-    for (p, b) in &buckets {
+    for (p, (b, _)) in &buckets {
         let e = partition_first.entry(b.partition.as_slice()).or_insert(*p);
         *e = (*e).min(*p);
     }
     let mut keys: Vec<(usize, usize)> = buckets
         .iter()
-        .map(|(p, b)| {
+        .map(|(p, (b, _))| {
             (
                 partition_first
                     .get(b.partition.as_slice())
@@ -307,7 +317,7 @@ pub(super) fn order(buckets: Vec<LiveBucket>) -> Vec<LiveBucket> {
     let mut idx: Vec<usize> = (0..buckets.len()).collect();
     idx.sort_by_key(|&i| keys.get(i).copied().unwrap_or_default());
     keys.clear();
-    let mut slots: Vec<Option<LiveBucket>> = buckets.drain(..).map(|(_, b)| Some(b)).collect();
+    let mut slots: Vec<Option<(LiveBucket, T)>> = buckets.drain(..).map(|(_, b)| Some(b)).collect();
     idx.into_iter()
         .filter_map(|i| slots.get_mut(i).and_then(Option::take))
         .collect()
@@ -376,17 +386,17 @@ mod tests {
         ] {
             acc.push(e);
         }
-        let out = order(acc.merge().unwrap());
+        let out = order(acc.merge().unwrap().into_iter().map(|b| (b, ())).collect());
         // Merged list: b(2/0) d(1/0) c(1/1): partition 2 first, then 1 with buckets 0, 1.
         let got: Vec<(u8, i32, Vec<&str>)> = out
             .iter()
-            .map(|b| (b.partition[0], b.bucket, names(b)))
+            .map(|(b, _)| (b.partition[0], b.bucket, names(b)))
             .collect();
         assert_eq!(
             got,
             vec![(2, 0, vec!["b"]), (1, 0, vec!["d"]), (1, 1, vec!["c"])]
         );
-        assert!(out.iter().all(|b| b.total_buckets() == 4));
+        assert!(out.iter().all(|(b, _)| b.total_buckets() == 4));
     }
 
     #[test]
@@ -456,9 +466,10 @@ mod tests {
             for e in list {
                 acc.push(e);
             }
-            let got: Vec<(u8, i32, Vec<String>)> = order(acc.merge().unwrap())
+            let buckets = acc.merge().unwrap().into_iter().map(|b| (b, ())).collect();
+            let got: Vec<(u8, i32, Vec<String>)> = order(buckets)
                 .iter()
-                .map(|b| {
+                .map(|(b, _)| {
                     let names = b.files.iter().map(|f| f.file_name.clone()).collect();
                     (b.partition[0], b.bucket, names)
                 })

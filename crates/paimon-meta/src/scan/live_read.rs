@@ -9,6 +9,7 @@
 //! ([`super::memory`]).
 
 use std::collections::HashMap;
+use std::mem::size_of;
 
 use paimon_spec::binary::Datum;
 use paimon_spec::data_file::DataFileMeta;
@@ -22,8 +23,9 @@ use crate::error::{Error, Result};
 use crate::manifest::{ManifestBlocks, ManifestEntry, ManifestFileMeta};
 use crate::snapshot::Snapshot;
 
-/// One decoded block's entries, or `None` when the block decoder rejected it.
-type Decoded = Option<Vec<ManifestEntry>>;
+/// One decoded block's entries with the bytes reserved for them, or `None` when the block
+/// decoder rejected it.
+type Decoded = Option<(Vec<ManifestEntry>, usize)>;
 
 /// A manifest of the round and one of its blocks (`None`: the whole file).
 type Job = (usize, Option<usize>);
@@ -152,19 +154,21 @@ impl ManifestReader {
             .merge()
             .map_err(|e| snapshot_merge_error(e, snapshot, snapshot_path))?;
         let mut kept = Vec::with_capacity(merged.len());
+        let mut live_bytes = 0;
         for mut b in merged {
-            b.retain_files(keep)?;
-            kept.push(b);
+            let files_heap = b.retain_files(keep)?;
+            live_bytes += b.heap(files_heap);
+            kept.push((b, files_heap));
         }
         // Reconciling and filtering only drop files and slack: hold what is left.
-        let live_bytes: usize = kept.iter().map(live::LiveBucket::heap).sum();
         mem.shrink(acc_held.saturating_sub(live_bytes));
         mem.grow(live_bytes.saturating_sub(acc_held), || {
             format!("reconciling the live files of {snapshot_path}")
         })?;
         let mut partitions: HashMap<Vec<u8>, Vec<Datum>> = HashMap::new();
         let mut out = Vec::with_capacity(kept.len());
-        for b in live::order(kept) {
+        let mut out_bytes = 0;
+        for (b, files_heap) in live::order(kept) {
             let values = match partitions.get(&b.partition) {
                 Some(v) => v.clone(),
                 None => {
@@ -187,7 +191,7 @@ impl ManifestReader {
                     .collect()
             });
             let total_buckets = b.total_buckets();
-            out.push(BucketFiles {
+            let bucket = BucketFiles {
                 partition: b.partition,
                 partition_values: values,
                 bucket: b.bucket,
@@ -195,10 +199,12 @@ impl ManifestReader {
                 bucket_path,
                 files: b.files,
                 deletion_files,
-            });
+            };
+            out_bytes += memory::bucket_heap_with_files(&bucket, files_heap);
+            out.push(bucket);
         }
         mem.shrink(live_bytes);
-        mem.grow(memory::buckets_heap(&out), || {
+        mem.grow(out_bytes, || {
             format!("grouping the live files of {snapshot_path}")
         })?;
         Ok(out)
@@ -248,7 +254,7 @@ impl ManifestReader {
         for chunk in windows(manifests, jobs, threads) {
             let decode = |&(m, block): &Job| -> Result<Decoded> {
                 let Some(blocks) = manifests.get(m) else {
-                    return Ok(Some(Vec::new()));
+                    return Ok(Some((Vec::new(), 0)));
                 };
                 let entries = match block {
                     Some(b) => blocks.decode_block(b, self.decode)?,
@@ -257,8 +263,7 @@ impl ManifestReader {
                 let Some(entries) = entries else {
                     return Ok(None);
                 };
-                let kept = self.reserved_entries(blocks.path(), entries)?;
-                Ok(Some(kept))
+                Ok(Some(self.reserved_entries(blocks.path(), entries)?))
             };
             // Job i of the window runs on thread i mod n: each thread's allocator arena then
             // holds the same share of the files from plan to plan (with work stealing the
@@ -292,7 +297,7 @@ impl ManifestReader {
                 if decoded_whole.get(m).copied().unwrap_or(true) {
                     continue;
                 }
-                let entries = match (entries, manifests.get(m)) {
+                let (entries, window_bytes) = match (entries, manifests.get(m)) {
                     (Some(e), _) => e,
                     (None, Some(blocks)) => {
                         // The block decoder gave up: take this block and the rest of the file
@@ -305,9 +310,8 @@ impl ManifestReader {
                         let rest: Vec<ManifestEntry> = all.into_iter().skip(skip).collect();
                         self.reserved_entries(blocks.path(), rest)?
                     }
-                    (None, None) => Vec::new(),
+                    (None, None) => (Vec::new(), 0),
                 };
-                let window_bytes = memory::entries_heap(&entries);
                 for e in entries {
                     acc.push(e);
                 }
@@ -334,22 +338,29 @@ impl ManifestReader {
         Ok((blocks, held))
     }
 
-    /// The entries decoded from the manifest `path` that pass the scan's filters, reserved.
+    /// The entries decoded from the manifest `path` that pass the scan's filters, reserved,
+    /// with the bytes reserved.
     fn reserved_entries(
         &self,
         path: &str,
         entries: Vec<ManifestEntry>,
-    ) -> Result<Vec<ManifestEntry>> {
+    ) -> Result<(Vec<ManifestEntry>, usize)> {
         let decoded = memory::entries_heap(&entries);
+        // The entries' own heap, without the vector's unused slots.
+        let own = decoded - (entries.capacity() - entries.len()) * size_of::<ManifestEntry>();
+        let n = entries.len();
         self.reserve(decoded, "decoding the manifest", path)?;
         let kept = self.filter_entries(path, entries, true);
         self.memory.shrink(decoded);
         let kept = kept?;
-        self.reserve(
-            memory::entries_heap(&kept),
-            "the entries of the manifest",
-            path,
-        )?;
-        Ok(kept)
+        // Filtering moves entries without changing them: when it kept all of them, their heap
+        // is the one measured above.
+        let kept_bytes = if kept.len() == n {
+            own + (kept.capacity() - kept.len()) * size_of::<ManifestEntry>()
+        } else {
+            memory::entries_heap(&kept)
+        };
+        self.reserve(kept_bytes, "the entries of the manifest", path)?;
+        Ok((kept, kept_bytes))
     }
 }

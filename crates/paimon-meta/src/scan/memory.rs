@@ -173,6 +173,18 @@ pub(super) fn bucket_heap(b: &BucketFiles) -> usize {
         + deletion_files_heap(&b.deletion_files)
 }
 
+/// [`bucket_heap`] given the heap its files own ([`file_heap`] of each), so that the files
+/// are not walked again.
+pub(super) fn bucket_heap_with_files(b: &BucketFiles, files_heap: usize) -> usize {
+    size_of::<BucketFiles>()
+        + b.partition.capacity()
+        + vec_heap(&b.partition_values)
+        + b.bucket_path.capacity()
+        + vec_heap(&b.files)
+        + files_heap
+        + deletion_files_heap(&b.deletion_files)
+}
+
 /// Heap of grouped files.
 pub(super) fn buckets_heap(buckets: &[BucketFiles]) -> usize {
     buckets.iter().map(bucket_heap).sum()
