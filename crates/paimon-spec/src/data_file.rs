@@ -376,7 +376,7 @@ mod tests {
             value_stats: SimpleStats {
                 min_values: crate::stats::empty_row_bytes(),
                 max_values: crate::stats::empty_row_bytes(),
-                null_counts: Some(vec![Some(1), None]),
+                null_counts: Some(vec![Some(1), None].into()),
             },
             min_sequence_number: 0,
             max_sequence_number: 9,

@@ -17,7 +17,7 @@ pub struct SimpleStats {
     /// Serialized max row.
     pub max_values: RowBytes,
     /// Null count per column; `None` when unknown.
-    pub null_counts: Option<Vec<Option<i64>>>,
+    pub null_counts: Option<NullCounts>,
 }
 
 /// The statistics collected for one column (Java `SimpleColStats`).
@@ -64,7 +64,7 @@ impl SimpleStats {
         SimpleStats {
             min_values: min_values.into(),
             max_values: max_values.into(),
-            null_counts,
+            null_counts: null_counts.map(null_counts_from_vec),
         }
     }
 
@@ -111,7 +111,7 @@ impl SimpleStats {
         SimpleStats {
             min_values: empty_row_bytes(),
             max_values: empty_row_bytes(),
-            null_counts: Some(Vec::new()),
+            null_counts: Some(Cow::Borrowed(&[])),
         }
     }
 
@@ -175,7 +175,9 @@ impl SimpleStats {
                 max_values: row_bytes(max),
                 null_counts: match counts {
                     Datum::Null => None,
-                    Datum::Array(a) => Some(a.iter().map(Datum::as_i64).collect()),
+                    Datum::Array(a) => {
+                        Some(null_counts_from_vec(a.iter().map(Datum::as_i64).collect()))
+                    }
                     _ => return Err(bad()),
                 },
             }),
@@ -231,6 +233,39 @@ pub fn row_bytes_from_vec(bytes: Vec<u8>) -> RowBytes {
         empty_row_bytes()
     } else {
         Cow::Owned(bytes)
+    }
+}
+
+/// Per-column null counts held by data-file metadata, shared when every count is zero (the
+/// common case: most files of most tables have no nulls).
+pub type NullCounts = Cow<'static, [Option<i64>]>;
+
+/// Counts of up to this many columns are shared when all zero.
+const SHARED_NULL_COUNTS: usize = 64;
+static NO_NULLS: [Option<i64>; SHARED_NULL_COUNTS] = [Some(0); SHARED_NULL_COUNTS];
+
+/// `n` zero counts, shared when `n` is at most 64.
+pub fn zero_null_counts(n: usize) -> NullCounts {
+    match NO_NULLS.get(..n) {
+        Some(shared) => Cow::Borrowed(shared),
+        None => Cow::Owned(vec![Some(0); n]),
+    }
+}
+
+/// `counts` as [`NullCounts`]: shared when all are zero (and at most 64), else `counts`.
+pub fn null_counts_from_vec(counts: Vec<Option<i64>>) -> NullCounts {
+    if counts.iter().all(|c| *c == Some(0)) && counts.len() <= SHARED_NULL_COUNTS {
+        zero_null_counts(counts.len())
+    } else {
+        Cow::Owned(counts)
+    }
+}
+
+/// Heap a [`NullCounts`] owns (none when shared).
+pub fn null_counts_heap(counts: &NullCounts) -> usize {
+    match counts {
+        Cow::Borrowed(_) => 0,
+        Cow::Owned(v) => v.capacity() * std::mem::size_of::<Option<i64>>(),
     }
 }
 

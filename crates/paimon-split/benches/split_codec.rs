@@ -40,12 +40,12 @@ fn split_of(n: usize) -> DataSplit {
             key_stats: SimpleStats {
                 min_values: key(i * 10).into(),
                 max_values: key(i * 10 + 9).into(),
-                null_counts: Some(vec![Some(0)]),
+                null_counts: Some(vec![Some(0)].into()),
             },
             value_stats: SimpleStats {
                 min_values: row(i).into(),
                 max_values: row(i + 1).into(),
-                null_counts: Some(vec![Some(0), Some(3), None]),
+                null_counts: Some(vec![Some(0), Some(3), None].into()),
             },
             min_sequence_number: i64::from(i) * 1000,
             max_sequence_number: i64::from(i) * 1000 + 999,

@@ -8,7 +8,7 @@
 //! ([`ManifestEntry::from_record`]), so both decoders accept and reject the same files.
 
 use paimon_spec::data_file::DataFileMeta;
-use paimon_spec::stats::{row_bytes, RowBytes, SimpleStats};
+use paimon_spec::stats::{row_bytes, zero_null_counts, NullCounts, RowBytes, SimpleStats};
 
 use super::entry::{FileKind, ManifestEntry, FORMAT_IDENTIFIER};
 use crate::avro::{Cursor, RecordSchema, Schema};
@@ -377,17 +377,37 @@ fn stats(
             S::Min => min = Some(lite(c, fs)?),
             S::Max => max = Some(lite(c, fs)?),
             S::NullCounts => {
-                let mut v = Vec::new();
+                // Leading zero counts are only counted: when every count is zero (most files
+                // have no nulls) they come out shared, without an allocation.
+                let mut zeros = 0usize;
+                let mut sized = 0usize;
+                let mut v: Vec<Option<i64>> = Vec::new();
                 let present = array_sized(c, fs, field, |e| {
                     match e {
                         _ if !keep => {}
-                        ArrayEvent::Block(n) => v.reserve_exact(n),
-                        ArrayEvent::Item(Lite::Long(l)) => v.push(Some(l)),
-                        ArrayEvent::Item(_) => v.push(None),
+                        ArrayEvent::Block(n) => sized = sized.saturating_add(n),
+                        ArrayEvent::Item(x) => {
+                            let count = match x {
+                                Lite::Long(l) => Some(l),
+                                _ => None,
+                            };
+                            if v.is_empty() && count == Some(0) {
+                                zeros += 1;
+                            } else {
+                                if v.is_empty() {
+                                    v.reserve_exact(sized);
+                                    v.extend(std::iter::repeat_n(Some(0), zeros));
+                                }
+                                v.push(count);
+                            }
+                        }
                     }
                     Ok(())
                 })?;
-                nulls = present.then_some(v);
+                nulls = present.then(|| match v.is_empty() {
+                    true => zero_null_counts(zeros),
+                    false => NullCounts::Owned(v),
+                });
             }
             S::Skip => c.skip_value(fs)?,
         }

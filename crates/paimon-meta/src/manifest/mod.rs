@@ -19,7 +19,7 @@ pub use entry_decoder::DecodeOptions;
 pub use index::{DeletionVectorMeta, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};
 pub use list::ManifestFileMeta;
 
-use paimon_spec::stats::{row_bytes_from_vec, SimpleStats};
+use paimon_spec::stats::{null_counts_from_vec, row_bytes_from_vec, SimpleStats};
 
 use crate::error::{Error, Result};
 use crate::value::{Record, Value};
@@ -133,7 +133,9 @@ impl Fields<'_> {
             max_values: row_bytes_from_vec(self.bytes(s, "_MAX_VALUES")?),
             null_counts: match s.get("_NULL_COUNTS") {
                 Value::Null => None,
-                Value::Array(a) => Some(a.iter().map(Value::as_i64).collect()),
+                Value::Array(a) => {
+                    Some(null_counts_from_vec(a.iter().map(Value::as_i64).collect()))
+                }
                 _ => return Err(self.err(f, "_NULL_COUNTS is not an array")),
             },
         })

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use paimon_memory::{MemoryPool, MemoryReservation, UnboundedMemoryPool};
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
-use paimon_spec::stats::{row_bytes_heap, SimpleStats};
+use paimon_spec::stats::{null_counts_heap, row_bytes_heap, SimpleStats};
 use paimon_split::DataSplit;
 
 use super::files::DeletionIndex;
@@ -96,7 +96,7 @@ fn strings_heap(v: &Vec<String>) -> usize {
 fn stats_heap(s: &SimpleStats) -> usize {
     row_bytes_heap(&s.min_values)
         + row_bytes_heap(&s.max_values)
-        + s.null_counts.as_ref().map_or(0, vec_heap)
+        + s.null_counts.as_ref().map_or(0, null_counts_heap)
 }
 
 /// Heap owned by a data file's metadata, besides its own `size_of` (names, keys, stats, lists).

@@ -53,7 +53,7 @@ fn java_file(cm: i32, legacy_07: bool) -> DataFileMeta {
     let stats = |min: &str, max: &str| SimpleStats {
         min_values: single(min).into(),
         max_values: single(max).into(),
-        null_counts: Some(vec![Some(0)]),
+        null_counts: Some(vec![Some(0)].into()),
     };
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     DataFileMeta {

@@ -23,10 +23,10 @@ fn check_file(f: &DataFileMeta, version: i32) {
     assert_eq!(single_string(&f.max_key), "max_key");
     assert_eq!(single_string(&f.key_stats.min_values), "min_key");
     assert_eq!(single_string(&f.key_stats.max_values), "max_key");
-    assert_eq!(f.key_stats.null_counts, Some(vec![Some(0)]));
+    assert_eq!(f.key_stats.null_counts.as_deref(), Some(&[Some(0)][..]));
     assert_eq!(single_string(&f.value_stats.min_values), "min_value");
     assert_eq!(single_string(&f.value_stats.max_values), "max_value");
-    assert_eq!(f.value_stats.null_counts, Some(vec![Some(0)]));
+    assert_eq!(f.value_stats.null_counts.as_deref(), Some(&[Some(0)][..]));
     assert_eq!(f.min_sequence_number, 15);
     assert_eq!(f.max_sequence_number, 200);
     assert_eq!(f.schema_id, 5);

@@ -38,7 +38,7 @@ fn arb_stats() -> impl Strategy<Value = SimpleStats> {
         .prop_map(|(min_values, max_values, null_counts)| SimpleStats {
             min_values: min_values.into(),
             max_values: max_values.into(),
-            null_counts,
+            null_counts: null_counts.map(Into::into),
         })
 }
 

@@ -254,17 +254,19 @@ fn unaware_bucket_files_read_by_us_and_java() {
         (&Datum::String("eu".into()), &Datum::String("us".into()))
     );
     assert_eq!(
-        f.value_stats.null_counts,
-        Some(vec![
-            Some(0),
-            Some(1),
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(1),
-            Some(1)
-        ])
+        f.value_stats.null_counts.as_deref(),
+        Some(
+            &[
+                Some(0),
+                Some(1),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1)
+            ][..]
+        )
     );
 
     assert_eq!(ids(&read_ours(dir.path(), &msgs)), vec![1, 2, 3, 4]);
@@ -433,7 +435,10 @@ fn stats_modes_as_java() {
             Datum::String("zz much longer name than sixteen".into())
         ]
     );
-    assert_eq!(f.value_stats.null_counts, Some(vec![Some(0), Some(1)]));
+    assert_eq!(
+        f.value_stats.null_counts.as_deref(),
+        Some(&[Some(0), Some(1)][..])
+    );
 
     // All columns none: no stats at all, an empty column list.
     let dir = tempfile::tempdir().unwrap();
@@ -445,7 +450,7 @@ fn stats_modes_as_java() {
     w.write(&batch(&schema, &rows())).unwrap();
     let f = w.prepare_commit().unwrap()[0].data_increment.new_files[0].clone();
     assert_eq!(f.value_stats_cols, Some(vec![]));
-    assert_eq!(f.value_stats.null_counts, Some(vec![]));
+    assert_eq!(f.value_stats.null_counts.as_deref(), Some(&[][..]));
     assert_eq!(
         f.value_stats.min_values,
         paimon_spec::stats::empty_serialized_row()

@@ -69,18 +69,20 @@ fn append_files_read_by_us_and_java_with_collected_stats() {
     );
     assert_eq!((&min[7], &max[7]), (&Datum::Null, &Datum::Null));
     assert_eq!(
-        f.value_stats.null_counts,
-        Some(vec![
-            Some(0),
-            Some(1),
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(1),
-            Some(1),
-            Some(1)
-        ])
+        f.value_stats.null_counts.as_deref(),
+        Some(
+            &[
+                Some(0),
+                Some(1),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1)
+            ][..]
+        )
     );
     assert_eq!(ids(&read_ours(dir.path(), &msgs)), vec![1, 2, 3, 4]);
     assert_eq!(read_java(dir.path(), &msgs), sorted_java_lines(&rows));

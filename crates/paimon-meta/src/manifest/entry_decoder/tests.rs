@@ -162,6 +162,7 @@ fn bad_bytes_are_errors_not_panics() {
 
 /// Keys and stats rows that are the empty row come out shared (no allocation per file), the
 /// others as their own bytes, from both decoders; the shared ones are exactly the empty row.
+/// The same for null counts that are all zero.
 #[test]
 fn empty_rows_are_shared_and_other_rows_owned() {
     use std::borrow::Cow;
@@ -169,6 +170,7 @@ fn empty_rows_are_shared_and_other_rows_owned() {
     let mut files = Vec::new();
     manifests(&root, &mut files);
     let (mut shared, mut owned) = (0, 0);
+    let (mut shared_counts, mut owned_counts) = (0, 0);
     for p in files {
         let bytes = std::fs::read(&p).unwrap();
         if !bytes.starts_with(crate::avro::MAGIC) {
@@ -181,6 +183,19 @@ fn empty_rows_are_shared_and_other_rows_owned() {
         let mine = fast(&bytes, DecodeOptions::default()).unwrap();
         for e in mine.iter().chain(&tree) {
             let f = &e.file;
+            for counts in [&f.key_stats.null_counts, &f.value_stats.null_counts] {
+                match counts {
+                    Some(Cow::Borrowed(c)) => {
+                        assert!(c.iter().all(|n| *n == Some(0)), "{path}: {c:?}");
+                        shared_counts += 1;
+                    }
+                    Some(Cow::Owned(c)) => {
+                        assert!(c.iter().any(|n| *n != Some(0)), "{path}: {c:?}");
+                        owned_counts += 1;
+                    }
+                    None => {}
+                }
+            }
             for row in [
                 &f.min_key,
                 &f.max_key,
@@ -206,5 +221,10 @@ fn empty_rows_are_shared_and_other_rows_owned() {
     assert!(
         shared > 100 && owned > 100,
         "shared {shared}, owned {owned}"
+    );
+    // Null counts: shared when every count is zero, owned when a column has nulls.
+    assert!(
+        shared_counts > 100 && owned_counts > 10,
+        "null counts shared {shared_counts}, owned {owned_counts}"
     );
 }
