@@ -183,7 +183,43 @@ pub fn decode_block<T>(
     let data = bytes
         .get(span.start..span.end)
         .ok_or_else(|| format!("block {}..{} beyond the file", span.start, span.end))?;
-    let block = decompress(&header.codec, data)?;
+    if matches!(header.codec.as_str(), "null" | "") {
+        return decode_records(header, data, span, on_block);
+    }
+    // A compressed block is inflated into this thread's buffer, which keeps its capacity for
+    // the next block: planning decodes hundreds of blocks per thread, and a fresh vector
+    // for each grew by doubling (copying) and was freed right after.
+    BLOCK_BUFFER.with(|cell| {
+        let Ok(mut buf) = cell.try_borrow_mut() else {
+            let block = decompress(&header.codec, data)?;
+            return decode_records(header, &block, span, on_block);
+        };
+        buf.clear();
+        decompress_into(&header.codec, data, &mut buf)?;
+        let out = decode_records(header, &buf, span, on_block);
+        if buf.capacity() > KEPT_BLOCK_BUFFER {
+            *buf = Vec::new();
+        }
+        out
+    })
+}
+
+thread_local! {
+    /// The buffer [`decode_block`] inflates blocks into.
+    static BLOCK_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A block buffer bigger than this is freed after use rather than kept for the next block.
+const KEPT_BLOCK_BUFFER: usize = 8 << 20;
+
+/// Runs `on_block` over the `span.count` records of the inflated `block`, which it must
+/// consume exactly.
+fn decode_records<T>(
+    header: &Header,
+    block: &[u8],
+    span: BlockSpan,
+    on_block: impl FnOnce(&mut Cursor<'_>, usize) -> Result<T, String>,
+) -> Result<T, String> {
     if !header.schema.can_be_empty() && span.count > block.len() {
         return Err(format!(
             "block claims {} records in {} bytes",
@@ -191,7 +227,7 @@ pub fn decode_block<T>(
             block.len()
         ));
     }
-    let mut bc = Cursor::new(&block);
+    let mut bc = Cursor::new(block);
     let out = on_block(&mut bc, span.count)?;
     if bc.remaining() != 0 {
         return Err(format!("{} trailing bytes in a block", bc.remaining()));
@@ -303,6 +339,13 @@ thread_local! {
 
 /// Decompresses the zstd frames of one block with this thread's context.
 fn zstd_decompress(data: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(1 << 22));
+    zstd_decompress_into(data, &mut out)?;
+    Ok(out)
+}
+
+/// [`zstd_decompress`] appending to `out`.
+fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     ZSTD_CONTEXT.with(|cell| {
         let mut slot = cell
             .try_borrow_mut()
@@ -317,16 +360,42 @@ fn zstd_decompress(data: &[u8]) -> Result<Vec<u8>, String> {
         // A previous block may have failed mid-frame.
         ctx.reset(zstd::zstd_safe::ResetDirective::SessionOnly)
             .map_err(|code| format!("zstd: {}", zstd::zstd_safe::get_error_name(code)))?;
-        read_limited_sized(
+        read_limited_into(
             zstd::stream::read::Decoder::with_context(data, ctx),
             "zstandard",
-            data.len().saturating_mul(4),
+            out,
         )
     })
 }
 
 fn read_limited(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
     read_limited_sized(r, what, 0)
+}
+
+/// [`decompress`] of a compressed codec into `out` (appended; it keeps its capacity).
+fn decompress_into(codec: &str, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    match codec {
+        "deflate" => read_limited_into(flate2::read::DeflateDecoder::new(data), "deflate", out),
+        "zstandard" | "zstd" => zstd_decompress_into(data, out),
+        _ => {
+            out.extend_from_slice(&decompress(codec, data)?);
+            Ok(())
+        }
+    }
+}
+
+/// [`read_limited`] appending to `out`.
+fn read_limited_into(r: impl Read, what: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
+    r.take(MAX_BLOCK_SIZE as u64 + 1)
+        .read_to_end(out)
+        .map_err(|e| format!("{what} block: {e}"))?;
+    if out.len() - start > MAX_BLOCK_SIZE {
+        return Err(format!(
+            "{what} block decompresses beyond {MAX_BLOCK_SIZE} bytes"
+        ));
+    }
+    Ok(())
 }
 
 /// [`read_limited`] into a buffer of `guess` bytes to start with (at most 4 MiB, so that a
