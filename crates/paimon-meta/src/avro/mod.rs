@@ -195,8 +195,9 @@ pub fn decode_block<T>(
             return decode_records(header, &block, span, on_block);
         };
         buf.clear();
-        decompress_into(&header.codec, data, &mut buf)?;
-        let out = decode_records(header, &buf, span, on_block);
+        let out = decompress_into(&header.codec, data, &mut buf)
+            .and_then(|()| decode_records(header, &buf, span, on_block));
+        // Also after a failure: a corrupt block may have inflated far before it was refused.
         if buf.capacity() > KEPT_BLOCK_BUFFER {
             *buf = Vec::new();
         }
