@@ -340,6 +340,7 @@ thread_local! {
 
 /// Decompresses the zstd frames of one block with this thread's context.
 fn zstd_decompress(data: &[u8]) -> Result<Vec<u8>, String> {
+    // At most 4 MiB to start with, so that a corrupt block cannot reserve much before it fails.
     let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(1 << 22));
     zstd_decompress_into(data, &mut out)?;
     Ok(out)
@@ -370,7 +371,9 @@ fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 }
 
 fn read_limited(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
-    read_limited_sized(r, what, 0)
+    let mut out = Vec::new();
+    read_limited_into(r, what, &mut out)?;
+    Ok(out)
 }
 
 /// [`decompress`] of a compressed codec into `out` (appended; it keeps its capacity).
@@ -397,21 +400,6 @@ fn read_limited_into(r: impl Read, what: &str, out: &mut Vec<u8>) -> Result<(), 
         ));
     }
     Ok(())
-}
-
-/// [`read_limited`] into a buffer of `guess` bytes to start with (at most 4 MiB, so that a
-/// corrupt block cannot reserve much before it fails).
-fn read_limited_sized(r: impl Read, what: &str, guess: usize) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(guess.min(1 << 22));
-    r.take(MAX_BLOCK_SIZE as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("{what} block: {e}"))?;
-    if out.len() > MAX_BLOCK_SIZE {
-        return Err(format!(
-            "{what} block decompresses beyond {MAX_BLOCK_SIZE} bytes"
-        ));
-    }
-    Ok(out)
 }
 
 fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, String> {

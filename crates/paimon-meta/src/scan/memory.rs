@@ -165,12 +165,7 @@ pub(crate) fn splits_heap(splits: &Vec<DataSplit>) -> usize {
 
 /// Heap of the files of one (partition, bucket) ready for split generation, and its slot.
 pub(super) fn bucket_heap(b: &BucketFiles) -> usize {
-    size_of::<BucketFiles>()
-        + b.partition.capacity()
-        + vec_heap(&b.partition_values)
-        + b.bucket_path.capacity()
-        + files_heap(&b.files)
-        + deletion_files_heap(&b.deletion_files)
+    bucket_heap_with_files(b, b.files.iter().map(file_heap).sum())
 }
 
 /// [`bucket_heap`] given the heap its files own ([`file_heap`] of each), so that the files

@@ -20,6 +20,26 @@ fn manifests(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Every Avro data manifest of the shared test tables that the generic decoder reads: its
+/// path, bytes and the generic decoder's entries.
+fn avro_manifests() -> Vec<(String, Vec<u8>, Vec<ManifestEntry>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
+    let mut files = Vec::new();
+    manifests(&root, &mut files);
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            if !bytes.starts_with(crate::avro::MAGIC) {
+                return None;
+            }
+            let path = p.display().to_string();
+            let tree = ManifestEntry::decode_generic_for_tests(&path, bytes.clone().into()).ok()?;
+            Some((path, bytes, tree))
+        })
+        .collect()
+}
+
 fn fast(bytes: &[u8], opts: DecodeOptions) -> Result<Vec<ManifestEntry>, String> {
     let mut out = Vec::new();
     crate::avro::for_each_block(
@@ -39,19 +59,8 @@ fn fast(bytes: &[u8], opts: DecodeOptions) -> Result<Vec<ManifestEntry>, String>
 /// of the shared test tables (every layout Java has written).
 #[test]
 fn agrees_with_the_generic_decoder_on_every_test_manifest() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
-    let mut files = Vec::new();
-    manifests(&root, &mut files);
     let mut checked = 0;
-    for p in files {
-        let bytes = std::fs::read(&p).unwrap();
-        if !bytes.starts_with(crate::avro::MAGIC) {
-            continue;
-        }
-        let path = p.display().to_string();
-        let Ok(tree) = ManifestEntry::decode_generic_for_tests(&path, bytes.clone().into()) else {
-            continue;
-        };
+    for (path, bytes, tree) in avro_manifests() {
         let mine = fast(&bytes, DecodeOptions::default())
             .unwrap_or_else(|e| panic!("{path}: fast decoder failed: {e}"));
         assert_eq!(mine, tree, "{path}");
@@ -82,8 +91,7 @@ fn agrees_with_the_generic_decoder_on_every_test_manifest() {
     }
     assert!(
         checked > 0,
-        "no Avro manifests found under {}",
-        root.display()
+        "no Avro manifests found under ../shared/testdata"
     );
 }
 
@@ -166,20 +174,9 @@ fn bad_bytes_are_errors_not_panics() {
 #[test]
 fn empty_rows_are_shared_and_other_rows_owned() {
     use std::borrow::Cow;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
-    let mut files = Vec::new();
-    manifests(&root, &mut files);
     let (mut shared, mut owned) = (0, 0);
     let (mut shared_counts, mut owned_counts) = (0, 0);
-    for p in files {
-        let bytes = std::fs::read(&p).unwrap();
-        if !bytes.starts_with(crate::avro::MAGIC) {
-            continue;
-        }
-        let path = p.display().to_string();
-        let Ok(tree) = ManifestEntry::decode_generic_for_tests(&path, bytes.clone().into()) else {
-            continue;
-        };
+    for (path, bytes, tree) in avro_manifests() {
         let mine = fast(&bytes, DecodeOptions::default()).unwrap();
         for e in mine.iter().chain(&tree) {
             let f = &e.file;
