@@ -15,6 +15,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod allocator;
 mod arrow_export;
 mod arrow_import;
 mod async_reader;
@@ -34,6 +35,7 @@ use pyo3::prelude::*;
 /// The extension module.
 #[pymodule]
 fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    allocator::configure();
     errors::register(m)?;
     m.add_class::<table::Table>()?;
     m.add_class::<catalog::Catalog>()?;

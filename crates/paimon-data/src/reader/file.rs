@@ -228,6 +228,7 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
         positions: rows,
         range_idx: 0,
         range_off: 0,
+        repeated: vec![None; out.constants.len()],
     };
     let measure = out.budget.as_ref().map(|b| (b.clone(), out.column_ids()));
     Ok(Box::new(MappedBatches {
@@ -246,6 +247,9 @@ struct FileState {
     positions: RowRanges,
     range_idx: usize,
     range_off: u64,
+    /// The last batch's column of each constant (as `out.constants`): batches of the same
+    /// length share it instead of each building its own copy of the same values.
+    repeated: Vec<Option<ArrayRef>>,
 }
 
 impl FileState {
@@ -279,8 +283,9 @@ impl FileState {
         let mut cols = Vec::with_capacity(self.schema.fields().len());
         let mut mapped = mapped.into_iter();
         for f in &self.out.fields {
-            let col = if let Some((_, c)) = self.out.constants.iter().find(|(id, _)| *id == f.id) {
-                repeat(c, n)?
+            let constant = self.out.constants.iter().position(|(id, _)| *id == f.id);
+            let col = if let Some(i) = constant {
+                repeat_shared(&mut self.repeated[i], &self.out.constants[i].1, n)?
             } else if f.id == ROW_ID_FIELD_ID {
                 let first = self.meta.first_row_id;
                 Arc::new(
@@ -318,6 +323,17 @@ impl FileState {
     }
 }
 
+/// `value` repeated `n` times: the column in `last` when it has `n` rows, else a new one
+/// kept there.
+fn repeat_shared(last: &mut Option<ArrayRef>, value: &ArrayRef, n: usize) -> Result<ArrayRef> {
+    if let Some(col) = last.as_ref().filter(|c| c.len() == n) {
+        return Ok(col.clone());
+    }
+    let col = repeat(value, n)?;
+    *last = Some(col.clone());
+    Ok(col)
+}
+
 struct MappedBatches {
     inner: BatchIter,
     state: FileState,
@@ -338,5 +354,32 @@ impl Iterator for MappedBatches {
             budget.sizer.observe(ids, b);
         }
         Some(mapped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, Int32Array};
+
+    #[test]
+    fn batches_of_one_length_share_a_constant_column() {
+        let value: ArrayRef = Arc::new(Int32Array::from(vec![7]));
+        let mut last = None;
+        let a = repeat_shared(&mut last, &value, 4).unwrap();
+        let b = repeat_shared(&mut last, &value, 4).unwrap();
+        assert_eq!(a.as_primitive::<Int32Type>().values(), &[7, 7, 7, 7]);
+        assert_eq!(
+            a.to_data().buffers()[0].as_ptr(),
+            b.to_data().buffers()[0].as_ptr()
+        );
+        // A shorter last batch gets its own column, and the next full one a new one again.
+        let c = repeat_shared(&mut last, &value, 2).unwrap();
+        assert_eq!(c.as_primitive::<Int32Type>().values(), &[7, 7]);
+        let d = repeat_shared(&mut last, &value, 4).unwrap();
+        assert_eq!(d.len(), 4);
+        assert_eq!(d.null_count(), 0);
     }
 }
