@@ -7,7 +7,11 @@
 //! of a read that drops its batches to 6.6% of one that keeps them. mimalloc's per-size pages
 //! do not fragment that way. Only Rust's allocations use it; Python and pyarrow keep theirs.
 //!
-//! Two settings differ from mimalloc's defaults:
+//! Three settings differ from mimalloc's defaults:
+//! - the local-dynamic TLS model (`local_dynamic_tls`): Python loads the extension with
+//!   `dlopen`, where mimalloc's default initial-exec thread-locals must fit in the loader's
+//!   small reserve of static TLS, and an import after other such libraries could fail with
+//!   "cannot allocate memory in static TLS block";
 //! - no transparent huge pages (the `no_thp` feature): mimalloc would `madvise` its 2 MiB
 //!   aligned arenas into huge pages, and faulting those in cost seconds of system time per
 //!   read on the machine the benchmarks run on;
