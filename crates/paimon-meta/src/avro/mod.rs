@@ -338,15 +338,7 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// Decompresses the zstd frames of one block with this thread's context.
-fn zstd_decompress(data: &[u8]) -> Result<Vec<u8>, String> {
-    // At most 4 MiB to start with, so that a corrupt block cannot reserve much before it fails.
-    let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(1 << 22));
-    zstd_decompress_into(data, &mut out)?;
-    Ok(out)
-}
-
-/// [`zstd_decompress`] appending to `out`.
+/// Decompresses the zstd frames of one block with this thread's context, appending to `out`.
 fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     ZSTD_CONTEXT.with(|cell| {
         let mut slot = cell
@@ -370,25 +362,49 @@ fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     })
 }
 
-fn read_limited(r: impl Read, what: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    read_limited_into(r, what, &mut out)?;
-    Ok(out)
+/// The block `data` compressed with `codec`, decompressed (borrowed when `codec` is null).
+fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, String> {
+    use std::borrow::Cow;
+    if matches!(codec, "null" | "") {
+        return Ok(Cow::Borrowed(data));
+    }
+    // At most 4 MiB to start with, so that a corrupt block cannot reserve much before it fails.
+    let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(1 << 22));
+    decompress_into(codec, data, &mut out)?;
+    Ok(Cow::Owned(out))
 }
 
-/// [`decompress`] of a compressed codec into `out` (appended; it keeps its capacity).
+/// [`decompress`] of a compressed codec, appending to `out` (which keeps its capacity).
 fn decompress_into(codec: &str, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     match codec {
         "deflate" => read_limited_into(flate2::read::DeflateDecoder::new(data), "deflate", out),
         "zstandard" | "zstd" => zstd_decompress_into(data, out),
-        _ => {
-            out.extend_from_slice(&decompress(codec, data)?);
+        "snappy" => {
+            if data.len() < 4 {
+                return Err("snappy block shorter than its CRC".into());
+            }
+            let (body, crc) = data.split_at(data.len() - 4);
+            let len = snap::raw::decompress_len(body).map_err(|e| format!("snappy: {e}"))?;
+            if len > MAX_BLOCK_SIZE {
+                return Err(format!("snappy block claims {len} bytes"));
+            }
+            let start = out.len();
+            out.resize(start + len, 0);
+            let n = snap::raw::Decoder::new()
+                .decompress(body, &mut out[start..])
+                .map_err(|e| format!("snappy: {e}"))?;
+            out.truncate(start + n);
+            let expected = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
+            if crc32fast::hash(&out[start..]) != expected {
+                return Err("snappy block CRC mismatch".into());
+            }
             Ok(())
         }
+        other => Err(format!("unsupported Avro codec '{other}'")),
     }
 }
 
-/// [`read_limited`] appending to `out`.
+/// Reads `r` to its end, appending to `out`, refusing more than [`MAX_BLOCK_SIZE`] bytes.
 fn read_limited_into(r: impl Read, what: &str, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
     r.take(MAX_BLOCK_SIZE as u64 + 1)
@@ -400,37 +416,6 @@ fn read_limited_into(r: impl Read, what: &str, out: &mut Vec<u8>) -> Result<(), 
         ));
     }
     Ok(())
-}
-
-fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, String> {
-    use std::borrow::Cow;
-    match codec {
-        "null" | "" => Ok(Cow::Borrowed(data)),
-        "deflate" => Ok(Cow::Owned(read_limited(
-            flate2::read::DeflateDecoder::new(data),
-            "deflate",
-        )?)),
-        "zstandard" | "zstd" => Ok(Cow::Owned(zstd_decompress(data)?)),
-        "snappy" => {
-            if data.len() < 4 {
-                return Err("snappy block shorter than its CRC".into());
-            }
-            let (body, crc) = data.split_at(data.len() - 4);
-            let len = snap::raw::decompress_len(body).map_err(|e| format!("snappy: {e}"))?;
-            if len > MAX_BLOCK_SIZE {
-                return Err(format!("snappy block claims {len} bytes"));
-            }
-            let out = snap::raw::Decoder::new()
-                .decompress_vec(body)
-                .map_err(|e| format!("snappy: {e}"))?;
-            let expected = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
-            if crc32fast::hash(&out) != expected {
-                return Err("snappy block CRC mismatch".into());
-            }
-            Ok(Cow::Owned(out))
-        }
-        other => Err(format!("unsupported Avro codec '{other}'")),
-    }
 }
 
 #[cfg(test)]
