@@ -45,6 +45,17 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A path from bytes or options that would leave the table's directory and its configured
+    /// external roots ([`crate::layout::TableRoots`]), or a file name that is not one plain name.
+    #[error("{field} {path:?} is not allowed: {reason}")]
+    PathNotAllowed {
+        /// Where the path came from (a field of a message, split or task, or an option key).
+        field: String,
+        /// The path as given.
+        path: String,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A bug in paimon-rs.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),

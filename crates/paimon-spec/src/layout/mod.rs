@@ -16,8 +16,11 @@
 //! <table>/[data-file.path-directory/]k1=v1/k2=v2/bucket-N/data-<uuid>-<n>.parquet
 //! ```
 
+mod confine;
 mod names;
 mod partition;
+
+pub use confine::{check_external_root, check_file_name, check_relative_dir, TableRoots};
 
 pub use names::{
     compression_extension, data_file_extension, data_file_index_name, index_file_name,
