@@ -16,7 +16,7 @@ pub struct ReadRecord {
 }
 
 /// One recorded change to storage: the operation (`create`, `overwrite`, `publish_if_absent`,
-/// `delete`, `delete_dir`, `mkdirs`) and its path.
+/// `delete`, `delete_dir`, `delete_empty_dir`, `mkdirs`) and its path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteRecord {
     /// The operation.
@@ -192,6 +192,11 @@ impl FileIO for CountingFileIO {
     fn delete_dir(&self, path: &str) -> Result<bool> {
         self.record_write("delete_dir", path);
         self.inner.delete_dir(path)
+    }
+
+    fn delete_empty_dir(&self, path: &str) -> Result<bool> {
+        self.record_write("delete_empty_dir", path);
+        self.inner.delete_empty_dir(path)
     }
 
     fn mkdirs(&self, path: &str) -> Result<()> {

@@ -64,6 +64,7 @@
 
 mod counting;
 pub mod error;
+mod faulty;
 mod local;
 #[cfg(feature = "opendal-core")]
 mod object_store;
@@ -73,6 +74,7 @@ use std::sync::Arc;
 
 pub use counting::{CountingFileIO, ReadRecord, WriteRecord};
 pub use error::{Error, Result};
+pub use faulty::{FaultyFileIO, PublishFault, FAULT_PUBLISH_ENV};
 pub use local::LocalFileIO;
 #[cfg(feature = "opendal-core")]
 pub use object_store::{ObjectStoreFileIO, S3Options, S3_OPTION_KEYS};
@@ -265,6 +267,21 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
     /// As [`FileIO::delete`].
     fn delete_dir(&self, path: &str) -> Result<bool> {
         Err(unsupported(path, "delete_dir"))
+    }
+
+    /// Deletes a directory only if it is empty, atomically with respect to files being
+    /// created in it: `Ok(true)` when this call removed it, `Ok(false)` when it holds
+    /// something, is absent, or the storage has no directories (object stores, where a
+    /// "directory" vanishes with its last key). Never removes a file that a concurrent writer
+    /// created (unlike a listing followed by [`FileIO::delete_dir`]).
+    ///
+    /// The default keeps the directory (`Ok(false)`); backends with directories override it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] on storage failures (a path that is a file, no permission).
+    fn delete_empty_dir(&self, path: &str) -> Result<bool> {
+        let _ = path;
+        Ok(false)
     }
 
     /// Creates a directory and its missing parents (a no-op on object stores, which have no

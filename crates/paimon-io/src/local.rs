@@ -149,6 +149,22 @@ impl FileIO for LocalFileIO {
         }
     }
 
+    fn delete_empty_dir(&self, path: &str) -> Result<bool> {
+        // rmdir(2) refuses a directory with anything in it, atomically.
+        match fs::remove_dir(os_path(path)) {
+            Ok(()) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::DirectoryNotEmpty
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(Error::from_io(path, e)),
+        }
+    }
+
     fn mkdirs(&self, path: &str) -> Result<()> {
         fs::create_dir_all(os_path(path)).map_err(|e| Error::from_io(path, e))
     }
@@ -314,6 +330,17 @@ mod tests {
         assert!(!io.exists(&format!("{d}/x")).unwrap());
         io.mkdirs(&format!("{d}/m/n")).unwrap();
         assert!(io.status(&format!("{d}/m/n")).unwrap().is_dir);
+        io.write_new(&format!("{d}/m/n/f"), b"x").unwrap();
+        assert!(
+            !io.delete_empty_dir(&format!("{d}/m/n")).unwrap(),
+            "not empty"
+        );
+        assert!(io.exists(&format!("{d}/m/n/f")).unwrap());
+        assert!(io.delete(&format!("{d}/m/n/f")).unwrap());
+        assert!(io.delete_empty_dir(&format!("{d}/m/n")).unwrap());
+        assert!(!io.exists(&format!("{d}/m/n")).unwrap());
+        assert!(!io.delete_empty_dir(&format!("{d}/m/n")).unwrap(), "absent");
+        assert!(io.delete_empty_dir(&format!("{d}/m")).unwrap());
     }
 
     #[test]

@@ -136,6 +136,38 @@ pub(crate) fn publish_if_absent(
     })
 }
 
+/// Deletes the directory at `loc` if it is empty: the name node's non-recursive delete
+/// refuses a non-empty directory (`PathIsNotEmptyDirectoryException`), atomically.
+/// `Ok(false)` when it holds something or is absent; a file there is left alone.
+pub(crate) fn delete_empty_dir(
+    clients: &HdfsClients,
+    loc: &Location<'_>,
+    path: &str,
+) -> Result<bool> {
+    let client = clients.client(loc, path)?;
+    let target = hdfs_path(loc);
+    let p = path.to_string();
+    run_io(path, async move {
+        match client.get_file_info(&target).await {
+            Ok(status) if status.isdir => {}
+            Ok(_) => return Err(io_error(&p, "not a directory".to_string())),
+            Err(HdfsError::FileNotFound(_)) => return Ok(false),
+            Err(e) => return Err(map_hdfs(&p, e)),
+        }
+        match client.delete(&target, false).await {
+            Ok(deleted) => Ok(deleted),
+            Err(HdfsError::FileNotFound(_)) => Ok(false),
+            Err(HdfsError::RPCError(class, _))
+                if class.ends_with("PathIsNotEmptyDirectoryException")
+                    || class.ends_with("FileNotFoundException") =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(map_hdfs(&p, e)),
+        }
+    })
+}
+
 /// A file being written to HDFS. The name node created it at open (so the path is ours);
 /// bytes go to the data nodes in pieces of [`PART_SIZE`]. [`FileWriter::abort`] deletes it.
 struct HdfsWriter {

@@ -297,6 +297,17 @@ impl FileIO for ObjectStoreFileIO {
         Ok(true)
     }
 
+    fn delete_empty_dir(&self, path: &str) -> Result<bool> {
+        #[cfg(feature = "hdfs-native")]
+        if self.config.service() == Service::HdfsNative {
+            let (_, loc) = self.locate(path)?;
+            return hdfs::delete_empty_dir(&self.hdfs, &loc, path);
+        }
+        // Object stores have no directories: one goes with its last key.
+        let _ = path;
+        Ok(false)
+    }
+
     fn mkdirs(&self, path: &str) -> Result<()> {
         // Only HDFS has directories; on object stores a directory is any key's prefix.
         if self.config.service().has_directories() {

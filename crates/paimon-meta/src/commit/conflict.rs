@@ -1,6 +1,7 @@
 //! Conflict detection between a commit's changes and the table's latest snapshot (Java
-//! `ConflictDetection`): files deleted under us, total buckets that changed, and overlapping
-//! key ranges of one LSM level >= 1 in a primary-key table.
+//! `ConflictDetection`): files deleted under us, files added that are already live (or added
+//! twice), total buckets that changed, and overlapping key ranges of one LSM level >= 1 in a
+//! primary-key table.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -41,6 +42,25 @@ pub(super) fn check(
             ));
         }
         deleted.insert(e.identifier());
+    }
+    // Every ADD must bring a file that is not live (unless this commit deletes it) and that
+    // the commit adds once: a file live twice makes every later read fail.
+    let mut added = HashSet::new();
+    for e in changes.iter().filter(|e| e.kind == FileKind::Add) {
+        let id = e.identifier();
+        if live_ids.contains(&id) && !deleted.contains(&id) {
+            return Err(format!(
+                "file {} (bucket {}, level {}) is to be added but is already live: the same \
+                 file was committed before",
+                e.file.file_name, e.bucket, e.file.level
+            ));
+        }
+        if !added.insert(id) {
+            return Err(format!(
+                "file {} (bucket {}, level {}) is added twice by this commit",
+                e.file.file_name, e.bucket, e.file.level
+            ));
+        }
     }
     merged.retain(|e| !deleted.contains(&e.identifier()));
     merged.extend(changes.iter().filter(|e| e.kind == FileKind::Add));

@@ -6,9 +6,12 @@
 //! a changelog list and an index manifest when needed, then publishes `snapshot-N` with
 //! `publish_if_absent`, so of several committers racing for `N` exactly one wins. A loser
 //! deletes what it wrote, re-reads the latest snapshot, re-checks conflicts and tries `N + 1`,
-//! up to `commit.max-retries` with Java's backoff. Before any attempt the snapshots of the same
+//! up to `commit.max-retries` with Java's backoff. A publish that fails has an unknown outcome:
+//! its files are kept and the commit retries. Before any attempt the snapshots of the same
 //! `commitUser` are consulted (Java `filterCommitted`): an identifier already committed is not
-//! applied again.
+//! applied again; and every attempt first looks at the snapshots that appeared since the last
+//! look, where one of this user, identifier and kind is this commit, landed (see
+//! `docs/commit-protocol.md`, "Committing once").
 
 mod alter;
 mod batch;
@@ -16,6 +19,7 @@ mod conflict;
 mod create;
 mod index_combine;
 mod manifests;
+mod touched;
 
 pub use alter::SchemaChange;
 pub use batch::BATCH_COMMIT_IDENTIFIER;
@@ -58,6 +62,18 @@ impl CommitKind {
             CommitKind::Overwrite => "OVERWRITE",
         }
     }
+}
+
+/// How one commit attempt ended.
+#[derive(Debug)]
+enum Attempt {
+    /// The snapshot with this id is the commit's: published by this attempt, or found among
+    /// the snapshots since the last look.
+    Committed(i64),
+    /// Another committer took the id first; this attempt's files were deleted.
+    Lost,
+    /// Publishing failed and the outcome is unknown; this attempt's files are kept.
+    Unknown(paimon_io::Error),
 }
 
 /// A partition spec: partition column names and values; a subset of the columns selects every
@@ -123,26 +139,32 @@ impl TableCommit {
     }
 
     /// Commits `messages` as `identifier`: an APPEND snapshot for the files written, then a
-    /// COMPACT snapshot for compactions, as Java does. Returns the ids of the snapshots made,
-    /// empty when there was nothing to commit or `identifier` was already committed by this
-    /// user.
+    /// COMPACT snapshot for compactions, as Java does. Returns the ids of the snapshots made
+    /// (or found: made for this user and identifier by an attempt whose publish reported an
+    /// error, or by a committer racing with the same user and identifier), empty when there
+    /// was nothing to commit or `identifier` was already committed by this user.
     ///
     /// # Errors
     /// [`Error::CommitConflict`] when the changes conflict with the table (a file to delete is
-    /// gone, key ranges overlap, total buckets changed) or the retries are used up;
-    /// [`Error::InvalidCommit`] for a malformed message; storage errors. Nothing is committed
-    /// then, and the manifests written are deleted.
+    /// gone, a file to add is already live, key ranges overlap, total buckets changed) or the
+    /// retries are used up; [`Error::InvalidCommit`] for a malformed message (a negative or
+    /// overflowing row count); storage errors. Nothing is committed then, and the manifests
+    /// written are deleted, except after a publish error in the last attempt: its outcome is
+    /// unknown, so its files are kept.
     pub fn commit(&self, identifier: i64, messages: &[CommitMessage]) -> Result<Vec<i64>> {
+        // Read before the check, so that a snapshot of ours landing after the check is
+        // found by the attempts (they look at every snapshot after `base`).
+        let base = self.table.snapshot_manager().latest_id()?;
         if self.already_committed(identifier)? {
             return Ok(Vec::new());
         }
         let (append, compact) = self.collect(messages)?;
         let mut ids = Vec::new();
         if !append.is_empty() {
-            ids.push(self.try_commit(identifier, CommitKind::Append, &append, None)?);
+            ids.push(self.try_commit(identifier, CommitKind::Append, &append, None, base)?);
         }
         if !compact.is_empty() {
-            ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None)?);
+            ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None, base)?);
         }
         if !ids.is_empty() {
             self.expire_after_commit(identifier);
@@ -238,6 +260,7 @@ impl TableCommit {
         scope: OverwriteScope,
         messages: &[CommitMessage],
     ) -> Result<Vec<i64>> {
+        let base = self.table.snapshot_manager().latest_id()?;
         if self.already_committed(identifier)? {
             return Ok(Vec::new());
         }
@@ -250,7 +273,13 @@ impl TableCommit {
             // snapshot.
             return Ok(Vec::new());
         }
-        let id = self.try_commit(identifier, CommitKind::Overwrite, &append, Some(&scope))?;
+        let id = self.try_commit(
+            identifier,
+            CommitKind::Overwrite,
+            &append,
+            Some(&scope),
+            base,
+        )?;
         self.expire_after_commit(identifier);
         Ok(vec![id])
     }
@@ -361,6 +390,14 @@ impl TableCommit {
                     .map(|f| index(FileKind::Delete, f)),
             );
         }
+        let files = append.table_files.iter().chain(&append.changelog);
+        let files = files.chain(&compact.table_files).chain(&compact.changelog);
+        if let Some(e) = files.into_iter().find(|e| e.file.row_count < 0) {
+            return Err(self.invalid(format!(
+                "file {} (bucket {}) has a negative row count {}",
+                e.file.file_name, e.bucket, e.file.row_count
+            )));
+        }
         // A bucket keeps one hash index file, so a second one for it would silently replace
         // the first and forget its keys: two writers assigned dynamic buckets independently.
         let mut hashed = std::collections::HashSet::new();
@@ -378,20 +415,30 @@ impl TableCommit {
         Ok((append, compact))
     }
 
-    /// Commits one snapshot, retrying lost races (Java `tryCommit`).
+    /// Commits one snapshot, retrying lost races and publishes of unknown outcome (Java
+    /// `tryCommit`). `base` is the latest snapshot id before this commit checked whether
+    /// `identifier` was already committed: every attempt first looks at the snapshots after
+    /// the ones already looked at, and a snapshot of this user, identifier and kind among
+    /// them is this commit, landed (by an earlier attempt whose publish reported an error, or
+    /// by a committer racing with the same user and identifier).
     fn try_commit(
         &self,
         identifier: i64,
         kind: CommitKind,
         changes: &Changes,
         overwrite: Option<&OverwriteScope>,
+        base: Option<i64>,
     ) -> Result<i64> {
         let opts = self.table.options();
         let retries = opts.commit_max_retries.max(0) as u32;
         let started = SystemTime::now();
+        let mut checked = base;
+        let mut unknown = None;
         for attempt in 0..=retries {
-            if let Some(id) = self.try_commit_once(identifier, kind, changes, overwrite)? {
-                return Ok(id);
+            match self.try_commit_once(identifier, kind, changes, overwrite, &mut checked)? {
+                Attempt::Committed(id) => return Ok(id),
+                Attempt::Lost => unknown = None,
+                Attempt::Unknown(e) => unknown = Some(e),
             }
             let elapsed = started.elapsed().unwrap_or_default().as_millis() as u64;
             if opts.commit_timeout_millis.is_some_and(|t| elapsed > t) {
@@ -403,6 +450,16 @@ impl TableCommit {
                 opts.commit_max_retry_wait_millis,
             ));
         }
+        // The last publish may have landed after all.
+        if let Some(latest) = self.table.snapshot_manager().latest_id()? {
+            if let Some(id) = self.find_landed(identifier, kind, &mut checked, latest)? {
+                return Ok(id);
+            }
+        }
+        if let Some(e) = unknown {
+            // Its files are kept: the snapshot may still appear (a PUT in flight).
+            return Err(Error::io(e));
+        }
         Err(self.conflict(format!(
             "commit {identifier} of user {} lost the race for the next snapshot {} times",
             self.user,
@@ -410,19 +467,58 @@ impl TableCommit {
         )))
     }
 
-    /// One attempt: `Some(id)` when `snapshot-id` was published, `None` when another
-    /// committer took the id first.
+    /// The snapshot of this user, `identifier` and `kind` among those after `checked` up to
+    /// `latest` (Java `tryCommitOnce`'s check of the snapshots since the last attempt);
+    /// `checked` becomes `latest`. Snapshots expired meanwhile are skipped.
+    fn find_landed(
+        &self,
+        identifier: i64,
+        kind: CommitKind,
+        checked: &mut Option<i64>,
+        latest: i64,
+    ) -> Result<Option<i64>> {
+        let sm = self.table.snapshot_manager();
+        let from = match *checked {
+            Some(c) => c.saturating_add(1),
+            None => sm.earliest_id()?.unwrap_or(latest),
+        };
+        for id in from..=latest {
+            let s = match sm.snapshot(id) {
+                Ok(s) => s,
+                Err(Error::SnapshotNotFound { .. } | Error::SnapshotExpired { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if s.commit_user == self.user
+                && s.commit_identifier == identifier
+                && s.commit_kind == kind.name()
+            {
+                *checked = Some(latest);
+                return Ok(Some(id));
+            }
+        }
+        *checked = Some(latest);
+        Ok(None)
+    }
+
+    /// One attempt, based on the latest snapshot: [`Attempt::Committed`] when this commit is
+    /// among the snapshots since `checked` or `snapshot-(latest + 1)` was published now.
     fn try_commit_once(
         &self,
         identifier: i64,
         kind: CommitKind,
         changes: &Changes,
         overwrite: Option<&OverwriteScope>,
-    ) -> Result<Option<i64>> {
+        checked: &mut Option<i64>,
+    ) -> Result<Attempt> {
         let table = &self.table;
         let opts = table.options();
         let sm = table.snapshot_manager();
         let latest = sm.latest()?;
+        if let Some(l) = &latest {
+            if let Some(id) = self.find_landed(identifier, kind, checked, l.id)? {
+                return Ok(Attempt::Committed(id));
+            }
+        }
         let schema = table
             .schema_manager()
             .latest()?
@@ -463,9 +559,11 @@ impl TableCommit {
             };
             let mut table_files = changes.table_files.clone();
             let mut deleted_index = changes.deleted_index.clone();
-            let has_deletes = table_files.iter().any(|e| e.kind == FileKind::Delete);
-            let needs_live = latest.is_some()
-                && (overwrite.is_some() || has_deletes || !key_types.is_empty() || opts.bucket > 0);
+            // Every change is checked against the live files (a file added twice makes
+            // every later read fail); an overwrite needs all of them, other commits only
+            // those of the partitions they change.
+            // (Without a snapshot the lists are empty and nothing is read.)
+            let needs_live = overwrite.is_some() || !table_files.is_empty();
             let prev_index = match latest.as_ref().and_then(|s| s.index_manifest.clone()) {
                 Some(name) => {
                     let path = table.layout().manifest_path(&name);
@@ -475,8 +573,17 @@ impl TableCommit {
                 None => Vec::new(),
             };
             if needs_live {
+                let touched = overwrite
+                    .is_none()
+                    .then(|| touched::Touched::of(&table_files, &partition_types));
                 let mut all = Vec::new();
                 for m in prev_base.iter().chain(&prev_delta) {
+                    if touched
+                        .as_ref()
+                        .is_some_and(|t| !t.may_be_in(m, &partition_types))
+                    {
+                        continue;
+                    }
                     all.extend(w.read_manifest(&m.file_name)?);
                 }
                 let live = merge_entries(all)?;
@@ -523,7 +630,15 @@ impl TableCommit {
                 for e in table_files.iter_mut().filter(|e| e.kind == FileKind::Add) {
                     if e.file.first_row_id.is_none() {
                         e.file.first_row_id = Some(next_row_id);
-                        next_row_id += e.file.row_count;
+                        next_row_id =
+                            next_row_id.checked_add(e.file.row_count).ok_or_else(|| {
+                                self.invalid(format!(
+                                    "the row count {} of file {} takes the next row id past {}",
+                                    e.file.row_count,
+                                    e.file.file_name,
+                                    i64::MAX
+                                ))
+                            })?;
                     }
                 }
             }
@@ -567,14 +682,27 @@ impl TableCommit {
                     .map_err(|r| self.invalid(r))?;
                 Some(w.write_index_manifest(&entries)?)
             };
-            let rows = |k: FileKind| -> i64 {
-                table_files
-                    .iter()
-                    .filter(|e| e.kind == k)
-                    .map(|e| e.file.row_count)
-                    .sum()
+            let rows = |k: FileKind| {
+                self.sum_rows(table_files.iter().filter(|e| e.kind == k), "table files")
             };
-            let delta_records = rows(FileKind::Add) - rows(FileKind::Delete);
+            let delta_records = rows(FileKind::Add)?
+                .checked_sub(rows(FileKind::Delete)?)
+                .ok_or_else(|| self.invalid("the row counts of the commit overflow"))?;
+            let total_record_count = latest
+                .as_ref()
+                .and_then(|s| s.total_record_count)
+                .unwrap_or(0)
+                .checked_add(delta_records)
+                .ok_or_else(|| {
+                    self.invalid(format!(
+                        "the row count {delta_records} of the commit overflows the table's total"
+                    ))
+                })?;
+            let changelog_record_count = if changes.changelog.is_empty() {
+                None
+            } else {
+                Some(self.sum_rows(changes.changelog.iter(), "changelog files")?)
+            };
             let id = latest.as_ref().map_or(1, |s| s.id + 1);
             let snapshot = Snapshot {
                 version: 3,
@@ -591,47 +719,69 @@ impl TableCommit {
                 commit_identifier: identifier,
                 commit_kind: kind.name().to_string(),
                 time_millis: now_millis(),
-                total_record_count: Some(
-                    latest
-                        .as_ref()
-                        .and_then(|s| s.total_record_count)
-                        .unwrap_or(0)
-                        + delta_records,
-                ),
+                total_record_count: Some(total_record_count),
                 delta_record_count: Some(delta_records),
-                changelog_record_count: (!changes.changelog.is_empty())
-                    .then(|| changes.changelog.iter().map(|e| e.file.row_count).sum()),
+                changelog_record_count,
                 watermark: latest.as_ref().and_then(|s| s.watermark),
                 statistics: latest.as_ref().and_then(|s| s.statistics.clone()),
                 properties: None,
                 next_row_id: opts.row_tracking_enabled.then_some(next_row_id),
             };
             let path = sm.snapshot_path(id);
-            let won = table
-                .file_io()
-                .publish_if_absent(&path, snapshot.to_json().as_bytes())
-                .map_err(Error::io)?;
-            Ok(won.then_some(id))
+            Ok(
+                match table
+                    .file_io()
+                    .publish_if_absent(&path, snapshot.to_json().as_bytes())
+                {
+                    Ok(true) => Attempt::Committed(id),
+                    Ok(false) => Attempt::Lost,
+                    // Nothing was attempted.
+                    Err(e @ paimon_io::Error::Unsupported { .. }) => return Err(Error::io(e)),
+                    Err(e) => Attempt::Unknown(e),
+                },
+            )
         })();
         match result {
-            Ok(Some(id)) => {
+            Ok(Attempt::Committed(id)) => {
                 // Hints are only hints: readers fall back to listing when they are stale.
                 let io = table.file_io();
                 let _ = io.overwrite(&sm.layout().latest_hint(), id.to_string().as_bytes());
                 if id == 1 {
                     let _ = io.overwrite(&sm.layout().earliest_hint(), b"1");
                 }
-                Ok(Some(id))
+                Ok(Attempt::Committed(id))
             }
-            Ok(None) => {
+            Ok(Attempt::Lost) => {
+                // `snapshot-id` was taken before this attempt's publish: its files are
+                // referenced by no snapshot.
                 w.clean_up();
-                Ok(None)
+                Ok(Attempt::Lost)
             }
+            // The snapshot may have landed and then references these files: keep them (an
+            // orphan cleanup removes them if it did not).
+            Ok(unknown @ Attempt::Unknown(_)) => Ok(unknown),
             Err(e) => {
                 w.clean_up();
                 Err(e)
             }
         }
+    }
+
+    /// The sum of the row counts of `entries` (`what` names them in the error), which
+    /// [`TableCommit::collect`] checked are not negative.
+    fn sum_rows<'a>(
+        &self,
+        mut entries: impl Iterator<Item = &'a ManifestEntry>,
+        what: &str,
+    ) -> Result<i64> {
+        entries.try_fold(0i64, |sum, e| {
+            sum.checked_add(e.file.row_count).ok_or_else(|| {
+                self.invalid(format!(
+                    "the row counts of the {what} overflow (file {} has row count {})",
+                    e.file.file_name, e.file.row_count
+                ))
+            })
+        })
     }
 
     fn read_list(&self, w: &ManifestWriter, name: &str) -> Result<Vec<ManifestFileMeta>> {
@@ -769,5 +919,7 @@ fn backoff(attempt: u32, min_ms: u64, max_ms: u64) -> Duration {
     Duration::from_millis(base + jitter)
 }
 
+#[cfg(test)]
+mod safety_tests;
 #[cfg(test)]
 mod tests;

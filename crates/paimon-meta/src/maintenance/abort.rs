@@ -2,6 +2,7 @@
 //! `FileStoreCommitImpl.abort`): a writer or a compaction task that finished while another
 //! failed leaves no orphans behind.
 
+use paimon_spec::data_file::DataFileMeta;
 use paimon_split::commit::CommitMessage;
 
 use super::Files;
@@ -10,8 +11,9 @@ use crate::table::Table;
 
 /// Deletes every file `messages` added: new data and changelog files (with their extra files),
 /// compaction outputs and their changelog, and new index files. Files the messages delete or
-/// compact away are committed files and are left alone. Returns how many files were removed;
-/// files already gone are skipped.
+/// compact away are committed files and are left alone, and so is a compaction output that
+/// is also among its inputs (an upgrade moves a committed file to another level under the
+/// same name). Returns how many files were removed; files already gone are skipped.
 ///
 /// The messages must never have been committed (as Java's `TableCommit.abort`): aborting a
 /// committed message deletes files a snapshot references.
@@ -23,13 +25,18 @@ pub fn abort_messages(table: &Table, messages: &[CommitMessage]) -> Result<usize
     let mut paths = Vec::new();
     for m in messages {
         let context = format!("aborting a message of bucket {}", m.bucket);
-        let data = [
-            &m.data_increment.new_files,
-            &m.data_increment.changelog_files,
-            &m.compact_increment.compact_after,
-            &m.compact_increment.changelog_files,
-        ];
-        for f in data.into_iter().flatten() {
+        let c = &m.compact_increment;
+        let upgraded =
+            |f: &&DataFileMeta| c.compact_before.iter().any(|b| b.file_name == f.file_name);
+        let compacted = c.compact_after.iter().filter(|f| !upgraded(f));
+        let data = m
+            .data_increment
+            .new_files
+            .iter()
+            .chain(&m.data_increment.changelog_files)
+            .chain(compacted)
+            .chain(&c.changelog_files);
+        for f in data {
             let (path, extras) = files.data_file_paths(&m.partition, m.bucket, f, &context)?;
             paths.push(path);
             paths.extend(extras);

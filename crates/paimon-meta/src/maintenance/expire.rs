@@ -399,16 +399,10 @@ impl Table {
         Ok(())
     }
 
+    /// Removes `dir` if it is empty, in one step ([`paimon_io::FileIO::delete_empty_dir`]): a
+    /// listing followed by a recursive delete would take a file a writer creates in between.
     fn delete_if_empty(&self, dir: &str) -> Result<bool> {
-        match self.file_io().list(dir) {
-            Ok(entries) if entries.is_empty() => {
-                self.file_io().delete_dir(dir).map_err(Error::io)?;
-                Ok(true)
-            }
-            Ok(_) => Ok(false),
-            Err(e) if e.is_not_found() => Ok(false),
-            Err(e) => Err(Error::io(e)),
-        }
+        self.file_io().delete_empty_dir(dir).map_err(Error::io)
     }
 }
 
@@ -561,5 +555,65 @@ mod tests {
         assert!(matches!(e, Error::Unsupported { .. }), "{e}");
         // Retained no longer than snapshots: not decoupled.
         ExpireConfig::from_options(&options(&[(CHANGELOG_RETAIN_MAX, "100")])).unwrap();
+    }
+
+    /// Expiry removing an emptied bucket directory while a writer keeps creating files in it
+    /// (and removing its own): no file the writer created disappears under it.
+    #[test]
+    fn removing_an_empty_dir_never_takes_a_writers_file() {
+        use paimon_io::FileIO;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/warehouse/append.db/unaware"
+        );
+        let table = Table::open(Arc::new(paimon_io::LocalFileIO::new()), fixture).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("p=1/bucket-0");
+        let dir = dir.to_str().unwrap();
+        let (stop, written, lost, removed) = (
+            AtomicBool::new(false),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let io = paimon_io::LocalFileIO::new();
+                let mut i = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    let f = format!("{dir}/data-w-{i}.parquet");
+                    i += 1;
+                    if io.write_new(&f, b"rows").is_ok() {
+                        written.fetch_add(1, Ordering::SeqCst);
+                        if std::fs::metadata(&f).is_err() {
+                            lost.fetch_add(1, Ordering::SeqCst);
+                        } else {
+                            std::fs::remove_file(&f).unwrap();
+                        }
+                    }
+                }
+            });
+            let started = std::time::Instant::now();
+            while started.elapsed() < std::time::Duration::from_millis(1500)
+                && lost.load(Ordering::SeqCst) == 0
+            {
+                if let Ok(true) = table.delete_if_empty(dir) {
+                    removed.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            stop.store(true, Ordering::SeqCst);
+        });
+        let (written, lost, removed) = (
+            written.into_inner(),
+            lost.into_inner(),
+            removed.into_inner(),
+        );
+        assert!(
+            written > 0 && removed > 0,
+            "{written} written, {removed} removed"
+        );
+        assert_eq!(lost, 0, "{lost} of {written} files written vanished");
     }
 }

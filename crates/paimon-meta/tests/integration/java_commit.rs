@@ -78,6 +78,46 @@ fn java_reads_a_delete_commit() {
     assert_eq!(dump(&p), expected);
 }
 
+/// The publish of the snapshot lands but reports an error (a timed-out request): the commit
+/// keeps its manifests, finds its snapshot on the retry and reports it; Java reads exactly the
+/// rows the delete left, once.
+#[test]
+fn java_reads_a_commit_whose_publish_failed_after_landing() {
+    use paimon_io::{FaultyFileIO, LocalFileIO, PublishFault};
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let before = dump(&p);
+    let first = open(&p).snapshot_manager().latest_id().unwrap().unwrap();
+    let io =
+        FaultyFileIO::failing_first(Arc::new(LocalFileIO::new()), 1, PublishFault::AfterPublish);
+    let t = Table::open(Arc::new(io), p.to_str().unwrap()).unwrap();
+    let msgs: Vec<CommitMessage> = t
+        .live_files(None)
+        .unwrap()
+        .iter()
+        .filter(|f| f.partition[0] == Datum::String("eu".into()))
+        .map(|f| {
+            let mut m = message(&t, f);
+            m.data_increment.deleted_files.push(f.file.clone());
+            m
+        })
+        .collect();
+    assert_eq!(
+        t.new_commit("rust").commit(1, &msgs).unwrap(),
+        vec![first + 1]
+    );
+    assert_eq!(
+        open(&p).snapshot_manager().latest_id().unwrap(),
+        Some(first + 1)
+    );
+    let expected: Vec<String> = before
+        .iter()
+        .filter(|r| region(r) != Value::String("eu".into()))
+        .cloned()
+        .collect();
+    assert!(expected.len() < before.len() && !expected.is_empty());
+    assert_eq!(dump(&p), expected);
+}
+
 /// Concurrent committers adding copies of one Java data file: Java reads the file's rows once
 /// more per commit, and the ids are dense.
 #[test]
