@@ -23,7 +23,15 @@
 # Java's right after our commit is counted apart, and its rows must be absent. Prints `N passed, M failed` and exits
 # 1 when M > 0.
 #
+# Our `paimon write` and `paimon compact` run with injected publish failures
+# (PAIMON_TEST_FAULT_PUBLISH, the CLI's test hook): each snapshot publish fails with probability
+# SOAK_FAULT_PUBLISH, half of the time after the snapshot landed. Each write must still land
+# exactly once: right after it, exactly one APPEND snapshot carries its commit user
+# (`paimon-cli-write-PID-...`), and at the end every snapshot left reads, every manifest list
+# it names exists.
+#
 # Env: PAIMON (the binary; default: `cargo build -p paimon-cli`, target/debug/paimon),
+#      SOAK_FAULT_PUBLISH (default 0.2; 0 turns the injection off),
 #      SOAK_RETAIN (snapshots the writer's expiration keeps, default 30: about ten seconds' worth,
 #      so most rounds compare with Java and some race with an expiration),
 #      SOAK_KEEP=1 keeps the work directory.
@@ -32,6 +40,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${1:?usage: scripts/soak.sh SECONDS}"
 [[ "$DURATION" =~ ^[0-9]+$ ]] || { echo "soak: SECONDS must be a number" >&2; exit 2; }
+FAULT="${SOAK_FAULT_PUBLISH:-0.2}"
 
 if [[ -z "${PAIMON:-}" ]]; then
   (cd "$ROOT" && cargo build -q -p paimon-cli)
@@ -96,7 +105,17 @@ ours_writer() {
       echo "id,v,n"
       for i in 0 1 2 3 4 5 6 7 8 9; do echo "$((1000000 + k * 10 + i)),rs-$k-$i,$k"; done
     } >"$f"
-    if "$PAIMON" write "$TABLE" --from "$f" >"$WORK/ours-$k.out" 2>&1; then
+    PAIMON_TEST_FAULT_PUBLISH="$FAULT" "$PAIMON" write "$TABLE" --from "$f" >"$WORK/ours-$k.out" 2>&1 &
+    local pid=$!
+    if wait "$pid"; then
+      # Landed exactly once: the APPEND snapshots of this process's commit user.
+      local mine
+      mine="$(grep -l "\"commitUser\" *: *\"paimon-cli-write-$pid-" "$TABLE"/snapshot/snapshot-* 2>/dev/null \
+        | xargs -r grep -l '"commitKind" *: *"APPEND"' | wc -l)"
+      if [[ "$mine" -gt 1 ]]; then
+        echo "$k twice $mine" >>"$WORK/ours.log"
+        continue
+      fi
       # Java's commit checks that snapshot-N is absent, then renames its file onto it, which
       # replaces a file made in between (Java needs an external lock for concurrent writers;
       # ours never replaces one). A snapshot of ours that Java replaced so carries Java's
@@ -116,7 +135,7 @@ ours_writer() {
     # expiration to the writer's retention every 7th. A compaction that loses to Java's must
     # fail with a conflict and commit nothing.
     if ((k % 5 == 0)); then
-      if "$PAIMON" compact "$TABLE" --full >"$WORK/compact-$k.out" 2>&1; then
+      if PAIMON_TEST_FAULT_PUBLISH="$FAULT" "$PAIMON" compact "$TABLE" --full >"$WORK/compact-$k.out" 2>&1; then
         echo "compact-$k ok" >>"$WORK/maint.log"
       else
         echo "compact-$k failed $(head -c 300 "$WORK/compact-$k.out" | tr '\n' ' ')" >>"$WORK/maint.log"
@@ -214,6 +233,8 @@ while read -r k status rest; do
   if [[ "$status" == ok ]]; then
     ours_ok=$((ours_ok + 1))
     [[ "$n" -eq 10 ]] || fail "latest" "paimon write $k succeeded but Java reads $n of its 10 rows"
+  elif [[ "$status" == twice ]]; then
+    fail "latest" "paimon write $k landed in $rest APPEND snapshots"
   elif [[ "$status" == replaced-by-java ]]; then
     replaced=$((replaced + 1))
     [[ "$n" -eq 0 ]] || fail "latest" "paimon write $k's snapshot was replaced by Java's, yet Java reads $n of its rows"
@@ -224,6 +245,18 @@ while read -r k status rest; do
   fi
 done <"$WORK/ours.log"
 [[ $ours_ok -gt 0 ]] || fail "latest" "no paimon write succeeded"
+# No snapshot lost its manifests (a publish that failed after landing must keep them).
+kept=0
+for sf in "$TABLE"/snapshot/snapshot-*; do
+  n="${sf##*-}"
+  kept=$((kept + 1))
+  for list in $(grep -o '"\(base\|delta\|changelog\)ManifestList" *: *"[^"]*"' "$sf" | sed 's/.*: *"\(.*\)"/\1/'); do
+    [[ -f "$TABLE/manifest/$list" ]] || fail "$n" "manifest list $list is missing"
+  done
+  "$PAIMON" read "$TABLE" --snapshot "$n" --format null >/dev/null 2>"$WORK/final-read.err" \
+    || fail "$n" "reading it failed: $(head -c 300 "$WORK/final-read.err")"
+done
+echo "soak: publishes failed with probability $FAULT; the $kept snapshots left all read"
 maint_ok=0 maint_conflicts=0
 if [[ -f "$WORK/maint.log" ]]; then
   while read -r what status rest; do

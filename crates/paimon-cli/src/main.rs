@@ -57,6 +57,11 @@ enum Command {
     /// Write rows from a file and commit them (or only prepare the commit messages).
     Write(write_cmd::WriteArgs),
     /// Commit message files written by `write --prepare-only`.
+    ///
+    /// Test hook: with PAIMON_TEST_FAULT_PUBLISH=<p> set (a probability), `write` and `commit`
+    /// fail each snapshot publish with probability p, half of the failures after the snapshot
+    /// landed, to prove that every commit lands exactly once (scripts/soak.sh). Never set it
+    /// in production.
     Commit(write_cmd::CommitArgs),
     /// Run SQL over a warehouse (DataFusion; tables are `db.table`).
     Sql(sql_cmd::SqlArgs),

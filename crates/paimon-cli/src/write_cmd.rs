@@ -63,8 +63,9 @@ pub struct CommitArgs {
     /// Message files written by `paimon write --prepare-only`.
     #[arg(required = true)]
     pub messages: Vec<PathBuf>,
-    /// The commit user (default: derived from the message files' bytes, so committing the
-    /// same files again does nothing). With it, `--identifier` is required.
+    /// The commit user (default: `paimon-cli-` and the SHA-256 of the message files' bytes,
+    /// sorted, so committing the same files again, in any order, does nothing). With it,
+    /// `--identifier` is required.
     #[arg(long = "commit-user", requires = "identifier")]
     pub commit_user: Option<String>,
     /// The commit identifier; a user's identifier is committed at most once (default 1).
@@ -168,20 +169,20 @@ pub fn commit(a: CommitArgs) -> Result<()> {
 fn commit_in(path: &str, a: &CommitArgs) -> Result<()> {
     let table = open(path)?;
     let mut messages = Vec::new();
-    let mut digest = Fnv64::default();
+    let mut contents = Vec::new();
     for file in &a.messages {
         let bytes =
             std::fs::read(file).with_context(|| format!("message file {}", file.display()))?;
-        digest.add(&bytes);
         messages.push(
             decode_commit_message(&bytes, a.message_version)
                 .map_err(|e| anyhow!("message file {}: {e}", file.display()))?,
         );
+        contents.push(bytes);
     }
-    let user = a
-        .commit_user
-        .clone()
-        .unwrap_or_else(|| format!("paimon-cli-{:016x}", digest.0));
+    let user = match &a.commit_user {
+        Some(u) => u.clone(),
+        None => default_commit_user(contents),
+    };
     let identifier = a.identifier.unwrap_or(1);
     let ids = table
         .new_commit(&user)
@@ -201,8 +202,26 @@ fn commit_in(path: &str, a: &CommitArgs) -> Result<()> {
     Ok(())
 }
 
+/// The commit user of `paimon commit` without `--commit-user`: `paimon-cli-` and the SHA-256
+/// of the message files' bytes, sorted, each preceded by its length, so the same set of
+/// messages gets the same user whatever the order of the files.
+fn default_commit_user(mut contents: Vec<Vec<u8>>) -> String {
+    use sha2::{Digest, Sha256};
+    contents.sort();
+    let mut h = Sha256::new();
+    for c in &contents {
+        h.update((c.len() as u64).to_be_bytes());
+        h.update(c);
+    }
+    let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    format!("paimon-cli-{digest}")
+}
+
+/// Opens the table at `path`. With the test hook `PAIMON_TEST_FAULT_PUBLISH=<p>` set, its
+/// storage fails snapshot publishes with probability `p` ([`paimon_io::FaultyFileIO`]).
 pub(crate) fn open(path: &str) -> Result<Table> {
     let io = file_io_for(path).map_err(|e| anyhow!("{e}"))?;
+    let io = paimon_io::FaultyFileIO::from_env(io, path).map_err(|e| anyhow!("{e}"))?;
     Table::open(io, path).map_err(|e| anyhow!("{e}"))
 }
 
@@ -259,25 +278,5 @@ pub(crate) fn describe_snapshots(ids: &[i64]) -> String {
                 .collect::<Vec<_>>()
                 .join(",")
         ),
-    }
-}
-
-/// FNV-1a over the message files: the default commit user of `paimon commit`.
-struct Fnv64(u64);
-
-impl Default for Fnv64 {
-    fn default() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv64 {
-    fn add(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-        // A file boundary, so [ab][c] and [a][bc] differ.
-        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
     }
 }

@@ -6,6 +6,7 @@
 
 mod alter_table;
 mod async_read;
+mod commit_once;
 mod compact;
 mod cpp_compact;
 mod cpp_tables;
