@@ -111,7 +111,7 @@ pub fn compact_table(
     let done = match messages {
         Ok(m) => m,
         Err((done, e)) => {
-            delete_written(table, &plan.tasks, &done);
+            delete_written(table, &worker, &plan.tasks, &done);
             return Err(e);
         }
     };
@@ -129,7 +129,7 @@ pub fn compact_table(
             Ok(outcome)
         }
         Err(e) => {
-            delete_written(table, &plan.tasks, &done);
+            delete_written(table, &worker, &plan.tasks, &done);
             Err(e.into())
         }
     }
@@ -217,9 +217,11 @@ fn run_tasks(
 
 /// Deletes the files the messages' compactions wrote (not the upgraded inputs, which keep
 /// their names).
-fn delete_written(table: &Table, tasks: &[CompactTask], done: &[Done]) {
+fn delete_written(table: &Table, worker: &TableCompact, tasks: &[CompactTask], done: &[Done]) {
     for (i, m) in done {
-        let Some(task) = tasks.get(*i) else {
+        // Where the worker wrote: derived from the task's partition and bucket, not its
+        // `bucket_path`.
+        let Some(dir) = tasks.get(*i).and_then(|t| worker.output_dir(&t.split).ok()) else {
             continue;
         };
         let c = &m.compact_increment;
@@ -227,7 +229,7 @@ fn delete_written(table: &Table, tasks: &[CompactTask], done: &[Done]) {
             if c.compact_before.iter().any(|b| b.file_name == f.file_name) {
                 continue;
             }
-            let path = paimon_spec::layout::join(&task.split.bucket_path, &f.file_name);
+            let path = paimon_spec::layout::join(&dir, &f.file_name);
             let _ = table.file_io().delete(&path);
         }
         for f in &c.new_index_files {
@@ -303,7 +305,7 @@ fn compact_task_in(path: &str, a: &CompactTaskArgs) -> Result<()> {
     let worker = TableCompact::try_new(table.file_io().clone(), table.path(), table.schema())
         .map_err(|e| anyhow!("{e}"))?;
     let messages = run_tasks(&worker, &tasks, 1).map_err(|(done, e)| {
-        delete_written(&table, &tasks, &done);
+        delete_written(&table, &worker, &tasks, &done);
         anyhow!("{e}")
     })?;
     let messages: Vec<CommitMessage> = messages.into_iter().map(|(_, m)| m).collect();

@@ -25,7 +25,8 @@ use paimon_data::merge::{
 use paimon_data::SplitReader;
 use paimon_io::FileIORef;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile, FILE_SOURCE_COMPACT};
-use paimon_spec::layout::DataFileNames;
+use paimon_spec::index_file::IndexFileMeta;
+use paimon_spec::layout::{self, DataFileNames, TableRoots};
 use paimon_spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType};
@@ -36,7 +37,7 @@ use crate::compact_changelog::FullChangelog;
 use crate::compact_lookup::{Found, KeyCodec, LookupState};
 use crate::dv_index::BucketVectors;
 use crate::error::{Error, Result};
-use crate::paths::DataFilePathFactory;
+use crate::paths::{bucket_dir_of, DataFilePathFactory};
 use crate::rolling::{FileContextRef, RollingWriter};
 use crate::table_write::TableWrite;
 
@@ -52,6 +53,10 @@ pub struct TableCompact {
     root: String,
     table: String,
     fields: Vec<DataField>,
+    /// The partition columns, whose values name a task's bucket directory.
+    partition_fields: Vec<DataField>,
+    /// Where the table's files may lie: a task's paths must pass this rule.
+    roots: TableRoots,
     core: CoreOptions,
     ctx: FileContextRef,
     /// Primary-key tables: the trimmed primary-key columns of the row.
@@ -67,11 +72,14 @@ impl TableCompact {
     /// either.
     pub fn try_new(file_io: FileIORef, root: &str, schema: &TableSchema) -> Result<Self> {
         let write = TableWrite::for_compaction(file_io.clone(), root, schema)?;
+        let roots = TableRoots::new(root).with_external(&write.core.data_file_external_paths);
         Ok(TableCompact {
             file_io,
             root: root.to_string(),
             table: write.table,
             fields: write.fields,
+            partition_fields: schema.partition_fields(),
+            roots,
             core: write.core,
             ctx: write.ctx,
             key_indices: write.pk.map(|p| p.key_indices),
@@ -88,12 +96,30 @@ impl TableCompact {
     /// Rewrites the files of `task` and returns the message that commits the result. A task
     /// without files gives an empty message. Files written by a failed run are deleted.
     ///
+    /// The task's paths are not trusted: new files go to the bucket directory derived from
+    /// the task's partition and bucket (its `bucket_path` is ignored), and every file name,
+    /// external path and index file it names must pass the path rule of
+    /// [`paimon_spec::layout::TableRoots`] before anything is read or written.
+    ///
     /// # Errors
-    /// [`Error::Read`] when an input cannot be read; [`Error::Unsupported`] for a task this
-    /// worker cannot run (a merge-tree task on an append table or the other way round);
-    /// storage and encoder errors.
+    /// [`Error::Spec`] ([`paimon_spec::Error::PathNotAllowed`]) when a path of the task is
+    /// refused; [`Error::Read`] when an input cannot be read; [`Error::Unsupported`] for a
+    /// task this worker cannot run (a merge-tree task on an append table or the other way
+    /// round); storage and encoder errors.
     pub fn run(&self, task: &CompactTask) -> Result<CommitMessage> {
-        let split = &task.split;
+        let confined = self.confine(&task.split)?;
+        let split = &confined;
+        self.check_index_files(&task.deleted_index_files)?;
+        let task_lookup = match &task.lookup {
+            Some(l) => {
+                self.check_index_files(&l.index_files)?;
+                Some(CompactLookup {
+                    higher_levels: self.confine(&l.higher_levels)?,
+                    index_files: l.index_files.clone(),
+                })
+            }
+            None => None,
+        };
         let mut before = Vec::new();
         let mut after = Vec::new();
         let mut new_index = Vec::new();
@@ -163,7 +189,7 @@ impl TableCompact {
                     min_file_size: *min_file_size,
                     drop_delete: *drop_delete,
                 };
-                let lookup = match &task.lookup {
+                let lookup = match &task_lookup {
                     Some(l) => Some(self.prepare_lookup(split, l)?),
                     None => None,
                 };
@@ -207,6 +233,49 @@ impl TableCompact {
                 new_index_files: new_index,
                 deleted_index_files: deleted_index,
             }))
+    }
+
+    /// `split` with the bucket directory derived from its partition and bucket, once its
+    /// files' names and external paths pass the path rule.
+    fn confine(&self, split: &DataSplit) -> Result<DataSplit> {
+        for f in split.data_files.iter().chain(&split.before_files) {
+            layout::check_file_name("DataFileMeta.fileName", &f.file_name)?;
+            if let Some(p) = &f.external_path {
+                self.roots.check("_EXTERNAL_PATH", p)?;
+            }
+        }
+        Ok(DataSplit {
+            bucket_path: self.output_dir(split)?,
+            ..split.clone()
+        })
+    }
+
+    /// The directory a task over `split` writes its files to: the bucket directory of the
+    /// split's partition and bucket under the table, whatever its `bucket_path` says.
+    ///
+    /// # Errors
+    /// As [`bucket_dir_of`]: the partition row does not decode or fit the table.
+    pub fn output_dir(&self, split: &DataSplit) -> Result<String> {
+        bucket_dir_of(
+            &self.root,
+            &self.table,
+            &self.partition_fields,
+            &self.core,
+            &split.partition,
+            split.bucket,
+        )
+    }
+
+    /// Refuses index files whose name is not one plain name or whose external path lies
+    /// outside the table's roots.
+    fn check_index_files(&self, files: &[IndexFileMeta]) -> Result<()> {
+        for f in files {
+            layout::check_file_name("IndexFileMeta.fileName", &f.file_name)?;
+            if let Some(p) = &f.external_path {
+                self.roots.check("IndexFileMeta.externalPath", p)?;
+            }
+        }
+        Ok(())
     }
 
     fn unsupported(&self, what: &str) -> Error {
@@ -325,8 +394,25 @@ impl TableCompact {
     /// Restores the bucket's vectors and scans the levels above the output for the keys of
     /// the task's level-0 files ([`crate::compact_lookup`]).
     fn prepare_lookup(&self, split: &DataSplit, lookup: &CompactLookup) -> Result<LookupState> {
-        let vectors =
-            BucketVectors::restore(&self.file_io, &self.root, &self.table, &lookup.index_files)?;
+        // A vector of a file the task names must delete rows that file has.
+        let rows: std::collections::HashMap<&str, u64> = split
+            .data_files
+            .iter()
+            .chain(&lookup.higher_levels.data_files)
+            .map(|f| {
+                (
+                    f.file_name.as_str(),
+                    u64::try_from(f.row_count).unwrap_or(0),
+                )
+            })
+            .collect();
+        let vectors = BucketVectors::restore(
+            &self.file_io,
+            &self.roots,
+            &self.table,
+            &lookup.index_files,
+            &|name| rows.get(name).copied(),
+        )?;
         let (reader, schema) = self.record_reader()?;
         let codec = KeyCodec::try_new(&schema, self.key_indices.as_deref().unwrap_or(&[]))?;
         let read = |s: &DataSplit, i: usize, visit: &mut dyn FnMut(RecordBatch) -> Result<()>| {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use paimon_data::deletion_vector::{DeletionVector, INDEX_FILE_VERSION};
 use paimon_io::FileIORef;
 use paimon_spec::index_file::{DeletionVectorMeta, IndexFileMeta, DELETION_VECTORS_INDEX};
-use paimon_spec::layout::{self, TableLayout};
+use paimon_spec::layout::{self, TableLayout, TableRoots};
 
 use crate::error::{Error, Result};
 
@@ -29,44 +29,47 @@ pub struct BucketVectors {
 
 impl BucketVectors {
     /// The vectors stored in the bucket's `index_files` (all of them: the bucket's current
-    /// state), read from the table at `root`.
+    /// state), read from the table whose files lie under `roots`. `rows` gives the row count
+    /// of a data file the task names: its vector must delete rows below it (a vector of
+    /// another file is only bounded by its bytes). Only each vector's entry is read.
     ///
     /// # Errors
+    /// [`Error::Spec`] ([`paimon_spec::Error::PathNotAllowed`]) when an index file's name is
+    /// not one plain name or its external path lies outside `roots`, before any I/O;
     /// [`Error::Read`] naming the index file when it cannot be read or a vector is corrupt.
     pub fn restore(
         file_io: &FileIORef,
-        root: &str,
+        roots: &TableRoots,
         table: &str,
         index_files: &[IndexFileMeta],
+        rows: &dyn Fn(&str) -> Option<u64>,
     ) -> Result<Self> {
-        let layout = TableLayout::new(root);
+        let layout = TableLayout::new(roots.table_root());
         let mut vectors = BTreeMap::new();
         for f in index_files {
             if f.index_type != DELETION_VECTORS_INDEX {
                 continue;
             }
-            let path = f
-                .external_path
-                .clone()
-                .unwrap_or_else(|| layout.index_path(&f.file_name));
-            let read_err = |source: paimon_data::Error| Error::Read {
-                table: table.to_string(),
-                source: Box::new(source),
+            layout::check_file_name("IndexFileMeta.fileName", &f.file_name)?;
+            let path = match &f.external_path {
+                Some(p) => {
+                    roots.check("IndexFileMeta.externalPath", p)?;
+                    p.clone()
+                }
+                None => layout.index_path(&f.file_name),
             };
-            let bytes = file_io.read(&path).map_err(|e| {
-                read_err(paimon_data::Error::Io {
-                    path: path.clone(),
-                    source: e,
-                })
-            })?;
             for r in f.dv_ranges.iter().flatten() {
-                let dv = DeletionVector::decode_in_file(
-                    &bytes,
+                let dv = DeletionVector::read_in_file(
+                    file_io.as_ref(),
+                    &path,
                     i64::from(r.offset),
                     i64::from(r.length),
-                    &path,
+                    rows(&r.data_file_name).unwrap_or(u64::MAX),
                 )
-                .map_err(read_err)?;
+                .map_err(|source| Error::Read {
+                    table: table.to_string(),
+                    source: Box::new(source),
+                })?;
                 vectors.insert(r.data_file_name.clone(), dv);
             }
         }
@@ -191,7 +194,8 @@ mod tests {
                 std::fs::metadata(&path).unwrap().len() as i64,
                 meta.file_size
             );
-            let back = BucketVectors::restore(&io, root, "t", &[meta]).unwrap();
+            let roots = TableRoots::new(root);
+            let back = BucketVectors::restore(&io, &roots, "t", &[meta], &|_| Some(8)).unwrap();
             assert!(!back.is_modified());
             let a: Vec<u64> = back.of("data-a.parquet").unwrap().iter().collect();
             assert_eq!(a, [2, 3]);

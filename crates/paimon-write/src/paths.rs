@@ -4,7 +4,61 @@
 //! `RoundRobinExternalPathProvider`, starting at a random root), in the bucket's directory below
 //! it.
 
-use paimon_spec::layout::{join, DataFileNames};
+use paimon_spec::binary::BinaryRow;
+use paimon_spec::layout::{join, partition_path, DataFileNames, TableLayout};
+use paimon_spec::options::CoreOptions;
+use paimon_spec::types::DataField;
+
+use crate::error::{Error, Result};
+
+/// The directory of `bucket` of the partition whose serialized row is `partition` (of the
+/// partition `fields`), in the table at `root` (`table` names it in errors): derived from the
+/// values as the table writer derives it (Java `FileStorePathFactory.bucketPath`), never
+/// taken from a path in a message or task.
+///
+/// # Errors
+/// [`Error::Spec`] when the row does not decode; [`Error::InvalidPartition`] when its values
+/// do not match `fields` or have no Java partition directory name.
+pub fn bucket_dir_of(
+    root: &str,
+    table: &str,
+    fields: &[DataField],
+    core: &CoreOptions,
+    partition: &[u8],
+    bucket: i32,
+) -> Result<String> {
+    let types: Vec<_> = fields.iter().map(|f| f.data_type.clone()).collect();
+    let row = BinaryRow::from_serialized(partition)?;
+    let invalid = |reason: String| Error::InvalidPartition {
+        table: table.to_string(),
+        column: fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+        reason,
+    };
+    if row.arity() != types.len() {
+        return Err(invalid(format!(
+            "the partition row has {} fields, the table {}",
+            row.arity(),
+            types.len()
+        )));
+    }
+    let values = row.to_datums(&types)?;
+    let part = partition_path(
+        fields,
+        &values,
+        &core.partition_default_name,
+        core.partition_legacy_name,
+    )
+    .ok_or_else(|| {
+        invalid(format!(
+            "values {values:?} have no Java partition directory name"
+        ))
+    })?;
+    Ok(TableLayout::new(root).bucket_dir(None, &part, bucket))
+}
 
 /// Names the data files of one bucket writer.
 #[derive(Debug, Clone)]

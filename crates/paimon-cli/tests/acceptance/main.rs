@@ -16,6 +16,7 @@ mod external_paths;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
+mod hostile_tasks;
 mod late_filter;
 mod maintenance;
 mod memory_budget;

@@ -1,11 +1,11 @@
 //! [`SplitContext`]: what the tasks reading one split share (its files' directory, partition
 //! constants, schemas, deletion vectors and batch sizing).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use paimon_io::FileIORef;
+use paimon_spec::layout::TableRoots;
 use paimon_spec::schema::TableSchemaRef;
 use paimon_spec::types::{DataField, DataType};
 use paimon_split::DataSplit;
@@ -28,6 +28,8 @@ pub(crate) struct SplitContext {
     pub table: TableSchemaRef,
     pub split: DataSplit,
     pub bucket_dir: String,
+    /// Where the split's files may lie ([`paths::roots`]).
+    pub roots: TableRoots,
     pub batch_size: usize,
     pub constants: Vec<(i32, ArrayRef)>,
     /// Batch sizes under [`ReadOptions::memory_pool`], when set.
@@ -35,7 +37,6 @@ pub(crate) struct SplitContext {
     pub(super) options: Arc<ReadOptions>,
     pub(super) schemas: Arc<SchemaCache>,
     pub(super) schema_dir: String,
-    pub(super) index_files: std::sync::Mutex<HashMap<String, bytes::Bytes>>,
     /// Under [`SplitReader::read_async`]: where opened files are registered.
     pub(super) stage: Option<Arc<super::staged::StagedIO>>,
 }
@@ -70,6 +71,7 @@ impl SplitContext {
                 }
             }
         }
+        let roots = paths::roots(table_path, &table, &reader.options)?;
         let bucket_dir = paths::bucket_dir(table_path, &split.bucket_path, &table)?;
         let mut batch_size = reader.options.batch_size.max(1);
         if let Some((sizer, read)) = &budget {
@@ -89,13 +91,13 @@ impl SplitContext {
             table,
             split: split.clone(),
             bucket_dir,
+            roots,
             batch_size,
             constants,
             sizer: budget.map(|(s, _)| s),
             options: reader.options.clone(),
             schemas: reader.schemas.clone(),
             schema_dir,
-            index_files: std::sync::Mutex::new(HashMap::new()),
             stage: reader.stage.clone(),
         })
     }
@@ -117,6 +119,8 @@ impl SplitContext {
             .map(|p| self.options.rewrite_path(p));
         paths::data_file(
             self.io.as_ref(),
+            &self.table_path,
+            &self.roots,
             &self.bucket_dir,
             &meta.file_name,
             external.as_deref(),
@@ -137,21 +141,12 @@ impl SplitContext {
             Some(cols) => schema.project(cols),
             None => schema.fields.clone(),
         };
-        let rows = match self.deletion_vector(i)? {
-            Some(dv) => {
-                let total = u64::try_from(meta.row_count).unwrap_or(0);
-                // A vector deleting a row past the file's row count means the two disagree:
-                // reading either way could return deleted rows.
-                if let Some(last) = dv.iter().last().filter(|p| *p >= total) {
-                    return Err(Error::corrupt(
-                        &path,
-                        format!("deletion vector deletes row {last} but the file has {total} rows"),
-                    ));
-                }
-                Some(RowRanges::excluding(total, dv.iter()))
-            }
-            None => None,
-        };
+        // The vector is refused when it deletes a row past the file's row count (the two
+        // disagree: reading either way could return deleted rows).
+        let rows = self.deletion_vector(i)?.map(|dv| {
+            let total = u64::try_from(meta.row_count).unwrap_or(0);
+            RowRanges::excluding(total, dv.iter())
+        });
         Ok(FileTask {
             path,
             meta,
@@ -160,33 +155,26 @@ impl SplitContext {
         })
     }
 
-    /// The deletion vector of data file `i`, if the split carries one.
+    /// The deletion vector of data file `i`, if the split carries one: only its entry is read,
+    /// and it must delete rows below the file's row count.
     pub(crate) fn deletion_vector(&self, i: usize) -> Result<Option<DeletionVector>> {
         let Some(df) = self.split.deletion_file(i) else {
             return Ok(None);
         };
+        let rows = self
+            .split
+            .data_files
+            .get(i)
+            .map(|m| u64::try_from(m.row_count).unwrap_or(0))
+            .unwrap_or(0);
         let path = paths::index_file(
             self.io.as_ref(),
             &self.table_path,
+            &self.roots,
             &self.bucket_dir,
             &self.options.rewrite_path(&df.path),
         )?;
-        let cached = self
-            .index_files
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&path).cloned());
-        let bytes = match cached {
-            Some(b) => b,
-            None => {
-                let b = self.io.read(&path).map_err(|e| Error::io(&path, e))?;
-                if let Ok(mut m) = self.index_files.lock() {
-                    m.insert(path.clone(), b.clone());
-                }
-                b
-            }
-        };
-        DeletionVector::decode_in_file(&bytes, df.offset, df.length, &path).map(Some)
+        DeletionVector::read_in_file(self.io.as_ref(), &path, df.offset, df.length, rows).map(Some)
     }
 
     /// How files of this split are read into `fields`.

@@ -72,6 +72,7 @@ fn side_context(ctx: &SplitContext) -> SplitContext {
         table: ctx.table.clone(),
         split,
         bucket_dir: ctx.bucket_dir.clone(),
+        roots: ctx.roots.clone(),
         batch_size: ctx.batch_size,
         constants: ctx.constants.clone(),
         sizer: ctx.sizer.clone(),
@@ -79,7 +80,6 @@ fn side_context(ctx: &SplitContext) -> SplitContext {
         schemas: ctx.schemas.clone(),
         schema_dir: ctx.schema_dir.clone(),
         stage: ctx.stage.clone(),
-        index_files: std::sync::Mutex::new(std::collections::HashMap::new()),
     }
 }
 

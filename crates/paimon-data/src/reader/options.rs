@@ -128,11 +128,13 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// `path` with the first matching [`ReadOptions::path_rewrites`] prefix replaced.
+    /// `path` with the first matching [`ReadOptions::path_rewrites`] prefix replaced. A `..`
+    /// in the replacement (the caller's own path) is resolved; one in the rest of `path` is
+    /// kept, for the reader's path rule to refuse.
     pub fn rewrite_path(&self, path: &str) -> String {
         for (from, to) in &self.path_rewrites {
             if let Some(rest) = path.strip_prefix(from.as_str()) {
-                return format!("{}{}", to, rest);
+                return format!("{}{}", super::paths::resolve_parent_segments(to), rest);
             }
         }
         path.to_string()

@@ -8,7 +8,7 @@
 //!
 //! | when | what is fetched ahead |
 //! |---|---|
-//! | before the split is set up | the schema listing and the schema files it needs, the deletion-vector index files the split names (else where the reader looks next: the table's index directory, then the bucket directory) |
+//! | before the split is set up | the schema listing and the schema files it needs, the size of each deletion-vector index file the split names where the reader finds it (the path rule of [`super::paths`] first) and the frame of each vector in it |
 //! | after setup | each Parquet/ORC data file's size and tail (its footer), 8 at a time, with what planning it reads beyond the tail: an ORC file's stripe footers, a Parquet file's page index when the read has a filter |
 //! | before each batch | the planned column chunks of the row group being decoded and of the next one, in every file open; the next files of a whole-file format (Avro), up to 32 MiB ahead |
 //!
@@ -58,7 +58,7 @@ pub(crate) struct StagedIO {
 
 #[derive(Debug, Default)]
 struct Staged {
-    /// Whole files (schema files, index files, whole-format data files), handed out once.
+    /// Whole files (schema files, whole-format data files), handed out once.
     whole: HashMap<String, Bytes>,
     /// File sizes; a staged size also answers `exists`.
     sizes: HashMap<String, u64>,
@@ -122,6 +122,31 @@ impl StagedIO {
                 self.state().absent.insert(path.to_string());
             }
             Err(_) => {}
+        }
+    }
+
+    /// Stages the frame of the deletion vector at `offset` (entry length `length`) of the index
+    /// file `path`, whose size is staged: the range
+    /// [`crate::deletion_vector::DeletionVector::read_in_file`] reads. An entry out of range
+    /// is left to the blocking call, which refuses it.
+    async fn stage_entry(&self, path: &str, offset: i64, length: i64) {
+        let Some(size) = self.state().sizes.get(path).copied() else {
+            return;
+        };
+        let (Ok(start), Ok(len)) = (u64::try_from(offset), u64::try_from(length)) else {
+            return;
+        };
+        let end = start.saturating_add(len);
+        if len > crate::deletion_vector::MAX_ENTRY_BYTES || end > size {
+            return;
+        }
+        let range = start..end.saturating_add(8).min(size);
+        if let Ok(bytes) = self.inner.read_range_async(path, range).await {
+            self.state()
+                .ranges
+                .entry(path.to_string())
+                .or_default()
+                .push((start, bytes));
         }
     }
 
@@ -297,6 +322,27 @@ impl FileIO for StagedIO {
         self.inner.exists(path)
     }
 
+    /// A staged file whose ranges were fetched is a regular file of its staged size; any
+    /// other path is asked of the storage (a directory's size answers no `is_dir`).
+    fn status(&self, path: &str) -> paimon_io::Result<FileStatus> {
+        let staged = {
+            let st = self.state();
+            st.sizes
+                .get(path)
+                .copied()
+                .filter(|_| st.ranges.contains_key(path))
+        };
+        match staged {
+            Some(n) => Ok(FileStatus {
+                path: path.to_string(),
+                size: n,
+                is_dir: false,
+                modified_ms: None,
+            }),
+            None => self.inner.status(path),
+        }
+    }
+
     fn list(&self, dir: &str) -> paimon_io::Result<Vec<FileStatus>> {
         match self.state().lists.get(dir) {
             Some(l) => Ok(l.clone()),
@@ -467,35 +513,37 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
             stage.stage_whole(&SchemaCache::schema_path(&dir, id)).await;
         }
     }
-    let mut index: Vec<String> = files
-        .iter()
-        .flat_map(|s| (0..s.data_files.len()).filter_map(|i| s.deletion_file(i)))
-        .map(|df| reader.options.rewrite_path(&df.path))
-        .collect();
-    index.sort_unstable();
-    index.dedup();
-    // The reader's last place for an index file is the bucket directory, which the table's
-    // schema (staged above) locates.
-    let bucket_dir = match (table_id, files) {
-        (Some(id), Some(split)) if !index.is_empty() => {
-            let schema = reader.schemas.get(stage, &dir, id).ok();
-            schema.and_then(|t| paths::bucket_dir(table, &split.bucket_path, &t).ok())
-        }
+    // Where the split's files may lie and its bucket directory, from the table's schema
+    // (staged above); without them the blocking calls locate and check the files.
+    let located = match (table_id, files) {
+        (Some(id), Some(split)) => reader.schemas.get(stage, &dir, id).ok().and_then(|t| {
+            let roots = paths::roots(table, &t, &reader.options).ok()?;
+            let bucket = paths::bucket_dir(table, &split.bucket_path, &t).ok()?;
+            Some((roots, bucket))
+        }),
         _ => None,
     };
-    for path in index {
-        // The reader's candidates in its order: where the split says, the table's index
-        // directory, the bucket directory.
-        stage.stage_whole(&path).await;
-        if !stage.absent(&path) {
+    let Some((roots, bucket_dir)) = located else {
+        return;
+    };
+    let mut entries: Vec<(String, i64, i64)> = files
+        .iter()
+        .flat_map(|s| (0..s.data_files.len()).filter_map(|i| s.deletion_file(i)))
+        .map(|df| (reader.options.rewrite_path(&df.path), df.offset, df.length))
+        .collect();
+    entries.sort_unstable();
+    entries.dedup();
+    for (path, offset, length) in entries {
+        // The reader's candidates in its order; a path the rule refuses is not touched.
+        let Ok(candidates) = paths::index_candidates(table, &roots, &bucket_dir, &path) else {
             continue;
-        }
-        let second = paths::table_index_candidate(table, &path);
-        stage.stage_whole(&second).await;
-        if let Some(dir) = bucket_dir.as_deref().filter(|_| stage.absent(&second)) {
-            stage
-                .stage_whole(&paimon_io::join(dir, paimon_io::file_name(&path)))
-                .await;
+        };
+        for c in candidates {
+            stage.stage_size(&c).await;
+            if !stage.absent(&c) {
+                stage.stage_entry(&c, offset, length).await;
+                break;
+            }
         }
     }
     // A data file's external path is checked for existence before it is read.
@@ -504,6 +552,7 @@ async fn stage_setup(stage: &StagedIO, reader: &SplitReader, table: &str, split:
         .flat_map(|s| s.data_files.iter().chain(&s.before_files))
         .filter_map(|f| f.external_path.as_deref())
         .map(|p| reader.options.rewrite_path(p))
+        .filter(|p| paths::check(table, &roots, paths::EXTERNAL_PATH, p).is_ok())
         .collect();
     external.sort_unstable();
     external.dedup();

@@ -3,6 +3,7 @@
 
 mod async_footers;
 mod common;
+mod hostile_splits;
 mod incremental_diff;
 mod parallel;
 mod ranged_reads;
