@@ -11,7 +11,7 @@ import ray
 
 import paimon_rs as pr
 import paimon_rs.ray as pray
-from conftest import WAREHOUSE
+from conftest import EXPECTED, WAREHOUSE
 from paimon_rs.ray import PaimonDatasource, _pack
 
 
@@ -319,3 +319,27 @@ def test_a_failed_compaction_task_leaves_no_files_of_the_finished_ones(cluster, 
         pray.compact(t.path, full=True)
     assert files() == before
     assert t.snapshots() == snapshots
+
+
+@pytest.mark.parametrize("table", ["pk/dedup_uncompacted", "pk/partitioned", "append/unaware"])
+def test_count_equals_the_rows_read(cluster, table):
+    """Ray's count() of a table whose splits have no exact row count (merge reads of a
+    primary-key table) reads a zero-column projection: its blocks must keep their rows."""
+    db, t = table.split("/")
+    path = str(WAREHOUSE / f"{db}.db" / t)
+    want = len((EXPECTED / db / t / "latest.jsonl").read_text().splitlines())
+    assert pr.read_table(path).num_rows == want
+    ds = pray.read_paimon(path)
+    assert len(ds.take_all()) == want
+    assert pray.read_paimon(path).count() == want
+
+
+def test_a_zero_column_read_keeps_the_row_count():
+    """The reader's empty projection (what Ray's count pushes down) yields batches of no
+    columns with the rows of the full read."""
+    path = str(WAREHOUSE / "pk.db" / "dedup_uncompacted")
+    want = len((EXPECTED / "pk" / "dedup_uncompacted" / "latest.jsonl").read_text().splitlines())
+    splits = pr.Table.open(path).scan().plan().splits
+    got = pr.SplitReader(path, select=[]).read(splits).read_all()
+    assert got.num_columns == 0
+    assert got.num_rows == want

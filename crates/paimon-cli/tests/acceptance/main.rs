@@ -6,6 +6,7 @@
 
 mod alter_table;
 mod async_read;
+mod blob_descriptors;
 mod compact;
 mod cpp_compact;
 mod cpp_tables;
@@ -15,6 +16,7 @@ mod external_paths;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
+mod format_table;
 mod late_filter;
 mod maintenance;
 mod memory_budget;
@@ -28,5 +30,6 @@ mod skips;
 mod split_rules;
 mod sql;
 mod system_tables;
+mod variant;
 mod write_cmd;
 mod write_processes;
