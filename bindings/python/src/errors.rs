@@ -146,6 +146,11 @@ impl ToPyErr for paimon_meta::Error {
             | E::SnapshotNotFound { .. }
             | E::SnapshotExpired { .. }
             | E::TagNotFound { .. } => NotFoundError::new_err(msg),
+            // A table whose options ask for what paimon-rs does not do (a format table).
+            E::Spec {
+                source: paimon_spec::Error::Unsupported { .. },
+                ..
+            } => UnsupportedError::new_err(msg),
             E::Corrupt { .. } | E::Spec { .. } => CorruptError::new_err(msg),
             E::Unsupported { .. } => UnsupportedError::new_err(msg),
             E::InvalidScan { .. } | E::InvalidCommit { .. } => InvalidArgumentError::new_err(msg),
@@ -163,7 +168,11 @@ impl ToPyErr for paimon_data::Error {
         let msg = self.to_string();
         match self {
             E::NotFound { .. } => NotFoundError::new_err(msg),
-            E::Unsupported { .. } => UnsupportedError::new_err(msg),
+            E::Unsupported { .. }
+            | E::Spec {
+                source: paimon_spec::Error::Unsupported { .. },
+                ..
+            } => UnsupportedError::new_err(msg),
             E::Io { source, .. } => with_message(source.to_py(), msg),
             E::Internal(_) => InternalError::new_err(msg),
             // A storage failure inside a decoder (Parquet reads through FileIO by byte ranges)

@@ -179,3 +179,37 @@ def test_data_file_replaced_by_a_directory_is_a_storage_error(damaged):
     with pytest.raises(pr.StorageError) as e:
         pr.Table.open(str(d)).scan().to_arrow()
     assert f.name in str(e.value)
+
+
+FORMAT_TABLE_REFUSAL = "format tables are not supported yet (type = format-table)"
+
+
+def _format_table(root):
+    """A format table as pypaimon's filesystem catalog leaves it: schema-0 with
+    type = format-table and a CSV file in a Hive-style partition directory."""
+    (root / "schema").mkdir(parents=True)
+    (root / "schema" / "schema-0").write_text(
+        '{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT"},'
+        '{"id":1,"name":"dt","type":"STRING"}],"highestFieldId":1,"partitionKeys":["dt"],'
+        '"primaryKeys":[],"options":{"type":"format-table","file.format":"csv"},'
+        '"timeMillis":1781088620905}'
+    )
+    (root / "dt=2024-01-01").mkdir()
+    (root / "dt=2024-01-01" / "data-0.csv").write_text("1\n2\n")
+
+
+def _files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_format_table_is_refused_by_every_entry_point(tmp_path):
+    """Table.open is where scans, writes, commits, compaction and Ray start; read_table plans
+    and reads. Each refuses the format table with UnsupportedError and writes nothing."""
+    root = tmp_path / "ft"
+    _format_table(root)
+    before = _files(root)
+    for call in (lambda: pr.Table.open(str(root)), lambda: pr.read_table(str(root))):
+        with pytest.raises(pr.UnsupportedError) as e:
+            call()
+        assert FORMAT_TABLE_REFUSAL in str(e.value)
+    assert _files(root) == before

@@ -11,7 +11,7 @@ import ray
 
 import paimon_rs as pr
 import paimon_rs.ray as pray
-from conftest import WAREHOUSE
+from conftest import EXPECTED, WAREHOUSE
 from paimon_rs.ray import PaimonDatasource, _pack
 
 
@@ -319,3 +319,42 @@ def test_a_failed_compaction_task_leaves_no_files_of_the_finished_ones(cluster, 
         pray.compact(t.path, full=True)
     assert files() == before
     assert t.snapshots() == snapshots
+
+
+@pytest.mark.parametrize("table", ["pk/dedup_uncompacted", "pk/partitioned", "append/unaware"])
+def test_count_equals_the_rows_read(cluster, table):
+    """Ray's count() of a table whose splits have no exact row count (merge reads of a
+    primary-key table) reads a zero-column projection: its blocks must keep their rows."""
+    db, t = table.split("/")
+    path = str(WAREHOUSE / f"{db}.db" / t)
+    want = len((EXPECTED / db / t / "latest.jsonl").read_text().splitlines())
+    assert pr.read_table(path).num_rows == want
+    ds = pray.read_paimon(path)
+    assert len(ds.take_all()) == want
+    assert pray.read_paimon(path).count() == want
+
+
+def test_an_empty_projection_reads_one_cheap_column_with_every_row():
+    """Ray 2.60 drops the rows of zero-column blocks, so the datasource answers an empty
+    projection with one column: a partition column, else a key, else the first column."""
+    cases = [("pk/partitioned", "dt"), ("pk/dedup_uncompacted", "id"), ("append/unaware", None)]
+    for table, column in cases:
+        db, t = table.split("/")
+        path = str(WAREHOUSE / f"{db}.db" / t)
+        want = len((EXPECTED / db / t / "latest.jsonl").read_text().splitlines())
+        source = PaimonDatasource(path, pr.Table.open(path).scan().plan().splits).apply_projection({})
+        blocks = [b for task in source.get_read_tasks(2) for b in task()]
+        first = pa.schema(pr.SplitReader(path).schema).names[0]
+        assert all(b.column_names == [column or first] for b in blocks), table
+        assert sum(b.num_rows for b in blocks) == want, table
+
+
+def test_a_zero_column_read_keeps_the_row_count():
+    """The reader's empty projection (what Ray's count pushes down) yields batches of no
+    columns with the rows of the full read."""
+    path = str(WAREHOUSE / "pk.db" / "dedup_uncompacted")
+    want = len((EXPECTED / "pk" / "dedup_uncompacted" / "latest.jsonl").read_text().splitlines())
+    splits = pr.Table.open(path).scan().plan().splits
+    got = pa.table(pr.SplitReader(path, select=[]).read(splits).read_all())
+    assert got.num_columns == 0
+    assert got.num_rows == want

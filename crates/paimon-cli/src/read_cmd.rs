@@ -72,6 +72,22 @@ pub struct OutputArgs {
     /// file's rows, `always`, or `never`. Rows are the same either way.
     #[arg(long = "late-materialization", value_enum, default_value = "auto")]
     pub late_materialization: LateMode,
+    /// BLOB columns stored as descriptors (table option `blob-descriptor-field`):
+    /// `--blob-as-descriptor` (or `=true`) prints the serialized descriptors, `=false` the
+    /// bytes they point to. Default: the table option `blob-as-descriptor`, else the bytes.
+    #[arg(long = "blob-as-descriptor", num_args = 0..=1, default_missing_value = "true")]
+    pub blob_as_descriptor: Option<bool>,
+    /// A root (absolute path or URL) BLOB descriptors may point under besides the table
+    /// directory and its `data-file.external-paths` (repeatable). Descriptors pointing
+    /// anywhere else fail the read.
+    #[arg(long = "blob-root")]
+    pub blob_roots: Vec<String>,
+    /// Directory names, comma separated (read option `blob.descriptor-path-rewrite`): a BLOB
+    /// descriptor URI with a directory of such a name is read from that directory of the
+    /// table instead, e.g. `raw_blob` turns `/elsewhere/raw_blob/x.bin` into
+    /// `TABLE/raw_blob/x.bin` (for descriptors written with another machine's paths).
+    #[arg(long = "blob-descriptor-path-rewrite", value_delimiter = ',')]
+    pub blob_descriptor_dirs: Vec<String>,
 }
 
 /// `--late-materialization`.
@@ -354,6 +370,15 @@ fn tune(
         (Some(n), None) => b = b.with_memory_budget(n),
         (None, Some(p)) => b = b.with_memory_pool(Arc::clone(p)),
         (None, None) => {}
+    }
+    if let Some(on) = o.blob_as_descriptor {
+        b = b.with_blob_as_descriptor(on);
+    }
+    for root in &o.blob_roots {
+        b = b.with_blob_root(root.clone());
+    }
+    for dir in &o.blob_descriptor_dirs {
+        b = b.with_blob_descriptor_dir(dir.trim());
     }
     Ok(b.with_late_materialization(o.late_materialization.into()))
 }

@@ -152,6 +152,9 @@ fn print_result(a: &SqlArgs, schema: &SchemaRef, batches: &[RecordBatch]) -> Res
         threads: None,
         memory_budget: None,
         late_materialization: LateMode::Auto,
+        blob_as_descriptor: None,
+        blob_roots: Vec::new(),
+        blob_descriptor_dirs: Vec::new(),
     };
     write_output(&output, schema, batches, &fields)
 }

@@ -163,7 +163,12 @@ impl CoreOptions {
     ///
     /// # Errors
     /// [`Error::InvalidOption`] when a known key has a malformed value.
+    ///
+    /// [`Error::Unsupported`] for a table that is not a Paimon file-store table (see
+    /// [`check_table_type`]): every reader, writer and planner parses its options here, so
+    /// none of them mistakes such a table's directory for a Paimon table.
     pub fn try_new(raw: &BTreeMap<String, String>) -> Result<Self> {
+        check_table_type(raw)?;
         let r = Reader(raw);
         let merge_engine = match r
             .get("merge-engine")
@@ -386,6 +391,35 @@ impl CoreOptions {
             })
             .collect()
     }
+}
+
+/// The table option naming the kind of table (Java `CoreOptions.TYPE`, default `table`).
+pub const TABLE_TYPE: &str = "type";
+
+/// The message of the refusal of a format table.
+pub const FORMAT_TABLE_UNSUPPORTED: &str =
+    "format tables are not supported yet (type = format-table)";
+
+/// Refuses options of a table paimon-rs cannot treat as a Paimon file-store table.
+///
+/// A format table (`type = format-table`, Java `FormatTable`) is a Hive-style directory of
+/// plain Parquet / ORC / CSV / JSON files partitioned by path, with no snapshots or manifests:
+/// reading it as a Paimon table finds no snapshot (zero rows) and writing it creates
+/// snapshots, manifests and buckets that Java and pypaimon ignore. Until format tables are
+/// read and written as such, they are refused. Java spells the value in any case, `-` or `_`.
+///
+/// # Errors
+/// [`Error::Unsupported`] with [`FORMAT_TABLE_UNSUPPORTED`] for a format table.
+pub fn check_table_type(raw: &BTreeMap<String, String>) -> Result<()> {
+    let is_format_table = raw.get(TABLE_TYPE).is_some_and(|v| {
+        v.trim()
+            .replace('_', "-")
+            .eq_ignore_ascii_case("format-table")
+    });
+    if is_format_table {
+        return Err(Error::unsupported(FORMAT_TABLE_UNSUPPORTED));
+    }
+    Ok(())
 }
 
 struct Reader<'a>(&'a BTreeMap<String, String>);

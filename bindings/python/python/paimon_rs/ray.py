@@ -92,6 +92,7 @@ class PaimonDatasource(Datasource):
         self._read_options.setdefault("threads", 1)
         self._projection_map = None
         self._schema = None
+        self._count_column: Optional[str] = None
 
     def get_name(self) -> str:
         return "Paimon"
@@ -111,8 +112,25 @@ class PaimonDatasource(Datasource):
         columns = self._get_data_columns()
         if columns is not None:
             base = opts.get("select")
-            opts["select"] = [c for c in (base or columns) if c in columns]
+            opts["select"] = [c for c in (base or columns) if c in columns] or [self._row_count_column()]
         return opts
+
+    def _row_count_column(self) -> str:
+        """The one column read for an empty projection (what Ray's ``count()`` pushes down when
+        block metadata has no exact row count, as for merge reads of primary-key tables).
+
+        Ray 2.60 loses the rows of blocks without columns (its ``BlockOutputBuffer`` keeps the
+        rows of one such block at most, and counts 0 after a read of several), so an empty
+        projection reads the cheapest column instead: a partition column (filled from the
+        split's partition, nothing decoded), else a primary-key column (the merge reads the
+        keys anyway), else the table's first column."""
+        if self._count_column is None:
+            opts = {k: self._read_options.get(k) for k in ("schema_id", "branch", "options")}
+            names = [f.name for f in pa.schema(SplitReader(self._table_path, threads=1, **opts).schema)]
+            table = Table.open(self._table_path, options=self._read_options.get("options"))
+            keys = list(table.partition_keys) + list(table.primary_keys)
+            self._count_column = next((k for k in keys if k in names), names[0])
+        return self._count_column
 
     def _accepts(self, text: str) -> bool:
         """Whether the table takes ``text`` as a filter (checked on the driver, before any

@@ -165,3 +165,43 @@ fn projected_merge_reads_equal_the_full_read_projected() {
     }
     assert!(checked > 40, "only {checked} primary-key tables checked");
 }
+
+/// A read of no columns (what Ray's `count()` pushes down) gives batches of no columns holding
+/// every row of the full read: Java's rows for merge reads of primary-key tables (level-0 runs
+/// merged, deletes dropped) and for an append table.
+#[test]
+fn an_empty_projection_keeps_every_row() {
+    use std::sync::Arc;
+    for (db, t) in [
+        ("pk", "dedup_uncompacted"),
+        ("pk", "dedup_mixed_levels"),
+        ("pk", "partitioned"),
+        ("append", "unaware"),
+    ] {
+        let dir = repo().join(format!("fixtures/warehouse/{db}.db/{t}"));
+        let want = std::fs::read_to_string(
+            repo().join(format!("fixtures/expected/{db}/{t}/latest.jsonl")),
+        )
+        .unwrap()
+        .lines()
+        .count();
+        let path = dir.to_str().unwrap();
+        let io: paimon_io::FileIORef = Arc::new(paimon_io::LocalFileIO::new());
+        let plan = paimon_meta::Table::open(Arc::clone(&io), path)
+            .unwrap()
+            .scan()
+            .plan()
+            .unwrap();
+        let reader = paimon_data::SplitReader::builder(io)
+            .with_projection(Vec::<String>::new())
+            .build();
+        let batches = reader
+            .read_any_splits(path, &plan.wire_splits())
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        assert!(batches.iter().all(|b| b.num_columns() == 0), "{db}/{t}");
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(rows, want, "{db}/{t}: rows of an empty projection");
+    }
+}

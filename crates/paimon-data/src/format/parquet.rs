@@ -58,6 +58,7 @@ pub(super) fn decode(
         .filter(|(_, f)| req.columns.iter().any(|c| c == f.name()))
         .map(|(i, _)| i)
         .collect();
+    refuse_shredded_variants(path, builder.schema(), &roots)?;
     if matches!(&req.rows, Some(rows) if rows.selected() == 0) {
         return Ok((Box::new(std::iter::empty()), false));
     }
@@ -178,6 +179,33 @@ impl GroupSelection {
             selection: Some(RowSelection::from(selectors)),
         }
     }
+}
+
+/// Refuses a shredded VARIANT column among the columns read (`roots`).
+///
+/// Java writes a VARIANT column as a group of `metadata` and `value`; shredded (Java's
+/// `variant.shreddingSchema`, the Parquet variant shredding spec) the group gains a
+/// `typed_value` holding the shredded part of each value, which `value` then lacks. Reading
+/// only `metadata` and `value` would silently drop the shredded fields, so until variants are
+/// reconstructed from `typed_value` such a column is [`Error::Unsupported`], naming it and the
+/// file. (A ROW column with fields named `metadata` and `typed_value` is refused too; Paimon
+/// writes no such column for anything but a shredded variant.)
+fn refuse_shredded_variants(path: &str, schema: &Schema, roots: &[usize]) -> Result<()> {
+    for &i in roots {
+        let field = schema.field(i);
+        let ArrowType::Struct(children) = field.data_type() else {
+            continue;
+        };
+        let has = |name: &str| children.iter().any(|c| c.name() == name);
+        if has("metadata") && has("typed_value") {
+            return Err(Error::unsupported(format!(
+                "shredded VARIANT column {} in {path}: its typed_value (variant shredding) \
+                 cannot be read yet, and reading the rest would drop the shredded fields",
+                field.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn to_usize(v: u64) -> usize {

@@ -18,15 +18,14 @@
 
 use std::sync::Arc;
 
-use arrow_array::cast::AsArray;
-use arrow_array::{new_null_array, Array, ArrayRef, BinaryArray, RecordBatch, RecordBatchOptions};
-use paimon_spec::types::{DataField, TypeKind};
+use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
+use paimon_spec::types::DataField;
 
 use super::file::{read_file, FileTask, ROW_ID_FIELD_ID, SEQUENCE_NUMBER_FIELD_ID};
 use super::{SplitContext, Task};
 use crate::arrow_schema::to_arrow_schema;
 use crate::error::{Error, Result};
-use crate::format::{BatchIter, BlobDescriptor, FileFormat, RowRanges};
+use crate::format::{BatchIter, FileFormat, RowRanges};
 
 pub(super) fn tasks(ctx: &Arc<SplitContext>, read: &[DataField]) -> Result<Vec<Task>> {
     let files = &ctx.split.data_files;
@@ -60,7 +59,7 @@ pub(super) fn tasks(ctx: &Arc<SplitContext>, read: &[DataField]) -> Result<Vec<T
         }
     }
     let _ = order;
-    let descriptors = descriptor_columns(ctx, read);
+    let descriptors = super::blob_descriptors::columns_to_resolve(ctx, read);
     Ok(groups
         .into_iter()
         .map(|group| {
@@ -69,123 +68,10 @@ pub(super) fn tasks(ctx: &Arc<SplitContext>, read: &[DataField]) -> Result<Vec<T
             let descriptors = descriptors.clone();
             Box::new(move || {
                 let batches = read_group(&ctx, &group, &read)?;
-                Ok(if descriptors.is_empty() {
-                    batches
-                } else {
-                    Box::new(ResolveDescriptors {
-                        inner: batches,
-                        ctx,
-                        columns: descriptors,
-                    }) as BatchIter
-                })
+                Ok(super::blob_descriptors::resolve(ctx, descriptors, batches))
             }) as Task
         })
         .collect())
-}
-
-/// Positions in `read` of the BLOB fields the table stores as descriptors in its data files
-/// (`blob-descriptor-field`): their values are serialized `BlobDescriptor`s, not the bytes.
-fn descriptor_columns(ctx: &SplitContext, read: &[DataField]) -> Vec<usize> {
-    let Some(names) = ctx.table.options.get("blob-descriptor-field") else {
-        return Vec::new();
-    };
-    let names: Vec<&str> = names.split(',').map(str::trim).collect();
-    read.iter()
-        .enumerate()
-        .filter(|(_, f)| {
-            matches!(f.data_type.kind, TypeKind::Blob) && names.contains(&f.name.as_str())
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// Replaces each serialized `BlobDescriptor` of the descriptor columns by the bytes it points
-/// to, as Java's `BlobRef.toData` does; a descriptor whose file is missing fails the read, as
-/// it does in Java, rather than passing the descriptor off as the value.
-struct ResolveDescriptors {
-    inner: BatchIter,
-    ctx: Arc<SplitContext>,
-    columns: Vec<usize>,
-}
-
-impl ResolveDescriptors {
-    fn resolve(&self, batch: RecordBatch) -> Result<RecordBatch> {
-        let mut cols = batch.columns().to_vec();
-        for &i in &self.columns {
-            let Some(col) = cols.get(i) else { continue };
-            let Some(values) = col.as_binary_opt::<i32>() else {
-                return Err(Error::Internal(format!(
-                    "blob column {i} is not Binary but {}",
-                    col.data_type()
-                )));
-            };
-            let mut out = Vec::with_capacity(values.len());
-            for v in values.iter() {
-                out.push(match v {
-                    None => None,
-                    Some(bytes) => {
-                        let d = BlobDescriptor::parse(bytes)
-                            .map_err(|r| Error::corrupt(&self.ctx.bucket_dir, r))?;
-                        let data = match d.length {
-                            Some(len) => {
-                                let range = d.offset..d.offset.saturating_add(len);
-                                let data = self
-                                    .ctx
-                                    .io
-                                    .read_range(&d.uri, range)
-                                    .map_err(|e| Error::io(&d.uri, e))?;
-                                if data.len() as u64 != len {
-                                    return Err(Error::corrupt(
-                                        &d.uri,
-                                        format!(
-                                            "blob of {len} bytes at {} is cut short ({} read)",
-                                            d.offset,
-                                            data.len()
-                                        ),
-                                    ));
-                                }
-                                data
-                            }
-                            None => {
-                                let all =
-                                    self.ctx.io.read(&d.uri).map_err(|e| Error::io(&d.uri, e))?;
-                                let start = usize::try_from(d.offset)
-                                    .ok()
-                                    .filter(|s| *s <= all.len())
-                                    .ok_or_else(|| {
-                                        Error::corrupt(
-                                            &d.uri,
-                                            format!("blob offset {} is past the end", d.offset),
-                                        )
-                                    })?;
-                                all.slice(start..)
-                            }
-                        };
-                        Some(data)
-                    }
-                });
-            }
-            cols[i] = Arc::new(BinaryArray::from_iter(out.iter().map(|v| v.as_deref())));
-        }
-        RecordBatch::try_new_with_options(
-            batch.schema(),
-            cols,
-            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
-        )
-        .map_err(|e| Error::arrow(&self.ctx.bucket_dir, e))
-    }
-}
-
-impl Iterator for ResolveDescriptors {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let batch = match self.inner.next()? {
-            Ok(b) => b,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(self.resolve(batch))
-    }
 }
 
 /// A `.blob` file: one BLOB column of a row-id range, possibly split over several files.

@@ -16,6 +16,7 @@
 //! filters and column masks) is applied per batch, or the split is refused
 //! ([`SplitReader::read_any`]).
 
+mod blob_descriptors;
 mod budget;
 mod context;
 mod data_evolution;
@@ -141,6 +142,26 @@ impl SplitReaderBuilder {
     /// ([`ReadOptions::late_materialization`]).
     pub fn with_late_materialization(mut self, mode: crate::format::LateMaterialization) -> Self {
         self.options.late_materialization = mode;
+        self
+    }
+
+    /// Returns BLOB descriptors as they are (`true`) or the bytes they point to (`false`)
+    /// ([`ReadOptions::blob_as_descriptor`]).
+    pub fn with_blob_as_descriptor(mut self, on: bool) -> Self {
+        self.options.blob_as_descriptor = Some(on);
+        self
+    }
+
+    /// Adds a root BLOB descriptors may point under ([`ReadOptions::blob_roots`]).
+    pub fn with_blob_root(mut self, root: impl Into<String>) -> Self {
+        self.options.blob_roots.push(root.into());
+        self
+    }
+
+    /// Adds a directory name BLOB descriptor URIs are redirected into the table by
+    /// ([`ReadOptions::blob_descriptor_dirs`], read option `blob.descriptor-path-rewrite`).
+    pub fn with_blob_descriptor_dir(mut self, dir: impl Into<String>) -> Self {
+        self.options.blob_descriptor_dirs.push(dir.into());
         self
     }
 

@@ -96,6 +96,20 @@ pub struct ReadOptions {
     /// at a time. Chunks of a row group at most this many bytes apart are fetched in one
     /// request. Default [`DEFAULT_COALESCE_GAP`] (1 MiB); 0 fetches each chunk alone.
     pub coalesce_gap: u64,
+    /// BLOB columns stored as descriptors (table option `blob-descriptor-field`): `Some(true)`
+    /// returns the serialized descriptors, `Some(false)` the bytes they point to; `None`
+    /// (default) follows the table option `blob-as-descriptor` (default false: the bytes),
+    /// as Java's read does.
+    pub blob_as_descriptor: Option<bool>,
+    /// Roots a BLOB descriptor may point under besides the table directory and its
+    /// `data-file.external-paths`: absolute paths or URLs. A descriptor pointing elsewhere
+    /// fails the read. Default none.
+    pub blob_roots: Vec<String>,
+    /// The read option `blob.descriptor-path-rewrite`: directory names (such as `raw_blob`) a
+    /// BLOB descriptor's URI is redirected by: the part of the URI from its last directory of
+    /// such a name is read under the table directory instead (for descriptors written with
+    /// another machine's absolute paths). Default none.
+    pub blob_descriptor_dirs: Vec<String>,
 }
 
 impl ReadOptions {
@@ -123,6 +137,9 @@ impl Default for ReadOptions {
             memory_pool: None,
             late_materialization: LateMaterialization::Auto,
             coalesce_gap: DEFAULT_COALESCE_GAP,
+            blob_as_descriptor: None,
+            blob_roots: Vec::new(),
+            blob_descriptor_dirs: Vec::new(),
         }
     }
 }

@@ -62,7 +62,12 @@ fn normalize(path: &str) -> std::result::Result<Normalized, String> {
         };
         (scheme, authority.to_string(), rest, true)
     } else if let Some(rest) = path.strip_prefix("file:") {
-        ("file".to_string(), String::new(), rest, rest.starts_with('/'))
+        (
+            "file".to_string(),
+            String::new(),
+            rest,
+            rest.starts_with('/'),
+        )
     } else {
         (
             "file".to_string(),
@@ -272,10 +277,12 @@ mod tests {
     #[test]
     fn inside_the_table() {
         let r = TableRoots::new("/w/db.db/t/");
-        r.check_in_table("f", "/w/db.db/t/bucket-0/data-1.orc").unwrap();
+        r.check_in_table("f", "/w/db.db/t/bucket-0/data-1.orc")
+            .unwrap();
         r.check_in_table("f", "file:///w/db.db/t/index/index-1")
             .unwrap();
-        r.check_in_table("f", "file:/w/db.db/t/index/index-1").unwrap();
+        r.check_in_table("f", "file:/w/db.db/t/index/index-1")
+            .unwrap();
         r.check_in_table("f", "/w//db.db/./t/x").unwrap();
         for bad in [
             "/w/db.db/t",

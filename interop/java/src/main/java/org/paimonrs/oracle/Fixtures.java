@@ -34,6 +34,7 @@ final class Fixtures {
             FixturesPk.register(all);
             FixturesEvolution.register(all);
             FixturesBlob.register(all);
+            FixturesVariant.register(all);
             String only = System.getenv("ORACLE_ONLY");
             for (Object[] e : all) {
                 String name = (String) e[0];
