@@ -15,6 +15,7 @@ mod external_paths;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
+mod hostile_paths;
 mod late_filter;
 mod maintenance;
 mod memory_budget;
