@@ -9,7 +9,10 @@
 //!   re-encodes to the same bytes (not always the input's: Java's readers take any non-zero
 //!   byte as true and merge repeated deletion-vector file names and property keys);
 //! * every decoded message is also encoded at each version 2..=13, which may refuse what a
-//!   version cannot carry but must not panic.
+//!   version cannot carry but must not panic;
+//! * with the `meta` feature (as `scripts/fuzz.sh` builds), every decoded message is checked
+//!   by the committer's path validation (`paimon_meta::commit::check_message_paths`) against a
+//!   fixed table root with one external root: no panic, and a refusal is `PathNotAllowed`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -29,7 +32,24 @@ fn every_version(m: &CommitMessage) {
     }
 }
 
+/// The committer's path validation over decoded messages (issue 39).
+#[cfg(feature = "meta")]
+fn validate(messages: &[CommitMessage]) {
+    let roots = paimon_spec::layout::TableRoots::new("/warehouse/db.db/t")
+        .with_external(&["s3://bucket/external"]);
+    if let Err(e) = paimon_meta::commit::check_message_paths(&roots, messages) {
+        assert!(
+            matches!(e, paimon_spec::Error::PathNotAllowed { .. }),
+            "path validation failed with {e:?}"
+        );
+    }
+}
+
+#[cfg(not(feature = "meta"))]
+fn validate(_: &[CommitMessage]) {}
+
 fn check_list(messages: &[CommitMessage], v: i32) {
+    validate(messages);
     let once = encode_commit_message_list(messages, v).expect("decoded messages re-encode");
     let again = decode_commit_message_list(&once, v).expect("re-encoded messages decode");
     assert_eq!(again, messages, "list v{v} changed in a round trip");
@@ -45,6 +65,7 @@ fuzz_target!(|data: &[u8]| {
                 decode_manifest_committable(&once, v).expect("re-encoded committable decodes");
             assert_eq!(again, c, "committable v{v} changed in a round trip");
             assert_eq!(encode_manifest_committable(&again, v).unwrap(), once);
+            validate(&c.messages);
             c.messages.iter().for_each(every_version);
         }
     }
@@ -62,6 +83,7 @@ fuzz_target!(|data: &[u8]| {
             decode_versioned_commit_message(&once).unwrap(),
             (m.clone(), v)
         );
+        validate(std::slice::from_ref(&m));
         every_version(&m);
     }
 });

@@ -36,6 +36,23 @@ struct TableInner {
     tags: TagManager,
 }
 
+/// Checks the options that place files (issue 39): `data-file.path-directory` must be a
+/// relative directory below the table and each `data-file.external-paths` root an absolute path
+/// or URL without `..`, so that neither writers nor maintenance (orphan cleanup lists and
+/// deletes below these roots) ever reach another table's files.
+///
+/// # Errors
+/// [`paimon_spec::Error::PathNotAllowed`] naming the option.
+pub fn check_path_options(options: &CoreOptions) -> paimon_spec::Result<()> {
+    if let Some(d) = &options.data_file_path_directory {
+        layout::check_relative_dir("data-file.path-directory", d)?;
+    }
+    for r in &options.data_file_external_paths {
+        layout::check_external_root("data-file.external-paths", r.trim())?;
+    }
+    Ok(())
+}
+
 /// Directory holding a branch's snapshot, schema and tag directories.
 pub fn branch_root(table_path: &str, branch: &str) -> String {
     layout::branch_root(table_path, branch)
@@ -80,6 +97,8 @@ impl Table {
         };
         let options = CoreOptions::try_new(&schema.options)
             .map_err(|e| Error::spec(branch_layout.schema_dir(), e))?;
+        check_path_options(&options)
+            .map_err(|e| Error::spec(branch_layout.schema_path(schema.id), e))?;
         // The fallback branch becomes the directory name `branch/branch-<name>`.
         if let Some(b) = options
             .scan_fallback_branch
@@ -115,6 +134,13 @@ impl Table {
     /// As [`Table::open_branch`].
     pub fn with_branch(&self, branch: &str) -> Result<Table> {
         Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)
+    }
+
+    /// The roots this table's files may lie under: its directory and its
+    /// `data-file.external-paths` (see [`paimon_spec::layout::TableRoots`]).
+    pub fn roots(&self) -> layout::TableRoots {
+        layout::TableRoots::new(&self.inner.path)
+            .with_external(&self.inner.options.data_file_external_paths)
     }
 
     /// Table root directory (data, manifests and indexes live here for every branch).

@@ -176,6 +176,36 @@ fn commit_seeds(dir: &Path) -> Res {
             &encode_manifest_committable(&c, mc)?,
         )?;
     }
+    // Paths a hostile writer may send (issue 39): `../`, absolute and URL file names, external
+    // paths outside the table and under another bucket, extra files and index files leaving
+    // the bucket directory. The target validates every decoded message against its table.
+    let hostile: [(&str, fn(&mut CommitMessage)); 5] = [
+        ("paths-dotdot-name", |m| {
+            m.data_increment.new_files[0].file_name = "../x".into()
+        }),
+        ("paths-absolute-name", |m| {
+            m.data_increment.new_files[0].file_name = "/elsewhere/important".into()
+        }),
+        ("paths-url-external", |m| {
+            m.data_increment.new_files[0].external_path = Some("s3://other-bucket/x".into())
+        }),
+        ("paths-extra-file", |m| {
+            m.compact_increment.compact_after[0].extra_files = vec!["../../victim".into()]
+        }),
+        ("paths-index-external", |m| {
+            m.compact_increment.new_index_files[0].external_path =
+                Some("file:///warehouse/db.db/t/../other/index-1".into())
+        }),
+    ];
+    for (name, change) in hostile {
+        let mut m = message(file("data-1.parquet"), Some(2));
+        change(&mut m);
+        write(
+            dir,
+            &format!("{name}-v13"),
+            &encode_commit_message_list(&[m], 13)?,
+        )?;
+    }
     Ok(())
 }
 

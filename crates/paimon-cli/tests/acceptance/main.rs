@@ -19,6 +19,7 @@ mod filtered_plans;
 mod fixtures;
 mod hostile_tasks;
 mod format_table;
+mod hostile_paths;
 mod late_filter;
 mod maintenance;
 mod memory_budget;

@@ -9,6 +9,8 @@
 //! 4-byte big-endian CRC32 of the uncompressed block) and `zstandard`. Decoding is pure: bytes
 //! in, [`Value`] records out; every length is checked and bad bytes give a reason, never a panic.
 
+#[cfg(test)]
+mod bomb_tests;
 mod decode;
 pub mod encode;
 mod schema;
@@ -25,6 +27,86 @@ pub use paimon_spec::avro_container::MAGIC;
 
 /// Largest decompressed block accepted, to bound memory on corrupt input.
 const MAX_BLOCK_SIZE: usize = 1 << 30;
+
+/// The least [`InflateBudget`] of a file, whatever its size.
+pub const MIN_INFLATE_BUDGET: usize = 64 << 20;
+
+/// How many times its own size a file's compressed blocks may inflate to together, beyond
+/// [`MIN_INFLATE_BUDGET`]. Manifest entries compress about 5 to 15 times (each names a
+/// random file name and carries statistics), so 64 leaves a wide margin for real files while
+/// a decompression bomb (deflate reaches 1032:1, zstd far more on zeros) is stopped at 64 MiB
+/// for any file up to 1 MiB, and at 512 MiB for an 8 MiB manifest (Paimon's target size).
+pub const INFLATE_RATIO: usize = 64;
+
+/// The bytes all the compressed blocks of one container file may inflate to together:
+/// `max(MIN_INFLATE_BUDGET, INFLATE_RATIO × file size)`. Shared by the threads decoding the
+/// file's blocks in parallel, so a file of many blocks cannot make each thread inflate the
+/// per-block limit (1 GiB) at once.
+#[derive(Debug)]
+pub struct InflateBudget {
+    remaining: std::sync::atomic::AtomicUsize,
+    limit: usize,
+    file_len: usize,
+}
+
+impl InflateBudget {
+    /// The budget of a container of `file_len` bytes.
+    pub fn for_file(file_len: usize) -> Self {
+        Self::with_limit(
+            file_len,
+            file_len
+                .saturating_mul(INFLATE_RATIO)
+                .max(MIN_INFLATE_BUDGET),
+        )
+    }
+
+    /// A budget of exactly `limit` bytes for a file of `file_len` bytes.
+    pub fn with_limit(file_len: usize, limit: usize) -> Self {
+        InflateBudget {
+            remaining: std::sync::atomic::AtomicUsize::new(limit),
+            limit,
+            file_len,
+        }
+    }
+
+    /// The whole budget in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Takes `n` inflated bytes from the budget.
+    ///
+    /// # Errors
+    /// A reason naming the budget when fewer than `n` bytes are left.
+    fn take(&self, n: usize) -> Result<(), String> {
+        use std::sync::atomic::Ordering;
+        self.remaining
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |r| r.checked_sub(n))
+            .map(|_| ())
+            .map_err(|_| {
+                format!(
+                    "the compressed blocks inflate beyond {} bytes, the budget of a {}-byte \
+                     file (max({MIN_INFLATE_BUDGET}, {INFLATE_RATIO} x its size)): a \
+                     decompression bomb or a corrupt file",
+                    self.limit, self.file_len
+                )
+            })
+    }
+}
+
+/// A reader whose every byte is taken from an [`InflateBudget`].
+struct Budgeted<'b, R> {
+    inner: R,
+    budget: &'b InflateBudget,
+}
+
+impl<R: Read> Read for Budgeted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.budget.take(n).map_err(std::io::Error::other)?;
+        Ok(n)
+    }
+}
 
 /// A parsed container header.
 #[derive(Debug, Clone)]
@@ -87,6 +169,7 @@ pub fn for_each_block<P>(
     let p = plan(&header)?;
     let zero_width = header.schema.can_be_empty();
     let mut zero_width_records = 0usize;
+    let budget = InflateBudget::for_file(bytes.len());
     while c.remaining() > 0 {
         let count = c.read_long()?;
         let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
@@ -95,7 +178,7 @@ pub fn for_each_block<P>(
         if sync != header.sync {
             return Err(format!("sync marker mismatch before offset {}", c.pos()));
         }
-        let block = decompress(&header.codec, data)?;
+        let block = decompress(&header.codec, data, &budget)?;
         let mut bc = Cursor::new(&block);
         if zero_width {
             // Records that may take no bytes cannot be bounded by the block size; bound them
@@ -170,14 +253,17 @@ pub fn locate_blocks(bytes: &[u8]) -> Result<(Header, Vec<BlockSpan>), String> {
 
 /// Decompresses the block `span` of `bytes` (located by [`locate_blocks`]) and hands `on_block`
 /// a cursor over it with the record count, as [`for_each_block`] does; `on_block` must consume
-/// the whole block.
+/// the whole block. The inflated bytes are taken from `budget`, the file's
+/// ([`InflateBudget::for_file`]) shared by every block of it.
 ///
 /// # Errors
-/// A reason string when the block does not decompress or decode, or has trailing bytes.
+/// A reason string when the block does not decompress or decode, has trailing bytes, or
+/// inflates beyond what is left of `budget`.
 pub fn decode_block<T>(
     header: &Header,
     bytes: &[u8],
     span: BlockSpan,
+    budget: &InflateBudget,
     on_block: impl FnOnce(&mut Cursor<'_>, usize) -> Result<T, String>,
 ) -> Result<T, String> {
     let data = bytes
@@ -191,11 +277,11 @@ pub fn decode_block<T>(
     // for each grew by doubling (copying) and was freed right after.
     BLOCK_BUFFER.with(|cell| {
         let Ok(mut buf) = cell.try_borrow_mut() else {
-            let block = decompress(&header.codec, data)?;
+            let block = decompress(&header.codec, data, budget)?;
             return decode_records(header, &block, span, on_block);
         };
         buf.clear();
-        let out = decompress_into(&header.codec, data, &mut buf)
+        let out = decompress_into(&header.codec, data, &mut buf, budget)
             .and_then(|()| decode_records(header, &buf, span, on_block));
         // Also after a failure: a corrupt block may have inflated far before it was refused.
         if buf.capacity() > KEPT_BLOCK_BUFFER {
@@ -339,7 +425,11 @@ thread_local! {
 }
 
 /// Decompresses the zstd frames of one block with this thread's context, appending to `out`.
-fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn zstd_decompress_into(
+    data: &[u8],
+    out: &mut Vec<u8>,
+    budget: &InflateBudget,
+) -> Result<(), String> {
     ZSTD_CONTEXT.with(|cell| {
         let mut slot = cell
             .try_borrow_mut()
@@ -358,27 +448,42 @@ fn zstd_decompress_into(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
             zstd::stream::read::Decoder::with_context(data, ctx),
             "zstandard",
             out,
+            budget,
         )
     })
 }
 
 /// The block `data` compressed with `codec`, decompressed (borrowed when `codec` is null).
-fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, String> {
+fn decompress<'a>(
+    codec: &str,
+    data: &'a [u8],
+    budget: &InflateBudget,
+) -> Result<std::borrow::Cow<'a, [u8]>, String> {
     use std::borrow::Cow;
     if matches!(codec, "null" | "") {
         return Ok(Cow::Borrowed(data));
     }
     // At most 4 MiB to start with, so that a corrupt block cannot reserve much before it fails.
     let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(1 << 22));
-    decompress_into(codec, data, &mut out)?;
+    decompress_into(codec, data, &mut out, budget)?;
     Ok(Cow::Owned(out))
 }
 
 /// [`decompress`] of a compressed codec, appending to `out` (which keeps its capacity).
-fn decompress_into(codec: &str, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn decompress_into(
+    codec: &str,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    budget: &InflateBudget,
+) -> Result<(), String> {
     match codec {
-        "deflate" => read_limited_into(flate2::read::DeflateDecoder::new(data), "deflate", out),
-        "zstandard" | "zstd" => zstd_decompress_into(data, out),
+        "deflate" => read_limited_into(
+            flate2::read::DeflateDecoder::new(data),
+            "deflate",
+            out,
+            budget,
+        ),
+        "zstandard" | "zstd" => zstd_decompress_into(data, out, budget),
         "snappy" => {
             if data.len() < 4 {
                 return Err("snappy block shorter than its CRC".into());
@@ -388,6 +493,7 @@ fn decompress_into(codec: &str, data: &[u8], out: &mut Vec<u8>) -> Result<(), St
             if len > MAX_BLOCK_SIZE {
                 return Err(format!("snappy block claims {len} bytes"));
             }
+            budget.take(len)?;
             let start = out.len();
             out.resize(start + len, 0);
             let n = snap::raw::Decoder::new()
@@ -404,9 +510,16 @@ fn decompress_into(codec: &str, data: &[u8], out: &mut Vec<u8>) -> Result<(), St
     }
 }
 
-/// Reads `r` to its end, appending to `out`, refusing more than [`MAX_BLOCK_SIZE`] bytes.
-fn read_limited_into(r: impl Read, what: &str, out: &mut Vec<u8>) -> Result<(), String> {
+/// Reads `r` to its end, appending to `out`, refusing more than [`MAX_BLOCK_SIZE`] bytes or
+/// more than is left of `budget`.
+fn read_limited_into(
+    r: impl Read,
+    what: &str,
+    out: &mut Vec<u8>,
+    budget: &InflateBudget,
+) -> Result<(), String> {
     let start = out.len();
+    let r = Budgeted { inner: r, budget };
     r.take(MAX_BLOCK_SIZE as u64 + 1)
         .read_to_end(out)
         .map_err(|e| format!("{what} block: {e}"))?;
@@ -517,11 +630,26 @@ mod tests {
         let good = zstd::encode_all(&raw[..], 3).unwrap();
         let mut bad = good.clone();
         bad.truncate(good.len() / 2);
-        assert_eq!(decompress("zstandard", &good).unwrap().as_ref(), &raw[..]);
-        assert!(decompress("zstandard", &bad).is_err());
-        assert_eq!(decompress("zstandard", &good).unwrap().as_ref(), &raw[..]);
+        assert_eq!(
+            decompress("zstandard", &good, &InflateBudget::for_file(0))
+                .unwrap()
+                .as_ref(),
+            &raw[..]
+        );
+        assert!(decompress("zstandard", &bad, &InflateBudget::for_file(0)).is_err());
+        assert_eq!(
+            decompress("zstandard", &good, &InflateBudget::for_file(0))
+                .unwrap()
+                .as_ref(),
+            &raw[..]
+        );
         let small = zstd::encode_all(&b"abc"[..], 1).unwrap();
-        assert_eq!(decompress("zstd", &small).unwrap().as_ref(), b"abc");
+        assert_eq!(
+            decompress("zstd", &small, &InflateBudget::for_file(0))
+                .unwrap()
+                .as_ref(),
+            b"abc"
+        );
     }
 
     #[test]

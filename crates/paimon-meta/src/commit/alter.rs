@@ -92,7 +92,8 @@ impl Table {
         for change in changes {
             apply(&mut next, change).map_err(&invalid)?;
         }
-        CoreOptions::try_new(&next.options).map_err(|e| invalid(e.to_string()))?;
+        let options = CoreOptions::try_new(&next.options).map_err(|e| invalid(e.to_string()))?;
+        crate::table::check_path_options(&options).map_err(|e| invalid(e.to_string()))?;
         next.id = latest.id + 1;
         next.version = 3;
         next.time_millis = super::now_millis();

@@ -122,6 +122,7 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
         }
     }
     let o = CoreOptions::try_new(&s.options).map_err(|e| e.to_string())?;
+    crate::table::check_path_options(&o).map_err(|e| e.to_string())?;
     let bucket_keys = &o.bucket_key;
     match o.bucket {
         -1 => {

@@ -168,10 +168,29 @@ impl ManifestWriter {
         let (partition_stats, _) =
             SimpleStats::from_col_stats(&self.partition_fields, &stats, false)
                 .map_err(|e| Error::spec(name, e))?;
-        let row_ids: Option<Vec<(i64, i64)>> = entries
-            .iter()
-            .map(|e| e.file.first_row_id.map(|f| (f, f + e.file.row_count - 1)))
-            .collect();
+        let mut row_ids: Option<Vec<(i64, i64)>> = Some(Vec::with_capacity(entries.len()));
+        for e in entries {
+            let (Some(f), Some(ids)) = (e.file.first_row_id, row_ids.as_mut()) else {
+                row_ids = None;
+                continue;
+            };
+            let last = e
+                .file
+                .row_count
+                .checked_sub(1)
+                .and_then(|n| f.checked_add(n))
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        name,
+                        format!(
+                            "data file {} has first row id {f} and {} rows: its last row id \
+                             overflows",
+                            e.file.file_name, e.file.row_count
+                        ),
+                    )
+                })?;
+            ids.push((f, last));
+        }
         Ok(ManifestFileMeta {
             file_name: name.to_string(),
             file_size: size,
@@ -206,11 +225,13 @@ impl ManifestWriter {
         full_threshold: u64,
     ) -> Result<Vec<ManifestFileMeta>> {
         let target = self.target_size as i64;
-        let delta: i64 = input
+        let mut delta = 0i64;
+        for m in input
             .iter()
             .filter(|m| m.file_size < target || m.num_deleted_files > 0)
-            .map(|m| m.file_size)
-            .sum();
+        {
+            delta = add_size(delta, m)?;
+        }
         if delta >= full_threshold as i64 {
             let mut all = Vec::new();
             for m in &input {
@@ -227,7 +248,7 @@ impl ManifestWriter {
                 out.push(m);
                 continue;
             }
-            run_size += m.file_size;
+            run_size = add_size(run_size, &m)?;
             run.push(m);
             if run_size >= target {
                 out.extend(self.merge_run(std::mem::take(&mut run))?);
@@ -255,6 +276,27 @@ impl ManifestWriter {
         let merged = merge_keeping_deletes(all);
         self.write_manifests(&merged)
     }
+}
+
+/// `sum + m.file_size`, refusing a negative size or a sum that overflows (a manifest list
+/// recording hostile sizes) rather than wrapping.
+fn add_size(sum: i64, m: &ManifestFileMeta) -> Result<i64> {
+    if m.file_size < 0 {
+        return Err(Error::corrupt(
+            &m.file_name,
+            format!("the manifest list records a size of {} bytes", m.file_size),
+        ));
+    }
+    sum.checked_add(m.file_size).ok_or_else(|| {
+        Error::corrupt(
+            &m.file_name,
+            format!(
+                "the manifest list records a size of {} bytes, which overflows the sum of \
+                 the manifests to merge",
+                m.file_size
+            ),
+        )
+    })
 }
 
 /// ADD/DELETE pairs inside `entries` cancel; unmatched DELETEs are kept (they retire files of
@@ -285,3 +327,7 @@ pub(super) fn merge_keeping_deletes(entries: Vec<ManifestEntry>) -> Vec<Manifest
     });
     entries
 }
+
+#[cfg(test)]
+#[path = "manifests_overflow_tests.rs"]
+mod overflow_tests;

@@ -20,10 +20,14 @@ mod create;
 mod index_combine;
 mod manifests;
 mod touched;
+mod validate;
 
 pub use alter::SchemaChange;
 pub use batch::BATCH_COMMIT_IDENTIFIER;
 pub use create::create_table_at;
+pub use validate::{
+    check_data_file, check_data_files, check_index_file, check_index_files, check_message_paths,
+};
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -322,6 +326,8 @@ impl TableCommit {
     /// Java `collectChanges`: the entries of the written files and of the compactions.
     fn collect(&self, messages: &[CommitMessage]) -> Result<(Changes, Changes)> {
         let table_buckets = self.table.options().bucket;
+        check_message_paths(&self.table.roots(), messages)
+            .map_err(|e| self.invalid(e.to_string()))?;
         let mut append = Changes::default();
         let mut compact = Changes::default();
         for m in messages {

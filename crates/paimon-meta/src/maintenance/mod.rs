@@ -7,6 +7,8 @@
 
 mod abort;
 mod compact;
+#[cfg(test)]
+mod confine_tests;
 mod expire;
 mod orphan;
 mod partition_expire;
@@ -41,10 +43,16 @@ fn invalid_option(key: &str, value: &str, reason: &str) -> Error {
 /// Reads a table's metadata files and resolves the paths of the files they name (Java
 /// `FileStorePathFactory` / `DataFilePathFactory`), treating a missing metadata file as empty
 /// the way Java's `FileDeletionBase` does (a crashed earlier expiry may have removed it).
+///
+/// Every path it resolves from metadata is checked first (issue 39): file names must be plain
+/// names and external paths must lie below the table or one of its `data-file.external-paths`
+/// roots, so expiry, abort and orphan cleanup never delete outside the table, whatever a
+/// manifest or message says.
 #[derive(Debug)]
 struct Files {
     table: Table,
     partitions: PartitionDecoder,
+    roots: layout::TableRoots,
 }
 
 impl Files {
@@ -52,6 +60,7 @@ impl Files {
         Files {
             table: table.clone(),
             partitions: PartitionDecoder::new(table.schema().partition_fields()),
+            roots: table.roots(),
         }
     }
 
@@ -80,7 +89,18 @@ impl Files {
     fn manifest(&self, name: &str) -> Result<Vec<ManifestEntry>> {
         let path = self.manifest_path(name);
         match self.read_optional(&path)? {
-            Some(b) => ManifestEntry::decode_manifest(&path, b),
+            Some(b) => {
+                let entries = ManifestEntry::decode_manifest(&path, b)?;
+                for (i, e) in entries.iter().enumerate() {
+                    crate::commit::check_data_file(
+                        &self.roots,
+                        &format!("entry {i} _FILE"),
+                        &e.file,
+                    )
+                    .map_err(|err| Error::spec(&path, err))?;
+                }
+                Ok(entries)
+            }
             None => Ok(Vec::new()),
         }
     }
@@ -98,7 +118,20 @@ impl Files {
     fn index_manifest(&self, name: &str) -> Result<Vec<IndexManifestEntry>> {
         let path = self.manifest_path(name);
         match self.read_optional(&path)? {
-            Some(b) => IndexManifestEntry::decode_index_manifest(&path, b),
+            Some(b) => {
+                let entries = IndexManifestEntry::decode_index_manifest(&path, b)?;
+                for (i, e) in entries.iter().enumerate() {
+                    let f = &e.index_file;
+                    let field = format!("entry {i} _INDEX_FILE");
+                    layout::check_file_name(&format!("{field}._FILE_NAME"), &f.file_name)
+                        .and_then(|()| match &f.external_path {
+                            Some(p) => self.roots.check(&format!("{field}._EXTERNAL_PATH"), p),
+                            None => Ok(()),
+                        })
+                        .map_err(|err| Error::spec(&path, err))?;
+                }
+                Ok(entries)
+            }
             None => Ok(Vec::new()),
         }
     }
@@ -130,6 +163,8 @@ impl Files {
         file: &DataFileMeta,
         context: &str,
     ) -> Result<(String, Vec<String>)> {
+        crate::commit::check_data_file(&self.roots, "_FILE", file)
+            .map_err(|e| Error::spec(context, e))?;
         let (dir, path) = match &file.external_path {
             Some(p) => {
                 let dir = p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
@@ -171,7 +206,11 @@ impl Files {
         name: &str,
         context: &str,
     ) -> Result<String> {
+        layout::check_file_name("_FILE_NAME", name).map_err(|e| Error::spec(context, e))?;
         if let Some(p) = external {
+            self.roots
+                .check("_EXTERNAL_PATH", p)
+                .map_err(|e| Error::spec(context, e))?;
             return Ok(p.to_string());
         }
         if self.table.options().index_file_in_data_file_dir {

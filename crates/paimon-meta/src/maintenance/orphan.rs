@@ -172,6 +172,9 @@ impl RemoveOrphanFiles {
             layout.statistics_dir(),
         ];
         let opts = self.table.options();
+        // Never list (and so never delete) outside the table and its external roots, even if
+        // the options were not checked when the table was opened.
+        crate::table::check_path_options(opts).map_err(|e| Error::spec(self.table.path(), e))?;
         let mut roots = vec![layout.data_root(opts.data_file_path_directory.as_deref())];
         roots.extend(opts.data_file_external_paths.iter().cloned());
         let levels = self.table.schema().partition_fields().len();

@@ -140,6 +140,7 @@ impl ManifestEntry {
             n = n.saturating_add(s.count);
         }
         ManifestBlocks {
+            budget: crate::avro::InflateBudget::for_file(bytes.len()),
             path,
             bytes,
             fast,
@@ -212,6 +213,8 @@ pub(crate) struct ManifestBlocks {
     fast: Option<(crate::avro::Header, EntryPlan, Vec<crate::avro::BlockSpan>)>,
     /// Index of each block's first entry in the file.
     first: Vec<usize>,
+    /// What the file's blocks may inflate to together, across the threads decoding them.
+    budget: crate::avro::InflateBudget,
 }
 
 impl ManifestBlocks {
@@ -262,13 +265,14 @@ impl ManifestBlocks {
         let Some(span) = spans.get(i) else {
             return Ok(None);
         };
-        let decoded = crate::avro::decode_block(header, &self.bytes, *span, |c, count| {
-            let mut out = Vec::with_capacity(count.min(c.remaining()));
-            for _ in 0..count {
-                out.push(decode_entry(c, plan, opts)?);
-            }
-            Ok(out)
-        });
+        let decoded =
+            crate::avro::decode_block(header, &self.bytes, *span, &self.budget, |c, count| {
+                let mut out = Vec::with_capacity(count.min(c.remaining()));
+                for _ in 0..count {
+                    out.push(decode_entry(c, plan, opts)?);
+                }
+                Ok(out)
+            });
         match decoded {
             Ok(entries) => {
                 check_file_names(&self.path, &entries)?;

@@ -131,7 +131,7 @@ pub fn merge_tree_batch(
         |s| {
             s.iter()
                 .map(|f| f.file_size)
-                .sum::<i64>()
+                .fold(0i64, i64::saturating_add)
                 .max(sizes.open_file_cost)
         },
         sizes.target,
@@ -305,7 +305,7 @@ pub fn data_evolution_batch(
                     f.file_size
                 }
             })
-            .sum::<i64>()
+            .fold(0i64, i64::saturating_add)
             .max(sizes.open_file_cost)
     };
     pack_ordered(groups, weight, sizes.target)

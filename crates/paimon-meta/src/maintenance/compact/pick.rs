@@ -75,11 +75,11 @@ pub(super) fn unaware(files: &[FileInfo], o: &PickOptions) -> Vec<Vec<usize>> {
             None => rest.push(i),
         }
     }
-    let group_size = |g: &[usize]| g.iter().map(|i| files[*i].size).sum::<i64>();
+    let group_size = |g: &[usize]| g.iter().fold(0i64, |s, i| s.saturating_add(files[*i].size));
     groups.sort_by_key(|(_, g)| group_size(g));
     for (_, g) in groups {
         for i in g {
-            bin.add(i, files[i].size + o.open_file_cost);
+            bin.add(i, files[i].size.saturating_add(o.open_file_cost));
         }
         if bin.enough_content(o) {
             result.push(bin.drain());
@@ -99,7 +99,7 @@ fn pack(files: &[FileInfo], mut picked: Vec<usize>, o: &PickOptions, out: &mut V
     picked.sort_by_key(|i| files[*i].size);
     let mut bin = Bin::default();
     for i in picked {
-        bin.add(i, files[i].size + o.open_file_cost);
+        bin.add(i, files[i].size.saturating_add(o.open_file_cost));
         if bin.enough_content(o) {
             out.push(bin.drain());
         }

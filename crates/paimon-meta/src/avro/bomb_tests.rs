@@ -1,0 +1,145 @@
+//! Decompression bombs: a small container whose blocks inflate to gigabytes is refused once
+//! the file's [`InflateBudget`] is spent, with a typed error naming the file, after inflating
+//! at most the budget (64 MiB here) rather than 1 GiB per block and thread.
+
+use std::io::Write;
+
+use super::*;
+
+const MIB: usize = 1 << 20;
+
+fn zz(v: i64) -> Vec<u8> {
+    let mut u = ((v << 1) ^ (v >> 63)) as u64;
+    let mut out = Vec::new();
+    while u >= 0x80 {
+        out.push((u as u8) | 0x80);
+        u >>= 7;
+    }
+    out.push(u as u8);
+    out
+}
+
+/// A zstd frame of `n` MiB of zeros, written by streaming so that the test never holds them.
+fn zstd_zeros(n: usize) -> Vec<u8> {
+    let zeros = vec![0u8; MIB];
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    for _ in 0..n {
+        e.write_all(&zeros).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+/// A raw-deflate stream of `n` MiB of zeros, streamed the same way.
+fn deflate_zeros(n: usize) -> Vec<u8> {
+    let zeros = vec![0u8; MIB];
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    for _ in 0..n {
+        e.write_all(&zeros).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+/// A container of the manifest-entry schema whose blocks each claim one record.
+fn container(codec: &str, blocks: &[&[u8]]) -> Vec<u8> {
+    let schema = crate::manifest::encode::manifest_entry_type().schema_json();
+    let mut f = MAGIC.to_vec();
+    f.extend(zz(2));
+    for (k, v) in [
+        ("avro.schema", schema.as_bytes()),
+        ("avro.codec", codec.as_bytes()),
+    ] {
+        f.extend(zz(k.len() as i64));
+        f.extend(k.as_bytes());
+        f.extend(zz(v.len() as i64));
+        f.extend(v);
+    }
+    f.extend(zz(0));
+    f.extend([7u8; 16]);
+    for block in blocks {
+        f.extend(zz(1));
+        f.extend(zz(block.len() as i64));
+        f.extend(*block);
+        f.extend([7u8; 16]);
+    }
+    f
+}
+
+#[test]
+fn the_budget_is_64_mib_or_64_times_the_file() {
+    assert_eq!(InflateBudget::for_file(0).limit(), 64 * MIB);
+    assert_eq!(InflateBudget::for_file(MIB).limit(), 64 * MIB);
+    assert_eq!(InflateBudget::for_file(8 * MIB).limit(), 512 * MIB);
+    assert_eq!(InflateBudget::for_file(usize::MAX).limit(), usize::MAX);
+}
+
+/// Four zstd blocks of 512 MiB of zeros each (2 GiB in a file of a few KiB): each block is
+/// under the 1 GiB a block may hold, but together they break the file's budget.
+#[test]
+fn a_zstd_bomb_is_refused_by_the_file_budget() {
+    let block = zstd_zeros(512);
+    assert!(block.len() < 64 << 10, "{}", block.len());
+    let file = container("zstandard", &[&block, &block, &block, &block]);
+
+    let e = read_container(&file).unwrap_err();
+    assert!(e.contains("budget"), "{e}");
+    assert!(e.contains(&format!("{}", 64 * MIB)), "{e}");
+
+    let path = "/w/t/manifest/manifest-bomb-0";
+    let e = crate::manifest::ManifestEntry::decode_manifest(path, file.clone().into()).unwrap_err();
+    let crate::Error::Corrupt { path: p, reason } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(p, path);
+    assert!(reason.contains("budget"), "{reason}");
+
+    // The blocks decoded in parallel share the file's budget: every one is refused, and
+    // together they inflated no more than it (plus one read of each thread).
+    let (header, spans) = locate_blocks(&file).unwrap();
+    assert_eq!(spans.len(), 4);
+    let budget = InflateBudget::for_file(file.len());
+    let errors: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = spans
+            .iter()
+            .map(|span| {
+                let (header, file, budget) = (&header, &file, &budget);
+                s.spawn(move || decode_block(header, file, *span, budget, |c, _| Ok(c.remaining())))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap_err())
+            .collect()
+    });
+    for e in &errors {
+        assert!(e.contains("budget"), "{e}");
+    }
+}
+
+/// A deflate block (deflate inflates at most about 1032:1) of 256 MiB of zeros.
+#[test]
+fn a_deflate_bomb_is_refused_by_the_file_budget() {
+    let block = deflate_zeros(256);
+    let file = container("deflate", &[&block]);
+    let budget = InflateBudget::for_file(file.len()).limit();
+    assert!(budget < 256 * MIB, "{budget}");
+    let e = read_container(&file).unwrap_err();
+    assert!(e.contains("deflate block") && e.contains("budget"), "{e}");
+}
+
+/// Snappy names its length up front: a block claiming more than the budget is refused before
+/// anything is allocated.
+#[test]
+fn a_snappy_block_claiming_more_than_the_budget_is_refused() {
+    let mut body = Vec::new();
+    // The varint length prefix of a snappy raw block: 512 MiB.
+    let mut n = 512 * MIB;
+    while n >= 0x80 {
+        body.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    body.push(n as u8);
+    body.extend([0u8; 4]);
+    let file = container("snappy", &[&body]);
+    let e = read_container(&file).unwrap_err();
+    assert!(e.contains("budget"), "{e}");
+}

@@ -1,0 +1,100 @@
+//! Hostile sizes and row counts in manifest lists and entries give typed errors instead of
+//! wrapping (or panicking on overflow) while manifests are written and merged.
+
+use std::sync::Arc;
+
+use paimon_spec::layout::TableLayout;
+use paimon_spec::stats::{empty_row_bytes, SimpleStats};
+
+use super::ManifestWriter;
+use crate::error::Error;
+use crate::manifest::encode::ManifestWriteOptions;
+use crate::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+
+fn writer(dir: &std::path::Path) -> ManifestWriter {
+    ManifestWriter::new(
+        Arc::new(paimon_io::LocalFileIO::new()),
+        TableLayout::new(dir.to_str().unwrap()),
+        ManifestWriteOptions::try_new("avro", "zstd").unwrap(),
+        Vec::new(),
+        0,
+        8 << 20,
+    )
+}
+
+fn meta(name: &str, size: i64) -> ManifestFileMeta {
+    ManifestFileMeta {
+        file_name: name.into(),
+        file_size: size,
+        num_added_files: 1,
+        num_deleted_files: 1,
+        partition_stats: SimpleStats::empty(),
+        schema_id: 0,
+        min_bucket: None,
+        max_bucket: None,
+        min_level: None,
+        max_level: None,
+        min_row_id: None,
+        max_row_id: None,
+    }
+}
+
+#[test]
+fn manifest_sizes_that_overflow_the_merge_sum_are_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    for (input, bad) in [
+        (vec![meta("m-1", i64::MAX), meta("m-2", i64::MAX)], "m-2"),
+        (vec![meta("m-1", 10), meta("m-2", -5)], "m-2"),
+    ] {
+        let e = writer(dir.path()).merge(input, 30, 16 << 20).unwrap_err();
+        assert!(
+            matches!(&e, Error::Corrupt { path, .. } if path == bad),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
+fn a_row_id_range_that_overflows_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = paimon_spec::data_file::DataFileMeta {
+        file_name: "data-1.parquet".into(),
+        file_size: 1,
+        row_count: 2,
+        min_key: empty_row_bytes(),
+        max_key: empty_row_bytes(),
+        key_stats: SimpleStats::empty(),
+        value_stats: SimpleStats::empty(),
+        min_sequence_number: 0,
+        max_sequence_number: 0,
+        schema_id: 0,
+        level: 0,
+        extra_files: vec![],
+        creation_time: None,
+        delete_row_count: Some(0),
+        embedded_index: None,
+        file_source: None,
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: Some(i64::MAX),
+        write_cols: None,
+        write_cols_sequences: None,
+    };
+    let entry = ManifestEntry {
+        kind: FileKind::Add,
+        partition: paimon_spec::binary::BinaryRowBuilder::new(Vec::new())
+            .build_serialized()
+            .unwrap(),
+        bucket: 0,
+        total_buckets: 1,
+        file: Box::new(file),
+    };
+    let e = writer(dir.path()).write_manifests(&[entry]).unwrap_err();
+    let Error::Corrupt { reason, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        reason.contains("data-1.parquet") && reason.contains("overflows"),
+        "{reason}"
+    );
+}
