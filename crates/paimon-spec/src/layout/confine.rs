@@ -5,8 +5,10 @@
 //! Checks are lexical and strict, done before any I/O:
 //! - a file name is one plain name (no `/`, `\`, NUL, not `.` or `..`);
 //! - a path is compared segment by segment with the roots after dropping empty and `.`
-//!   segments; a `..` segment anywhere is refused outright (Java's writers never produce one,
-//!   and resolving it lexically would still follow a symbolic link out of the root);
+//!   segments; a `..` segment below the root is refused outright (Java's writers never produce
+//!   one, and resolving it lexically would still follow a symbolic link out of the root). The
+//!   table root itself comes from the local user or catalog, not from bytes, so it may hold
+//!   `..` (`../wh/db.db/t`): its segments are matched as written;
 //! - scheme and bucket (the URL authority) must be the root's: `s3://other-bucket/t/x` is not
 //!   under `s3://bucket/t`; `file:///t`, `file:/t` and `/t` are the same local path, and `s3a`
 //!   and `s3n` are `s3`;
@@ -31,6 +33,11 @@ struct Normalized {
 
 /// `path` split into its parts, or why it cannot be.
 fn normalize(path: &str) -> std::result::Result<Normalized, String> {
+    normalize_with(path, false)
+}
+
+/// [`normalize`], keeping `..` segments as written when `keep_parent` (for a trusted root).
+fn normalize_with(path: &str, keep_parent: bool) -> std::result::Result<Normalized, String> {
     if path.is_empty() {
         return Err("the path is empty".into());
     }
@@ -80,7 +87,7 @@ fn normalize(path: &str) -> std::result::Result<Normalized, String> {
     for s in rest.split('/') {
         match s {
             "" | "." => {}
-            ".." => return Err("the path has a '..' segment".into()),
+            ".." if !keep_parent => return Err("the path has a '..' segment".into()),
             s => segments.push(s.to_string()),
         }
     }
@@ -93,13 +100,14 @@ fn normalize(path: &str) -> std::result::Result<Normalized, String> {
 }
 
 impl Normalized {
-    /// Whether `self` lies strictly below `root`.
+    /// Whether `self` lies strictly below `root`, with no `..` segment below it.
     fn is_below(&self, root: &Normalized) -> bool {
         self.scheme == root.scheme
             && self.authority == root.authority
             && self.absolute == root.absolute
             && self.segments.len() > root.segments.len()
             && self.segments.starts_with(&root.segments)
+            && !self.segments[root.segments.len()..].iter().any(|s| s == "..")
     }
 }
 
@@ -177,7 +185,7 @@ impl TableRoots {
     /// The roots of the table at `table_root`, with no external roots.
     pub fn new(table_root: &str) -> Self {
         TableRoots {
-            table: normalize(table_root),
+            table: normalize_with(table_root, true),
             table_text: table_root.to_string(),
             external: Vec::new(),
             refused: Vec::new(),
@@ -206,6 +214,14 @@ impl TableRoots {
         self
     }
 
+    /// `path` split into its parts: `..` segments are kept only when the path starts with
+    /// the table root as written (a root given as `../wh/t`), and are then refused below it by
+    /// [`Normalized::is_below`].
+    fn candidate(&self, field: &str, path: &str) -> Result<Normalized> {
+        let keep = matches!(&self.table, Ok(t) if t.segments.iter().any(|s| s == ".."));
+        normalize_with(path, keep).map_err(|r| not_allowed(field, path, r))
+    }
+
     /// The table root as given.
     pub fn table_root(&self) -> &str {
         &self.table_text
@@ -216,7 +232,7 @@ impl TableRoots {
     /// # Errors
     /// [`Error::PathNotAllowed`] otherwise.
     pub fn check_in_table(&self, field: &str, path: &str) -> Result<()> {
-        let n = normalize(path).map_err(|r| not_allowed(field, path, r))?;
+        let n = self.candidate(field, path)?;
         match &self.table {
             Ok(t) if n.is_below(t) => Ok(()),
             Ok(_) => Err(not_allowed(
@@ -238,7 +254,7 @@ impl TableRoots {
     /// # Errors
     /// [`Error::PathNotAllowed`] otherwise.
     pub fn check(&self, field: &str, path: &str) -> Result<()> {
-        let n = normalize(path).map_err(|r| not_allowed(field, path, r))?;
+        let n = self.candidate(field, path)?;
         if matches!(&self.table, Ok(t) if n.is_below(t))
             || self.external.iter().any(|r| n.is_below(r))
         {
@@ -341,6 +357,19 @@ mod tests {
         for bad in ["../B", "/abs", "a/../../b", "", ".", "s3://b/x", "file:x"] {
             assert!(check_relative_dir("k", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_root_may_climb_but_nothing_below_it() {
+        let r = TableRoots::new("../wh/db.db/t");
+        r.check("f", "../wh/db.db/t/index/index-1").unwrap();
+        r.check_in_table("f", "../wh/db.db/t/bucket-0/x").unwrap();
+        for bad in ["../wh/db.db/t/../u/x", "../wh/db.db/u/x", "../../x", "../wh/db.db/t"] {
+            assert!(r.check("f", bad).is_err(), "{bad}");
+        }
+        // Without `..` in the root, a `..` anywhere is refused.
+        let r = TableRoots::new("/wh/t");
+        assert!(r.check("f", "/wh/t/../t/x").is_err());
     }
 
     #[test]
