@@ -23,7 +23,7 @@ BALLISTA_PIDS+=($!)
 for i in 0 1; do
   mkdir -p "$BALLISTA_DIR/work-$i"
   "$BALLISTA" executor --scheduler "$SCHED" --bind "127.0.0.1:$(free_port)" \
-    --grpc-port "$(free_port)" --concurrent-tasks 1 --work-dir "$BALLISTA_DIR/work-$i" \
+    --grpc-port "$(free_port)" --concurrent-tasks 1 --work-dir "$BALLISTA_DIR/work-$i" --warehouse "$SQL_WH" \
     >"$BALLISTA_DIR/executor-$i.log" 2>&1 &
   BALLISTA_PIDS+=($!)
 done

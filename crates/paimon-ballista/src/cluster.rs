@@ -25,6 +25,7 @@ use paimon_datafusion::{
 };
 
 use crate::codec::codecs;
+use crate::executor_plan::check_executor_plan;
 
 /// A Ballista session configuration carrying Paimon's codecs (what schedulers and executors
 /// build every job's session from, and what the client plans with), whose scans put their
@@ -138,11 +139,17 @@ pub struct ExecutorOptions {
     pub heartbeat_secs: u64,
     /// Where shuffle files go (a temporary directory when `None`).
     pub work_dir: Option<String>,
+    /// The warehouse the executor reads: it runs only Paimon scans of tables under it, spelled
+    /// as the clients spell it (the same absolute path or URL), and no other file scan or
+    /// sink ([`check_executor_plan`]).
+    pub warehouse: String,
 }
 
 /// Runs an executor until the process ends. Every task that scans a Paimon table prints one
 /// line `paimon-ballista executor <id>: job .. stage .. task .. scans <table> (<n> splits)` on
-/// stderr, `n` being the splits the task reads.
+/// stderr, `n` being the splits the task reads. A task whose plan [`check_executor_plan`]
+/// refuses (a file scan or sink, a table outside [`ExecutorOptions::warehouse`]) fails
+/// with that error before it opens anything.
 ///
 /// # Errors
 /// When the scheduler cannot be reached or the addresses cannot be bound, and whenever the
@@ -169,13 +176,14 @@ pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
         override_config_producer: Some(Arc::new(session_config)),
         override_execution_engine: Some(Arc::new(ScanLoggingEngine {
             executor_id: id.clone(),
+            warehouse: opts.warehouse.clone(),
             inner: DefaultExecutionEngine::new(),
         })),
         ..defaults
     };
     eprintln!(
-        "paimon-ballista executor {id} on {} (gRPC port {}), scheduler {}",
-        opts.bind, opts.grpc_port, opts.scheduler
+        "paimon-ballista executor {id} on {} (gRPC port {}), scheduler {}, warehouse {}",
+        opts.bind, opts.grpc_port, opts.scheduler, opts.warehouse
     );
     start_executor_process(Arc::new(config))
         .await
@@ -191,9 +199,11 @@ fn ballista_err(e: BallistaError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
-/// Ballista's execution engine, naming each task that scans a Paimon table.
+/// Ballista's execution engine, refusing the plans [`check_executor_plan`] refuses and
+/// naming each task that scans a Paimon table.
 struct ScanLoggingEngine {
     executor_id: String,
+    warehouse: String,
     inner: DefaultExecutionEngine,
 }
 
@@ -208,6 +218,14 @@ impl ExecutionEngine for ScanLoggingEngine {
         work_dir: &str,
         config: &SessionConfig,
     ) -> Result<Arc<dyn QueryStageExecutor>> {
+        if let Err(e) = check_executor_plan(&plan, &self.warehouse) {
+            eprintln!(
+                "paimon-ballista executor {}: job {job_id} stage {stage_id} task {task_id} \
+                 refused: {e}",
+                self.executor_id
+            );
+            return Err(e);
+        }
         let mut scans = Vec::new();
         plan.apply(|p| {
             if let Some(read) = p.downcast_ref::<PaimonSplitReadExec>() {

@@ -8,7 +8,8 @@
 //! - [`PaimonPhysicalCodec`] ships a [`paimon_datafusion::PaimonScanExec`] to the executors as
 //!   its `ScanNode`; each executor reads its partitions' splits;
 //! - [`run_scheduler`] / [`run_executor`]: Ballista's scheduler and executor with both codecs
-//!   (the `paimon-ballista scheduler|executor` binary);
+//!   (the `paimon-ballista scheduler|executor` binary); an executor runs only Paimon scans
+//!   of its warehouse's tables, shuffles and in-memory nodes ([`check_executor_plan`]);
 //! - [`remote_session`]: a client `SessionContext` over a warehouse, queries run on the
 //!   cluster.
 //!
@@ -25,6 +26,7 @@
 
 mod cluster;
 mod codec;
+mod executor_plan;
 pub mod logger;
 
 pub use cluster::{
@@ -34,3 +36,4 @@ pub use cluster::{
 pub use codec::{
     codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, SPLIT_READ_TAG, TABLE_TAG,
 };
+pub use executor_plan::check_executor_plan;

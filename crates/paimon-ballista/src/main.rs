@@ -51,6 +51,10 @@ enum Command {
         /// Directory for shuffle files (default: a temporary directory).
         #[arg(long)]
         work_dir: Option<String>,
+        /// The warehouse whose tables the executor reads, spelled as clients spell it (the
+        /// same absolute path or URL); it runs no other file scan and no file sink.
+        #[arg(long)]
+        warehouse: String,
     },
 }
 
@@ -82,6 +86,7 @@ fn main() -> anyhow::Result<()> {
                 concurrent_tasks,
                 heartbeat_secs,
                 work_dir,
+                warehouse,
             } => {
                 let grpc_port = match grpc_port {
                     Some(p) => p,
@@ -101,6 +106,7 @@ fn main() -> anyhow::Result<()> {
                     concurrent_tasks,
                     heartbeat_secs,
                     work_dir,
+                    warehouse,
                 })
                 .await
                 .context("executor")

@@ -1,6 +1,9 @@
 //! `paimon sql WAREHOUSE [QUERY]`: SQL over a warehouse with DataFusion (paimon-datafusion).
 //! The warehouse is the default catalog, so tables are `db.table`; without QUERY, the
 //! statements come from stdin, separated by `;`, each result printed in turn.
+//!
+//! The local user has every grant (views, in-memory tables, `SET`), but files outside the
+//! warehouse only with `--allow-local-files` ([`paimon_datafusion::sql::SqlPolicy`]).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -10,6 +13,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use clap::Args;
 use datafusion::prelude::SessionContext;
+use paimon_datafusion::sql::SqlPolicy;
 use paimon_spec::types::DataField;
 
 use crate::read_cmd::{write_output, Format, LateMode, OutputArgs};
@@ -35,6 +39,10 @@ pub struct SqlArgs {
     /// scheduler`); the query is planned here, its scans run on the cluster's executors.
     #[arg(long)]
     pub scheduler: Option<String>,
+    /// Let statements reach files outside the warehouse: `CREATE EXTERNAL TABLE ... LOCATION`
+    /// and `COPY ... TO` (refused by default: the SQL reads the warehouse only).
+    #[arg(long = "allow-local-files")]
+    pub allow_local_files: bool,
 }
 
 /// Runs `a`.
@@ -98,14 +106,20 @@ async fn session(a: &SqlArgs) -> Result<SessionContext> {
     if a.target_partitions == Some(0) {
         bail!("--target-partitions must be above zero");
     }
-    if let Some(url) = &a.scheduler {
-        return remote_session(url, a).await;
-    }
-    let mut config = datafusion::prelude::SessionConfig::new();
-    if let Some(n) = a.target_partitions {
-        config = config.with_target_partitions(n);
-    }
-    paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)
+    let ctx = match &a.scheduler {
+        Some(url) => remote_session(url, a).await?,
+        None => {
+            let mut config = datafusion::prelude::SessionConfig::new();
+            if let Some(n) = a.target_partitions {
+                config = config.with_target_partitions(n);
+            }
+            paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)?
+        }
+    };
+    let policy = SqlPolicy::local_user(a.allow_local_files)
+        .with_local_files_hint("give `paimon sql --allow-local-files` to allow them");
+    paimon_datafusion::sql::set_policy(&ctx, policy);
+    Ok(ctx)
 }
 
 #[cfg(feature = "ballista")]

@@ -2,6 +2,13 @@
 //! the `<db>.db` directories, tables the directories in them holding a `schema` directory
 //! (Java `FileSystemCatalog`). Table names take Java's suffixes ([`TableName`]).
 //!
+//! Names from SQL are checked before they become paths ([`PaimonCatalogProvider::table_dir`]):
+//! a database or table name (quoted identifiers can hold anything) must be one plain name,
+//! as must a branch or tag, and the table directory must lie under the warehouse
+//! ([`TableRoots::check_in_table`]). Java's `Identifier` splits an object name at `$` into
+//! table, `branch_<name>` and system table, and leaves the rest to its file system; here a
+//! `/`, `\`, NUL, an empty name, `.` or `..` is refused, naming the identifier.
+//!
 //! Tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live in the catalog's
 //! memory for its lifetime, beside the warehouse's tables; nothing is written to the warehouse.
 
@@ -14,6 +21,7 @@ use datafusion::datasource::TableProvider;
 use datafusion::error::{DataFusionError, Result};
 use paimon_io::{file_io_for, FileIORef};
 use paimon_meta::Catalog;
+use paimon_spec::layout::{check_file_name, TableRoots};
 
 use crate::error::df_err;
 use crate::scan_spec::TableName;
@@ -64,8 +72,7 @@ impl PaimonCatalogProvider {
         if let Some(t) = self.session_table(db, name) {
             return Ok(Some(t));
         }
-        let parsed = TableName::parse(name)?;
-        let path = self.catalog.table_path(db, &parsed.table);
+        let (path, parsed) = self.table_dir(db, name)?;
         let io = self.catalog.file_io();
         let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
         if !io.exists(&schema_dir).map_err(|e| df_err(&path, e))? {
@@ -83,6 +90,57 @@ impl PaimonCatalogProvider {
 }
 
 impl PaimonCatalogProvider {
+    /// The directory of database `db`, its name checked.
+    ///
+    /// # Errors
+    /// [`DataFusionError::Plan`] naming the database when it is not one plain name.
+    pub fn database_dir(&self, db: &str) -> Result<String> {
+        check_file_name("database name", db).map_err(|e| refused(db, None, e))?;
+        let path = self.catalog.database_path(db);
+        self.check_below("database directory", &path)
+            .map_err(|e| refused(db, None, e))?;
+        Ok(path)
+    }
+
+    /// The directory of table `name` (with its suffixes) in database `db`, and the name split
+    /// into its parts, every name in it checked and the directory under the warehouse.
+    ///
+    /// # Errors
+    /// [`DataFusionError::Plan`] naming the identifier when a name is not one plain name
+    /// ([`check_file_name`]: empty, `.`, `..`, or holding `/`, `\` or NUL) or the directory
+    /// would not lie under the warehouse; a malformed name ([`TableName::parse`]).
+    pub fn table_dir(&self, db: &str, name: &str) -> Result<(String, TableName)> {
+        check_file_name("database name", db)
+            .and_then(|()| match name.is_empty() {
+                true => check_file_name("table name", name),
+                false => Ok(()),
+            })
+            .map_err(|e| refused(db, Some(name), e))?;
+        let parsed = TableName::parse(name)?;
+        check_file_name("table name", &parsed.table)
+            .and_then(|()| parsed.spec.check_names())
+            .map_err(|e| refused(db, Some(name), e))?;
+        let path = self.catalog.table_path(db, &parsed.table);
+        self.check_below("table directory", &path)
+            .map_err(|e| refused(db, Some(name), e))?;
+        Ok((path, parsed))
+    }
+
+    /// Checks that `path`, made by joining names to the warehouse, lies strictly below it
+    /// ([`TableRoots::check_in_table`]). A warehouse spelled with `..` (`paimon sql ../wh`)
+    /// is the user's own choice, which the rule cannot compare with; then the part below it
+    /// is checked, which must not climb either.
+    fn check_below(&self, field: &str, path: &str) -> paimon_spec::Result<()> {
+        if !self.warehouse.split('/').any(|s| s == "..") {
+            return TableRoots::new(&self.warehouse).check_in_table(field, path);
+        }
+        let below = path
+            .strip_prefix(self.warehouse.as_str())
+            .unwrap_or(path)
+            .trim_start_matches('/');
+        TableRoots::new(".").check_in_table(field, &format!("./{below}"))
+    }
+
     fn session_table(&self, db: &str, name: &str) -> Option<Arc<dyn TableProvider>> {
         let tables = self.session_tables.read().ok()?;
         tables.get(db)?.get(name).cloned()
@@ -109,11 +167,17 @@ impl CatalogProvider for PaimonCatalogProvider {
     }
 
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
-        let path = self.catalog.database_path(name);
-        // `default` always exists, so unqualified names and session tables have a home.
-        let exists = name == "default"
-            || matches!(self.catalog.file_io().exists(&path), Ok(true))
-            || !self.session_table_names(name).is_empty();
+        // `default` always exists, so unqualified names and session tables have a home. A
+        // name that is not allowed gets a provider without looking at storage: its tables
+        // are refused with an error naming it.
+        let exists = match self.database_dir(name) {
+            Ok(path) => {
+                name == "default"
+                    || matches!(self.catalog.file_io().exists(&path), Ok(true))
+                    || !self.session_table_names(name).is_empty()
+            }
+            Err(_) => true,
+        };
         exists.then(|| {
             Arc::new(PaimonSchemaProvider {
                 catalog: self.clone(),
@@ -121,6 +185,15 @@ impl CatalogProvider for PaimonCatalogProvider {
             }) as Arc<dyn SchemaProvider>
         })
     }
+}
+
+/// The refusal of the identifier `db.name` (`db` alone for a database) for `why`.
+fn refused(db: &str, name: Option<&str>, why: paimon_spec::Error) -> DataFusionError {
+    let id = match name {
+        Some(n) => format!("{db:?}.{n:?}"),
+        None => format!("{db:?}"),
+    };
+    DataFusionError::Plan(format!("identifier {id}: {why}"))
 }
 
 /// One database of a [`PaimonCatalogProvider`].
@@ -133,11 +206,14 @@ pub struct PaimonSchemaProvider {
 #[async_trait]
 impl SchemaProvider for PaimonSchemaProvider {
     fn table_names(&self) -> Vec<String> {
-        let mut names = self
-            .catalog
-            .catalog
-            .list_tables(&self.database)
-            .unwrap_or_default();
+        let mut names = match self.catalog.database_dir(&self.database) {
+            Ok(_) => self
+                .catalog
+                .catalog
+                .list_tables(&self.database)
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
         names.extend(self.catalog.session_table_names(&self.database));
         names
     }
@@ -183,13 +259,9 @@ impl SchemaProvider for PaimonSchemaProvider {
         if self.catalog.session_table(&self.database, name).is_some() {
             return true;
         }
-        let Ok(parsed) = TableName::parse(name) else {
+        let Ok((path, _)) = self.catalog.table_dir(&self.database, name) else {
             return false;
         };
-        let path = self
-            .catalog
-            .catalog
-            .table_path(&self.database, &parsed.table);
         let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
         matches!(self.catalog.catalog.file_io().exists(&schema_dir), Ok(true))
     }

@@ -12,7 +12,8 @@
 //! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, with
 //!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
 //! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings
-//!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`.
+//!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`;
+//! - [`policy`]: what a session's SQL may do ([`policy::SqlPolicy`]: grants, local files).
 //!
 //! ```no_run
 //! # async fn demo() -> datafusion::error::Result<()> {
@@ -30,6 +31,7 @@ pub mod catalog;
 mod error;
 pub mod exec;
 pub mod node_codec;
+pub mod policy;
 pub mod pushdown;
 pub mod scan_spec;
 pub mod sql;

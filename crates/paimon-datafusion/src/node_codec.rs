@@ -24,7 +24,7 @@ use datafusion::error::{DataFusionError, Result};
 use paimon_io::file_io_for;
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::schema_manager::SchemaManager;
-use paimon_spec::layout::branch_root;
+use paimon_spec::layout::{branch_root, check_file_name, TableRoots};
 use paimon_spec::predicate_json::{predicate_from_json_all_types, predicate_to_json};
 use serde_json::{json, Map, Value};
 
@@ -147,8 +147,12 @@ impl ScanNode {
                 .collect::<Result<Vec<_>>>()?;
             partitions.push(splits);
         }
+        let branch = f.opt_string("branch")?;
+        if let Some(b) = &branch {
+            check_file_name("branch", b).map_err(|e| bad("scan node", &e.to_string()))?;
+        }
         Ok(ScanNode {
-            branch: f.opt_string("branch")?,
+            branch,
             schema_id: f.i64("schema_id")?,
             projection,
             predicate,
@@ -157,6 +161,23 @@ impl ScanNode {
             partitions,
             table_path,
         })
+    }
+}
+
+impl ScanNode {
+    /// Checks that the node reads a table strictly below `warehouse` and names its branch
+    /// with one plain name: what an executor checks before it runs a node it was sent.
+    ///
+    /// # Errors
+    /// [`DataFusionError::Plan`] with the [`paimon_spec::Error::PathNotAllowed`] refusal.
+    pub fn check_in_warehouse(&self, warehouse: &str) -> Result<()> {
+        TableRoots::new(warehouse.trim_end_matches('/'))
+            .check_in_table("table_path", &self.table_path)
+            .and_then(|()| match &self.branch {
+                Some(b) => check_file_name("branch", b),
+                None => Ok(()),
+            })
+            .map_err(|e| DataFusionError::Plan(e.to_string()))
     }
 }
 
@@ -214,6 +235,7 @@ impl ScanSpec {
             with_row_kind: f.bool("with_row_kind")?,
             with_row_tracking: f.bool("with_row_tracking")?,
         };
+        spec.check_names().map_err(|e| bad(WHAT, &e.to_string()))?;
         Ok((f.string("table_path")?, spec))
     }
 }
@@ -345,6 +367,38 @@ mod tests {
     }
 
     #[test]
+    fn nodes_outside_the_warehouse_are_refused() {
+        let node = |path: &str, branch: Option<&str>| ScanNode {
+            table_path: path.into(),
+            branch: branch.map(str::to_string),
+            schema_id: 0,
+            projection: None,
+            predicate: None,
+            limit: None,
+            with_row_kind: false,
+            partitions: vec![],
+        };
+        node("/w/db.db/t", None).check_in_warehouse("/w/").unwrap();
+        node("/w/db.db/t", Some("b1"))
+            .check_in_warehouse("/w")
+            .unwrap();
+        for (path, branch) in [
+            ("/etc", None),
+            ("/w", None),
+            ("/w/db.db/../../etc", None),
+            ("/w2/db.db/t", None),
+            ("s3://w/db.db/t", None),
+            ("/w/db.db/t", Some("../../x")),
+        ] {
+            let e = node(path, branch)
+                .check_in_warehouse("/w")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("not allowed"), "{path} {branch:?}: {e}");
+        }
+    }
+
+    #[test]
     fn refuses_bad_bytes() {
         let good =
             r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[]}"#;
@@ -382,6 +436,10 @@ mod tests {
                 r#"{"version":1,"table_path":"t","schema_id":0,"with_row_kind":false,"partitions":[],"projection":[1]}"#,
                 "projected",
             ),
+            (
+                r#"{"version":1,"table_path":"t","branch":"../x","schema_id":0,"with_row_kind":false,"partitions":[]}"#,
+                "branch",
+            ),
         ] {
             let e = ScanNode::decode(bytes.as_bytes()).unwrap_err().to_string();
             assert!(e.contains(needle), "{bytes}: {e}");
@@ -393,6 +451,9 @@ mod tests {
         };
         assert!(ScanSpec::decode_with_path(spec("").as_bytes()).is_ok());
         for extra in [
+            r#","branch":"../../x""#,
+            r#","tag":"a/b""#,
+            r#","incremental":["1","../t"]"#,
             r#","incremental":["1"]"#,
             r#","incremental_mode":"sideways""#,
             r#","changes_since":"4""#,

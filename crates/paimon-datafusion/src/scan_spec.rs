@@ -11,6 +11,7 @@
 use datafusion::error::{DataFusionError, Result};
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, ScanChoice};
+use paimon_spec::layout::check_file_name;
 
 /// Which snapshot of which branch a provider reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +47,27 @@ impl ScanSpec {
         self.choice()
             .apply(scan)
             .map_err(|e| DataFusionError::Plan(e.to_string()))
+    }
+
+    /// Checks the names the spec puts into paths: the branch (`branch/branch-<name>`) and
+    /// the tags (`tag/tag-<name>`, and either end of `incremental`) must each be one plain
+    /// name ([`check_file_name`]), so a name from SQL or from plan bytes cannot lead out of
+    /// the table's directory.
+    ///
+    /// # Errors
+    /// [`paimon_spec::Error::PathNotAllowed`] naming the branch or tag.
+    pub fn check_names(&self) -> paimon_spec::Result<()> {
+        if let Some(b) = &self.branch {
+            check_file_name("branch name", b)?;
+        }
+        if let Some(t) = &self.tag {
+            check_file_name("tag name", t)?;
+        }
+        if let Some((a, b)) = &self.incremental {
+            check_file_name("incremental start", a)?;
+            check_file_name("incremental end", b)?;
+        }
+        Ok(())
     }
 
     /// The snapshot selection part of the spec.

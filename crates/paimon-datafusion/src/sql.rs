@@ -8,6 +8,8 @@
 //! - `paimon_incremental('db.t', '3', '5')` what changed after snapshot 3 up to 5 (or
 //!   between two tags), Java's `incremental-between`.
 //!
+//! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
+//!
 //! DataFusion's parser does not take `AS OF` after a table name, so before parsing, the
 //! tokens `VERSION AS OF x` / `TIMESTAMP AS OF x` after a table name are folded into the
 //! name's time-travel suffix ([`crate::scan_spec`]): `t VERSION AS OF 3` is `"t@snapshot=3"`.
@@ -27,6 +29,7 @@ use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer, Word};
 
 use crate::catalog::PaimonCatalogProvider;
+pub use crate::policy::{policy_of, Grants, SqlPolicy, SAFE_TABLE_FUNCTIONS};
 use crate::scan_spec::{ScanSpec, TableName};
 use crate::table::PaimonTableProvider;
 
@@ -63,7 +66,19 @@ pub fn session_with_catalog(
         .with_information_schema(true);
     let ctx = SessionContext::new_with_config(config);
     register(&ctx, catalog);
+    set_policy(&ctx, SqlPolicy::default());
     ctx
+}
+
+/// Sets what the SQL [`run`] in `ctx` may do ([`SqlPolicy`]; sessions made here start with
+/// [`SqlPolicy::default`]: read-only, no local files). Without local files the session's
+/// table factories are removed too, so no external table can be created in it at all.
+pub fn set_policy(ctx: &SessionContext, policy: SqlPolicy) {
+    policy.apply_table_factories(ctx);
+    ctx.state_ref()
+        .write()
+        .config_mut()
+        .set_extension(Arc::new(policy));
 }
 
 /// Registers `catalog` as [`CATALOG`] and the `paimon_incremental` table function in `ctx`.
@@ -84,12 +99,16 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
 }
 
 /// Plans `statement` in `ctx` (DDL such as `CREATE VIEW` runs now; queries run when the
-/// frame is collected).
+/// frame is collected), once the session's [`SqlPolicy`] allows it: the statement is checked
+/// before it is planned, and its plan before it runs.
 ///
 /// # Errors
-/// Unknown tables or columns, and planning errors.
+/// Statements the policy refuses, unknown tables or columns, and planning errors.
 pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
+    let policy = policy_of(ctx);
+    policy.check_statement(ctx, &statement)?;
     let plan = ctx.state().statement_to_plan(statement).await?;
+    policy.check_plan(&plan)?;
     ctx.execute_logical_plan(plan).await
 }
 
@@ -253,7 +272,7 @@ impl TableFunctionImpl for Incremental {
             text(end).ok_or_else(usage)?,
         );
         let (db, name) = table.split_once('.').unwrap_or(("default", table.as_str()));
-        let parsed = TableName::parse(name)?;
+        let (path, parsed) = self.catalog.table_dir(db, name)?;
         if parsed.system.is_some()
             || parsed.spec
                 != (ScanSpec {
@@ -265,14 +284,12 @@ impl TableFunctionImpl for Incremental {
                 "paimon_incremental: '{table}' must name a table or a branch of one"
             )));
         }
-        let path = paimon_io::join(
-            &paimon_io::join(self.catalog.warehouse(), &format!("{db}.db")),
-            &parsed.table,
-        );
         let spec = ScanSpec {
             incremental: Some((start, end)),
             ..parsed.spec
         };
+        spec.check_names()
+            .map_err(|e| DataFusionError::Plan(format!("paimon_incremental: {e}")))?;
         Ok(Arc::new(PaimonTableProvider::open_with(&path, spec)?))
     }
 }

@@ -31,8 +31,13 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(120);
 /// that hangs this way (and only this way) as an outcome that returned no rows.
 const BALLISTA_RECOVERY_HANG: &str = "Ignore TaskStatus update";
 
+/// The repository root, without `..` (an executor's warehouse and the table paths it is
+/// sent are compared segment by segment, and a `..` is refused outright).
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 pub(crate) fn warehouse() -> String {
@@ -193,6 +198,8 @@ impl Cluster {
                         "1".into(),
                         "--work-dir".into(),
                         work.display().to_string(),
+                        "--warehouse".into(),
+                        warehouse(),
                     ],
                     dir.path(),
                 )
@@ -680,6 +687,64 @@ async fn one_scan_is_split_over_both_executors() {
         per_executor.iter().all(|n| *n > 0),
         "splits read per executor {per_executor:?}\n{}",
         cluster.logs()
+    );
+    cluster.shut_down();
+}
+
+/// Executors run Paimon scans of their warehouse only: a client's external table over a
+/// Parquet file (which the scheduler plans as a file scan) and a `COPY ... TO` (a file sink)
+/// fail with the executors' refusal and read or write nothing, and a Paimon query on the same
+/// cluster still gives Java's rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn executors_refuse_file_scans_and_sinks() {
+    let cluster = Cluster::start();
+    let remote = paimon_ballista::remote_session(&cluster.url, &warehouse())
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.parquet");
+    let local = SessionContext::new();
+    local
+        .sql(&format!(
+            "COPY (SELECT 42 AS a) TO '{}' STORED AS PARQUET",
+            secret.display()
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    remote
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE secret STORED AS PARQUET LOCATION '{}'",
+            secret.display()
+        ))
+        .await
+        .unwrap();
+    match run(&remote, "SELECT a FROM secret").await {
+        Ok(rows) => panic!("an executor read {}: {rows:?}", secret.display()),
+        Err(e) => assert!(
+            e.to_string()
+                .contains("executor refuses the task's plan: a file scan")
+                && e.to_string().contains("secret.parquet"),
+            "{e}\n{}",
+            cluster.logs()
+        ),
+    }
+    let out = dir.path().join("out.parquet");
+    let copy = format!(
+        "COPY (SELECT id FROM append.fixed_bucket) TO '{}' STORED AS PARQUET",
+        out.display()
+    );
+    assert!(run(&remote, &copy).await.is_err(), "COPY ran");
+    assert!(!out.exists(), "COPY wrote {}", out.display());
+
+    let n = java_rows("append", "fixed_bucket").len();
+    assert_eq!(
+        run(&remote, "SELECT count(*) FROM append.fixed_bucket")
+            .await
+            .unwrap(),
+        vec![vec![n.to_string()]]
     );
     cluster.shut_down();
 }

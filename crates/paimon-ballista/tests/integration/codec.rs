@@ -12,7 +12,9 @@ use datafusion_proto::bytes::{
 };
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
-use paimon_ballista::{PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, TABLE_TAG};
+use paimon_ballista::{
+    check_executor_plan, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, TABLE_TAG,
+};
 use paimon_datafusion::{PaimonScanExec, ScanNode};
 
 use crate::cluster::{java_rows, rows, text, warehouse};
@@ -121,4 +123,85 @@ fn hostile_bytes_give_errors() {
             .try_decode(body, &[], &ctx.task_ctx(), &conv)
             .is_err());
     }
+}
+
+/// A physical plan as an executor decodes it.
+fn decoded(
+    plan: Arc<dyn ExecutionPlan>,
+    ctx: &datafusion::prelude::SessionContext,
+) -> Arc<dyn ExecutionPlan> {
+    let codec = PaimonPhysicalCodec::default();
+    let bytes = physical_plan_to_bytes_with_extension_codec(plan, &codec).unwrap();
+    physical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &codec).unwrap()
+}
+
+/// Decoded on an executor, a Parquet scan of a local file and a COPY's file sink are refused,
+/// naming the file; a Paimon scan is accepted under the executor's warehouse and refused
+/// under another one.
+#[tokio::test]
+async fn executors_refuse_plans_other_than_paimon_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("secret.parquet");
+    let ctx = datafusion::prelude::SessionContext::new();
+    ctx.sql(&format!(
+        "COPY (SELECT 42 AS a) TO '{}' STORED AS PARQUET",
+        file.display()
+    ))
+    .await
+    .unwrap()
+    .collect()
+    .await
+    .unwrap();
+    ctx.register_parquet("secret", file.display().to_string(), Default::default())
+        .await
+        .unwrap();
+    let scan = ctx
+        .sql("SELECT a + 1 FROM secret")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let scan = decoded(scan, &ctx);
+    let e = check_executor_plan(&scan, &warehouse())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("file scan") && e.contains("secret.parquet"),
+        "{e}"
+    );
+
+    let out = dir.path().join("out.parquet");
+    let copy = ctx
+        .sql(&format!(
+            "COPY (SELECT 1 AS a) TO '{}' STORED AS PARQUET",
+            out.display()
+        ))
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let copy = decoded(copy, &ctx);
+    let e = check_executor_plan(&copy, &warehouse())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("sink"), "{e}");
+    assert!(!out.exists());
+
+    let paimon = paimon_datafusion::sql::session(&warehouse()).unwrap();
+    let plan = paimon
+        .sql(SQL)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let plan = decoded(plan, &paimon);
+    check_executor_plan(&plan, &warehouse()).unwrap();
+    let elsewhere = dir.path().display().to_string();
+    let e = check_executor_plan(&plan, &elsewhere)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside the executor's warehouse"), "{e}");
 }

@@ -553,3 +553,91 @@ fn paimon_sql_runs_statements_from_stdin() {
         "{err}"
     );
 }
+
+/// Runs `paimon sql WAREHOUSE QUERY [extra...]`: exit code, stdout, stderr.
+fn paimon_sql(warehouse: &str, query: &str, extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(["sql", warehouse, query, "--format", "csv"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A quoted table name with `..` in it does not leave the warehouse: `"db"."../../x"`, where
+/// `x` beside the warehouse links to a fixture table, is refused naming the identifier, and no
+/// row is printed.
+#[test]
+fn paimon_sql_refuses_a_table_name_leaving_the_warehouse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wh = tmp.path().join("wh");
+    std::fs::create_dir_all(wh.join("db.db")).unwrap();
+    let fixture = repo().join("fixtures/warehouse/append.db/unaware");
+    std::os::unix::fs::symlink(fixture.canonicalize().unwrap(), tmp.path().join("x")).unwrap();
+    let (code, stdout, stderr) = paimon_sql(
+        &wh.display().to_string(),
+        r#"SELECT count(*) FROM "db"."../../x""#,
+        &[],
+    );
+    assert_eq!(code, Some(1), "stdout: {stdout} stderr: {stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("../../x") && stderr.contains("not allowed"),
+        "{stderr}"
+    );
+}
+
+/// Local files are out of `paimon sql`'s reach unless `--allow-local-files` is given: COPY TO
+/// writes nothing and an external table over a CSV file is refused; with the flag both work.
+#[test]
+fn paimon_sql_reaches_local_files_only_when_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("in.csv");
+    std::fs::write(&csv, "a,b\n1,x\n2,y\n").unwrap();
+    let copied = tmp.path().join("out.csv");
+    let copy = format!(
+        "COPY (SELECT id FROM append.unaware WHERE id < 3) TO '{}' STORED AS CSV",
+        copied.display()
+    );
+    let external = format!(
+        "CREATE EXTERNAL TABLE ext STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true'); \
+         SELECT a, b FROM ext ORDER BY a",
+        csv.display()
+    );
+    let wh = warehouse();
+
+    let (code, stdout, stderr) = paimon_sql(&wh, &copy, &[]);
+    assert_eq!(code, Some(1), "stdout: {stdout} stderr: {stderr}");
+    assert!(stderr.contains("--allow-local-files"), "{stderr}");
+    assert!(!copied.exists(), "COPY wrote {}", copied.display());
+    let (code, stdout, stderr) = paimon_sql(&wh, &external, &[]);
+    assert_eq!(code, Some(1), "stdout: {stdout} stderr: {stderr}");
+    assert!(stderr.contains("--allow-local-files"), "{stderr}");
+    assert!(!stdout.contains('x'), "{stdout}");
+
+    let (code, _, stderr) = paimon_sql(&wh, &copy, &["--allow-local-files"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let written = std::fs::read_to_string(&copied).unwrap();
+    let mut ids: Vec<&str> = written.lines().skip(1).collect();
+    ids.sort_unstable();
+    let want: Vec<String> = std::fs::read_to_string(
+        repo().join("fixtures/expected/append/unaware/q-select-id-name-lt10.jsonl"),
+    )
+    .unwrap()
+    .lines()
+    .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+    .filter(|id| id.as_i64().is_some_and(|i| i < 3))
+    .map(|id| id.to_string())
+    .collect();
+    let mut want: Vec<&str> = want.iter().map(String::as_str).collect();
+    want.sort_unstable();
+    assert!(!want.is_empty());
+    assert_eq!(ids, want);
+    let (code, stdout, stderr) = paimon_sql(&wh, &external, &["--allow-local-files"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.ends_with("1,x\n2,y\n"), "{stdout}");
+}
