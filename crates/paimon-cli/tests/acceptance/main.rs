@@ -6,8 +6,8 @@
 
 mod alter_table;
 mod async_read;
-mod commit_once;
 mod blob_descriptors;
+mod commit_once;
 mod compact;
 mod cpp_compact;
 mod cpp_tables;
@@ -17,9 +17,9 @@ mod external_paths;
 mod fallback_time_travel;
 mod filtered_plans;
 mod fixtures;
-mod hostile_tasks;
 mod format_table;
 mod hostile_paths;
+mod hostile_tasks;
 mod late_filter;
 mod maintenance;
 mod memory_budget;

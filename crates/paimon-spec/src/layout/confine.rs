@@ -107,7 +107,9 @@ impl Normalized {
             && self.absolute == root.absolute
             && self.segments.len() > root.segments.len()
             && self.segments.starts_with(&root.segments)
-            && !self.segments[root.segments.len()..].iter().any(|s| s == "..")
+            && !self.segments[root.segments.len()..]
+                .iter()
+                .any(|s| s == "..")
     }
 }
 
@@ -364,7 +366,12 @@ mod tests {
         let r = TableRoots::new("../wh/db.db/t");
         r.check("f", "../wh/db.db/t/index/index-1").unwrap();
         r.check_in_table("f", "../wh/db.db/t/bucket-0/x").unwrap();
-        for bad in ["../wh/db.db/t/../u/x", "../wh/db.db/u/x", "../../x", "../wh/db.db/t"] {
+        for bad in [
+            "../wh/db.db/t/../u/x",
+            "../wh/db.db/u/x",
+            "../../x",
+            "../wh/db.db/t",
+        ] {
             assert!(r.check("f", bad).is_err(), "{bad}");
         }
         // Without `..` in the root, a `..` anywhere is refused.
