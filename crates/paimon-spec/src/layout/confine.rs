@@ -68,7 +68,11 @@ fn normalize_with(path: &str, keep_parent: bool) -> std::result::Result<Normaliz
             authority
         };
         (scheme, authority.to_string(), rest, true)
-    } else if let Some(rest) = path.strip_prefix("file:") {
+    } else if let Some(rest) = path
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("file:"))
+        .map(|_| &path[5..])
+    {
         (
             "file".to_string(),
             String::new(),
@@ -302,6 +306,8 @@ mod tests {
         r.check_in_table("f", "file:/w/db.db/t/index/index-1")
             .unwrap();
         r.check_in_table("f", "/w//db.db/./t/x").unwrap();
+        // Java's test tables write `FILE:/...`.
+        r.check_in_table("f", "FILE:/w/db.db/t/x").unwrap();
         for bad in [
             "/w/db.db/t",
             "/w/db.db/t2/x",
