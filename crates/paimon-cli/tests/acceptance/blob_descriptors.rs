@@ -3,7 +3,7 @@
 //! rows; `b0` and `b1` hold descriptors whose URIs are absolute paths of the machine that wrote
 //! them, into `raw_blob/` and `external_blob/`, which the table directory holds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use paimon_data::format::BlobDescriptor;
 use serde_json::Value;
@@ -33,7 +33,7 @@ fn unhex(v: &Value) -> Vec<u8> {
 }
 
 /// `paimon read TABLE --format jsonl ARGS`, which must succeed: the rows sorted by `f0`.
-fn read(t: &PathBuf, args: &[&str]) -> Vec<Value> {
+fn read(t: &Path, args: &[&str]) -> Vec<Value> {
     let mut all = vec!["read", t.to_str().unwrap(), "--format", "jsonl"];
     all.extend_from_slice(args);
     let out = paimon(&all);

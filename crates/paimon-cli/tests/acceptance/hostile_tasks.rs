@@ -14,6 +14,9 @@ use paimon_split::{decode_compact_task, encode_compact_task, CompactTask};
 use crate::maintenance::{our_rows, paimon};
 use crate::write_cmd::s;
 
+/// A change that makes a planned compaction task hostile.
+type TaskEdit<'a> = Box<dyn Fn(&mut CompactTask) + 'a>;
+
 /// A primary-key table of one bucket written three times (three level-0 files).
 fn three_writes(dir: &Path) -> PathBuf {
     let t = dir.join("t");
@@ -142,7 +145,7 @@ fn a_task_naming_files_outside_the_table_is_refused() {
     let input = &task.split.data_files[0];
     let copy = outside.join(&input.file_name);
     std::fs::copy(t.join("bucket-0").join(&input.file_name), &copy).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut CompactTask)>)> = vec![
+    let cases: Vec<(&str, TaskEdit)> = vec![
         (
             "_EXTERNAL_PATH",
             Box::new(|k: &mut CompactTask| {
