@@ -58,8 +58,8 @@ enum Command {
     Write(write_cmd::WriteArgs),
     /// Commit message files written by `write --prepare-only`.
     ///
-    /// Test hook: with PAIMON_TEST_FAULT_PUBLISH=<p> set (a probability), `write` and `commit`
-    /// fail each snapshot publish with probability p, half of the failures after the snapshot
+    /// Test hook: with PAIMON_TEST_FAULT_PUBLISH=P set (P a probability), `write` and `commit`
+    /// fail each snapshot publish with probability P, half of the failures after the snapshot
     /// landed, to prove that every commit lands exactly once (scripts/soak.sh). Never set it
     /// in production.
     Commit(write_cmd::CommitArgs),
