@@ -161,10 +161,8 @@ impl SplitContext {
         let Some(df) = self.split.deletion_file(i) else {
             return Ok(None);
         };
-        let rows = self
-            .split
-            .data_files
-            .get(i)
+        let file = self.split.data_files.get(i);
+        let rows = file
             .map(|m| u64::try_from(m.row_count).unwrap_or(0))
             .unwrap_or(0);
         let path = paths::index_file(
@@ -174,7 +172,19 @@ impl SplitContext {
             &self.bucket_dir,
             &self.options.rewrite_path(&df.path),
         )?;
-        DeletionVector::read_in_file(self.io.as_ref(), &path, df.offset, df.length, rows).map(Some)
+        DeletionVector::read_in_file(self.io.as_ref(), &path, df.offset, df.length, rows)
+            .map(Some)
+            .map_err(|e| match e {
+                // Name the data file the vector belongs to as well as the index file.
+                Error::Corrupt { path, reason } => Error::Corrupt {
+                    path,
+                    reason: format!(
+                        "{reason} (the vector of data file {})",
+                        file.map_or("?", |m| m.file_name.as_str())
+                    ),
+                },
+                e => e,
+            })
     }
 
     /// How files of this split are read into `fields`.

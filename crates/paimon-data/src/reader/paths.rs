@@ -130,7 +130,7 @@ pub(crate) fn bucket_dir(
             return Err(refused(table_path, e));
         }
         for s in rest.split('/').filter(|s| !s.is_empty() && *s != ".") {
-            layout::check_file_name(BUCKET_PATH, s).map_err(|e| refused(table_path, e))?;
+            check_segment(table_path, bucket_path, s)?;
         }
         return Ok(bucket_path.to_string());
     }
@@ -145,10 +145,22 @@ pub(crate) fn bucket_dir(
     let keep = segs.len().min(partition_keys + 1);
     let mut dir = TableLayout::new(table_path).data_root(path_directory);
     for s in &segs[segs.len() - keep..] {
-        layout::check_file_name(BUCKET_PATH, s).map_err(|e| refused(table_path, e))?;
+        check_segment(table_path, bucket_path, s)?;
         dir = join(&dir, s);
     }
     Ok(dir)
+}
+
+/// Refuses a followed segment of `bucket_path` that is not a plain name, naming the whole path.
+fn check_segment(table_path: &str, bucket_path: &str, segment: &str) -> Result<()> {
+    layout::check_file_name(BUCKET_PATH, segment).map_err(|_| {
+        let e = paimon_spec::Error::PathNotAllowed {
+            field: BUCKET_PATH.into(),
+            path: bucket_path.into(),
+            reason: format!("its segment {segment:?} is not a plain directory name"),
+        };
+        refused(table_path, e)
+    })
 }
 
 /// A data file's path: its external path when that exists, else `bucket_dir/file_name`.
