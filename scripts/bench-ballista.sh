@@ -86,7 +86,7 @@ write_ballista_doc() {
     echo "$table"
     echo
     echo '```'
-    echo "paimon-ballista scheduler --bind HOST:PORT; paimon-ballista executor --scheduler HOST:PORT --concurrent-tasks 1   # x2"
+    echo "paimon-ballista scheduler --bind HOST:PORT; paimon-ballista executor --scheduler HOST:PORT --warehouse WAREHOUSE --concurrent-tasks 1   # x2"
     echo "paimon sql --scheduler df://HOST:PORT WH \"$GROUP_BY\" --format null --target-partitions $BALLISTA_PARTITIONS"
     echo "paimon sql WH \"<same>\" --format null --target-partitions $BALLISTA_PARTITIONS                     # local"
     echo '```'
