@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use paimon_spec::layout::TableLayout;
-use paimon_spec::stats::{empty_row_bytes, SimpleStats};
+use paimon_spec::stats::SimpleStats;
 
 use super::ManifestWriter;
 use crate::error::Error;
@@ -58,27 +58,9 @@ fn manifest_sizes_that_overflow_the_merge_sum_are_corrupt() {
 fn a_row_id_range_that_overflows_is_corrupt() {
     let dir = tempfile::tempdir().unwrap();
     let file = paimon_spec::data_file::DataFileMeta {
-        file_name: "data-1.parquet".into(),
-        file_size: 1,
         row_count: 2,
-        min_key: empty_row_bytes(),
-        max_key: empty_row_bytes(),
-        key_stats: SimpleStats::empty(),
-        value_stats: SimpleStats::empty(),
-        min_sequence_number: 0,
-        max_sequence_number: 0,
-        schema_id: 0,
-        level: 0,
-        extra_files: vec![],
-        creation_time: None,
-        delete_row_count: Some(0),
-        embedded_index: None,
-        file_source: None,
-        value_stats_cols: None,
-        external_path: None,
         first_row_id: Some(i64::MAX),
-        write_cols: None,
-        write_cols_sequences: None,
+        ..crate::scan::live::tests::file("data-1.parquet")
     };
     let entry = ManifestEntry {
         kind: FileKind::Add,

@@ -324,11 +324,12 @@ pub(super) fn order<T>(buckets: Vec<(LiveBucket, T)>) -> Vec<(LiveBucket, T)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use paimon_spec::stats::{empty_row_bytes, SimpleStats};
 
-    fn file(name: &str) -> DataFileMeta {
+    /// A one-row level-0 data file `name` with empty statistics (shared by the crate's tests).
+    pub(crate) fn file(name: &str) -> DataFileMeta {
         DataFileMeta {
             file_name: name.into(),
             file_size: 1,

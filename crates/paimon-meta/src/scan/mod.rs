@@ -15,7 +15,7 @@ mod fallback;
 mod file_prune;
 mod files;
 mod incremental;
-mod live;
+pub(crate) mod live;
 mod live_read;
 mod memory;
 pub mod partition_path;

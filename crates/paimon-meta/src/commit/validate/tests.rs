@@ -8,7 +8,6 @@ use paimon_spec::binary::BinaryRowBuilder;
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::index_file::IndexFileMeta;
 use paimon_spec::layout::TableRoots;
-use paimon_spec::stats::{empty_row_bytes, SimpleStats};
 use paimon_split::commit::CommitMessage;
 
 use super::check_message_paths;
@@ -143,27 +142,8 @@ fn messages_naming_files_outside_the_table_are_refused_and_abort_deletes_nothing
 fn field_names_say_where_the_path_is() {
     let roots = TableRoots::new("/w/t").with_external(&["s3://ext/root"]);
     let ok_file = |name: &str, ext: Option<&str>| DataFileMeta {
-        file_name: name.into(),
-        file_size: 1,
-        row_count: 1,
-        min_key: empty_row_bytes(),
-        max_key: empty_row_bytes(),
-        key_stats: SimpleStats::empty(),
-        value_stats: SimpleStats::empty(),
-        min_sequence_number: 0,
-        max_sequence_number: 0,
-        schema_id: 0,
-        level: 0,
-        extra_files: vec![],
-        creation_time: None,
-        delete_row_count: Some(0),
-        embedded_index: None,
-        file_source: None,
-        value_stats_cols: None,
         external_path: ext.map(str::to_string),
-        first_row_id: None,
-        write_cols: None,
-        write_cols_sequences: None,
+        ..crate::scan::live::tests::file(name)
     };
     let mut m = CommitMessage::new(vec![0; 8], 3);
     m.data_increment.new_files.push(ok_file(
