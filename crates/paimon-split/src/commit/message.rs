@@ -1,10 +1,11 @@
-//! The `CommitMessageSerializer` layouts, versions 2 through 13, and Paimon 0.7's
+//! The `CommitMessageSerializer` layouts, versions 2 through 14, and Paimon 0.7's
 //! `CommitMessageLegacyV2Serializer` (read only).
 //!
 //! ```text
 //! partition [len][arity][row] | bucket i32 | [totalBuckets: flag byte (+ i32)]   (v7+)
 //! v10+:  data {new, deleted, changelog files; new, deleted index files}
 //!        compact {before, after, changelog files; new, deleted index files}
+//! v14+:  checkFromSnapshot: flag byte 0/1 (+ i64)
 //! v2-9:  new, deleted, changelog, compact before, after, changelog files;
 //!        new index files; [deleted index files (v3+)]
 //! 0.7:   new, changelog, compact before, after, changelog files; new index files
@@ -92,12 +93,18 @@ pub(crate) fn read(r: &mut WireReader<'_>, version: i32) -> Result<CommitMessage
             new_index_files: indexes(r, "compact new index file count")?,
             deleted_index_files: indexes(r, "compact deleted index file count")?,
         };
+        let check_from_snapshot = if version >= 14 {
+            read_check_from_snapshot(r)?
+        } else {
+            None
+        };
         return Ok(CommitMessage {
             partition,
             bucket,
             total_buckets,
             data_increment,
             compact_increment,
+            check_from_snapshot,
         });
     }
     let mut data_increment = DataIncrement {
@@ -130,7 +137,22 @@ pub(crate) fn read(r: &mut WireReader<'_>, version: i32) -> Result<CommitMessage
         total_buckets,
         data_increment,
         compact_increment,
+        check_from_snapshot: None,
     })
+}
+
+/// The optional `checkFromSnapshot` of version 14. The flag must be 0 or 1 (paimon-rust 0.4
+/// refuses anything else), so that what decodes re-encodes to the same bytes.
+fn read_check_from_snapshot(r: &mut WireReader<'_>) -> Result<Option<i64>> {
+    let at = r.position();
+    match r.u8("check-from snapshot flag")? {
+        0 => Ok(None),
+        1 => Ok(Some(r.i64("check-from snapshot")?)),
+        other => Err(Error::Corrupt {
+            offset: at,
+            reason: format!("check-from snapshot flag is {other}, not 0 or 1"),
+        }),
+    }
 }
 
 /// Java's rule for the single index increment of versions below 10.
@@ -175,6 +197,7 @@ pub(crate) fn read_legacy_07_list(r: &mut WireReader<'_>) -> Result<Vec<CommitMe
             total_buckets: None,
             data_increment: data,
             compact_increment: compact,
+            check_from_snapshot: None,
         });
     }
     Ok(out)
@@ -216,6 +239,13 @@ pub(crate) fn check(m: &CommitMessage, version: i32) -> Result<()> {
     BinaryRow::from_serialized(&m.partition).map_err(|e| Error::Encode {
         reason: format!("partition is not a serialized BinaryRow: {e}"),
     })?;
+    if version < 14 && m.check_from_snapshot.is_some() {
+        return Err(Error::Encode {
+            reason: format!(
+                "commit message v{version} cannot carry the check-from snapshot (v14+)"
+            ),
+        });
+    }
     if version < 7 && m.total_buckets.is_some() {
         return Err(Error::Encode {
             reason: format!("commit message v{version} cannot carry total buckets (v7+)"),
@@ -319,6 +349,15 @@ pub(crate) fn write(w: &mut WireWriter, m: &CommitMessage, version: i32) -> Resu
         write_files(w, &c.changelog_files, arity)?;
         write_index_files(w, &c.new_index_files, layout)?;
         write_index_files(w, &c.deleted_index_files, layout)?;
+        if version >= 14 {
+            match m.check_from_snapshot {
+                Some(s) => {
+                    w.bool(true);
+                    w.i64(s);
+                }
+                None => w.bool(false),
+            }
+        }
         return Ok(());
     }
     write_files(w, &d.new_files, arity)?;

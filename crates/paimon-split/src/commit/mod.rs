@@ -25,12 +25,28 @@
 //! | 9, 10 | 1.3 dev; 1.3 | 20 | V3 |
 //! | 11 | **1.4** | 20 | V4 |
 //! | 12 | 2.0 | 20 | V5 |
-//! | 13 | master | 21 | V5 |
+//! | 13 | Java master, Aug. 2026 (`_WRITE_COLS_SEQUENCES`) | 21 | V5 |
+//! | 14 | **pypaimon 2.1, paimon-rust 0.4** (Java 2.1) | 21 | V5, + `checkFromSnapshot` |
 //!
-//! Every version 2..=13 is read and written. Version 2 bytes written by Paimon 0.7 use other
+//! Every version 2..=14 is read and written. Version 2 bytes written by Paimon 0.7 use other
 //! field lists; like Java, [`decode_manifest_committable`] falls back to them when the 0.8 layout
 //! does not parse; they are read only. Java 1.4.2 reads commit messages up to version 11 and
-//! Java 2.0 up to 12, so [`DEFAULT_COMMIT_MESSAGE_VERSION`] is 11.
+//! Java 2.0 up to 12, so [`DEFAULT_COMMIT_MESSAGE_VERSION`] is 11; pypaimon 2.1 and
+//! paimon-rust 0.4 read and write version 14 only.
+//!
+//! ## Version 14
+//!
+//! Version 14 is version 13 (same 21-field `DataFileMeta` row, Java `DataFileMetaSerializer`;
+//! same 7-field index-file row with deletion-vector ranges and the 6-field `_GLOBAL_INDEX`
+//! row, Java `IndexFileMetaSerializer` / `GlobalIndexMeta`) followed by one more field after
+//! the compact increment: `checkFromSnapshot`, a flag byte (0 or 1) and, when 1, a
+//! big-endian i64 ([`CommitMessage::check_from_snapshot`]). It is the snapshot a row-id
+//! (data-evolution) or postpone-bucket writer based its files on; the committer checks
+//! row-id conflicts from it. The Java 2.1 source of `CommitMessageSerializer` was not
+//! available here (the stored apache/paimon history ends at version 13, August 2026): the
+//! layout is the one pypaimon 2.1.0 (`pypaimon/write/commit_message_serializer.py`) and
+//! paimon-rust 0.4.0 (`CommitMessage.serialize`) write, and the tests compare bytes with
+//! theirs. `ManifestCommittableSerializer` stays at version 5 around version-14 messages.
 //!
 //! Versions below 10 keep one list of new and one of deleted index files per message (Java's
 //! old `IndexIncrement`); Java's reader attaches them to the compact increment when that has any
@@ -68,16 +84,21 @@ pub const OLDEST_COMMIT_MESSAGE_VERSION: i32 = 2;
 pub const COMMIT_MESSAGE_VERSION_JAVA_1_4: i32 = 11;
 /// The commit-message version Java 2.0 writes; the newest it reads.
 pub const COMMIT_MESSAGE_VERSION_JAVA_2_0: i32 = 12;
-/// The commit-message version Java master (2.1) writes; adds `_WRITE_COLS_SEQUENCES`.
-pub const NEWEST_COMMIT_MESSAGE_VERSION: i32 = 13;
+/// The commit-message version that added `_WRITE_COLS_SEQUENCES` (Java master, August 2026).
+pub const COMMIT_MESSAGE_VERSION_WRITE_COLS_SEQUENCES: i32 = 13;
+/// The commit-message version pypaimon 2.1 and paimon-rust 0.4 write and read (the only one
+/// they accept); adds [`CommitMessage::check_from_snapshot`].
+pub const COMMIT_MESSAGE_VERSION_2_1: i32 = 14;
+/// The newest commit-message version read and written.
+pub const NEWEST_COMMIT_MESSAGE_VERSION: i32 = COMMIT_MESSAGE_VERSION_2_1;
 /// What we write unless told otherwise: the newest version both Java 1.4.2 (our oracle) and
 /// Java 2.0 read.
 pub const DEFAULT_COMMIT_MESSAGE_VERSION: i32 = COMMIT_MESSAGE_VERSION_JAVA_1_4;
 
 /// Oldest `ManifestCommittableSerializer` version read and written (Paimon 0.7).
 pub const OLDEST_MANIFEST_COMMITTABLE_VERSION: i32 = 2;
-/// The `ManifestCommittableSerializer` version Java 1.4, 2.0 and master write (no log
-/// offsets); also the newest.
+/// The `ManifestCommittableSerializer` version Java 1.4, 2.0 and 2.1 write (no log
+/// offsets), around any commit-message version; also the newest.
 pub const MANIFEST_COMMITTABLE_VERSION: i32 = 5;
 
 /// Files a writer added or removed by writing (Java `DataIncrement`).
@@ -155,6 +176,10 @@ pub struct CommitMessage {
     pub data_increment: DataIncrement,
     /// Files compacted.
     pub compact_increment: CompactIncrement,
+    /// The snapshot the writer based its files on, from which the committer checks row-id
+    /// conflicts (version 14+; set by row-id updates and postpone-bucket writers of
+    /// pypaimon 2.1 / paimon-rust 0.4). Carried unchanged; `None` below version 14.
+    pub check_from_snapshot: Option<i64>,
 }
 
 impl CommitMessage {
@@ -166,6 +191,7 @@ impl CommitMessage {
             total_buckets: None,
             data_increment: DataIncrement::default(),
             compact_increment: CompactIncrement::default(),
+            check_from_snapshot: None,
         }
     }
 
@@ -187,6 +213,12 @@ impl CommitMessage {
         self
     }
 
+    /// Sets the snapshot the committer checks row-id conflicts from (version 14+).
+    pub fn with_check_from_snapshot(mut self, snapshot: Option<i64>) -> Self {
+        self.check_from_snapshot = snapshot;
+        self
+    }
+
     /// Whether both increments are empty (Java `CommitMessageImpl.isEmpty`).
     pub fn is_empty(&self) -> bool {
         self.data_increment.is_empty() && self.compact_increment.is_empty()
@@ -197,7 +229,7 @@ impl CommitMessage {
     ///
     /// # Errors
     /// [`Error::UnsupportedVersion`] for an unknown version; [`Error::Encode`] naming what
-    /// does not fit: total buckets before v7, DataFileMeta or index-file fields the version
+    /// does not fit: total buckets before v7, a check-from snapshot before v14, DataFileMeta or index-file fields the version
     /// has no place for, deleted index files at v2, or (below v10) index files on the side
     /// Java's reader would not put them.
     pub fn check_version(&self, version: i32) -> Result<()> {

@@ -8,4 +8,5 @@ mod cpp_commit_messages;
 mod cpp_splits;
 mod golden;
 mod java_rows;
+mod peer_messages;
 mod roundtrip;
