@@ -1,6 +1,6 @@
 //! The commit-message decoders on arbitrary bytes: `decode_manifest_committable` at committable
 //! versions 2..=5 (with Paimon 0.7's fallback at message version 2), `decode_commit_message_list`
-//! and `decode_commit_message` at message versions 2..=13 and `decode_versioned_commit_message`
+//! and `decode_commit_message` at message versions 2..=14 and `decode_versioned_commit_message`
 //! (the input names its version). Java's bytes carry no version, so every version is tried on
 //! every input; then:
 //!
@@ -8,7 +8,7 @@
 //! * whatever decodes re-encodes at its own version, decodes again to an equal value and
 //!   re-encodes to the same bytes (not always the input's: Java's readers take any non-zero
 //!   byte as true and merge repeated deletion-vector file names and property keys);
-//! * every decoded message is also encoded at each version 2..=13, which may refuse what a
+//! * every decoded message is also encoded at each version 2..=14, which may refuse what a
 //!   version cannot carry but must not panic;
 //! * with the `meta` feature (as `scripts/fuzz.sh` builds), every decoded message is checked
 //!   by the committer's path validation (`paimon_meta::commit::check_message_paths`) against a

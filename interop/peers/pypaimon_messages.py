@@ -13,6 +13,12 @@
         pypaimon's batch committer.
     python pypaimon_messages.py rows WAREHOUSE TABLE
         Prints the table's rows as read by pypaimon, as sorted JSON.
+    python pypaimon_messages.py create WAREHOUSE CASE TABLE_NAME ROWS_JSONL
+        Creates a table of CASE's schema with pypaimon (empty) and writes CASE's rows as JSON
+        lines to ROWS_JSONL, for another writer to write.
+    python pypaimon_messages.py expect-rows WAREHOUSE TABLE ROWS_JSON
+        Exits non-zero unless pypaimon reads exactly the rows of ROWS_JSON (a JSON list, or
+        JSON lines) from TABLE.
     python pypaimon_messages.py rust-bytes WAREHOUSE TABLE MESSAGE_FILE...
         Decodes v14 message files with paimon-rust 0.4 (pypaimon_rust) and checks that its
         serializer gives the same bytes back; then commits them with pypaimon_rust's committer.
@@ -129,13 +135,39 @@ CASES = {
 }
 
 
-def create(warehouse, name):
+def create(warehouse, name, table_name=None):
     schema, parts, pks, options, _ = CASES[name]
+    table_name = table_name or name
     c = catalog(warehouse)
     c.create_database(DB, True)
-    c.create_table(f"{DB}.{name}", Schema.from_pyarrow_schema(
+    c.create_table(f"{DB}.{table_name}", Schema.from_pyarrow_schema(
         schema, partition_keys=parts, primary_keys=pks, options=options), False)
-    return c.get_table(f"{DB}.{name}")
+    return c.get_table(f"{DB}.{table_name}")
+
+
+def case_rows(name):
+    schema, _, _, _, batches = CASES[name]
+    rows = []
+    for b in batches:
+        rows.extend(pa.Table.from_pydict(b, schema=schema).to_pylist())
+    return rows
+
+
+def sort_rows(rows):
+    return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
+
+
+def expect_rows(warehouse, table, path):
+    text = Path(path).read_text()
+    try:
+        expected = json.loads(text)
+    except json.JSONDecodeError:
+        expected = [json.loads(line) for line in text.splitlines() if line.strip()]
+    got = json.loads(json.dumps(rows_json(catalog(warehouse).get_table(table)), default=str))
+    expected = json.loads(json.dumps(sort_rows(expected), default=str))
+    if got != expected:
+        sys.exit(f"{table}: pypaimon reads {got}, expected {expected}")
+    print(f"pypaimon reads the {len(got)} expected rows of {table}")
 
 
 def synthetic_message():
@@ -261,6 +293,12 @@ def main():
         commit(args[0], args[1], args[2:])
     elif cmd == "rows":
         print(json.dumps(rows_json(catalog(args[0]).get_table(args[1])), default=str))
+    elif cmd == "create":
+        create(args[0], args[1], args[2])
+        Path(args[3]).write_text(
+            "".join(json.dumps(r, default=str) + "\n" for r in case_rows(args[1])))
+    elif cmd == "expect-rows":
+        expect_rows(args[0], args[1], args[2])
     elif cmd == "rust-bytes":
         rust_bytes(args[0], args[1], args[2:])
     else:

@@ -169,3 +169,38 @@ fn v14_check_from_snapshot_flag_other_than_0_or_1_is_refused_by_name() {
         .to_string();
     assert!(err.contains("check-from snapshot"), "{err}");
 }
+
+/// `ManifestCommittableSerializer` v5 around v14 messages (what Java 2.1 checkpoints hold):
+/// the committable's tail is the message version, the count and pypaimon's bytes unchanged.
+#[test]
+fn committable_v5_carries_pypaimon_v14_messages_unchanged() {
+    use paimon_split::commit::{
+        decode_manifest_committable, encode_manifest_committable, ManifestCommittable,
+        MANIFEST_COMMITTABLE_VERSION,
+    };
+    let peer = peer_messages();
+    let messages: Vec<CommitMessage> = peer
+        .iter()
+        .map(|(_, _, b, _)| decode_commit_message(b, COMMIT_MESSAGE_VERSION_2_1).unwrap())
+        .collect();
+    let c = ManifestCommittable::new(42, messages)
+        .with_message_version(COMMIT_MESSAGE_VERSION_2_1)
+        .with_property("k", "v");
+    let bytes = encode_manifest_committable(&c, MANIFEST_COMMITTABLE_VERSION).unwrap();
+    let mut tail = Vec::new();
+    tail.extend_from_slice(&14i32.to_be_bytes());
+    tail.extend_from_slice(&(peer.len() as i32).to_be_bytes());
+    for (_, _, b, _) in &peer {
+        tail.extend_from_slice(b);
+    }
+    assert!(
+        bytes.ends_with(&tail),
+        "committable does not end in pypaimon's messages"
+    );
+    // identifier, watermark null flag, one property (count, "k", "v"), then the tail.
+    assert_eq!(bytes.len(), 8 + 1 + 4 + 3 + 3 + tail.len());
+    assert_eq!(
+        decode_manifest_committable(&bytes, MANIFEST_COMMITTABLE_VERSION).unwrap(),
+        c
+    );
+}
