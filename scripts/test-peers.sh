@@ -13,6 +13,13 @@
 #   4. the same with paimon-rust 0.4 (pypaimon_rust's `CommitMessage.deserialize` /
 #      `serialize` and its committer).
 #
+# Known incompatibility (checked, not skipped): our writer, like Java 1.4, puts total buckets -1
+# into the messages of a bucket-unaware append table; pypaimon 2.1's and paimon-rust 0.4's
+# committers refuse any total buckets that is not positive ("Invalid fixed bucket 0 for
+# total_buckets=-1"), where pypaimon itself writes none. Those checks run as `known`: they
+# must fail with that refusal, and a known check that passes fails the run (drop it from the
+# list then).
+#
 # Makes a venv (default target/peers-venv; PEERS_VENV to choose) with the two peers from PyPI,
 # builds the `paimon` CLI, prints pass/fail counts and exits non-zero on any failure.
 set -uo pipefail
@@ -24,6 +31,7 @@ VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
 START=$(date +%s)
 PASS=0
 FAIL=0
+KNOWN=0
 FAILED=()
 
 check() {
@@ -36,6 +44,25 @@ check() {
         FAIL=$((FAIL + 1))
         FAILED+=("$name")
         echo "FAIL $name"
+        sed 's/^/    /' "$WORK/log" | tail -n 20
+    fi
+}
+
+# `known NAME PATTERN CMD...`: CMD must fail and its output must hold PATTERN.
+known() {
+    local name="$1" pattern="$2"
+    shift 2
+    if "$@" >"$WORK/log" 2>&1; then
+        FAIL=$((FAIL + 1))
+        FAILED+=("$name (a known failure now passes: drop it from the known list)")
+        echo "FAIL $name: known to fail, but passed"
+    elif grep -q -- "$pattern" "$WORK/log"; then
+        KNOWN=$((KNOWN + 1))
+        echo "KNOWN $name: $pattern"
+    else
+        FAIL=$((FAIL + 1))
+        FAILED+=("$name")
+        echo "FAIL $name (not the known failure)"
         sed 's/^/    /' "$WORK/log" | tail -n 20
     fi
 }
@@ -74,6 +101,12 @@ for case in append append_partitioned pk_buckets; do
         "$PAIMON" commit "$WH/peers.db/$case" --message-version 14 "$OUT/$case"/message-*.bin
     check "pypaimon reads the rows of $case committed by paimon-rs" \
         "$PY" "$PEERS" expect-rows "$WH" "peers.$case" "$OUT/$case/rows.json"
+    check "paimon-rs reads the rows of $case" bash -c \
+        '"$1" read "$2" --format jsonl >"$3" && "$4" "$5" same-rows "$3" "$6"' _ \
+        "$PAIMON" "$WH/peers.db/$case" "$WORK/$case.ours.jsonl" "$PY" "$PEERS" \
+        "$OUT/$case/rows.json"
+    check "paimon-rust 0.4 gives back the bytes of pypaimon's $case messages" \
+        "$PY" "$PEERS" same-bytes paimon_rust "$OUT/$case"/message-*.bin
 done
 
 # 3. and 4. Our v14 message files, committed by pypaimon and by paimon-rust.
@@ -87,13 +120,22 @@ for peer in pypaimon paimon_rust; do
         check "paimon write --prepare-only --message-version 14 into $table" \
             "$PAIMON" write "$WH/peers.db/$table" --from "$rows" --prepare-only \
             --out-dir "$msgs" --message-version 14
+        check "$peer decodes our $case messages and encodes the same bytes" \
+            "$PY" "$PEERS" same-bytes "$peer" \
+            $([[ $peer == pypaimon ]] && echo "$WH peers.$table") "$msgs"/message-*.bin
         if [[ $peer == pypaimon ]]; then
-            check "pypaimon decodes and commits our $case messages" \
-                "$PY" "$PEERS" commit "$WH" "peers.$table" "$msgs"/message-*.bin
+            what="pypaimon decodes and commits our $case messages"
+            cmd=("$PY" "$PEERS" commit "$WH" "peers.$table" "$msgs"/message-*.bin)
         else
-            check "paimon-rust 0.4 decodes (same bytes back) and commits our $case messages" \
-                "$PY" "$PEERS" rust-bytes "$WH" "peers.$table" "$msgs"/message-*.bin
+            what="paimon-rust 0.4 decodes (same bytes back) and commits our $case messages"
+            cmd=("$PY" "$PEERS" rust-bytes "$WH" "peers.$table" "$msgs"/message-*.bin)
         fi
+        if [[ $case == append || $case == append_partitioned ]]; then
+            # Bucket-unaware: total buckets -1 (see the top of this file).
+            known "$what" "Invalid fixed bucket 0 for total_buckets=-1" "${cmd[@]}"
+            continue
+        fi
+        check "$what" "${cmd[@]}"
         check "pypaimon reads the rows of $table" \
             "$PY" "$PEERS" expect-rows "$WH" "peers.$table" "$rows"
     done
@@ -108,6 +150,6 @@ data = open(sys.argv[1], "rb").read()
 sys.exit(CommitMessage.deserialize(data, version=14).serialize() != data)
 ' "$OUT/synthetic/message-0000.bin"
 
-echo "test-peers: $PASS passed, $FAIL failed in $(($(date +%s) - START))s"
+echo "test-peers: $PASS passed, $FAIL failed, $KNOWN known failures in $(($(date +%s) - START))s"
 for f in "${FAILED[@]}"; do echo "  failed: $f"; done
 [[ $FAIL -eq 0 ]]

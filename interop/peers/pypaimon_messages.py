@@ -19,6 +19,12 @@
     python pypaimon_messages.py expect-rows WAREHOUSE TABLE ROWS_JSON
         Exits non-zero unless pypaimon reads exactly the rows of ROWS_JSON (a JSON list, or
         JSON lines) from TABLE.
+    python pypaimon_messages.py same-rows FILE_A FILE_B
+        Exits non-zero unless the two files (JSON lists or JSON lines) hold the same rows.
+    python pypaimon_messages.py same-bytes paimon_rust MESSAGE_FILE...
+    python pypaimon_messages.py same-bytes pypaimon WAREHOUSE TABLE MESSAGE_FILE...
+        The peer decodes each v14 message file and must encode it back
+        to the same bytes (no commit).
     python pypaimon_messages.py rust-bytes WAREHOUSE TABLE MESSAGE_FILE...
         Decodes v14 message files with paimon-rust 0.4 (pypaimon_rust) and checks that its
         serializer gives the same bytes back; then commits them with pypaimon_rust's committer.
@@ -157,14 +163,43 @@ def sort_rows(rows):
     return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
 
 
-def expect_rows(warehouse, table, path):
+def load_rows(path):
     text = Path(path).read_text()
     try:
-        expected = json.loads(text)
+        rows = json.loads(text)
     except json.JSONDecodeError:
-        expected = [json.loads(line) for line in text.splitlines() if line.strip()]
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(json.dumps(sort_rows(rows), default=str))
+
+
+def same_rows(a, b):
+    ra, rb = load_rows(a), load_rows(b)
+    if ra != rb:
+        sys.exit(f"{a} holds {ra}, {b} holds {rb}")
+    print(f"{len(ra)} rows alike")
+
+
+def same_bytes(peer, files, table=None):
+    for f in files:
+        data = Path(f).read_bytes()
+        if peer == "paimon_rust":
+            import pypaimon_rust.datafusion as prd
+            again = prd.CommitMessage.deserialize(data, version=VERSION).serialize()
+        else:
+            fields = table.partition_keys_fields if table is not None else None
+            if fields is None:
+                sys.exit("same-bytes pypaimon needs the table (for the partition fields)")
+            m = deserialize_commit_message(data, fields, table.trimmed_primary_keys_fields,
+                                           version=VERSION)
+            again = serialize_commit_message(m, fields)
+        if again != data:
+            sys.exit(f"{f}: {peer} re-encodes other bytes")
+    print(f"{peer} gives back the bytes of {len(files)} messages")
+
+
+def expect_rows(warehouse, table, path):
+    expected = load_rows(path)
     got = json.loads(json.dumps(rows_json(catalog(warehouse).get_table(table)), default=str))
-    expected = json.loads(json.dumps(sort_rows(expected), default=str))
     if got != expected:
         sys.exit(f"{table}: pypaimon reads {got}, expected {expected}")
     print(f"pypaimon reads the {len(got)} expected rows of {table}")
@@ -299,6 +334,13 @@ def main():
             "".join(json.dumps(r, default=str) + "\n" for r in case_rows(args[1])))
     elif cmd == "expect-rows":
         expect_rows(args[0], args[1], args[2])
+    elif cmd == "same-rows":
+        same_rows(args[0], args[1])
+    elif cmd == "same-bytes":
+        if args[0] == "pypaimon":
+            same_bytes("pypaimon", args[3:], catalog(args[1]).get_table(args[2]))
+        else:
+            same_bytes(args[0], args[1:])
     elif cmd == "rust-bytes":
         rust_bytes(args[0], args[1], args[2:])
     else:
