@@ -328,6 +328,18 @@ impl TableCommit {
         let table_buckets = self.table.options().bucket;
         check_message_paths(&self.table.roots(), messages)
             .map_err(|e| self.invalid(e.to_string()))?;
+        // Version-14 messages may ask for a row-id conflict check from a snapshot (Java 2.1's
+        // `checkFromSnapshot`); it is not performed here yet, so such a message is refused
+        // rather than committed without it.
+        let check = messages
+            .iter()
+            .find_map(|m| m.check_from_snapshot.map(|s| (m.bucket, s)));
+        if let Some((bucket, snapshot)) = check {
+            return Err(self.invalid(format!(
+                "commit message for bucket {bucket} asks for a row-id conflict check from \
+                 check-from snapshot {snapshot}, which this committer does not perform yet"
+            )));
+        }
         let mut append = Changes::default();
         let mut compact = Changes::default();
         for m in messages {
