@@ -291,11 +291,11 @@ fn bare_messages_list_and_versioned_envelope_round_trip() {
 
 #[test]
 fn every_version_re_encodes_what_it_can_carry() {
-    // The v11 message written at 12 and 13 reads back equal; at older versions the fields
+    // The v11 message written at 12, 13 and 14 reads back equal; at older versions the fields
     // those versions lack are refused, never dropped.
     let bytes = read("java-compat/manifest-committable-v11-v5");
     let m = decode_manifest_committable(&bytes, 5).unwrap().messages[0].clone();
-    for v in 11..=13 {
+    for v in 11..=14 {
         let b = encode_commit_message(&m, v).unwrap();
         assert_eq!(decode_commit_message(&b, v).unwrap(), m, "v{v}");
     }
@@ -305,16 +305,16 @@ fn every_version_re_encodes_what_it_can_carry() {
             "v{v}"
         );
     }
-    let err = encode_commit_message(&m, 14).unwrap_err();
+    let err = encode_commit_message(&m, 15).unwrap_err();
     assert!(
-        matches!(err, Error::UnsupportedVersion { found: 14, .. }),
+        matches!(err, Error::UnsupportedVersion { found: 15, .. }),
         "{err}"
     );
     // Every golden message re-encodes at every newer version and reads back equal.
     for (name, mc, cm) in GOLDENS {
         let bytes = read(&format!("java-compat/{name}"));
         let c = decode_manifest_committable(&bytes, mc).unwrap();
-        for v in cm.max(10)..=13 {
+        for v in cm.max(10)..=14 {
             let b = encode_commit_message_list(&c.messages, v).unwrap();
             assert_eq!(
                 decode_commit_message_list(&b, v).unwrap(),
