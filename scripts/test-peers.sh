@@ -11,7 +11,8 @@
 #      pypaimon's deserializer reads our bytes (and re-serializes them to the same bytes), its
 #      committer commits them, and pypaimon reads the rows;
 #   4. the same with paimon-rust 0.4 (pypaimon_rust's `CommitMessage.deserialize` /
-#      `serialize` and its committer).
+#      `serialize` and its committer), and paimon-rust's own writer's message bytes go
+#      through 1. and 2. like pypaimon's.
 #
 # Known incompatibility (checked, not skipped): our writer, like Java 1.4, puts total buckets -1
 # into the messages of a bucket-unaware append table; pypaimon 2.1's and paimon-rust 0.4's
@@ -90,6 +91,13 @@ if ! "$PY" "$PEERS" gen "$WH" "$OUT" >"$WORK/log" 2>&1; then
     exit 1
 fi
 
+RUST_OUT="$WORK/paimon-rust-messages"
+if ! "$PY" "$PEERS" rust-gen "$WH" "$RUST_OUT" >"$WORK/log" 2>&1; then
+    cat "$WORK/log"
+    echo "paimon-rust could not generate messages"
+    exit 1
+fi
+
 # 1. pypaimon's v14 bytes: our values equal pypaimon's, our bytes equal pypaimon's.
 check "pypaimon v14 bytes decode to pypaimon's values and re-encode byte for byte" \
     env PAIMON_PEER_MESSAGES="$OUT" \
@@ -107,6 +115,23 @@ for case in append append_partitioned pk_buckets; do
         "$OUT/$case/rows.json"
     check "paimon-rust 0.4 gives back the bytes of pypaimon's $case messages" \
         "$PY" "$PEERS" same-bytes paimon_rust "$OUT/$case"/message-*.bin
+done
+
+# 1b. and 2b. paimon-rust 0.4's v14 bytes (its writer's `CommitMessage.serialize`): our values
+# equal pypaimon's reading of them, our bytes equal paimon-rust's; `paimon commit` commits them.
+check "paimon-rust v14 bytes decode to pypaimon's values and re-encode byte for byte" \
+    env PAIMON_PEER_MESSAGES="$RUST_OUT" \
+    cargo test -q -p paimon-split --locked --test integration peer_messages
+for case in append append_partitioned pk_buckets; do
+    check "paimon commit of paimon-rust's $case messages" \
+        "$PAIMON" commit "$WH/peers.db/rust_$case" --message-version 14 \
+        "$RUST_OUT/$case"/message-*.bin
+    check "pypaimon reads the rows of rust_$case committed by paimon-rs" \
+        "$PY" "$PEERS" expect-rows "$WH" "peers.rust_$case" "$RUST_OUT/$case/rows.json"
+    check "paimon-rs reads the rows of rust_$case" bash -c \
+        '"$1" read "$2" --format jsonl >"$3" && "$4" "$5" same-rows "$3" "$6"' _ \
+        "$PAIMON" "$WH/peers.db/rust_$case" "$WORK/rust_$case.ours.jsonl" "$PY" "$PEERS" \
+        "$RUST_OUT/$case/rows.json"
 done
 
 # 3. and 4. Our v14 message files, committed by pypaimon and by paimon-rust.

@@ -8,6 +8,11 @@
         reports them). One case is a hand-built message carrying what the writers here do not
         produce (compaction lists, deletion-vector ranges, global-index metadata, total
         buckets, the check-from snapshot): its bytes are pypaimon's serializer's too.
+    python pypaimon_messages.py rust-gen WAREHOUSE OUT_DIR
+        The same cases written by paimon-rust 0.4 (pypaimon_rust's batch writer) into tables
+        `rust_<case>`: its `CommitMessage.serialize` bytes, uncommitted, and the fields
+        pypaimon's deserializer reports for those bytes, in the same layout as `gen`. The
+        synthetic case is pypaimon's, decoded and re-encoded by paimon-rust.
     python pypaimon_messages.py commit WAREHOUSE TABLE MESSAGE_FILE...
         Decodes v14 message files with pypaimon's deserializer and commits them with
         pypaimon's batch committer.
@@ -287,6 +292,48 @@ def gen(warehouse, out):
     print(f"wrote {sum(len(c['messages']) for c in report['cases'].values())} messages")
 
 
+def rust_gen(warehouse, out):
+    import pypaimon_rust.datafusion as prd
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"version": VERSION, "cases": {}}
+    for name, (schema, _, _, _, batches) in CASES.items():
+        table_name = f"rust_{name}"
+        t = create(warehouse, name, table_name)
+        rt = prd.PaimonCatalog({"warehouse": warehouse}).get_table(f"{DB}.{table_name}")
+        w = rt.new_batch_write_builder().new_write()
+        rows = []
+        for b in batches:
+            data = pa.Table.from_pydict(b, schema=schema)
+            for batch in data.to_batches():
+                w.write_arrow(batch)
+            rows.extend(data.to_pylist())
+        messages = w.prepare_commit()
+        w.close()
+        case_dir = out / name
+        case_dir.mkdir(exist_ok=True)
+        files = []
+        for i, m in enumerate(messages):
+            data = m.serialize()
+            p = case_dir / f"message-{i:04d}.bin"
+            p.write_bytes(data)
+            decoded = deserialize_commit_message(data, t.partition_keys_fields,
+                                                 t.trimmed_primary_keys_fields, version=VERSION)
+            files.append({"file": p.name, "message": message_json(decoded)})
+        (case_dir / "rows.json").write_text(json.dumps(sort_rows(rows), default=str))
+        report["cases"][name] = {"table": f"{DB}.{table_name}", "messages": files}
+    synth = out / "synthetic"
+    synth.mkdir(exist_ok=True)
+    m = synthetic_message()
+    data = prd.CommitMessage.deserialize(
+        serialize_commit_message(m, []), version=VERSION).serialize()
+    (synth / "message-0000.bin").write_bytes(data)
+    report["cases"]["synthetic"] = {
+        "table": None, "messages": [{"file": "message-0000.bin", "message": message_json(m)}]}
+    (out / "messages.json").write_text(json.dumps(report, indent=1, sort_keys=True))
+    print(f"wrote {sum(len(c['messages']) for c in report['cases'].values())} messages")
+
+
 def commit(warehouse, table, files):
     t = catalog(warehouse).get_table(table)
     messages = []
@@ -324,6 +371,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "gen":
         gen(args[0], args[1])
+    elif cmd == "rust-gen":
+        rust_gen(args[0], args[1])
     elif cmd == "commit":
         commit(args[0], args[1], args[2:])
     elif cmd == "rows":
