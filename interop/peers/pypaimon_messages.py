@@ -256,6 +256,50 @@ def synthetic_message():
     )
 
 
+DV_SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string())])
+DV_OPTIONS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true",
+              "deletion-vectors.enabled": "true"}
+
+
+def dv_delete_case(warehouse, case_dir, rust=False):
+    """A data-evolution table: three rows committed by pypaimon, then the message of a delete
+    by row id (a deletion-vector index file, and the check-from snapshot), left uncommitted.
+    Returns the message files and the rows the table holds once it is committed."""
+    c = catalog(warehouse)
+    c.create_database(DB, True)
+    name = "rust_dv_delete" if rust else "dv_delete"
+    c.create_table(f"{DB}.{name}", Schema.from_pyarrow_schema(
+        DV_SCHEMA, options=DV_OPTIONS), False)
+    t = c.get_table(f"{DB}.{name}")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    cm = wb.new_commit()
+    w.write_arrow(pa.Table.from_pydict({"id": [1, 2, 3], "name": ["a", "b", "c"]},
+                                       schema=DV_SCHEMA))
+    cm.commit(w.prepare_commit())
+    w.close()
+    cm.close()
+    t = c.get_table(f"{DB}.{name}")
+    files = []
+    if rust:
+        import pypaimon_rust.datafusion as prd
+        rt = prd.PaimonCatalog({"warehouse": warehouse}).get_table(f"{DB}.{name}")
+        for i, m in enumerate(rt.new_batch_write_builder().new_update().delete_by_row_id([1])):
+            data = m.serialize()
+            p = case_dir / f"message-{i:04d}.bin"
+            p.write_bytes(data)
+            decoded = deserialize_commit_message(data, t.partition_keys_fields,
+                                                 t.trimmed_primary_keys_fields, version=VERSION)
+            files.append({"file": p.name, "message": message_json(decoded)})
+    else:
+        messages = t.new_batch_write_builder().new_update().delete_by_row_id([1])
+        for i, m in enumerate(messages):
+            p = case_dir / f"message-{i:04d}.bin"
+            p.write_bytes(serialize_commit_message(m, t.partition_keys_fields))
+            files.append({"file": p.name, "message": message_json(m)})
+    return files, [{"id": 1, "name": "a"}, {"id": 3, "name": "c"}]
+
+
 def gen(warehouse, out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -282,6 +326,11 @@ def gen(warehouse, out):
             sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str)),
             default=str))
         report["cases"][name] = {"table": f"{DB}.{name}", "messages": files}
+    case_dir = out / "dv_delete"
+    case_dir.mkdir(exist_ok=True)
+    files, rows = dv_delete_case(warehouse, case_dir)
+    (case_dir / "rows.json").write_text(json.dumps(sort_rows(rows)))
+    report["cases"]["dv_delete"] = {"table": f"{DB}.dv_delete", "messages": files}
     synth = out / "synthetic"
     synth.mkdir(exist_ok=True)
     m = synthetic_message()
@@ -322,6 +371,11 @@ def rust_gen(warehouse, out):
             files.append({"file": p.name, "message": message_json(decoded)})
         (case_dir / "rows.json").write_text(json.dumps(sort_rows(rows), default=str))
         report["cases"][name] = {"table": f"{DB}.{table_name}", "messages": files}
+    case_dir = out / "dv_delete"
+    case_dir.mkdir(exist_ok=True)
+    files, rows = dv_delete_case(warehouse, case_dir, rust=True)
+    (case_dir / "rows.json").write_text(json.dumps(sort_rows(rows)))
+    report["cases"]["dv_delete"] = {"table": f"{DB}.rust_dv_delete", "messages": files}
     synth = out / "synthetic"
     synth.mkdir(exist_ok=True)
     m = synthetic_message()

@@ -111,8 +111,9 @@ fn peer_messages() -> Vec<(String, String, Vec<u8>, Value)> {
 #[test]
 fn pypaimon_v14_messages_decode_to_pypaimon_values_and_encode_to_its_bytes() {
     let messages = peer_messages();
-    // append (1), partitioned append (2), primary key in two buckets (2), synthetic (1)
-    assert!(messages.len() >= 6, "{} messages", messages.len());
+    // append (1), partitioned append (2), primary key in two buckets (2), delete by row id
+    // (1), synthetic (1)
+    assert!(messages.len() >= 7, "{} messages", messages.len());
     for (case, file, bytes, expected) in messages {
         let m = decode_commit_message(&bytes, COMMIT_MESSAGE_VERSION_2_1)
             .unwrap_or_else(|e| panic!("{case}/{file}: {e}"));
@@ -203,4 +204,23 @@ fn committable_v5_carries_pypaimon_v14_messages_unchanged() {
         decode_manifest_committable(&bytes, MANIFEST_COMMITTABLE_VERSION).unwrap(),
         c
     );
+}
+
+/// pypaimon's delete by row id: a deletion-vector index file naming the data file and the row
+/// deleted, and the snapshot the delete read (the check-from snapshot).
+#[test]
+fn pypaimon_delete_by_row_id_carries_a_deletion_vector_and_its_snapshot() {
+    let dir = peer_dir().join("dv_delete");
+    let bytes = std::fs::read(dir.join("message-0000.bin")).unwrap();
+    let m = decode_commit_message(&bytes, COMMIT_MESSAGE_VERSION_2_1).unwrap();
+    assert_eq!(m.check_from_snapshot, Some(1));
+    assert!(m.data_increment.new_files.is_empty());
+    let [dv] = &m.data_increment.new_index_files[..] else {
+        panic!("one new index file: {:?}", m.data_increment.new_index_files)
+    };
+    assert_eq!(dv.index_type, "DELETION_VECTORS");
+    let ranges = dv.dv_ranges.as_ref().expect("deletion-vector ranges");
+    assert_eq!(ranges.len(), 1);
+    assert!(ranges[0].data_file_name.starts_with("data-"));
+    assert_eq!(ranges[0].cardinality, Some(1), "one row deleted");
 }
