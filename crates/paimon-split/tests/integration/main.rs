@@ -9,3 +9,4 @@ mod cpp_splits;
 mod golden;
 mod java_rows;
 mod roundtrip;
+mod write_context;
