@@ -18,13 +18,7 @@ use crate::compact_cmd::{compact_table, CompactError, CompactOutcome};
 /// level 0 (deletion vectors, first-row) and tables whose `lookup` changelog that compaction
 /// writes; a `write-only` table leaves it to a dedicated compactor.
 pub fn compacts_after_write(table: &Table) -> bool {
-    use paimon_spec::options::{ChangelogProducer, MergeEngine};
-    let opts = table.options();
-    table.is_primary_key_table()
-        && !opts.write_only
-        && (opts.deletion_vectors_enabled
-            || opts.merge_engine == MergeEngine::FirstRow
-            || opts.changelog_producer == ChangelogProducer::Lookup)
+    table.compacts_after_write()
 }
 
 /// The writer of `table`'s current schema. A primary-key table's writer continues each
