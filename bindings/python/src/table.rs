@@ -258,8 +258,7 @@ impl Table {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = guard(|| {
             py.detach(|| {
-                let mut ctx =
-                    pyr(self.table.write_context(overwrite, commit_user.as_deref()))?;
+                let mut ctx = pyr(self.table.write_context(overwrite, commit_user.as_deref()))?;
                 if let Some(c) = compact_after {
                     ctx.compact_after = c;
                 }

@@ -48,7 +48,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// `(id, v, n)` of each row `paimon read` gives, sorted by id.
-fn rows(t: &Path) -> Vec<(i64, String, Option<i64>)> {
+fn rows(t: &Path) -> Vec<Row> {
     let mut out: Vec<_> = ok(&["read", s(t), "--format", "jsonl"])
         .lines()
         .map(|l| triple(&serde_json::from_str(l).expect("a JSON row")))
@@ -57,16 +57,19 @@ fn rows(t: &Path) -> Vec<(i64, String, Option<i64>)> {
     out
 }
 
-fn triple(v: &Value) -> (i64, String, Option<i64>) {
+/// `(id, v, n)` of a row.
+type Row = (i64, Option<String>, Option<i64>);
+
+fn triple(v: &Value) -> Row {
     (
         v["id"].as_i64().expect("id"),
-        v["v"].as_str().expect("v").to_string(),
+        v["v"].as_str().map(str::to_string),
         v["n"].as_i64(),
     )
 }
 
 /// Java's `(id, v, n)` rows of the table's latest snapshot, sorted by id.
-fn java_rows(t: &Path) -> Vec<(i64, String, Option<i64>)> {
+fn java_rows(t: &Path) -> Vec<Row> {
     let out = Command::new(repo().join("scripts/java-oracle.sh"))
         .args(["dump", s(t), "--sort"])
         .output()
@@ -95,8 +98,8 @@ fn a_worker_writes_with_the_context_alone_and_its_rows_win_over_committed_ones()
     let before = rows(&t);
     assert_eq!(before.len(), 45);
     let committed = |id: i64| before.iter().find(|r| r.0 == id).cloned();
-    assert_eq!(committed(5), Some((5, "c1-5".into(), Some(5))));
-    assert_eq!(committed(20), Some((20, "c3-20".into(), Some(60))));
+    assert_eq!(committed(5), Some((5, Some("c1-5".into()), Some(5))));
+    assert_eq!(committed(20), Some((20, Some("c3-20".into()), Some(60))));
 
     // Planner: the context, from the latest snapshot.
     let ctx = dir.path().join("ctx.bin");
