@@ -205,3 +205,46 @@ fn hostile_paths_are_refused_by_the_layout_rule() {
     let bytes = encode_write_context(&ctx).unwrap();
     assert_eq!(decode_write_context(&bytes).unwrap(), ctx);
 }
+
+/// The fuzz seeds: contexts `paimon write-context` planned from fixture tables.
+fn seed(name: &str) -> WriteContext {
+    let path = format!(
+        "{}/../../fuzz/seeds/write_context_decode/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    let ctx = decode_write_context(&bytes).unwrap();
+    assert_eq!(encode_write_context(&ctx).unwrap(), bytes, "{name}");
+    ctx
+}
+
+#[test]
+fn contexts_planned_from_fixture_tables_decode_as_planned() {
+    let dynamic = seed("dynamic_bucket");
+    assert_eq!(
+        dynamic.table_path,
+        "fixtures/warehouse/pk.db/dynamic_bucket"
+    );
+    assert_eq!(dynamic.snapshot_id, Some(4));
+    assert!(!dynamic.overwrite && !dynamic.compact_after);
+    assert!(!dynamic.hash_index_files.is_empty());
+    assert!(dynamic
+        .hash_index_files
+        .iter()
+        .all(|(_, _, f)| f.index_type == "HASH" && f.file_name.starts_with("index-")));
+
+    let partitioned = seed("partitioned");
+    assert_eq!(partitioned.schema.partition_keys, ["dt", "hr"]);
+    assert!(!partitioned.restored_sequence_numbers.is_empty());
+    assert!(partitioned.hash_index_files.is_empty());
+
+    let overwrite = seed("partitioned-overwrite");
+    assert!(overwrite.overwrite);
+    assert_eq!(overwrite.commit_user.as_deref(), Some("planner"));
+    assert!(overwrite.restored_sequence_numbers.is_empty());
+
+    // Deletion vectors without write-only: the committer compacts after the write.
+    assert!(seed("dv32").compact_after);
+    // An append table restores no sequence numbers.
+    assert!(seed("part_date").restored_sequence_numbers.is_empty());
+}
