@@ -145,8 +145,8 @@ fn write_with_context(path: &str, file: &Path, a: &WriteArgs) -> Result<()> {
     prepared(a, rows, &messages)?;
     if ctx.compact_after {
         crate::outln!(
-            "the committer compacts the buckets written after committing (the context's \
-             compact-after; `paimon compact`)"
+            "this table is compacted after writes (deletion vectors, first-row or the lookup \
+             changelog): its rows reach batch reads after `paimon commit` and `paimon compact`"
         );
     }
     Ok(())
