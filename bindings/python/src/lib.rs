@@ -49,6 +49,10 @@ fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow_export::Schema>()?;
     m.add_class::<write::TableWrite>()?;
     m.add_class::<write::TableCommit>()?;
+    m.add_function(wrap_pyfunction!(
+        maintenance::run_compact_task_with_context,
+        m
+    )?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -88,17 +88,15 @@ pub fn compact_tasks(
 /// files the task wrote are deleted.
 pub fn run_compact_task(
     py: Python<'_>,
-    table: &paimon_meta::Table,
+    io: paimon_io::FileIORef,
+    root: &str,
+    schema: &paimon_spec::schema::TableSchema,
     task: &[u8],
     version: i32,
 ) -> PyResult<Vec<u8>> {
     py.detach(|| {
         let task = pyr(paimon_split::decode_compact_task(task))?;
-        let worker = pyr(paimon_write::TableCompact::try_new(
-            table.file_io().clone(),
-            table.path(),
-            table.schema(),
-        ))?;
+        let worker = pyr(paimon_write::TableCompact::try_new(io, root, schema))?;
         let message = pyr(worker.run(&task))?;
         pyr(paimon_split::commit::encode_commit_message(
             &message, version,
@@ -192,4 +190,29 @@ pub fn expire_partitions<'py>(
     out.set_item("partitions", r.partitions)?;
     out.set_item("snapshots", r.snapshots)?;
     Ok(out)
+}
+
+/// `paimon_rs.run_compact_task(context, task)`: runs one task of `Table.compact_tasks` in a
+/// worker with the table's schema from a write context (`Table.write_context()` bytes), so the
+/// worker opens no metadata of the table; returns the commit message bytes of `version`
+/// (default: the one Java 1.4 reads). `options` configure the storage. Raises `CorruptError`
+/// for bytes that are no write context or compaction task.
+#[pyfunction]
+#[pyo3(name = "run_compact_task", signature = (context, task, version=None, options=None))]
+pub fn run_compact_task_with_context<'py>(
+    py: Python<'py>,
+    context: &[u8],
+    task: &[u8],
+    version: Option<i32>,
+    options: Option<Bound<'_, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let version = version.unwrap_or(crate::write::DEFAULT_MESSAGE_VERSION);
+    let options = crate::convert::options_arg(options.as_ref())?;
+    let ctx = pyr(paimon_split::decode_write_context(context))?;
+    pyr(ctx.check_paths())?;
+    let io = crate::convert::file_io(&ctx.table_path, &options)?;
+    let message = crate::reader::guard(|| {
+        run_compact_task(py, io, &ctx.table_path, &ctx.schema, task, version)
+    })?;
+    Ok(pyo3::types::PyBytes::new(py, &message))
 }

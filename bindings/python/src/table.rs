@@ -238,6 +238,36 @@ impl Table {
         TableWrite::open(py, &self.table, row_kind_column, false, false, threads)
     }
 
+    /// The write context of this table (bytes) a driver hands its write workers: the latest
+    /// schema, and from the latest snapshot (read once) each bucket's committed sequence
+    /// numbers and a dynamic-bucket table's hash index, unless `overwrite` says the rows
+    /// replace the table's. A worker writes with `TableWrite.from_context(bytes)` without
+    /// opening the table; the driver commits the messages (`overwrite` through
+    /// `TableCommit.overwrite`). Also what `paimon_rs.run_compact_task` takes.
+    /// `compact_after` (default: as `write_arrow` decides) says the driver compacts the
+    /// buckets written after committing (primary-key tables with deletion vectors, first-row
+    /// or the `lookup` changelog producer that are not `write-only`: their rows reach batch
+    /// reads only so); with `False` the workers refuse such tables, as `new_write` does.
+    #[pyo3(signature = (overwrite=false, commit_user=None, compact_after=None))]
+    fn write_context<'py>(
+        &self,
+        py: Python<'py>,
+        overwrite: bool,
+        commit_user: Option<String>,
+        compact_after: Option<bool>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = guard(|| {
+            py.detach(|| {
+                let mut ctx = pyr(self.table.write_context(overwrite, commit_user.as_deref()))?;
+                if let Some(c) = compact_after {
+                    ctx.compact_after = c;
+                }
+                pyr(paimon_split::encode_write_context(&ctx))
+            })
+        })?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
     /// A committer of commit messages into this table as `user` (default: a new user per
     /// call, so its identifiers start fresh); see `TableCommit`.
     #[pyo3(signature = (user=None))]
@@ -333,7 +363,14 @@ impl Table {
         version: Option<i32>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let version = version.unwrap_or(crate::write::DEFAULT_MESSAGE_VERSION);
-        let message = crate::maintenance::run_compact_task(py, &self.table, task, version)?;
+        let message = crate::maintenance::run_compact_task(
+            py,
+            self.table.file_io().clone(),
+            self.table.path(),
+            self.table.schema(),
+            task,
+            version,
+        )?;
         Ok(PyBytes::new(py, &message))
     }
 

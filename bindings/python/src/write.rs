@@ -58,6 +58,31 @@ impl TableWrite {
         })
     }
 
+    /// A writer built from a planner's write context alone (paimon-write's
+    /// `TableWrite::from_context`): no schema or snapshot file is read; `options` configure
+    /// the storage of the context's table path.
+    pub fn from_context_bytes(
+        py: Python<'_>,
+        context: &[u8],
+        kind_column: Option<String>,
+        threads: usize,
+        options: &std::collections::BTreeMap<String, String>,
+    ) -> PyResult<TableWrite> {
+        let ctx = pyr(paimon_split::decode_write_context(context))?;
+        let io = crate::convert::file_io(&ctx.table_path, options)?;
+        let writer = guard(|| {
+            py.detach(|| {
+                pyr(paimon_write::TableWrite::from_context(io, &ctx)
+                    .and_then(|w| w.with_threads(threads)))
+            })
+        })?;
+        Ok(TableWrite {
+            path: ctx.table_path,
+            kind_column,
+            writer: Mutex::new(Some(writer)),
+        })
+    }
+
     fn with_writer<T>(
         &self,
         f: impl FnOnce(&mut paimon_write::TableWrite) -> PyResult<T>,
@@ -111,6 +136,26 @@ impl TableWrite {
 
 #[pymethods]
 impl TableWrite {
+    /// A writer in a worker from the bytes of `Table.write_context()` made by the planner:
+    /// the schema, each bucket's committed sequence numbers (so the rows written win over
+    /// those committed) and a dynamic-bucket table's hash index come from the bytes, so no
+    /// metadata of the table is read here (no `Table.open`). `row_kind_column` and `threads`
+    /// as in `Table.new_write`; `options` configure the storage (as `Table.open`'s). Raises
+    /// `CorruptError` for bytes that are no write context.
+    #[staticmethod]
+    #[pyo3(signature = (context, row_kind_column=None, threads=None, options=None))]
+    fn from_context(
+        py: Python<'_>,
+        context: &[u8],
+        row_kind_column: Option<String>,
+        threads: Option<Bound<'_, PyAny>>,
+        options: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<TableWrite> {
+        let threads = crate::convert::threads_arg(threads.as_ref())?;
+        let options = crate::convert::options_arg(options.as_ref())?;
+        TableWrite::from_context_bytes(py, context, row_kind_column, threads, &options)
+    }
+
     /// Writes `data`: a pyarrow Table, RecordBatch or RecordBatchReader, anything with
     /// `__arrow_c_stream__` / `__arrow_c_array__`, or (with pyarrow installed) what
     /// `pyarrow.table()` takes, such as a pandas DataFrame. Columns are matched to the

@@ -56,6 +56,8 @@ enum Command {
     AlterTable(alter_cmd::AlterTableArgs),
     /// Write rows from a file and commit them (or only prepare the commit messages).
     Write(write_cmd::WriteArgs),
+    /// Plan a distributed write: the write context workers give `write --context`.
+    WriteContext(write_cmd::WriteContextArgs),
     /// Commit message files written by `write --prepare-only`.
     ///
     /// Test hook: with PAIMON_TEST_FAULT_PUBLISH=P set (P a probability), `write` and `commit`
@@ -114,6 +116,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::AlterTable(a) => alter_cmd::alter_table(a),
         Command::Write(a) => write_cmd::write(a),
+        Command::WriteContext(a) => write_cmd::write_context(a),
         Command::Commit(a) => write_cmd::commit(a),
         Command::Sql(a) => sql_cmd::sql(a),
     }

@@ -18,13 +18,7 @@ use crate::compact_cmd::{compact_table, CompactError, CompactOutcome};
 /// level 0 (deletion vectors, first-row) and tables whose `lookup` changelog that compaction
 /// writes; a `write-only` table leaves it to a dedicated compactor.
 pub fn compacts_after_write(table: &Table) -> bool {
-    use paimon_spec::options::{ChangelogProducer, MergeEngine};
-    let opts = table.options();
-    table.is_primary_key_table()
-        && !opts.write_only
-        && (opts.deletion_vectors_enabled
-            || opts.merge_engine == MergeEngine::FirstRow
-            || opts.changelog_producer == ChangelogProducer::Lookup)
+    table.compacts_after_write()
 }
 
 /// The writer of `table`'s current schema. A primary-key table's writer continues each
@@ -35,6 +29,9 @@ pub fn compacts_after_write(table: &Table) -> bool {
 /// [`compacts_after_write`]). `threads` encode the columns of Parquet files
 /// ([`TableWrite::with_threads`]).
 ///
+/// The writer is built as a worker builds it from the planner's bytes
+/// ([`Table::write_context`], [`TableWrite::from_context`]).
+///
 /// # Errors
 /// What [`TableWrite::try_new`] refuses; metadata read errors.
 pub fn open_writer(
@@ -43,22 +40,9 @@ pub fn open_writer(
     compact_after: bool,
     threads: usize,
 ) -> Result<TableWrite, CompactError> {
-    let (io, path, schema) = (table.file_io().clone(), table.path(), table.schema());
-    let mut writer = match compact_after {
-        true => TableWrite::try_new_compacted_after(io, path, schema)?,
-        false => TableWrite::try_new(io, path, schema)?,
-    }
-    .with_threads(threads)?;
-    if !table.is_primary_key_table() {
-        return Ok(writer);
-    }
-    if overwrite {
-        return Ok(writer.with_hash_index(Vec::new()));
-    }
-    writer = writer
-        .with_restored_max_sequence_numbers(table.max_sequence_numbers()?)
-        .with_hash_index(table.hash_index_files()?);
-    Ok(writer)
+    let mut ctx = table.write_context(overwrite, None)?;
+    ctx.compact_after = compact_after;
+    Ok(TableWrite::from_context(table.file_io().clone(), &ctx)?.with_threads(threads)?)
 }
 
 /// The lookup compaction after a commit of `messages` (see [`compacts_after_write`]): the

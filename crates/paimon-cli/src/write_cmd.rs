@@ -12,6 +12,8 @@ use paimon_meta::Table;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
+use paimon_split::{decode_write_context, encode_write_context};
+use paimon_write::TableWrite;
 
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
@@ -53,6 +55,26 @@ pub struct WriteArgs {
     /// the same whatever the count (with more than one, where a file rolls is estimated).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Write as a worker with the write context of `paimon write-context` (schema, restored
+    /// sequence numbers, hash index, overwrite): no schema or snapshot file is read.
+    #[arg(long, requires = "prepare_only", conflicts_with_all = ["overwrite", "partition"])]
+    pub context: Option<PathBuf>,
+}
+
+/// `paimon write-context TABLE -o FILE`.
+#[derive(Debug, Args)]
+pub struct WriteContextArgs {
+    /// Table directory.
+    pub table: String,
+    /// The rows written with the context replace the table's (committed as an overwrite).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// The commit user the messages will be committed as, recorded in the context.
+    #[arg(long = "commit-user")]
+    pub commit_user: Option<String>,
+    /// Where the context bytes go.
+    #[arg(short = 'o', long = "out")]
+    pub out: PathBuf,
 }
 
 /// `paimon commit TABLE MESSAGE_FILE...`.
@@ -81,7 +103,64 @@ pub fn write(a: WriteArgs) -> Result<()> {
     write_in(&path, &a).with_context(|| format!("write {path}"))
 }
 
+/// `paimon write-context`: the planner's half of a distributed write.
+pub fn write_context(a: WriteContextArgs) -> Result<()> {
+    let path = table_location(&a.table);
+    let table = open(&path).with_context(|| format!("write-context {path}"))?;
+    let ctx = table
+        .write_context(a.overwrite, a.commit_user.as_deref())
+        .map_err(|e| anyhow!("write-context {path}: {e}"))?;
+    let bytes = encode_write_context(&ctx).map_err(|e| anyhow!("write-context {path}: {e}"))?;
+    std::fs::write(&a.out, &bytes).with_context(|| format!("-o {}", a.out.display()))?;
+    crate::outln!(
+        "wrote the write context of {path} (schema {}, {}) to {}",
+        ctx.schema.id,
+        ctx.snapshot_id
+            .map_or("no snapshot".to_string(), |id| format!("snapshot {id}")),
+        a.out.display()
+    );
+    Ok(())
+}
+
+/// `paimon write --context`: a worker writing with the planner's context only.
+fn write_with_context(path: &str, file: &Path, a: &WriteArgs) -> Result<()> {
+    let bytes = std::fs::read(file).with_context(|| format!("--context {}", file.display()))?;
+    let ctx =
+        decode_write_context(&bytes).map_err(|e| anyhow!("--context {}: {e}", file.display()))?;
+    let root = paimon_spec::layout::TableLayout::new(path)
+        .root()
+        .to_string();
+    if root != ctx.table_path {
+        return Err(anyhow!(
+            "--context {} is for table {}, not {root}",
+            file.display(),
+            ctx.table_path
+        ));
+    }
+    let io = file_io_for(&ctx.table_path).map_err(|e| anyhow!("{e}"))?;
+    let writer = TableWrite::from_context(io, &ctx)
+        .and_then(|w| w.with_threads(threads(a)))
+        .map_err(|e| anyhow!("{e}"))?;
+    let (rows, messages) = write_rows(writer, a)?;
+    prepared(a, rows, &messages)?;
+    if ctx.compact_after {
+        crate::outln!(
+            "this table is compacted after writes (deletion vectors, first-row or the lookup \
+             changelog): its rows reach batch reads after `paimon commit` and `paimon compact`"
+        );
+    }
+    Ok(())
+}
+
+fn threads(a: &WriteArgs) -> usize {
+    a.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
 fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
+    if let Some(file) = &a.context {
+        return write_with_context(path, file, a);
+    }
     let table = open(path)?;
     // Parse everything the commit needs before a file is written.
     let spec = match &a.partition {
@@ -89,52 +168,13 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         None => None,
     };
     let compact_after = compacts_after_write(&table) && !a.prepare_only;
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let mut writer =
-        open_writer(&table, a.overwrite, compact_after, threads).map_err(|e| anyhow!("{e}"))?;
-    let format = match a.input_format {
-        Some(f) => f,
-        None => InputFormat::of_path(&a.from)?,
-    };
-    let input = writer.input_schema().clone();
-    let result = read_input(
-        &a.from,
-        format,
-        &input,
-        a.row_kind_column.as_deref(),
-        &mut |batch| {
-            writer
-                .write_conformed(&batch, a.row_kind_column.as_deref())
-                .map_err(|e| anyhow!("{e}"))
-        },
-    )
-    .and_then(|rows| {
-        let messages = writer.prepare_commit().map_err(|e| anyhow!("{e}"))?;
-        Ok((rows, messages))
-    });
-    let (rows, messages) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            writer.abort();
-            return Err(e);
-        }
-    };
-    let files: usize = messages
-        .iter()
-        .map(|m| m.data_increment.new_files.len())
-        .sum();
+    let writer =
+        open_writer(&table, a.overwrite, compact_after, threads(a)).map_err(|e| anyhow!("{e}"))?;
+    let (rows, messages) = write_rows(writer, a)?;
     if a.prepare_only {
-        let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
-        let written = write_message_files(dir, &messages, a.message_version)?;
-        crate::outln!(
-            "wrote {rows} rows into {files} files; {} message files in {} (not committed)",
-            written.len(),
-            dir.display()
-        );
-        return Ok(());
+        return prepared(a, rows, &messages);
     }
+    let files = file_count(&messages);
     let user = paimon_meta::commit::fresh_commit_user("paimon-cli-write");
     let commit = table.new_commit(&user);
     let ids = if a.overwrite {
@@ -157,6 +197,55 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     crate::outln!(
         "wrote {rows} rows into {files} files; {}",
         describe_snapshots(&ids)
+    );
+    Ok(())
+}
+
+/// Writes the rows of `--from` with `writer` and prepares their commit messages; the files
+/// written are deleted on an error.
+fn write_rows(mut writer: TableWrite, a: &WriteArgs) -> Result<(u64, Vec<CommitMessage>)> {
+    let format = match a.input_format {
+        Some(f) => f,
+        None => InputFormat::of_path(&a.from)?,
+    };
+    let input = writer.input_schema().clone();
+    let result = read_input(
+        &a.from,
+        format,
+        &input,
+        a.row_kind_column.as_deref(),
+        &mut |batch| {
+            writer
+                .write_conformed(&batch, a.row_kind_column.as_deref())
+                .map_err(|e| anyhow!("{e}"))
+        },
+    )
+    .and_then(|rows| {
+        let messages = writer.prepare_commit().map_err(|e| anyhow!("{e}"))?;
+        Ok((rows, messages))
+    });
+    if result.is_err() {
+        writer.abort();
+    }
+    result
+}
+
+fn file_count(messages: &[CommitMessage]) -> usize {
+    messages
+        .iter()
+        .map(|m| m.data_increment.new_files.len())
+        .sum()
+}
+
+/// `--prepare-only`: the message files into `--out-dir`.
+fn prepared(a: &WriteArgs, rows: u64, messages: &[CommitMessage]) -> Result<()> {
+    let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
+    let written = write_message_files(dir, messages, a.message_version)?;
+    crate::outln!(
+        "wrote {rows} rows into {} files; {} message files in {} (not committed)",
+        file_count(messages),
+        written.len(),
+        dir.display()
     );
     Ok(())
 }

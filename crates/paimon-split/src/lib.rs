@@ -22,7 +22,10 @@
 //! ```
 //!
 //! The same crate carries the other direction of the protocol: the [`commit`] messages writers
-//! hand the committer (Java `CommitMessageSerializer`, `ManifestCommittableSerializer`).
+//! hand the committer (Java `CommitMessageSerializer`, `ManifestCommittableSerializer`), the
+//! [`CompactTask`]s a compaction planner hands its workers, and the [`WriteContext`] a write
+//! planner hands its writers (schema, restored sequence numbers, hash index), so that no
+//! worker reads the table's metadata.
 //!
 //! Decoding never panics and never allocates from an unchecked length: malformed input gives
 //! [`Error::Corrupt`] with the byte offset where decoding stopped.
@@ -42,6 +45,8 @@ pub mod incremental;
 pub mod java_stream;
 mod split;
 pub mod wire;
+pub mod write_context;
+pub mod write_context_codec;
 
 pub use codec::{CURRENT_VERSION, DATA_SPLIT_MAGIC};
 pub use commit::{
@@ -55,6 +60,8 @@ pub use compact_codec::{decode_compact_task, encode_compact_task};
 pub use error::{Error, Result};
 pub use frame::Split;
 pub use split::{DataSplit, DataSplitRef};
+pub use write_context::{HashIndexFile, RestoredSequence, WriteContext};
+pub use write_context_codec::{decode_write_context, encode_write_context};
 
 use wire::{WireReader, WireWriter};
 

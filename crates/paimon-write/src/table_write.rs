@@ -25,6 +25,7 @@ use paimon_spec::schema::TableSchema;
 use paimon_spec::stats::serialize_datums;
 use paimon_spec::types::{DataField, TypeKind};
 use paimon_split::commit::{CommitMessage, DataIncrement};
+use paimon_split::WriteContext;
 
 use crate::arrow_datum::datum_at;
 use crate::bucket::{key_hashes, BucketAssigner};
@@ -148,6 +149,40 @@ impl TableWrite {
         schema: &TableSchema,
     ) -> Result<Self> {
         Self::build(file_io, root, schema, Level0::CompactedAfter)
+    }
+
+    /// The writer a planner's [`WriteContext`] describes (paimon-meta's
+    /// `Table::write_context`), built from the context alone: the context's schema, with
+    /// [`TableWrite::try_new_compacted_after`] when the committer compacts after the write
+    /// (`compact_after`), else [`TableWrite::try_new`]; a primary-key table's writer
+    /// continues each bucket's restored sequence numbers and assigns a dynamic-bucket
+    /// table's keys from the context's hash index files (none for an overwrite). No schema,
+    /// snapshot, manifest or index-manifest file is read. The context's paths are checked by
+    /// paimon-spec's path rule ([`WriteContext::check_paths`]) first.
+    ///
+    /// # Errors
+    /// [`Error::Spec`] ([`paimon_spec::Error::PathNotAllowed`]) for a path the context may
+    /// not name; as [`TableWrite::try_new`].
+    pub fn from_context(file_io: FileIORef, ctx: &WriteContext) -> Result<Self> {
+        ctx.check_paths()?;
+        let (root, schema) = (ctx.table_path.as_str(), &ctx.schema);
+        let writer = match ctx.compact_after {
+            true => Self::try_new_compacted_after(file_io, root, schema)?,
+            false => Self::try_new(file_io, root, schema)?,
+        };
+        if schema.primary_keys.is_empty() {
+            return Ok(writer);
+        }
+        let (restored, hash_index) = match ctx.overwrite {
+            true => (Vec::new(), Vec::new()),
+            false => (
+                ctx.restored_sequence_numbers.clone(),
+                ctx.hash_index_files.clone(),
+            ),
+        };
+        Ok(writer
+            .with_restored_max_sequence_numbers(restored)
+            .with_hash_index(hash_index))
     }
 
     /// The writers of a compaction: as [`TableWrite::try_new_compacted_after`] (a compaction

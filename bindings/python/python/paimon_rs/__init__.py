@@ -43,6 +43,7 @@ from ._paimon_rs import (
     TableWrite,
     UnsupportedError,
     __version__,
+    run_compact_task,
 )
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "TableWrite",
     "UnsupportedError",
     "read_table",
+    "run_compact_task",
     "__version__",
 ]
 

@@ -182,6 +182,11 @@ class Table:
         """The tasks ``compact`` would run, as bytes for workers elsewhere; commits nothing."""
     def run_compact_task(self, task: bytes, version: Optional[int] = None) -> bytes:
         """Runs one task of ``compact_tasks``; returns its commit-message bytes (not committed)."""
+    def write_context(
+        self, overwrite: bool = False, commit_user: Optional[str] = None, compact_after: Optional[bool] = None
+    ) -> bytes:
+        """The bytes a driver hands its write workers (``TableWrite.from_context``) and
+        compaction workers (``run_compact_task``): schema, restored sequence numbers, hash index."""
     def compact(
         self,
         full: bool = False,
@@ -219,6 +224,15 @@ class Table:
 
 class TableWrite:
     """Writes Arrow data into one table's data files and hands out commit-message bytes."""
+
+    @staticmethod
+    def from_context(
+        context: bytes,
+        row_kind_column: Optional[str] = None,
+        threads: Optional[int] = None,
+        options: Optional[Dict[str, str]] = None,
+    ) -> "TableWrite":
+        """A writer from ``Table.write_context()`` bytes alone: no metadata of the table is read."""
 
     def write(self, data: Any) -> int:
         """Writes a pyarrow Table / RecordBatch / reader (or what ``pyarrow.table`` takes);
@@ -306,3 +320,9 @@ class SplitReader:
         released); no thread is started, and ``threads`` does not apply."""
     @property
     def schema(self) -> Schema: ...
+
+def run_compact_task(
+    context: bytes, task: bytes, version: Optional[int] = None, options: Optional[Dict[str, str]] = None
+) -> bytes:
+    """Runs one task of ``Table.compact_tasks`` with the schema of ``Table.write_context()``
+    bytes (no ``Table.open``); returns its commit-message bytes (not committed)."""

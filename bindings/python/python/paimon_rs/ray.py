@@ -8,8 +8,10 @@ bytes (or commit-message bytes) as what travels between it and the tasks.
 ``read_paimon`` plans once on the driver; ``read_splits`` takes splits (or their bytes) a
 planner service already holds. Each Ray read task carries only the table path, the split
 bytes and the read options, and reads them with ``paimon_rs.SplitReader`` in the worker.
-``write_paimon`` is the reverse: each write task writes its blocks with
-``paimon_rs.TableWrite`` and returns commit-message bytes; the driver commits them all in one
+``write_paimon`` is the reverse: the driver plans a write context once
+(``Table.write_context``), each write task writes its blocks with
+``paimon_rs.TableWrite.from_context`` (no metadata read in the worker) and returns
+commit-message bytes; the driver commits them all in one
 snapshot, so a failed write commits nothing. ``compact`` hands compaction out the same way:
 the driver plans the tasks, each Ray task runs one task's bytes and returns its commit
 message, and the driver commits them as one COMPACT snapshot.
@@ -25,7 +27,7 @@ from ray.data import Dataset, read_datasource
 from ray.data.block import BlockAccessor, BlockMetadata
 from ray.data.datasource import Datasink, Datasource, ReadTask
 
-from . import InvalidArgumentError, Split, SplitReader, Table
+from . import InvalidArgumentError, Split, SplitReader, Table, TableWrite, run_compact_task
 from .ray_filter import expression_columns, split_predicate
 
 __all__ = ["PaimonDatasink", "PaimonDatasource", "compact", "read_paimon", "read_splits", "write_paimon"]
@@ -330,6 +332,10 @@ class PaimonDatasink(Datasink):
         # A dynamic-bucket table's buckets come from one assigner over its hash index (as in
         # Java, one writer at a time): its rows are written by a single task.
         self.dynamic_bucket = bool(table.primary_keys) and table.options.get("bucket", "-1").strip() == "-1"
+        # The driver plans the write once; each task writes with these bytes alone (schema,
+        # restored sequence numbers, hash index) and opens no metadata of the table. Nothing
+        # compacts after this write, so tables that need it are refused by the workers.
+        self._context = table.write_context(overwrite=overwrite, compact_after=False)
         self.snapshot_ids: List[int] = []
         self._written = _WrittenMessages.remote()
         self._committing = False
@@ -338,9 +344,10 @@ class PaimonDatasink(Datasink):
         return "Paimon"
 
     def write(self, blocks: Iterable[Any], ctx) -> List[bytes]:
-        table = Table.open(self._table_path, options=self._options)
         # One writer per Ray task and core: the task encodes on its own thread.
-        writer = table.new_write(row_kind_column=self._row_kind_column, threads=1)
+        writer = TableWrite.from_context(
+            self._context, row_kind_column=self._row_kind_column, threads=1, options=self._options
+        )
         try:
             for block in blocks:
                 if BlockAccessor.for_block(block).num_rows() > 0:
@@ -420,8 +427,10 @@ def write_paimon(
 
 
 @ray.remote
-def _run_compact_task(table_path: str, options: Dict[str, str], task: bytes) -> bytes:
-    return Table.open(table_path, options=options).run_compact_task(task)
+def _run_compact_task(context: bytes, options: Dict[str, str], task: bytes) -> bytes:
+    """One compaction task in a worker: the table's schema comes from the driver's write
+    context, so the worker opens no metadata of the table."""
+    return run_compact_task(context, task, options=options)
 
 
 def compact(
@@ -446,7 +455,8 @@ def compact(
     if not tasks:
         return []
     remote = _run_compact_task.options(**(ray_remote_args or {}))
-    pending = [remote.remote(table.path, dict(options or {}), t) for t in tasks]
+    context = table.write_context()
+    pending = [remote.remote(context, dict(options or {}), t) for t in tasks]
     messages: List[bytes] = []
     failure: Optional[BaseException] = None
     # Every task is awaited, so no task still writes when the finished ones are aborted.

@@ -12,6 +12,7 @@ use paimon_spec::index_file::HASH_INDEX;
 use super::{PartitionSpec, TableCommit};
 use crate::error::{Error, Result};
 use crate::manifest::{FileKind, IndexManifestEntry};
+use crate::snapshot::Snapshot;
 use crate::table::Table;
 
 /// Java `BatchWriteBuilder.COMMIT_IDENTIFIER`: the identifier of a one-shot batch commit.
@@ -25,9 +26,23 @@ impl Table {
     /// # Errors
     /// Reading the snapshot or its manifests fails.
     pub fn max_sequence_numbers(&self) -> Result<Vec<(Vec<u8>, i32, i64)>> {
+        match self.snapshot_manager().latest()? {
+            Some(snapshot) => self.max_sequence_numbers_of(&snapshot),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// [`Table::max_sequence_numbers`] of `snapshot`.
+    ///
+    /// # Errors
+    /// Reading the snapshot's manifests fails.
+    pub(crate) fn max_sequence_numbers_of(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Vec<(Vec<u8>, i32, i64)>> {
         let types = self.partition_types();
         let mut max: BTreeMap<(Vec<u8>, i32), i64> = BTreeMap::new();
-        for f in self.live_files(None)? {
+        for f in self.live_files(Some(self.scan().with_snapshot(snapshot.id)))? {
             let partition =
                 serialize_datums(&f.partition, &types).map_err(|e| Error::spec(self.path(), e))?;
             let seq = max.entry((partition, f.bucket)).or_insert(i64::MIN);
@@ -45,9 +60,20 @@ impl Table {
     pub fn hash_index_files(
         &self,
     ) -> Result<Vec<(Vec<u8>, i32, paimon_spec::index_file::IndexFileMeta)>> {
-        let Some(snapshot) = self.snapshot_manager().latest()? else {
-            return Ok(Vec::new());
-        };
+        match self.snapshot_manager().latest()? {
+            Some(snapshot) => self.hash_index_files_of(&snapshot),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// [`Table::hash_index_files`] of `snapshot`.
+    ///
+    /// # Errors
+    /// Reading the snapshot's index manifest fails.
+    pub(crate) fn hash_index_files_of(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Vec<(Vec<u8>, i32, paimon_spec::index_file::IndexFileMeta)>> {
         let Some(name) = &snapshot.index_manifest else {
             return Ok(Vec::new());
         };

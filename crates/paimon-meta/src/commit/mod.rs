@@ -21,6 +21,7 @@ mod index_combine;
 mod manifests;
 mod touched;
 mod validate;
+mod write_context;
 
 pub use alter::SchemaChange;
 pub use batch::BATCH_COMMIT_IDENTIFIER;

@@ -10,3 +10,4 @@ mod golden;
 mod java_rows;
 mod peer_messages;
 mod roundtrip;
+mod write_context;

@@ -6,6 +6,7 @@ mod append;
 mod avro;
 mod bucket_java;
 mod common;
+mod from_context;
 mod merge_engines;
 mod messages;
 mod orc_nested;
