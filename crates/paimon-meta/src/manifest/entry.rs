@@ -150,6 +150,7 @@ impl ManifestEntry {
     /// Locates the blocks of a data manifest so that they can be decoded independently
     /// ([`ManifestBlocks`]); a manifest the block decoder cannot walk (not Avro, or a writer
     /// schema it does not know) has no blocks and is decoded whole.
+    #[cfg(test)]
     pub(crate) fn blocks(path: String, bytes: bytes::Bytes) -> ManifestBlocks {
         Self::blocks_within(path, bytes, None)
     }
