@@ -18,7 +18,7 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 
 SCHED="127.0.0.1:$(free_port)"
 BALLISTA_PIDS=()
-"$BALLISTA" scheduler --bind "$SCHED" --min-ready-executors 2 >"$BALLISTA_DIR/scheduler.log" 2>&1 &
+"$BALLISTA" scheduler --bind "$SCHED" --min-ready-executors 2 --warehouse "$SQL_WH" >"$BALLISTA_DIR/scheduler.log" 2>&1 &
 BALLISTA_PIDS+=($!)
 for i in 0 1; do
   mkdir -p "$BALLISTA_DIR/work-$i"
@@ -86,7 +86,7 @@ write_ballista_doc() {
     echo "$table"
     echo
     echo '```'
-    echo "paimon-ballista scheduler --bind HOST:PORT; paimon-ballista executor --scheduler HOST:PORT --warehouse WAREHOUSE --concurrent-tasks 1   # x2"
+    echo "paimon-ballista scheduler --bind HOST:PORT --warehouse WAREHOUSE; paimon-ballista executor --scheduler HOST:PORT --warehouse WAREHOUSE --concurrent-tasks 1   # x2"
     echo "paimon sql --scheduler df://HOST:PORT WH \"$GROUP_BY\" --format null --target-partitions $BALLISTA_PARTITIONS"
     echo "paimon sql WH \"<same>\" --format null --target-partitions $BALLISTA_PARTITIONS                     # local"
     echo '```'

@@ -4,7 +4,8 @@
 #   1. builds interop/minidfs (Hadoop 3.3.6's MiniDFSCluster from Maven Central) and starts it:
 #      a name node and a data node in one JVM, storage in a temp dir, stopped on exit;
 #   2. runs paimon-io's tests with `PAIMON_TEST_HDFS_URL` set (files across blocks, creates the
-#      name node refuses, aborts, publish-if-absent and eight threads racing for snapshot ids);
+#      name node refuses, aborts, publish-if-absent, eight threads racing for snapshot ids, and
+#      delete_empty_dir removing an empty directory but not one holding a file);
 #   3. creates a primary-key table on HDFS with `paimon create-table`, then three `paimon write`
 #      processes commit to it at once: snapshots 1..3, every row;
 #   4. Java Paimon 1.4.2 (the oracle, Hadoop's own HDFS client) appends to the table, compacts
@@ -66,7 +67,7 @@ echo "== cargo test -p paimon-io --features s3,hdfs-native --test integration hd
 cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast --test integration hdfs \
   >"$WORK/io-test.log" 2>&1
 grep -E '^test |test result|panicked' "$WORK/io-test.log"
-add_cargo_results "$WORK/io-test.log" "paimon-io HDFS tests" 4
+add_cargo_results "$WORK/io-test.log" "paimon-io HDFS tests" 5
 
 echo "== cargo build -p paimon-cli (HDFS is a default feature)"
 cargo build -q -p paimon-cli --locked 2>&1 | tail -20

@@ -12,7 +12,11 @@
 #   5. reads each table with the Python package (`paimon_rs.read_table` with the endpoint and
 #      keys as FileIO options, from the venv scripts/test-python.sh made) and compares again;
 #   6. writes: three `paimon write` processes committing to one new S3 table at once (snapshots
-#      1..3, every row), then a Python `write_arrow` to it with FileIO options.
+#      1..3, every row), then a Python `write_arrow` to it with FileIO options;
+#   7. hostile paths (issue 39): paimon-cli's `hostile_s3` acceptance tests with a table in the
+#      bucket `hostile-a`: commit messages, splits, compaction tasks and table options naming
+#      objects of `hostile-b` (or climbing out of the table) are refused or re-rooted, and the
+#      server's request log (moto's, `PAIMON_TEST_S3_LOG`) shows no request for those objects.
 #
 # Prints `N passed, M failed` last and exits non-zero when anything failed.
 # Usage: scripts/test-s3.sh            (from anywhere; uses the workspace's target dir)
@@ -75,6 +79,9 @@ for attempt in range(100):
             raise SystemExit(f"moto_server did not come up: {e}")
         time.sleep(0.2)
 s3.create_bucket(Bucket=bucket)
+# The hostile-path tests' table bucket and the other bucket they must never touch.
+for b in ("hostile-a", "hostile-b"):
+    s3.create_bucket(Bucket=b)
 n = 0
 for table in tables:
     base = os.path.join(warehouse, table)
@@ -103,6 +110,12 @@ export PAIMON_TEST_S3_TABLES="$spec"
 echo "== cargo test -p paimon-io --features s3,hdfs-native (the CLI's defaults: one build of paimon-io)"
 if cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
 add_cargo_results "$WORK/io-test.log" "paimon-io tests"
+
+echo "== cargo test -p paimon-cli --test acceptance hostile_s3 (hostile paths on S3)"
+PAIMON_TEST_S3_HOSTILE=hostile-a,hostile-b PAIMON_TEST_S3_LOG="$WORK/moto.log" \
+  cargo test -p paimon-cli --locked --no-fail-fast --test acceptance hostile_s3 >"$WORK/hostile-test.log" 2>&1
+grep -E -A3 '^test |test result|panicked' "$WORK/hostile-test.log" | grep -v '^--$'
+add_cargo_results "$WORK/hostile-test.log" "paimon-cli hostile S3 tests" 4
 
 echo "== cargo build -p paimon-cli (S3 is a default feature)"
 if ! cargo build -q -p paimon-cli --locked 2>&1 | tail -20; then :; fi

@@ -5,8 +5,10 @@ use std::sync::OnceLock;
 
 use paimon_spec::binary::Datum;
 use paimon_spec::types::{DataField, DataType, TypeKind};
+use paimon_spec::index_file::IndexFileMeta;
+use paimon_spec::layout::{check_file_name, TableRoots};
 use paimon_split::frame::IndexedSplit;
-use paimon_split::Split;
+use paimon_split::{CompactTask, DataSplit, Split};
 
 /// The row field types `binary_row` selects from, one per selector byte (`selector % len`).
 pub fn row_type_menu() -> Vec<DataType> {
@@ -202,5 +204,81 @@ pub fn run_allowing_caught_panics(f: impl FnOnce()) {
             std::process::abort();
         }
         _ => {}
+    }
+}
+
+/// The table root the path fields of decoded splits and tasks are judged against: that of
+/// the splits make_seeds writes (`/t/dt=2024-01-01/bucket-0`), so their own paths pass and
+/// the `paths-*` seeds' do not.
+pub const JUDGED_TABLE: &str = "/t";
+/// The one external root (`data-file.external-paths`) of [`JUDGED_TABLE`].
+pub const JUDGED_EXTERNAL: &str = "s3://bucket/external";
+
+/// Judges a path field with the rule of issue 39: the rule answers without panicking, and a
+/// refusal is `PathNotAllowed` naming `field`.
+fn judged(field: &str, r: paimon_spec::Result<()>) {
+    if let Err(e) = r {
+        match &e {
+            paimon_spec::Error::PathNotAllowed { field: f, .. } => {
+                assert_eq!(f, field, "the refusal names another field: {e:?}")
+            }
+            _ => panic!("path check of {field} failed with {e:?}"),
+        }
+    }
+}
+
+/// Runs the path rule (`paimon_spec::layout`) over every path field of a decoded split, as a
+/// worker judges them against [`JUDGED_TABLE`] and [`JUDGED_EXTERNAL`]: the bucket directory,
+/// each data file's name, extra files and `_EXTERNAL_PATH`, and each deletion file's path.
+pub fn judge_split_paths(s: &DataSplit) {
+    let roots = TableRoots::new(JUDGED_TABLE).with_external(&[JUDGED_EXTERNAL]);
+    judged(
+        "DataSplit.bucket_path",
+        roots.check("DataSplit.bucket_path", &s.bucket_path),
+    );
+    for f in s.data_files.iter().chain(&s.before_files) {
+        judged(
+            "DataFileMeta.fileName",
+            check_file_name("DataFileMeta.fileName", &f.file_name),
+        );
+        for x in &f.extra_files {
+            judged(
+                "DataFileMeta.extraFiles",
+                check_file_name("DataFileMeta.extraFiles", x),
+            );
+        }
+        if let Some(p) = &f.external_path {
+            judged("_EXTERNAL_PATH", roots.check("_EXTERNAL_PATH", p));
+        }
+    }
+    let deletion = s.data_deletion_files.iter().chain(&s.before_deletion_files);
+    for d in deletion.flatten().flatten() {
+        judged("DeletionFile.path", roots.check("DeletionFile.path", &d.path));
+    }
+}
+
+/// [`judge_split_paths`] over a compaction task: its split, the lookup split of higher
+/// levels, and the index files it names (names and external paths).
+pub fn judge_task_paths(t: &CompactTask) {
+    judge_split_paths(&t.split);
+    let roots = TableRoots::new(JUDGED_TABLE).with_external(&[JUDGED_EXTERNAL]);
+    let index = |files: &[IndexFileMeta]| {
+        for f in files {
+            judged(
+                "IndexFileMeta.fileName",
+                check_file_name("IndexFileMeta.fileName", &f.file_name),
+            );
+            if let Some(p) = &f.external_path {
+                judged(
+                    "IndexFileMeta.externalPath",
+                    roots.check("IndexFileMeta.externalPath", p),
+                );
+            }
+        }
+    };
+    index(&t.deleted_index_files);
+    if let Some(l) = &t.lookup {
+        judge_split_paths(&l.higher_levels);
+        index(&l.index_files);
     }
 }

@@ -24,7 +24,7 @@ use paimon_datafusion::{
     PaimonCatalogProvider, PaimonScanExec, PaimonSplitReadExec, SplitsAsInput,
 };
 
-use crate::codec::codecs;
+use crate::codec::{codecs, warehouse_codecs};
 use crate::executor_plan::check_executor_plan;
 
 /// A Ballista session configuration carrying Paimon's codecs (what schedulers and executors
@@ -96,6 +96,10 @@ pub struct SchedulerOptions {
     pub executor_timeout_secs: u64,
     /// `GET /readyz` on the gRPC port answers 200 once this many executors are registered.
     pub min_ready_executors: usize,
+    /// The warehouse whose tables clients query, spelled as they spell it (the same absolute
+    /// path or URL): a client's plan naming a table outside it is refused before the table is
+    /// opened ([`warehouse_codecs`]).
+    pub warehouse: String,
 }
 
 /// Runs a scheduler until the process ends.
@@ -103,7 +107,7 @@ pub struct SchedulerOptions {
 /// # Errors
 /// When the address cannot be bound.
 pub async fn run_scheduler(opts: SchedulerOptions) -> Result<()> {
-    let (logical, physical) = codecs();
+    let (logical, physical) = warehouse_codecs(&opts.warehouse);
     let mut config = SchedulerConfig::default()
         .with_hostname(opts.bind.ip().to_string())
         .with_port(opts.bind.port())
@@ -118,7 +122,10 @@ pub async fn run_scheduler(opts: SchedulerOptions) -> Result<()> {
     let cluster = BallistaCluster::new_from_config(&config)
         .await
         .map_err(ballista_err)?;
-    eprintln!("paimon-ballista scheduler listening on {}", opts.bind);
+    eprintln!(
+        "paimon-ballista scheduler listening on {}, warehouse {}",
+        opts.bind, opts.warehouse
+    );
     start_server(cluster, opts.bind, Arc::new(config))
         .await
         .map_err(ballista_err)
@@ -156,7 +163,7 @@ pub struct ExecutorOptions {
 /// executor stops: Ballista's returns `Ok` both for a signal and for a server of its that
 /// ended (its port taken), and an executor is meant to run until it is killed.
 pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
-    let (logical, physical) = codecs();
+    let (logical, physical) = warehouse_codecs(&opts.warehouse);
     let defaults = ExecutorProcessConfig::default();
     let id = defaults.executor_id.clone();
     let host = opts.bind.ip().to_string();

@@ -3,6 +3,13 @@
 //! [`PaimonScanExec`] as its [`ScanNode`] and a [`PaimonSplitReadExec`] as its node without
 //! splits (those are its input's rows); every other node goes to Ballista's own codecs.
 //!
+//! A codec made with a warehouse ([`warehouse_codecs`], what schedulers and executors decode
+//! with) refuses, before opening anything, a table or scan node whose table is not strictly
+//! below that warehouse or whose branch is not one plain name ([`ScanSpec::check_in_warehouse`],
+//! [`ScanNode::check_in_warehouse`]): a plan's bytes come from a client or a scheduler, and
+//! opening a table reads its schema files. A codec without one ([`codecs`], the client's)
+//! decodes any table.
+//!
 //! Our bytes start with `0xFF` and a tag. No protobuf message starts with `0xFF` (its first
 //! varint would carry wire type 7, which does not exist), so they can never be mistaken for
 //! the bytes of Ballista's codecs, and those never for ours.
@@ -36,15 +43,60 @@ pub const SPLIT_READ_TAG: &[u8] = b"\xffpaimon-split-read:";
 #[derive(Debug, Default)]
 pub struct PaimonLogicalCodec {
     inner: BallistaLogicalExtensionCodec,
+    /// Tables decoded must lie below it (`None`: any table).
+    warehouse: Option<String>,
+}
+
+impl PaimonLogicalCodec {
+    /// A codec decoding only tables strictly below `warehouse`, spelled as the clients spell
+    /// it (the same absolute path or URL): what a scheduler decodes a client's plan with.
+    pub fn in_warehouse(warehouse: &str) -> Self {
+        PaimonLogicalCodec {
+            inner: BallistaLogicalExtensionCodec::default(),
+            warehouse: Some(warehouse.to_string()),
+        }
+    }
 }
 
 /// [`PhysicalExtensionCodec`] for plans over Paimon tables (scheduler to executors).
 #[derive(Debug, Default)]
 pub struct PaimonPhysicalCodec {
     inner: BallistaPhysicalExtensionCodec,
+    /// Scan nodes decoded must read a table below it (`None`: any table).
+    warehouse: Option<String>,
 }
 
-/// Both codecs, as Ballista's configuration takes them.
+impl PaimonPhysicalCodec {
+    /// A codec decoding only scan nodes of tables strictly below `warehouse` (as
+    /// [`PaimonLogicalCodec::in_warehouse`]): what schedulers (a client may send a physical
+    /// plan) and executors decode with.
+    pub fn in_warehouse(warehouse: &str) -> Self {
+        PaimonPhysicalCodec {
+            inner: BallistaPhysicalExtensionCodec::default(),
+            warehouse: Some(warehouse.to_string()),
+        }
+    }
+
+    /// Decodes a scan node, refused when it reads a table outside the warehouse.
+    fn scan_node(&self, body: &[u8]) -> Result<ScanNode> {
+        let node = ScanNode::decode(body)?;
+        if let Some(w) = &self.warehouse {
+            node.check_in_warehouse(w)
+                .map_err(|e| outside(w, &node.table_path, e))?;
+        }
+        Ok(node)
+    }
+}
+
+/// The refusal of a table at `path` outside `warehouse`.
+fn outside(warehouse: &str, path: &str, e: DataFusionError) -> DataFusionError {
+    DataFusionError::Plan(format!(
+        "a Paimon table outside the warehouse {warehouse} ({path}): {e}"
+    ))
+}
+
+/// Both codecs, as Ballista's configuration takes them, decoding any table (a client's:
+/// it only encodes).
 pub fn codecs() -> (
     Arc<dyn LogicalExtensionCodec>,
     Arc<dyn PhysicalExtensionCodec>,
@@ -52,6 +104,21 @@ pub fn codecs() -> (
     (
         Arc::new(PaimonLogicalCodec::default()),
         Arc::new(PaimonPhysicalCodec::default()),
+    )
+}
+
+/// Both codecs decoding only tables strictly below `warehouse`
+/// ([`PaimonLogicalCodec::in_warehouse`], [`PaimonPhysicalCodec::in_warehouse`]): what a
+/// scheduler and an executor decode the plans they are sent with.
+pub fn warehouse_codecs(
+    warehouse: &str,
+) -> (
+    Arc<dyn LogicalExtensionCodec>,
+    Arc<dyn PhysicalExtensionCodec>,
+) {
+    (
+        Arc::new(PaimonLogicalCodec::in_warehouse(warehouse)),
+        Arc::new(PaimonPhysicalCodec::in_warehouse(warehouse)),
     )
 }
 
@@ -82,6 +149,10 @@ impl LogicalExtensionCodec for PaimonLogicalCodec {
                 .try_decode_table_provider(buf, table_ref, schema, ctx);
         };
         let (path, spec) = ScanSpec::decode_with_path(body)?;
+        if let Some(w) = &self.warehouse {
+            spec.check_in_warehouse(&path, w)
+                .map_err(|e| outside(w, &path, e))?;
+        }
         let provider = PaimonTableProvider::open_with(&path, spec)?;
         // The client planned with `schema`; a table altered since then would hand the plan
         // other columns than it names.
@@ -141,7 +212,7 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
                     inputs.len()
                 )));
             };
-            let scan = PaimonScanExec::try_new(ScanNode::decode(body)?)?;
+            let scan = PaimonScanExec::try_new(self.scan_node(body)?)?;
             return Ok(Arc::new(PaimonSplitReadExec::try_new(
                 scan,
                 Arc::clone(input),
@@ -156,7 +227,7 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
                 inputs.len()
             )));
         }
-        Ok(Arc::new(PaimonScanExec::try_new(ScanNode::decode(body)?)?))
+        Ok(Arc::new(PaimonScanExec::try_new(self.scan_node(body)?)?))
     }
 
     fn try_encode(

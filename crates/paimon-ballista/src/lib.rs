@@ -34,6 +34,7 @@ pub use cluster::{
     ExecutorOptions, SchedulerOptions,
 };
 pub use codec::{
-    codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, SPLIT_READ_TAG, TABLE_TAG,
+    codecs, warehouse_codecs, PaimonLogicalCodec, PaimonPhysicalCodec, SCAN_TAG, SPLIT_READ_TAG,
+    TABLE_TAG,
 };
 pub use executor_plan::check_executor_plan;

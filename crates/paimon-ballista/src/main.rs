@@ -30,6 +30,10 @@ enum Command {
         /// Executors registered before `GET /readyz` answers 200.
         #[arg(long, default_value_t = 1)]
         min_ready_executors: usize,
+        /// The warehouse whose tables clients query, spelled as they spell it (the same
+        /// absolute path or URL); a plan naming a table outside it is refused.
+        #[arg(long)]
+        warehouse: String,
     },
     /// Runs an executor.
     Executor {
@@ -72,10 +76,12 @@ fn main() -> anyhow::Result<()> {
                 bind,
                 executor_timeout_secs,
                 min_ready_executors,
+                warehouse,
             } => run_scheduler(SchedulerOptions {
                 bind,
                 executor_timeout_secs,
                 min_ready_executors,
+                warehouse,
             })
             .await
             .context("scheduler"),

@@ -171,14 +171,32 @@ impl ScanNode {
     /// # Errors
     /// [`DataFusionError::Plan`] with the [`paimon_spec::Error::PathNotAllowed`] refusal.
     pub fn check_in_warehouse(&self, warehouse: &str) -> Result<()> {
-        TableRoots::new(warehouse.trim_end_matches('/'))
-            .check_in_table("table_path", &self.table_path)
-            .and_then(|()| match &self.branch {
-                Some(b) => check_file_name("branch", b),
-                None => Ok(()),
-            })
-            .map_err(|e| DataFusionError::Plan(e.to_string()))
+        check_table_in_warehouse(warehouse, &self.table_path, self.branch.as_deref())
     }
+}
+
+impl ScanSpec {
+    /// Checks that a provider of the table at `path` reading this spec reads a table strictly
+    /// below `warehouse` and names its branch with one plain name: what a scheduler checks
+    /// before it opens a table a client's plan names.
+    ///
+    /// # Errors
+    /// As [`ScanNode::check_in_warehouse`].
+    pub fn check_in_warehouse(&self, path: &str, warehouse: &str) -> Result<()> {
+        check_table_in_warehouse(warehouse, path, self.branch.as_deref())
+    }
+}
+
+/// The one warehouse rule of [`ScanNode::check_in_warehouse`] and
+/// [`ScanSpec::check_in_warehouse`].
+fn check_table_in_warehouse(warehouse: &str, table_path: &str, branch: Option<&str>) -> Result<()> {
+    TableRoots::new(warehouse.trim_end_matches('/'))
+        .check_in_table("table_path", table_path)
+        .and_then(|()| match branch {
+            Some(b) => check_file_name("branch", b),
+            None => Ok(()),
+        })
+        .map_err(|e| DataFusionError::Plan(e.to_string()))
 }
 
 impl ScanSpec {

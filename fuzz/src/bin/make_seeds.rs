@@ -211,6 +211,32 @@ fn commit_seeds(dir: &Path) -> Res {
 
 fn split_seeds(dir: &Path) -> Res {
     let s = data_split(false)?;
+    // Hostile path fields (issue 39): `../` and absolute bucket directories, external paths
+    // of another bucket and another scheme, deletion files outside the table.
+    let hostile: [(&str, fn(&mut DataSplit)); 5] = [
+        ("paths-dotdot-bucket", |h| {
+            h.bucket_path = "/t/../other/bucket-0".into()
+        }),
+        ("paths-other-bucket-external", |h| {
+            h.data_files[0].external_path = Some("s3://other-bucket/t/bucket-0/data-1.parquet".into())
+        }),
+        ("paths-file-scheme-external", |h| {
+            h.data_files[0].external_path = Some("file:///etc/passwd".into())
+        }),
+        ("paths-absolute-deletion-file", |h| {
+            for d in h.data_deletion_files.iter_mut().flatten().flatten() {
+                d.path = "/proc/self/environ".into();
+            }
+        }),
+        ("paths-dotdot-file-name", |h| {
+            h.data_files[0].file_name = "../../x/data-1.parquet".into()
+        }),
+    ];
+    for (name, edit) in hostile {
+        let mut h = s.clone();
+        edit(&mut h);
+        write(dir, name, &encode_split(&h, 9, SplitEnvelope::Raw)?)?;
+    }
     for v in [1, 2, 4, 6, 8, 9] {
         write(
             dir,
@@ -994,6 +1020,21 @@ mod fixture_seeds {
                     });
                     let bytes = paimon_split::encode_compact_task(&lookup)?;
                     write(out, &format!("{table}-lookup-{i}"), &bytes)?;
+                    // Hostile path fields (issue 39): a bucket directory in another bucket,
+                    // an input's `..` external path, an index file's absolute external path.
+                    let mut h = task.clone();
+                    h.split.bucket_path = "s3://other-bucket/t/bucket-0".into();
+                    write(out, "paths-other-bucket-dir", &paimon_split::encode_compact_task(&h)?)?;
+                    let mut h = task.clone();
+                    if let Some(f) = h.split.data_files.first_mut() {
+                        f.external_path = Some(format!("{}/../../x.parquet", h.split.bucket_path));
+                    }
+                    write(out, "paths-dotdot-external", &paimon_split::encode_compact_task(&h)?)?;
+                    let mut h = lookup.clone();
+                    for f in &mut h.deleted_index_files {
+                        f.external_path = Some("/elsewhere/index-0".into());
+                    }
+                    write(out, "paths-absolute-index", &paimon_split::encode_compact_task(&h)?)?;
                 }
             }
         }

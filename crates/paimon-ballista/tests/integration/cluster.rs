@@ -171,6 +171,8 @@ impl Cluster {
                 "5".into(),
                 "--min-ready-executors".into(),
                 "2".into(),
+                "--warehouse".into(),
+                warehouse(),
             ],
             dir.path(),
         );

@@ -205,3 +205,83 @@ async fn executors_refuse_plans_other_than_paimon_scans() {
         .to_string();
     assert!(e.contains("outside the executor's warehouse"), "{e}");
 }
+
+/// A scheduler decodes a client's plans with the codecs of its warehouse: a logical plan
+/// naming a table outside that warehouse, and a physical plan scanning one, are refused
+/// naming the table's path, before the table is opened; the same plans decode, and read
+/// Java's rows, under the warehouse that holds the table.
+#[tokio::test]
+async fn the_scheduler_refuses_tables_outside_its_warehouse() {
+    let ctx = paimon_datafusion::sql::session(&warehouse()).unwrap();
+    let df = ctx.sql(SQL).await.unwrap();
+    let logical_bytes = logical_plan_to_bytes_with_extension_codec(
+        &df.clone().into_unoptimized_plan(),
+        &PaimonLogicalCodec::default(),
+    )
+    .unwrap();
+    let physical = df.create_physical_plan().await.unwrap();
+    let physical_bytes =
+        physical_plan_to_bytes_with_extension_codec(physical, &PaimonPhysicalCodec::default())
+            .unwrap();
+    let table = format!("{}/append.db/fixed_bucket", warehouse());
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    for other in [
+        elsewhere.path().display().to_string(),
+        // A prefix of the path that is not one of its directories.
+        warehouse().trim_end_matches("house").to_string(),
+        // The table itself: a table lies strictly below the warehouse.
+        table.clone(),
+    ] {
+        let (logical, physical) = paimon_ballista::warehouse_codecs(&other);
+        let e = logical_plan_from_bytes_with_extension_codec(
+            &logical_bytes,
+            &ctx.task_ctx(),
+            logical.as_ref(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("outside the warehouse") && e.contains(&table) && e.contains("table_path"),
+            "{other}: {e}"
+        );
+        let e = physical_plan_from_bytes_with_extension_codec(
+            &physical_bytes,
+            &ctx.task_ctx(),
+            physical.as_ref(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("outside the warehouse") && e.contains(&table) && e.contains("table_path"),
+            "{other}: {e}"
+        );
+    }
+
+    for inside in [warehouse(), format!("{}/", warehouse())] {
+        let (logical, physical) = paimon_ballista::warehouse_codecs(&inside);
+        let back = logical_plan_from_bytes_with_extension_codec(
+            &logical_bytes,
+            &ctx.task_ctx(),
+            logical.as_ref(),
+        )
+        .unwrap();
+        let got = rows(
+            &ctx.execute_logical_plan(back)
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap(),
+        );
+        assert_eq!(got, java_answer(), "{inside}");
+        let back = physical_plan_from_bytes_with_extension_codec(
+            &physical_bytes,
+            &ctx.task_ctx(),
+            physical.as_ref(),
+        )
+        .unwrap();
+        let got = rows(&collect(back, ctx.task_ctx()).await.unwrap());
+        assert_eq!(got, java_answer(), "{inside}");
+    }
+}

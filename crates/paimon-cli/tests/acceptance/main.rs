@@ -19,6 +19,7 @@ mod filtered_plans;
 mod fixtures;
 mod format_table;
 mod hostile_paths;
+mod hostile_s3;
 mod hostile_tasks;
 mod late_filter;
 mod maintenance;

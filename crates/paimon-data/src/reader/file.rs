@@ -22,6 +22,7 @@ use crate::format::{
 use crate::schema_mapper::{ColumnSource, SchemaMapper};
 
 use super::budget::{estimate_row_bytes, BatchBudget};
+use super::paths::data_file_size;
 
 /// Field id of the `_ROW_ID` system column (Java `SpecialFields.ROW_ID`).
 pub const ROW_ID_FIELD_ID: i32 = i32::MAX - 5;
@@ -166,9 +167,10 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
     if task.rows.is_some() && rows.selected() == 0 {
         return Ok(Box::new(std::iter::empty()));
     }
+    // A regular file with bytes, from its status, before anything is opened.
+    let len = data_file_size(io.as_ref(), &task.path)?;
     // Parquet and ORC files are read by ranges (footer, then what is decoded); others whole.
     let data = if matches!(format, FileFormat::Parquet | FileFormat::Orc) {
-        let len = io.size(&task.path).map_err(|e| Error::io(&task.path, e))?;
         let file = RangedFile::open(io.clone(), &task.path, len, out.coalesce_gap);
         if let Some(stage) = &out.stage {
             stage.register(&file);

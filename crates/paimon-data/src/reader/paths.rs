@@ -267,3 +267,28 @@ pub(crate) fn check(table_path: &str, roots: &TableRoots, field: &str, path: &st
 fn exists(io: &dyn FileIO, path: &str) -> Result<bool> {
     io.exists(path).map_err(|e| Error::io(path, e))
 }
+
+/// The size of the data file at `path`, after its status shows a regular file with bytes: a
+/// directory, and a path of size 0 (a FIFO or a device such as `/dev/zero` reports 0, and no
+/// data file format fits in 0 bytes), is refused from its status, never opened (opening a
+/// FIFO waits for a writer forever, a device never ends).
+///
+/// # Errors
+/// [`Error::Io`] when the status cannot be read; [`Error::Corrupt`] naming `path` when it is
+/// not a regular file with bytes.
+pub(crate) fn data_file_size(io: &dyn FileIO, path: &str) -> Result<u64> {
+    let status = io.status(path).map_err(|e| Error::io(path, e))?;
+    if status.is_dir {
+        return Err(Error::corrupt(
+            path,
+            "the data file is a directory, not a regular file",
+        ));
+    }
+    if status.size == 0 {
+        return Err(Error::corrupt(
+            path,
+            "the data file has 0 bytes: empty, or not a regular file (a FIFO or a device)",
+        ));
+    }
+    Ok(status.size)
+}

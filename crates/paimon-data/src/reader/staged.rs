@@ -97,8 +97,17 @@ impl StagedIO {
     }
 
     /// Stages the whole file `path`; other failures than a missing file are left to the
-    /// blocking call.
+    /// blocking call. A path of size 0 (a FIFO or a device reports 0) is not opened here: the
+    /// blocking call refuses it from its status.
     async fn stage_whole(&self, path: &str) {
+        match self.inner.size_async(path).await {
+            Ok(0) => return,
+            Err(paimon_io::Error::NotFound { .. }) => {
+                self.state().absent.insert(path.to_string());
+                return;
+            }
+            _ => {}
+        }
         match self.inner.read_async(path).await {
             Ok(bytes) => {
                 let mut st = self.state();
@@ -159,7 +168,9 @@ impl StagedIO {
     /// when the read `filtered` (only a filter reads it).
     async fn stage_tail(&self, path: &str, format: FileFormat, filtered: bool) {
         self.stage_size(path).await;
-        let Some(len) = self.state().sizes.get(path).copied() else {
+        // A path of size 0 (a FIFO or a device reports 0) is not opened here: the blocking
+        // call refuses it from its status.
+        let Some(len) = self.state().sizes.get(path).copied().filter(|n| *n > 0) else {
             return;
         };
         let Ok((start, tail)) = fetch_tail(self.inner.as_ref(), path, len).await else {
@@ -322,15 +333,15 @@ impl FileIO for StagedIO {
         self.inner.exists(path)
     }
 
-    /// A staged file whose ranges were fetched is a regular file of its staged size; any
-    /// other path is asked of the storage (a directory's size answers no `is_dir`).
+    /// A staged file whose ranges or whole bytes were fetched is a regular file of its staged
+    /// size; any other path is asked of the storage (a directory's size answers no `is_dir`).
     fn status(&self, path: &str) -> paimon_io::Result<FileStatus> {
         let staged = {
             let st = self.state();
             st.sizes
                 .get(path)
                 .copied()
-                .filter(|_| st.ranges.contains_key(path))
+                .filter(|_| st.ranges.contains_key(path) || st.whole.contains_key(path))
         };
         match staged {
             Some(n) => Ok(FileStatus {

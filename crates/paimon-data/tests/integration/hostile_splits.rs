@@ -458,3 +458,49 @@ fn deletion_files_elsewhere_are_re_rooted_by_name() {
         );
     }
 }
+
+/// A FIFO and a directory inside the table named as a data file's `_EXTERNAL_PATH`, and a
+/// FIFO in the data file's own place, for a ranged (Parquet) and a whole-file (Avro) format:
+/// refused from their status as not a regular file, never opened (opening a FIFO waits for a
+/// writer forever), in the sync and the async read.
+#[test]
+fn a_fifo_or_directory_in_the_table_is_not_opened_as_a_data_file() {
+    let mkfifo = |p: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    for format in ["avro", "parquet"] {
+        // The file's bytes are never read: every path below is a FIFO or a directory.
+        let mut t = table_of(&format!("hostile-data-fifo-{format}"), format, b"unread");
+        let moved = t.dir.join("moved");
+        let fifo = moved.join(format!("data-fifo-0.{format}"));
+        let dir = moved.join(format!("data-dir-0.{format}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        mkfifo(&fifo);
+        std::fs::remove_file(&t.file).unwrap();
+        mkfifo(&t.file);
+        for (external, named) in [
+            (Some(s(&fifo)), s(&fifo)),
+            (Some(s(&dir)), s(&dir)),
+            (None, s(&t.file)),
+        ] {
+            for asynchronous in [false, true] {
+                t.split.data_files[0].external_path = external.clone();
+                let e = read(
+                    &t,
+                    Arc::new(Recording::default()),
+                    asynchronous,
+                    Duration::from_secs(20),
+                )
+                .expect_err(&named);
+                let m = e.to_string();
+                assert!(matches!(e, Error::Corrupt { .. }), "{named}: {m}");
+                assert!(m.contains(&named), "{named}: {m}");
+                assert!(m.contains("not a regular file"), "{named}: {m}");
+            }
+        }
+    }
+}

@@ -169,3 +169,31 @@ fn hdfs_racing_publishers_get_one_winner_per_id() {
     }
     assert_eq!(io.list(&dir).unwrap().len(), WRITERS * COMMITS);
 }
+
+/// `delete_empty_dir` (what expiry removes an emptied bucket or partition directory with)
+/// removes an empty directory, and leaves a directory holding a file, and the file, in place;
+/// an absent directory answers `false`, and a file is not a directory.
+#[test]
+fn hdfs_delete_empty_dir_keeps_a_directory_with_a_file() {
+    let Some((io, dir)) = scratch("delete-empty-dir") else {
+        return skip("hdfs_delete_empty_dir_keeps_a_directory_with_a_file");
+    };
+    let empty = format!("{dir}/p=1/bucket-0");
+    io.mkdirs(&empty).unwrap();
+    assert!(io.status(&empty).unwrap().is_dir);
+    assert!(io.delete_empty_dir(&empty).unwrap());
+    assert!(!io.exists(&empty).unwrap());
+    assert!(!io.delete_empty_dir(&empty).unwrap());
+
+    let full = format!("{dir}/p=2/bucket-0");
+    let file = format!("{full}/data-0.parquet");
+    io.write_new(&file, b"rows").unwrap();
+    assert!(!io.delete_empty_dir(&full).unwrap());
+    assert!(io.status(&full).unwrap().is_dir);
+    assert_eq!(&io.read(&file).unwrap()[..], b"rows");
+    // The parent holds the directory: not empty either.
+    assert!(!io.delete_empty_dir(&format!("{dir}/p=2")).unwrap());
+    assert!(io.exists(&file).unwrap());
+    assert!(io.delete_empty_dir(&file).is_err());
+    assert!(io.exists(&file).unwrap());
+}

@@ -143,3 +143,68 @@ fn a_snappy_block_claiming_more_than_the_budget_is_refused() {
     let e = read_container(&file).unwrap_err();
     assert!(e.contains("budget"), "{e}");
 }
+
+/// Copies the directory `from` to `to`, recursively.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Planning within a memory pool: a table whose data manifests are zstd bombs of three 16 MiB
+/// blocks (48 MiB, within the file's own 64 MiB budget) is refused with
+/// `ResourcesExhausted` naming the manifest once the blocks inflate beyond the pool's 8 MiB,
+/// and leaves the pool as it was; planned without a pool, the same files inflate whole and
+/// are refused as corrupt.
+#[test]
+fn a_bomb_is_refused_within_the_memory_pool() {
+    use std::sync::Arc;
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/warehouse/append.db/unaware"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("unaware");
+    copy_dir(std::path::Path::new(fixture), &dir);
+    let block = zstd_zeros(16);
+    let bomb = container("zstandard", &[&block, &block, &block]);
+    assert!(bomb.len() < MIB, "{}", bomb.len());
+    assert!(InflateBudget::for_file(bomb.len()).limit() >= 48 * MIB);
+    let mut bombs = Vec::new();
+    for e in std::fs::read_dir(dir.join("manifest")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.starts_with("manifest-list-") {
+            std::fs::write(dir.join("manifest").join(&name), &bomb).unwrap();
+            bombs.push(name);
+        }
+    }
+    assert!(!bombs.is_empty());
+    let table = crate::Table::open(
+        Arc::new(paimon_io::LocalFileIO::new()),
+        dir.to_str().unwrap(),
+    )
+    .unwrap();
+
+    let pool = Arc::new(paimon_memory::GreedyMemoryPool::new(8 * MIB));
+    let e = table
+        .scan()
+        .with_memory_pool(pool.clone())
+        .plan()
+        .unwrap_err();
+    let crate::Error::ResourcesExhausted { limit, what, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(*limit <= 8 * MIB, "{e}");
+    assert!(bombs.iter().any(|b| what.contains(b.as_str())), "{e}");
+    assert!(what.contains("memory pool"), "{e}");
+    assert_eq!(paimon_memory::MemoryPool::reserved(pool.as_ref()), 0);
+
+    let e = table.scan().plan().unwrap_err();
+    assert!(matches!(e, crate::Error::Corrupt { .. }), "{e:?}");
+}

@@ -39,14 +39,19 @@ pub const MIN_INFLATE_BUDGET: usize = 64 << 20;
 pub const INFLATE_RATIO: usize = 64;
 
 /// The bytes all the compressed blocks of one container file may inflate to together:
-/// `max(MIN_INFLATE_BUDGET, INFLATE_RATIO × file size)`. Shared by the threads decoding the
-/// file's blocks in parallel, so a file of many blocks cannot make each thread inflate the
-/// per-block limit (1 GiB) at once.
+/// `max(MIN_INFLATE_BUDGET, INFLATE_RATIO × file size)`, and no more than the memory pool
+/// has free when the file is opened ([`InflateBudget::for_file_within`]). Shared by the
+/// threads decoding the file's blocks in parallel, so a file of many blocks cannot make each
+/// thread inflate the per-block limit (1 GiB) at once.
 #[derive(Debug)]
 pub struct InflateBudget {
     remaining: std::sync::atomic::AtomicUsize,
     limit: usize,
     file_len: usize,
+    /// The pool's free bytes, when they bound the budget below the file's own.
+    pool_free: Option<usize>,
+    /// Whether a take was refused.
+    exhausted: std::sync::atomic::AtomicBool,
 }
 
 impl InflateBudget {
@@ -60,18 +65,53 @@ impl InflateBudget {
         )
     }
 
+    /// The budget of a container of `file_len` bytes read within a memory pool with
+    /// `pool_free` bytes free (`None`: no limit): the smaller of [`InflateBudget::for_file`]
+    /// and `pool_free`.
+    pub fn for_file_within(file_len: usize, pool_free: Option<usize>) -> Self {
+        let mut budget = Self::for_file(file_len);
+        if let Some(free) = pool_free.filter(|f| *f < budget.limit) {
+            budget = Self::with_limit(file_len, free);
+            budget.pool_free = Some(free);
+        }
+        budget
+    }
+
     /// A budget of exactly `limit` bytes for a file of `file_len` bytes.
     pub fn with_limit(file_len: usize, limit: usize) -> Self {
         InflateBudget {
             remaining: std::sync::atomic::AtomicUsize::new(limit),
             limit,
             file_len,
+            pool_free: None,
+            exhausted: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// A fresh budget of the same limit, for decoding the same file again.
+    pub fn renewed(&self) -> Self {
+        InflateBudget {
+            remaining: std::sync::atomic::AtomicUsize::new(self.limit),
+            limit: self.limit,
+            file_len: self.file_len,
+            pool_free: self.pool_free,
+            exhausted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// The whole budget in bytes.
     pub fn limit(&self) -> usize {
         self.limit
+    }
+
+    /// The memory pool's free bytes when they, not the file's size, set the budget.
+    pub fn pool_free(&self) -> Option<usize> {
+        self.pool_free
+    }
+
+    /// Whether the blocks asked for more than the budget.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Takes `n` inflated bytes from the budget.
@@ -84,13 +124,27 @@ impl InflateBudget {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |r| r.checked_sub(n))
             .map(|_| ())
             .map_err(|_| {
-                format!(
-                    "the compressed blocks inflate beyond {} bytes, the budget of a {}-byte \
-                     file (max({MIN_INFLATE_BUDGET}, {INFLATE_RATIO} x its size)): a \
-                     decompression bomb or a corrupt file",
-                    self.limit, self.file_len
-                )
+                self.exhausted.store(true, Ordering::Release);
+                self.reason()
             })
+    }
+
+    /// Why a take was refused.
+    pub fn reason(&self) -> String {
+        match self.pool_free {
+            Some(free) => format!(
+                "the compressed blocks inflate beyond {} bytes, the memory pool's free bytes \
+                 when the {}-byte file was opened (the file's own budget is max({MIN_INFLATE_BUDGET}, \
+                 {INFLATE_RATIO} x its size))",
+                free, self.file_len
+            ),
+            None => format!(
+                "the compressed blocks inflate beyond {} bytes, the budget of a {}-byte \
+                 file (max({MIN_INFLATE_BUDGET}, {INFLATE_RATIO} x its size)): a \
+                 decompression bomb or a corrupt file",
+                self.limit, self.file_len
+            ),
+        }
     }
 }
 
@@ -124,8 +178,16 @@ pub struct Header {
 /// # Errors
 /// A reason string when the bytes are not a valid container; callers add the file path.
 pub fn read_container(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    read_container_within(bytes, &InflateBudget::for_file(bytes.len()))
+}
+
+/// [`read_container`] with the blocks' inflated bytes taken from `budget`.
+///
+/// # Errors
+/// As [`read_container`], and when the blocks inflate beyond `budget`.
+pub fn read_container_within(bytes: &[u8], budget: &InflateBudget) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
-    for_each_record(bytes, |v| {
+    for_each_record_within(bytes, budget, |v| {
         out.push(v);
         Ok(())
     })?;
@@ -138,10 +200,23 @@ pub fn read_container(bytes: &[u8]) -> Result<Vec<Value>, String> {
 /// A reason string when the bytes are not a valid container, or the callback's error.
 pub fn for_each_record(
     bytes: &[u8],
+    f: impl FnMut(Value) -> Result<(), String>,
+) -> Result<(), String> {
+    for_each_record_within(bytes, &InflateBudget::for_file(bytes.len()), f)
+}
+
+/// [`for_each_record`] with the blocks' inflated bytes taken from `budget`.
+///
+/// # Errors
+/// As [`for_each_record`].
+pub fn for_each_record_within(
+    bytes: &[u8],
+    budget: &InflateBudget,
     mut f: impl FnMut(Value) -> Result<(), String>,
 ) -> Result<(), String> {
-    for_each_block(
+    for_each_block_within(
         bytes,
+        budget,
         |h| Ok(h.schema.clone()),
         |schema, bc, count| {
             for _ in 0..count {
@@ -162,6 +237,19 @@ pub fn for_each_record(
 pub fn for_each_block<P>(
     bytes: &[u8],
     plan: impl FnOnce(&Header) -> Result<P, String>,
+    on_block: impl FnMut(&P, &mut Cursor<'_>, usize) -> Result<(), String>,
+) -> Result<(), String> {
+    for_each_block_within(bytes, &InflateBudget::for_file(bytes.len()), plan, on_block)
+}
+
+/// [`for_each_block`] with the blocks' inflated bytes taken from `budget`.
+///
+/// # Errors
+/// As [`for_each_block`], and when the blocks inflate beyond `budget`.
+pub fn for_each_block_within<P>(
+    bytes: &[u8],
+    budget: &InflateBudget,
+    plan: impl FnOnce(&Header) -> Result<P, String>,
     mut on_block: impl FnMut(&P, &mut Cursor<'_>, usize) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut c = Cursor::new(bytes);
@@ -169,7 +257,6 @@ pub fn for_each_block<P>(
     let p = plan(&header)?;
     let zero_width = header.schema.can_be_empty();
     let mut zero_width_records = 0usize;
-    let budget = InflateBudget::for_file(bytes.len());
     while c.remaining() > 0 {
         let count = c.read_long()?;
         let count = usize::try_from(count).map_err(|_| format!("negative block count {count}"))?;
@@ -178,7 +265,7 @@ pub fn for_each_block<P>(
         if sync != header.sync {
             return Err(format!("sync marker mismatch before offset {}", c.pos()));
         }
-        let block = decompress(&header.codec, data, &budget)?;
+        let block = decompress(&header.codec, data, budget)?;
         let mut bc = Cursor::new(&block);
         if zero_width {
             // Records that may take no bytes cannot be bounded by the block size; bound them

@@ -6,7 +6,7 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::SimpleStats;
 
 use super::entry_decoder::{decode_entry, DecodeOptions, EntryPlan};
-use super::{decode_records, Fields};
+use super::Fields;
 use crate::error::{Error, Result};
 use crate::value::{Record, Value};
 
@@ -94,10 +94,29 @@ impl ManifestEntry {
         bytes: bytes::Bytes,
         opts: DecodeOptions,
     ) -> Result<Vec<ManifestEntry>> {
+        let budget = crate::avro::InflateBudget::for_file(bytes.len());
+        Self::decode_manifest_within(path, bytes, opts, &budget)
+    }
+
+    /// [`ManifestEntry::decode_manifest_with`] with an Avro file's inflated blocks taken from
+    /// `budget` (each decoding pass afresh). A file whose blocks inflate beyond it is not
+    /// decoded again by the generic path.
+    ///
+    /// # Errors
+    /// As [`ManifestEntry::decode_manifest_with`]; [`Error::ResourcesExhausted`] when the
+    /// budget was bounded by a memory pool and is exceeded.
+    pub(crate) fn decode_manifest_within(
+        path: &str,
+        bytes: bytes::Bytes,
+        opts: DecodeOptions,
+        budget: &crate::avro::InflateBudget,
+    ) -> Result<Vec<ManifestEntry>> {
         if bytes.starts_with(crate::avro::MAGIC) {
             let mut out = Vec::new();
-            let fast = crate::avro::for_each_block(
+            let fast_budget = budget.renewed();
+            let fast = crate::avro::for_each_block_within(
                 &bytes,
+                &fast_budget,
                 |h| EntryPlan::new(&h.schema),
                 |plan, c, count| {
                     out.reserve(count.min(c.remaining()));
@@ -107,12 +126,18 @@ impl ManifestEntry {
                     Ok(())
                 },
             );
-            if fast.is_ok() {
-                check_file_names(path, &out)?;
-                return Ok(out);
+            match fast {
+                Ok(()) => {
+                    check_file_names(path, &out)?;
+                    return Ok(out);
+                }
+                Err(reason) if fast_budget.exhausted() => {
+                    return Err(super::avro_error(path, &fast_budget, reason));
+                }
+                Err(_) => {}
             }
         }
-        let mut entries = Self::decode_generic(path, bytes)?;
+        let mut entries = Self::decode_generic(path, bytes, &budget.renewed())?;
         if !opts.keep_value_stats {
             for e in &mut entries {
                 e.file.value_stats = SimpleStats::empty();
@@ -125,7 +150,19 @@ impl ManifestEntry {
     /// Locates the blocks of a data manifest so that they can be decoded independently
     /// ([`ManifestBlocks`]); a manifest the block decoder cannot walk (not Avro, or a writer
     /// schema it does not know) has no blocks and is decoded whole.
+    #[cfg(test)]
     pub(crate) fn blocks(path: String, bytes: bytes::Bytes) -> ManifestBlocks {
+        Self::blocks_within(path, bytes, None)
+    }
+
+    /// [`ManifestEntry::blocks`] read within a memory pool with `pool_free` bytes free
+    /// (`None`: no limit): the blocks may inflate to no more than that together
+    /// ([`crate::avro::InflateBudget::for_file_within`]).
+    pub(crate) fn blocks_within(
+        path: String,
+        bytes: bytes::Bytes,
+        pool_free: Option<usize>,
+    ) -> ManifestBlocks {
         let fast = if bytes.starts_with(crate::avro::MAGIC) {
             crate::avro::locate_blocks(&bytes)
                 .ok()
@@ -140,7 +177,7 @@ impl ManifestEntry {
             n = n.saturating_add(s.count);
         }
         ManifestBlocks {
-            budget: crate::avro::InflateBudget::for_file(bytes.len()),
+            budget: crate::avro::InflateBudget::for_file_within(bytes.len(), pool_free),
             path,
             bytes,
             fast,
@@ -153,16 +190,21 @@ impl ManifestEntry {
         path: &str,
         bytes: bytes::Bytes,
     ) -> Result<Vec<ManifestEntry>> {
-        Self::decode_generic(path, bytes)
+        let budget = crate::avro::InflateBudget::for_file(bytes.len());
+        Self::decode_generic(path, bytes, &budget)
     }
 
     /// Decodes through the generic Avro/ORC value tree.
-    fn decode_generic(path: &str, bytes: bytes::Bytes) -> Result<Vec<ManifestEntry>> {
+    fn decode_generic(
+        path: &str,
+        bytes: bytes::Bytes,
+        budget: &crate::avro::InflateBudget,
+    ) -> Result<Vec<ManifestEntry>> {
         let f = Fields {
             path,
             what: "manifest entry",
         };
-        decode_records(path, bytes)?
+        super::decode_records_within(path, bytes, budget)?
             .into_iter()
             .map(|r| Self::from_record(&f, r))
             .collect()
@@ -287,7 +329,15 @@ impl ManifestBlocks {
     /// # Errors
     /// As [`ManifestEntry::decode_manifest_with`].
     pub fn decode_all(&self, opts: DecodeOptions) -> Result<Vec<ManifestEntry>> {
-        ManifestEntry::decode_manifest_with(&self.path, self.bytes.clone(), opts)
+        // Blocks that inflated beyond the file's budget would do so again.
+        if self.budget.exhausted() {
+            return Err(super::avro_error(
+                &self.path,
+                &self.budget,
+                self.budget.reason(),
+            ));
+        }
+        ManifestEntry::decode_manifest_within(&self.path, self.bytes.clone(), opts, &self.budget)
     }
 }
 

@@ -29,8 +29,23 @@ use crate::value::{Record, Value};
 /// # Errors
 /// [`Error::Corrupt`] naming `path` when the bytes are not a valid Avro, ORC or Parquet file.
 pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
+    let budget = crate::avro::InflateBudget::for_file(bytes.len());
+    decode_records_within(path, bytes, &budget)
+}
+
+/// [`decode_records`] with an Avro file's inflated blocks taken from `budget`.
+///
+/// # Errors
+/// As [`decode_records`]; [`Error::ResourcesExhausted`] when the budget, bounded by a memory
+/// pool, is exceeded ([`avro_error`]).
+pub(crate) fn decode_records_within(
+    path: &str,
+    bytes: bytes::Bytes,
+    budget: &crate::avro::InflateBudget,
+) -> Result<Vec<Record>> {
     let values = if bytes.starts_with(crate::avro::MAGIC) {
-        crate::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
+        crate::avro::read_container_within(&bytes, budget)
+            .map_err(|r| avro_error(path, budget, r))?
     } else if bytes.starts_with(crate::orc::MAGIC) {
         crate::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
     } else if bytes.starts_with(crate::parquet_manifest::MAGIC) {
@@ -51,6 +66,20 @@ pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
             )),
         })
         .collect()
+}
+
+/// The error of decoding the Avro file `path` with `budget`: [`Error::ResourcesExhausted`]
+/// when the blocks inflated beyond a budget the memory pool bounded (the pool, not the file,
+/// is short), else `Corrupt` naming the file with `reason`.
+pub(crate) fn avro_error(path: &str, budget: &crate::avro::InflateBudget, reason: String) -> Error {
+    match budget.pool_free() {
+        Some(free) if budget.exhausted() => Error::ResourcesExhausted {
+            requested: free.saturating_add(1),
+            limit: free,
+            what: format!("inflating the Avro blocks of {path}: {}", budget.reason()),
+        },
+        _ => Error::corrupt(path, reason),
+    }
 }
 
 /// Field access helpers that produce `Corrupt` errors naming the file and field.

@@ -331,7 +331,8 @@ impl ManifestReader {
         let recorded = usize::try_from(m.file_size).unwrap_or(0);
         self.reserve(recorded, "reading the manifest", &m.file_name)?;
         let (path, bytes) = self.read(&m.file_name)?;
-        let blocks = ManifestEntry::blocks(path, bytes);
+        // The blocks may inflate to no more than the pool has free now.
+        let blocks = ManifestEntry::blocks_within(path, bytes, self.memory.free());
         let held = blocks.heap();
         self.memory.shrink(recorded);
         self.reserve(held, "opening the manifest", blocks.path())?;

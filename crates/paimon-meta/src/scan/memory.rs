@@ -66,6 +66,12 @@ impl PlanMemory {
             .map_err(|e| self.exhausted(e, bytes.saturating_sub(now), what()))
     }
 
+    /// Bytes the pool can still grant (`None`: a pool without a limit).
+    pub fn free(&self) -> Option<usize> {
+        let pool = self.reservation.pool();
+        pool.limit().map(|l| l.saturating_sub(pool.reserved()))
+    }
+
     /// Bytes reserved.
     pub fn size(&self) -> usize {
         self.reservation.size()
