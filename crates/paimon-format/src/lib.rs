@@ -13,6 +13,11 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod avro;
 pub mod error;
+pub mod file_index;
+pub mod orc;
+pub mod parquet;
+pub mod value;
 
 pub use error::{Error, Result};

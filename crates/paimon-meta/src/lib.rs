@@ -30,21 +30,16 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-pub mod avro;
 pub mod commit;
 pub mod consumer;
 pub mod error;
-pub mod file_index;
 mod file_name;
 pub mod maintenance;
 pub mod manifest;
-pub mod orc;
-pub mod parquet_manifest;
 pub mod scan;
 pub mod schema_manager;
 pub mod snapshot;
 pub mod table;
-pub mod value;
 
 pub use error::{Error, Result};
 pub use scan::{

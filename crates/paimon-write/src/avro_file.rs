@@ -18,7 +18,7 @@ use arrow_avro::writer::format::AvroBinaryFormat;
 use arrow_avro::writer::{Encoder, WriterBuilder};
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
 use paimon_io::FileWriter;
-use paimon_spec::avro_container::{self, AvroCodec, BLOCK_SIZE};
+use paimon_format::avro::container::{self as avro_container, AvroCodec, BLOCK_SIZE};
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
 use crate::data_file::{close_stream, FinishedFile};

@@ -8,7 +8,7 @@ use paimon_spec::stats::SimpleStats;
 use super::entry_decoder::{decode_entry, DecodeOptions, EntryPlan};
 use super::{decode_records, Fields};
 use crate::error::{Error, Result};
-use crate::value::{Record, Value};
+use paimon_format::value::{Record, Value};
 
 /// Whether an entry adds or deletes a file (Java `FileKind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,9 +94,9 @@ impl ManifestEntry {
         bytes: bytes::Bytes,
         opts: DecodeOptions,
     ) -> Result<Vec<ManifestEntry>> {
-        if bytes.starts_with(crate::avro::MAGIC) {
+        if bytes.starts_with(paimon_format::avro::MAGIC) {
             let mut out = Vec::new();
-            let fast = crate::avro::for_each_block(
+            let fast = paimon_format::avro::for_each_block(
                 &bytes,
                 |h| EntryPlan::new(&h.schema),
                 |plan, c, count| {
@@ -126,8 +126,8 @@ impl ManifestEntry {
     /// ([`ManifestBlocks`]); a manifest the block decoder cannot walk (not Avro, or a writer
     /// schema it does not know) has no blocks and is decoded whole.
     pub(crate) fn blocks(path: String, bytes: bytes::Bytes) -> ManifestBlocks {
-        let fast = if bytes.starts_with(crate::avro::MAGIC) {
-            crate::avro::locate_blocks(&bytes)
+        let fast = if bytes.starts_with(paimon_format::avro::MAGIC) {
+            paimon_format::avro::locate_blocks(&bytes)
                 .ok()
                 .and_then(|(h, spans)| EntryPlan::new(&h.schema).ok().map(|p| (h, p, spans)))
         } else {
@@ -140,7 +140,7 @@ impl ManifestEntry {
             n = n.saturating_add(s.count);
         }
         ManifestBlocks {
-            budget: crate::avro::InflateBudget::for_file(bytes.len()),
+            budget: paimon_format::avro::InflateBudget::for_file(bytes.len()),
             path,
             bytes,
             fast,
@@ -210,11 +210,11 @@ impl ManifestEntry {
 pub(crate) struct ManifestBlocks {
     path: String,
     bytes: bytes::Bytes,
-    fast: Option<(crate::avro::Header, EntryPlan, Vec<crate::avro::BlockSpan>)>,
+    fast: Option<(paimon_format::avro::Header, EntryPlan, Vec<paimon_format::avro::BlockSpan>)>,
     /// Index of each block's first entry in the file.
     first: Vec<usize>,
     /// What the file's blocks may inflate to together, across the threads decoding them.
-    budget: crate::avro::InflateBudget,
+    budget: paimon_format::avro::InflateBudget,
 }
 
 impl ManifestBlocks {
@@ -226,7 +226,7 @@ impl ManifestBlocks {
     /// Heap held: the file's bytes and the index of its blocks.
     pub fn heap(&self) -> usize {
         let spans = self.fast.as_ref().map_or(0, |f| {
-            f.2.capacity() * std::mem::size_of::<crate::avro::BlockSpan>()
+            f.2.capacity() * std::mem::size_of::<paimon_format::avro::BlockSpan>()
         });
         self.bytes.len() + self.path.capacity() + spans + self.first.capacity() * 8
     }
@@ -266,7 +266,7 @@ impl ManifestBlocks {
             return Ok(None);
         };
         let decoded =
-            crate::avro::decode_block(header, &self.bytes, *span, &self.budget, |c, count| {
+            paimon_format::avro::decode_block(header, &self.bytes, *span, &self.budget, |c, count| {
                 let mut out = Vec::with_capacity(count.min(c.remaining()));
                 for _ in 0..count {
                     out.push(decode_entry(c, plan, opts)?);

@@ -1,6 +1,6 @@
 //! A specialized decoder of Avro data manifests: walks the binary encoding directly against
 //! the writer schema and builds [`ManifestEntry`] / [`DataFileMeta`] straight from the bytes,
-//! without the generic [`crate::value::Value`] tree.
+//! without the generic [`paimon_format::value::Value`] tree.
 //!
 //! The writer schema is resolved once per file into a [`EntryPlan`]: for every writer field, in
 //! writer order, the action to take (one of the fields we know, by name as Java maps them, or
@@ -11,7 +11,7 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::{row_bytes, zero_null_counts, NullCounts, RowBytes, SimpleStats};
 
 use super::entry::{FileKind, ManifestEntry, FORMAT_IDENTIFIER};
-use crate::avro::{Cursor, RecordSchema, Schema};
+use paimon_format::avro::{Cursor, RecordSchema, Schema};
 
 /// What the decoder keeps of each entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

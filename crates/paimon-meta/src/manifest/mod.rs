@@ -10,8 +10,6 @@ mod entry;
 mod entry_decoder;
 mod index;
 mod list;
-mod orc_encode;
-mod parquet_encode;
 
 pub(crate) use entry::ManifestBlocks;
 pub use entry::{FileKind, ManifestEntry};
@@ -22,19 +20,19 @@ pub use list::ManifestFileMeta;
 use paimon_spec::stats::{null_counts_from_vec, row_bytes_from_vec, SimpleStats};
 
 use crate::error::{Error, Result};
-use crate::value::{Record, Value};
+use paimon_format::value::{Record, Value};
 
 /// Decodes the records of a manifest-family file, Avro, ORC or Parquet by magic.
 ///
 /// # Errors
 /// [`Error::Corrupt`] naming `path` when the bytes are not a valid Avro, ORC or Parquet file.
 pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
-    let values = if bytes.starts_with(crate::avro::MAGIC) {
-        crate::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
-    } else if bytes.starts_with(crate::orc::MAGIC) {
-        crate::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
-    } else if bytes.starts_with(crate::parquet_manifest::MAGIC) {
-        crate::parquet_manifest::read_parquet(bytes).map_err(|r| Error::corrupt(path, r))?
+    let values = if bytes.starts_with(paimon_format::avro::MAGIC) {
+        paimon_format::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
+    } else if bytes.starts_with(paimon_format::orc::MAGIC) {
+        paimon_format::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
+    } else if bytes.starts_with(paimon_format::parquet::MAGIC) {
+        paimon_format::parquet::read_parquet(bytes).map_err(|r| Error::corrupt(path, r))?
     } else {
         return Err(Error::corrupt(
             path,
@@ -156,6 +154,8 @@ impl Fields<'_> {
     }
 }
 
+#[cfg(test)]
+mod avro_bomb_tests;
 #[cfg(test)]
 mod encode_tests;
 #[cfg(test)]

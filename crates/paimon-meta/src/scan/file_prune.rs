@@ -19,7 +19,7 @@ use super::prune::{may_match, ColumnStats};
 use super::stats::file_may_match;
 use super::BucketFiles;
 use crate::error::{Error, Result};
-use crate::file_index::{self, FileIndexFile};
+use paimon_format::file_index::{self, FileIndexFile};
 use crate::table::Table;
 
 /// Where the value statistics of primary-key files may prune, as Java `KeyValueFileStoreScan`

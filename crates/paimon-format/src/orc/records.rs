@@ -24,7 +24,7 @@ pub const MAGIC: &[u8; 3] = b"ORC";
 pub fn read_orc(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
     // orc-rust 0.9 recurses without end on a footer whose types form a cycle (a stack overflow
     // no catch_unwind can catch), so the type tree is checked first.
-    paimon_spec::orc_tail::check_type_tree(&bytes).map_err(|e| format!("ORC: {e}"))?;
+    super::tail::check_type_tree(&bytes).map_err(|e| format!("ORC: {e}"))?;
     // orc-rust 0.9 panics on some corrupt inputs (unwrapped decompression errors, lying stream
     // lengths); a damaged manifest must be an error, not a crash.
     std::panic::catch_unwind(move || read_orc_inner(bytes))

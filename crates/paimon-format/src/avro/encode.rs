@@ -6,7 +6,7 @@
 //! `<parent>_<field>`, nullable types as `["null", T]` with `"default": null`), and values are
 //! written from the same [`Value`] trees the decoder produces.
 
-use paimon_spec::avro_container::{self, write_bytes, write_long, AvroCodec, BLOCK_SIZE};
+use super::container::{self as avro_container, write_bytes, write_long, AvroCodec, BLOCK_SIZE};
 
 use crate::value::Value;
 

@@ -121,8 +121,9 @@ impl<'a> Cursor<'a> {
             .map_err(|e| format!("invalid UTF-8 string: {e}"))
     }
 
-    /// The item count of the next array/map block (0 ends the sequence).
-    pub(crate) fn read_block_count(&mut self, empty_items: bool) -> Result<usize, String> {
+    /// The item count of the next array/map block (0 ends the sequence). A count is bounded by
+    /// the bytes left, or, when `empty_items` says the items may take no bytes, by a fixed cap.
+    pub fn read_block_count(&mut self, empty_items: bool) -> Result<usize, String> {
         let c = self.read_long()?;
         let count = if c < 0 {
             // A negative count is followed by the block's byte size.

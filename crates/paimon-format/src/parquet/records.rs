@@ -27,7 +27,7 @@ fn read_parquet_inner(bytes: Bytes) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| format!("Parquet: {e}"))?;
-        crate::orc::batch_to_records(&batch, &mut out)?;
+        crate::orc::records::batch_to_records(&batch, &mut out)?;
     }
     Ok(out)
 }
@@ -39,8 +39,19 @@ mod tests {
     use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
     use parquet::arrow::ArrowWriter;
 
-    use crate::manifest::decode_records;
-    use crate::value::Value;
+    use super::read_parquet;
+    use crate::value::{Record, Value};
+
+    fn decode_records(bytes: bytes::Bytes) -> Vec<Record> {
+        read_parquet(bytes)
+            .unwrap()
+            .into_iter()
+            .map(|v| match v {
+                Value::Record(r) => r,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
 
     fn file() -> Vec<u8> {
         let batch = RecordBatch::try_from_iter([
@@ -63,7 +74,7 @@ mod tests {
 
     #[test]
     fn parquet_rows_become_records_by_column_name() {
-        let records = decode_records("m", file().into()).unwrap();
+        let records = decode_records(file().into());
         assert_eq!(records.len(), 2);
         assert_eq!(records[0].get("_FILE_NAME"), &Value::String("a".into()));
         assert_eq!(records[0].get("_FILE_SIZE"), &Value::Long(7));
@@ -71,11 +82,11 @@ mod tests {
     }
 
     #[test]
-    fn damaged_parquet_is_corrupt_naming_the_file() {
+    fn damaged_parquet_is_an_error_naming_parquet() {
         let bytes = file();
         for cut in [bytes.len() / 2, bytes.len() - 1, 4] {
-            let err = decode_records("dir/manifest-x", bytes[..cut].to_vec().into()).unwrap_err();
-            assert!(err.to_string().contains("dir/manifest-x"), "{err}");
+            let err = read_parquet(bytes[..cut].to_vec().into()).unwrap_err();
+            assert!(err.to_string().contains("Parquet"), "{err}");
         }
     }
 }

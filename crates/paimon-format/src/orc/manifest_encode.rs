@@ -2,7 +2,7 @@
 //! the row types as Java's `OrcWriterFactory` maps them (TINYINT as `tinyint`, `_CREATION_TIME`
 //! as `timestamp`, rows as `struct`, arrays as `list`), field names as the row type's.
 
-use paimon_spec::orc_write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
+use super::write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
 
 use crate::avro::encode::WriteType;
 use crate::value::Value;
