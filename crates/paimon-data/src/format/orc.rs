@@ -249,8 +249,9 @@ pub(super) fn check_type_tree(data: &RangedFile) -> std::result::Result<(), Stri
                 _ => data.whole().map_err(super::ranged::RangeError::Io),
             };
             paimon_format::orc::tail::check_type_tree(&end.map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())
         }
-        other => other,
+        other => other.map_err(|e| e.to_string()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Parquet manifests (tables written with `manifest.format=parquet`), read through the `parquet`
 //! crate's Arrow reader and converted to the same [`Value`] records as Avro and ORC manifests.
 
+use crate::error::{Error, Result};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -13,23 +14,28 @@ pub const MAGIC: &[u8; 4] = b"PAR1";
 ///
 /// # Errors
 /// A reason string when the file cannot be decoded; callers add the path.
-pub fn read_parquet(bytes: Bytes) -> Result<Vec<Value>, String> {
+pub fn read_parquet(bytes: Bytes) -> Result<Vec<Value>> {
     // The parquet crate asserts on some damaged footers; a damaged manifest must be an error.
     std::panic::catch_unwind(move || read_parquet_inner(bytes))
-        .unwrap_or_else(|_| Err("Parquet: the decoder failed on corrupt data".to_string()))
+        .unwrap_or_else(|_| Err(bad("the decoder failed on corrupt data")))
 }
 
-fn read_parquet_inner(bytes: Bytes) -> Result<Vec<Value>, String> {
+fn read_parquet_inner(bytes: Bytes) -> Result<Vec<Value>> {
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
-        .map_err(|e| format!("Parquet: {e}"))?
+        .map_err(|e| bad(e.to_string()))?
         .build()
-        .map_err(|e| format!("Parquet: {e}"))?;
+        .map_err(|e| bad(e.to_string()))?;
     let mut out = Vec::new();
     for batch in reader {
-        let batch = batch.map_err(|e| format!("Parquet: {e}"))?;
+        let batch = batch.map_err(|e| bad(e.to_string()))?;
         crate::orc::records::batch_to_records(&batch, &mut out)?;
     }
     Ok(out)
+}
+
+/// An [`Error`] of Parquet file: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::corrupt("Parquet file", reason)
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::SimpleStats;
 
 use super::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
-use paimon_format::avro::encode::{codec_for, write_container, WriteType};
 use crate::error::{Error, Result};
+use paimon_format::avro::encode::{codec_for, write_container, WriteType};
 use paimon_format::value::{Record, Value};
 
 use WriteType as T;
@@ -289,12 +289,16 @@ impl ManifestWriteOptions {
     /// here.
     pub fn try_new(format: &str, compression: &str) -> Result<Self> {
         let format = match format.to_ascii_lowercase().as_str() {
-            "avro" => ManifestFormat::Avro(codec_for(compression).map_err(Error::unsupported)?),
+            "avro" => ManifestFormat::Avro(
+                codec_for(compression).map_err(|e| Error::unsupported(e.to_string()))?,
+            ),
             "parquet" => ManifestFormat::Parquet(
-                paimon_format::parquet::manifest_encode::parquet_codec(compression).map_err(Error::unsupported)?,
+                paimon_format::parquet::manifest_encode::parquet_codec(compression)
+                    .map_err(|e| Error::unsupported(e.to_string()))?,
             ),
             "orc" => ManifestFormat::Orc(
-                paimon_format::orc::manifest_encode::orc_codec(compression).map_err(Error::unsupported)?,
+                paimon_format::orc::manifest_encode::orc_codec(compression)
+                    .map_err(|e| Error::unsupported(e.to_string()))?,
             ),
             _ => {
                 return Err(Error::unsupported(format!(
@@ -311,7 +315,9 @@ impl ManifestWriteOptions {
             ManifestFormat::Parquet(codec) => {
                 paimon_format::parquet::manifest_encode::write_parquet(t, *codec, records)
             }
-            ManifestFormat::Orc(codec) => paimon_format::orc::manifest_encode::write_orc(t, *codec, records),
+            ManifestFormat::Orc(codec) => {
+                paimon_format::orc::manifest_encode::write_orc(t, *codec, records)
+            }
         }
         .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
     }

@@ -210,7 +210,11 @@ impl ManifestEntry {
 pub(crate) struct ManifestBlocks {
     path: String,
     bytes: bytes::Bytes,
-    fast: Option<(paimon_format::avro::Header, EntryPlan, Vec<paimon_format::avro::BlockSpan>)>,
+    fast: Option<(
+        paimon_format::avro::Header,
+        EntryPlan,
+        Vec<paimon_format::avro::BlockSpan>,
+    )>,
     /// Index of each block's first entry in the file.
     first: Vec<usize>,
     /// What the file's blocks may inflate to together, across the threads decoding them.
@@ -265,14 +269,19 @@ impl ManifestBlocks {
         let Some(span) = spans.get(i) else {
             return Ok(None);
         };
-        let decoded =
-            paimon_format::avro::decode_block(header, &self.bytes, *span, &self.budget, |c, count| {
+        let decoded = paimon_format::avro::decode_block(
+            header,
+            &self.bytes,
+            *span,
+            &self.budget,
+            |c, count| {
                 let mut out = Vec::with_capacity(count.min(c.remaining()));
                 for _ in 0..count {
                     out.push(decode_entry(c, plan, opts)?);
                 }
                 Ok(out)
-            });
+            },
+        );
         match decoded {
             Ok(entries) => {
                 check_file_names(&self.path, &entries)?;

@@ -28,11 +28,13 @@ use paimon_format::value::{Record, Value};
 /// [`Error::Corrupt`] naming `path` when the bytes are not a valid Avro, ORC or Parquet file.
 pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
     let values = if bytes.starts_with(paimon_format::avro::MAGIC) {
-        paimon_format::avro::read_container(&bytes).map_err(|r| Error::corrupt(path, r))?
+        paimon_format::avro::read_container(&bytes)
+            .map_err(|r| Error::corrupt(path, r.to_string()))?
     } else if bytes.starts_with(paimon_format::orc::MAGIC) {
-        paimon_format::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
+        paimon_format::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r.to_string()))?
     } else if bytes.starts_with(paimon_format::parquet::MAGIC) {
-        paimon_format::parquet::read_parquet(bytes).map_err(|r| Error::corrupt(path, r))?
+        paimon_format::parquet::read_parquet(bytes)
+            .map_err(|r| Error::corrupt(path, r.to_string()))?
     } else {
         return Err(Error::corrupt(
             path,

@@ -183,9 +183,17 @@ fn damaged_parquet_is_corrupt_naming_the_file() {
     let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
     w.write(&batch).unwrap();
     w.close().unwrap();
-    assert_eq!(decode_records("dir/manifest-x", bytes.clone().into()).unwrap().len(), 2);
+    assert_eq!(
+        decode_records("dir/manifest-x", bytes.clone().into())
+            .unwrap()
+            .len(),
+        2
+    );
     for cut in [bytes.len() / 2, bytes.len() - 1, 4] {
         let err = decode_records("dir/manifest-x", bytes[..cut].to_vec().into()).unwrap_err();
-        assert!(matches!(&err, Error::Corrupt { path, .. } if path == "dir/manifest-x"), "{err}");
+        assert!(
+            matches!(&err, Error::Corrupt { path, .. } if path == "dir/manifest-x"),
+            "{err}"
+        );
     }
 }

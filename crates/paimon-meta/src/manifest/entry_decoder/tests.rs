@@ -40,7 +40,7 @@ fn avro_manifests() -> Vec<(String, Vec<u8>, Vec<ManifestEntry>)> {
         .collect()
 }
 
-fn fast(bytes: &[u8], opts: DecodeOptions) -> Result<Vec<ManifestEntry>, String> {
+fn fast(bytes: &[u8], opts: DecodeOptions) -> paimon_format::Result<Vec<ManifestEntry>> {
     let mut out = Vec::new();
     paimon_format::avro::for_each_block(
         bytes,
