@@ -62,3 +62,40 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    /// Each codec's error is typed and names what it was reading or writing.
+    #[test]
+    fn codec_errors_name_what_and_why() {
+        let e = crate::avro::read_container(b"Obj").unwrap_err();
+        assert!(
+            matches!(&e, Error::Corrupt { what, reason } if what == "Avro container" && reason.contains("magic")),
+            "{e:?}"
+        );
+        let e = crate::orc::tail::check_type_tree(b"ORC").unwrap_err();
+        assert!(
+            matches!(&e, Error::Corrupt { what, .. } if what == "ORC footer"),
+            "{e:?}"
+        );
+        let e = crate::parquet::read_parquet(bytes::Bytes::from_static(b"PAR1")).unwrap_err();
+        assert!(
+            matches!(&e, Error::Corrupt { what, .. } if what == "Parquet file"),
+            "{e:?}"
+        );
+        let e = crate::avro::encode::codec_for("lzo").unwrap_err();
+        assert!(
+            matches!(&e, Error::Unsupported { what, feature } if what == "Avro manifest" && feature.contains("\"lzo\"")),
+            "{e:?}"
+        );
+        assert!(crate::orc::manifest_encode::orc_codec("brotli").is_err());
+        assert_eq!(
+            crate::parquet::manifest_encode::parquet_codec("lzo")
+                .unwrap_err()
+                .to_string(),
+            "Parquet manifest: unsupported manifest compression \"lzo\" (it has zstd, snappy, lz4 or none)"
+        );
+    }
+}

@@ -144,10 +144,10 @@ impl WriteType {
 /// A reason when the compression has no Avro codec here.
 pub fn codec_for(compression: &str) -> Result<AvroCodec> {
     AvroCodec::from_compression(compression).ok_or_else(|| {
-        misfit(format!(
-            "manifest compression {compression:?} is not supported for Avro manifests (zstd, \
-             snappy, deflate or none)"
-        ))
+        Error::unsupported(
+            "Avro manifest",
+            format!("manifest compression {compression:?} (it has zstd, snappy, deflate or none)"),
+        )
     })
 }
 

@@ -17,10 +17,12 @@ const STRIPE_SIZE: usize = 64 << 20;
 /// A reason for a compression ORC manifests are not written with here.
 pub fn orc_codec(compression: &str) -> Result<OrcCodec> {
     OrcCodec::from_name(compression, 1).ok_or_else(|| {
-        misfit(format!(
-            "manifest compression {compression:?} is not supported for ORC manifests (zstd, \
-             snappy, zlib, lz4 or none)"
-        ))
+        Error::unsupported(
+            "ORC manifest",
+            format!(
+                "manifest compression {compression:?} (it has zstd, snappy, zlib, lz4 or none)"
+            ),
+        )
     })
 }
 

@@ -30,10 +30,10 @@ pub fn parquet_codec(compression: &str) -> Result<Compression> {
         "snappy" => Ok(Compression::SNAPPY),
         "lz4" => Ok(Compression::LZ4_RAW),
         "none" | "uncompressed" => Ok(Compression::UNCOMPRESSED),
-        other => Err(misfit(format!(
-            "manifest compression {other:?} is not supported for Parquet manifests (zstd, \
-             snappy, lz4 or none)"
-        ))),
+        other => Err(Error::unsupported(
+            "Parquet manifest",
+            format!("manifest compression {other:?} (it has zstd, snappy, lz4 or none)"),
+        )),
     }
 }
 
