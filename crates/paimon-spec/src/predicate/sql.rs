@@ -13,7 +13,7 @@ use crate::binary::Datum;
 use crate::error::{Error, Result};
 use crate::predicate::{typed_literal, LeafOp, Predicate};
 use crate::schema::TableSchema;
-use crate::types::DataType;
+use crate::types::{DataType, TypeKind};
 
 /// Internal result: the reason text, wrapped into [`Error::InvalidFilter`] once at the top.
 type R<T> = std::result::Result<T, String>;
