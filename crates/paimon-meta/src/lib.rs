@@ -11,10 +11,10 @@
 //! * [`snapshot`], [`schema_manager`]: snapshot discovery with hint fallbacks, time travel,
 //!   schemas and tags.
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
-//!   ([`avro`], our own container reader) or ORC ([`orc`]).
+//!   ([`paimon_format::avro`], our own container reader) or ORC ([`paimon_format::orc`]).
 //! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation;
 //!   incremental scans (delta, changelog, diff) and streaming changes ([`ChangeScan`]);
-//!   [`file_index`]: the bloom-filter and bitmap file indexes pruning reads.
+//!   [`paimon_format::file_index`]: the bloom-filter and bitmap file indexes pruning reads.
 //!
 //! ```no_run
 //! use std::sync::Arc;

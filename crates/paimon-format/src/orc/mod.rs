@@ -1,5 +1,5 @@
 //! ORC: the footer check run before `orc-rust` builds a schema ([`tail`]), the file encoder of
-//! data files and manifests ([`write`]), ORC manifests read into [`crate::value`] records
+//! data files and manifests ([`mod@write`]), ORC manifests read into [`crate::value`] records
 //! ([`records`]) and the manifest-family encoder ([`manifest_encode`]).
 
 pub mod manifest_encode;

@@ -32,7 +32,10 @@ fn fmix(mut h: u32, len: u32) -> i32 {
 pub fn murmur_hash_words(bytes: &[u8]) -> i32 {
     let mut h = SEED;
     for chunk in bytes.chunks_exact(4) {
-        h = mix(h, u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]));
+        h = mix(
+            h,
+            u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
+        );
     }
     // Java passes the byte length (a multiple of 4) to fmix.
     fmix(h, (bytes.len() / 4 * 4) as u32)
