@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the crate boundaries that make up the architecture (docs/architecture.md):
 #   paimon-spec   depends on no paimon crate
+#   paimon-format depends on paimon-spec only (the codecs: both planes use it)
 #   paimon-split  depends on paimon-spec only
 #   paimon-io     depends on no paimon crate
 #   paimon-memory depends on no paimon crate
@@ -34,10 +35,11 @@ check() {
     done
     echo "ok   $crate -> ${deps:-(none)}"
 }
-check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-format paimon-split paimon-io paimon-memory paimon-meta paimon-data paimon-write paimon-cli paimon-datafusion paimon-ballista
+check paimon-split paimon-format paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-io paimon-spec paimon-format paimon-split paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
+check paimon-memory paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
 check paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
 check paimon-data paimon-meta paimon-cli paimon-datafusion paimon-ballista
 check paimon-write paimon-meta paimon-cli paimon-datafusion paimon-ballista

@@ -1,4 +1,4 @@
-//! paimon-meta's file-index decoders (`paimon_meta::file_index`): the index container of an
+//! paimon-format's file-index decoders (`paimon_format::file_index`): the index container of an
 //! `_EMBEDDED_FILE_INDEX` or a `<data file>.index` sidecar (`FileIndexFile::parse`), bloom-filter
 //! bodies (`BloomFilter64`) and bitmap dictionaries V1/V2 (`BitmapDictionary`), and pruning with
 //! them (`file_index::may_match`), on fuzzed bytes.
@@ -17,7 +17,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use paimon_meta::file_index::{
+use paimon_format::file_index::{
     fast_hash, may_match, BitmapDictionary, BloomFilter64, FileIndexFile,
 };
 use paimon_spec::binary::Datum;

@@ -1,5 +1,5 @@
 //! The manifest-family decoders of paimon-meta on ORC files (`manifest.format = orc`): the same
-//! three decoders as `manifest_decode` (and `paimon_spec::orc_tail::tail_len`), reached through paimon-meta's ORC reader, which hands the
+//! three decoders as `manifest_decode` (and `paimon_format::orc::tail::tail_len`), reached through paimon-meta's ORC reader, which hands the
 //! bytes to orc-rust and maps Arrow cells to records. Inputs must start with the ORC magic.
 //! Decoding must not panic or allocate without bound, and every error must name the file.
 //!
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // How much of the end an ORC reader needs, read from the postscript (the async read
     // fetches that much ahead of opening a data file).
-    let _ = paimon_spec::orc_tail::tail_len(data);
+    let _ = paimon_format::orc::tail::tail_len(data);
     let bytes = Bytes::copy_from_slice(data);
     run_allowing_caught_panics(|| {
         let path = "t/manifest/manifest-fuzz-0";

@@ -11,10 +11,10 @@
 //! * [`snapshot`], [`schema_manager`]: snapshot discovery with hint fallbacks, time travel,
 //!   schemas and tags.
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
-//!   ([`avro`], our own container reader) or ORC ([`orc`]).
+//!   ([`paimon_format::avro`], our own container reader) or ORC ([`paimon_format::orc`]).
 //! * [`scan`]: ADD/DELETE reconciliation, pruning, deletion vectors and split generation;
 //!   incremental scans (delta, changelog, diff) and streaming changes ([`ChangeScan`]);
-//!   [`file_index`]: the bloom-filter and bitmap file indexes pruning reads.
+//!   [`paimon_format::file_index`]: the bloom-filter and bitmap file indexes pruning reads.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -30,21 +30,16 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-pub mod avro;
 pub mod commit;
 pub mod consumer;
 pub mod error;
-pub mod file_index;
 mod file_name;
 pub mod maintenance;
 pub mod manifest;
-pub mod orc;
-pub mod parquet_manifest;
 pub mod scan;
 pub mod schema_manager;
 pub mod snapshot;
 pub mod table;
-pub mod value;
 
 pub use error::{Error, Result};
 pub use scan::{

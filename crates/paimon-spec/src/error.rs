@@ -37,7 +37,7 @@ pub enum Error {
         reason: String,
     },
     /// SQL filter text that does not parse, names an unknown column or has an ill-typed
-    /// literal ([`crate::predicate::sql`]).
+    /// literal (`predicate::sql`, feature `sql`).
     #[error("filter {filter:?}: {reason}")]
     InvalidFilter {
         /// The filter text.

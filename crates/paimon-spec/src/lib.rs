@@ -18,8 +18,6 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-#[cfg(feature = "avro")]
-pub mod avro_container;
 pub mod binary;
 pub mod calendar;
 pub mod data_file;
@@ -29,10 +27,6 @@ pub mod index_file;
 pub mod jackson;
 pub mod layout;
 pub mod options;
-#[cfg(feature = "orc")]
-pub mod orc_tail;
-#[cfg(feature = "orc")]
-pub mod orc_write;
 pub mod partition_time;
 pub mod predicate;
 pub mod predicate_json;

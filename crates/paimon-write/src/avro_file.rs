@@ -17,8 +17,8 @@ use arrow_avro::schema::SCHEMA_METADATA_KEY;
 use arrow_avro::writer::format::AvroBinaryFormat;
 use arrow_avro::writer::{Encoder, WriterBuilder};
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
+use paimon_format::avro::container::{self as avro_container, AvroCodec, BLOCK_SIZE};
 use paimon_io::FileWriter;
-use paimon_spec::avro_container::{self, AvroCodec, BLOCK_SIZE};
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
 use crate::data_file::{close_stream, FinishedFile};
@@ -546,10 +546,10 @@ impl AvroFile {
             &self.pending,
             self.sync,
         )
-        .map_err(|reason| Error::Avro {
+        .map_err(|e| Error::Avro {
             table: table.to_string(),
             path: self.path.clone(),
-            reason,
+            reason: e.to_string(),
         })?;
         self.out
             .write_all(&block)

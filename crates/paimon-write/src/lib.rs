@@ -12,7 +12,7 @@
 //! - [`stats`]: column statistics read back from the written footer, per stats mode;
 //! - [`data_file`]: the table's `file.format`: [`parquet_file`] (Java's schema and field ids,
 //!   statistics from the footer), [`avro_file`] (Java's Avro schema, statistics collected
-//!   row by row) or [`orc_file`] (paimon-spec's ORC encoder, statistics collected row by row);
+//!   row by row) or [`orc_file`] (paimon-format's ORC encoder, statistics collected row by row);
 //! - [`rolling`]: the files of one bucket, rolled at the target size, and their `DataFileMeta`;
 //! - [`conform`]: batches from outside matched to the table's columns by name, with row kinds;
 //! - [`table_write`]: [`TableWrite`] itself;

@@ -1,5 +1,5 @@
-//! One ORC data file being written, through paimon-spec's ORC encoder
-//! ([`paimon_spec::orc_write`]), with Java Paimon's type mapping (`OrcTypeUtil`): CHAR, VARCHAR
+//! One ORC data file being written, through paimon-format's ORC encoder
+//! ([`paimon_format::orc::write`]), with Java Paimon's type mapping (`OrcTypeUtil`): CHAR, VARCHAR
 //! and STRING as ORC `string` (which Java reads into its CHAR/VARCHAR columns), BINARY and
 //! VARBINARY as `binary`, TIME as `int` (milliseconds of the day), TIMESTAMP as `timestamp`,
 //! TIMESTAMP WITH LOCAL TIME ZONE as `timestamp with local time zone`, ARRAY as `list`, MAP as
@@ -17,8 +17,8 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, TimeUnit};
+use paimon_format::orc::write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
 use paimon_io::FileWriter;
-use paimon_spec::orc_write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
 use paimon_spec::types::{DataField, DataType, TypeKind};
 
 use crate::data_file::{close_stream, FinishedFile};
@@ -227,7 +227,8 @@ fn push(
                     None => col.push_null(),
                     Some(v) => {
                         let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
-                        col.push_timestamp(v.div_euclid(per_second), nanos as u32)?;
+                        col.push_timestamp(v.div_euclid(per_second), nanos as u32)
+                            .map_err(|e| e.to_string())?;
                     }
                 }
             }

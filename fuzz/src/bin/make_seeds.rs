@@ -969,7 +969,7 @@ mod fixture_seeds {
     use std::sync::Arc;
 
     use paimon_data::format::{decode, DecodeRequest, FileFormat, RowRanges};
-    use paimon_meta::file_index::FileIndexFile;
+    use paimon_format::file_index::FileIndexFile;
     use paimon_meta::manifest::ManifestFileMeta;
     use paimon_meta::Table;
 

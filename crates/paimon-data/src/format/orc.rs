@@ -233,7 +233,7 @@ fn selection(rows: &RowRanges) -> RowSelection {
     )
 }
 
-/// [`paimon_spec::orc_tail::check_type_tree`] on the file's tail, or, when the footer does not
+/// [`paimon_format::orc::tail::check_type_tree`] on the file's tail, or, when the footer does not
 /// fit in the tail, on as much of the file's end as its postscript names (the whole file when
 /// the postscript is unreadable).
 ///
@@ -241,16 +241,17 @@ fn selection(rows: &RowRanges) -> RowSelection {
 /// The reason the type tree (or the tail) is unreadable.
 pub(super) fn check_type_tree(data: &RangedFile) -> std::result::Result<(), String> {
     let tail = data.tail().map_err(|e| e.to_string())?;
-    match paimon_spec::orc_tail::check_type_tree(&tail) {
+    match paimon_format::orc::tail::check_type_tree(&tail) {
         Err(_) if (tail.len() as u64) < data.len() => {
             let len = data.len();
-            let end = match paimon_spec::orc_tail::tail_len(&tail) {
+            let end = match paimon_format::orc::tail::tail_len(&tail) {
                 Some(n) if n > tail.len() as u64 && n <= len => data.bytes(len - n..len),
                 _ => data.whole().map_err(super::ranged::RangeError::Io),
             };
-            paimon_spec::orc_tail::check_type_tree(&end.map_err(|e| e.to_string())?)
+            paimon_format::orc::tail::check_type_tree(&end.map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())
         }
-        other => other,
+        other => other.map_err(|e| e.to_string()),
     }
 }
 

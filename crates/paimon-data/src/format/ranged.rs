@@ -450,7 +450,7 @@ pub(crate) async fn fetch_tail(
         .await
         .map_err(RangeError::Io)?;
     let needed = super::tail_ranges::parquet_footer_len(&tail)
-        .or_else(|| paimon_spec::orc_tail::tail_len(&tail));
+        .or_else(|| paimon_format::orc::tail::tail_len(&tail));
     match needed {
         Some(n) if n > len - start && n <= len => {
             let start = len - n;

@@ -68,7 +68,7 @@ pub(crate) fn orc_stripe_footers(
     tail: &Bytes,
 ) -> Option<Vec<Range<u64>>> {
     // orc-rust recurses without end on a type cycle: the type tree is checked first.
-    paimon_spec::orc_tail::check_type_tree(tail).ok()?;
+    paimon_format::orc::tail::check_type_tree(tail).ok()?;
     let mut reader = TailReader {
         len,
         start: tail_start,
@@ -143,7 +143,7 @@ mod tests {
     fn the_orc_tail_length_ends_at_the_last_stripe() {
         let file = Bytes::from(orc_file());
         let len = file.len() as u64;
-        let n = paimon_spec::orc_tail::tail_len(&file[file.len() - 1024..]).unwrap();
+        let n = paimon_format::orc::tail::tail_len(&file[file.len() - 1024..]).unwrap();
         let footers = footers_of_whole(&file);
         assert_eq!(footers.len(), 10);
         assert_eq!(len - n, footers.last().unwrap().end);
@@ -161,7 +161,7 @@ mod tests {
             Some(footers_of_whole(&file))
         );
         // A tail short of the footer names none, and garbage neither.
-        let n = paimon_spec::orc_tail::tail_len(&file).unwrap();
+        let n = paimon_format::orc::tail::tail_len(&file).unwrap();
         let short = file.slice(file.len() - usize::try_from(n - 1).unwrap()..);
         assert_eq!(orc_stripe_footers(len, len - n + 1, &short), None);
         assert_eq!(

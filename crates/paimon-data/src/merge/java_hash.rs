@@ -34,6 +34,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_schema::{DataType, TimeUnit};
+use paimon_spec::binary::murmur_hash_bytes;
 
 /// The Java `hashCode()` of every element of `array` (0 for nulls), or `None` when Java's hash
 /// of this type is not deterministic or not modelled.
@@ -59,7 +60,7 @@ pub(crate) fn hash_codes(array: &dyn Array) -> Option<Vec<i32>> {
                 if is_null(i) {
                     0
                 } else {
-                    murmur_bytes(value(i))
+                    murmur_hash_bytes(value(i))
                 }
             })
             .collect()
@@ -199,36 +200,6 @@ fn big_integer_hash(v: i128) -> i32 {
         0 => 0,
         _ => h,
     }
-}
-
-/// Java `MurmurHashUtils.hashBytes` with seed 42 (what `BinaryString.hashCode` computes):
-/// Murmur3 over little-endian 4-byte words, then the tail bytes one by one, sign-extended.
-fn murmur_bytes(bytes: &[u8]) -> i32 {
-    const C1: u32 = 0xcc9e_2d51;
-    const C2: u32 = 0x1b87_3593;
-    let mix_k1 = |k: u32| k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-    let mix_h1 = |h: u32, k: u32| {
-        (h ^ k)
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64)
-    };
-    let mut h: u32 = 42;
-    let words = bytes.chunks_exact(4);
-    let tail = words.remainder();
-    for w in words {
-        h = mix_h1(h, mix_k1(u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
-    }
-    for &b in tail {
-        h = mix_h1(h, mix_k1(b as i8 as i32 as u32));
-    }
-    h ^= bytes.len() as u32;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^= h >> 16;
-    h as i32
 }
 
 #[cfg(test)]

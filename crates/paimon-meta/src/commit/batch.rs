@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use paimon_spec::predicate::sql::typed_literal;
+use paimon_spec::predicate::typed_literal;
 use paimon_spec::stats::serialize_datums;
 
 use paimon_spec::index_file::HASH_INDEX;

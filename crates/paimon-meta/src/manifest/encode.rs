@@ -8,9 +8,9 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::SimpleStats;
 
 use super::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
-use crate::avro::encode::{codec_for, write_container, WriteType};
 use crate::error::{Error, Result};
-use crate::value::{Record, Value};
+use paimon_format::avro::encode::{codec_for, write_container, WriteType};
+use paimon_format::value::{Record, Value};
 
 use WriteType as T;
 
@@ -276,9 +276,9 @@ pub struct ManifestWriteOptions {
 
 #[derive(Debug, Clone)]
 enum ManifestFormat {
-    Avro(paimon_spec::avro_container::AvroCodec),
+    Avro(paimon_format::avro::container::AvroCodec),
     Parquet(parquet::basic::Compression),
-    Orc(paimon_spec::orc_write::OrcCodec),
+    Orc(paimon_format::orc::write::OrcCodec),
 }
 
 impl ManifestWriteOptions {
@@ -289,12 +289,16 @@ impl ManifestWriteOptions {
     /// here.
     pub fn try_new(format: &str, compression: &str) -> Result<Self> {
         let format = match format.to_ascii_lowercase().as_str() {
-            "avro" => ManifestFormat::Avro(codec_for(compression).map_err(Error::unsupported)?),
+            "avro" => ManifestFormat::Avro(
+                codec_for(compression).map_err(|e| Error::unsupported(e.to_string()))?,
+            ),
             "parquet" => ManifestFormat::Parquet(
-                super::parquet_encode::parquet_codec(compression).map_err(Error::unsupported)?,
+                paimon_format::parquet::manifest_encode::parquet_codec(compression)
+                    .map_err(|e| Error::unsupported(e.to_string()))?,
             ),
             "orc" => ManifestFormat::Orc(
-                super::orc_encode::orc_codec(compression).map_err(Error::unsupported)?,
+                paimon_format::orc::manifest_encode::orc_codec(compression)
+                    .map_err(|e| Error::unsupported(e.to_string()))?,
             ),
             _ => {
                 return Err(Error::unsupported(format!(
@@ -309,9 +313,11 @@ impl ManifestWriteOptions {
         match &self.format {
             ManifestFormat::Avro(codec) => write_container(t, *codec, sync_marker(path), records),
             ManifestFormat::Parquet(codec) => {
-                super::parquet_encode::write_parquet(t, *codec, records)
+                paimon_format::parquet::manifest_encode::write_parquet(t, *codec, records)
             }
-            ManifestFormat::Orc(codec) => super::orc_encode::write_orc(t, *codec, records),
+            ManifestFormat::Orc(codec) => {
+                paimon_format::orc::manifest_encode::write_orc(t, *codec, records)
+            }
         }
         .map_err(|e| Error::Internal(format!("encoding {path}: {e}")))
     }

@@ -35,7 +35,7 @@ fn files() -> Vec<(String, Vec<u8>)> {
                 stack.push(p);
             } else if p.parent().is_some_and(|d| d.ends_with("manifest")) {
                 let b = std::fs::read(&p).unwrap();
-                if b.starts_with(crate::avro::MAGIC) {
+                if b.starts_with(paimon_format::avro::MAGIC) {
                     out.push((p.display().to_string(), b));
                 }
             }

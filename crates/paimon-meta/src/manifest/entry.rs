@@ -8,7 +8,7 @@ use paimon_spec::stats::SimpleStats;
 use super::entry_decoder::{decode_entry, DecodeOptions, EntryPlan};
 use super::Fields;
 use crate::error::{Error, Result};
-use crate::value::{Record, Value};
+use paimon_format::value::{Record, Value};
 
 /// Whether an entry adds or deletes a file (Java `FileKind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,7 +94,7 @@ impl ManifestEntry {
         bytes: bytes::Bytes,
         opts: DecodeOptions,
     ) -> Result<Vec<ManifestEntry>> {
-        let budget = crate::avro::InflateBudget::for_file(bytes.len());
+        let budget = paimon_format::avro::InflateBudget::for_file(bytes.len());
         Self::decode_manifest_within(path, bytes, opts, &budget)
     }
 
@@ -109,12 +109,12 @@ impl ManifestEntry {
         path: &str,
         bytes: bytes::Bytes,
         opts: DecodeOptions,
-        budget: &crate::avro::InflateBudget,
+        budget: &paimon_format::avro::InflateBudget,
     ) -> Result<Vec<ManifestEntry>> {
-        if bytes.starts_with(crate::avro::MAGIC) {
+        if bytes.starts_with(paimon_format::avro::MAGIC) {
             let mut out = Vec::new();
             let fast_budget = budget.renewed();
-            let fast = crate::avro::for_each_block_within(
+            let fast = paimon_format::avro::for_each_block_within(
                 &bytes,
                 &fast_budget,
                 |h| EntryPlan::new(&h.schema),
@@ -157,14 +157,14 @@ impl ManifestEntry {
 
     /// [`ManifestEntry::blocks`] read within a memory pool with `pool_free` bytes free
     /// (`None`: no limit): the blocks may inflate to no more than that together
-    /// ([`crate::avro::InflateBudget::for_file_within`]).
+    /// ([`paimon_format::avro::InflateBudget::for_file_within`]).
     pub(crate) fn blocks_within(
         path: String,
         bytes: bytes::Bytes,
         pool_free: Option<usize>,
     ) -> ManifestBlocks {
-        let fast = if bytes.starts_with(crate::avro::MAGIC) {
-            crate::avro::locate_blocks(&bytes)
+        let fast = if bytes.starts_with(paimon_format::avro::MAGIC) {
+            paimon_format::avro::locate_blocks(&bytes)
                 .ok()
                 .and_then(|(h, spans)| EntryPlan::new(&h.schema).ok().map(|p| (h, p, spans)))
         } else {
@@ -177,7 +177,7 @@ impl ManifestEntry {
             n = n.saturating_add(s.count);
         }
         ManifestBlocks {
-            budget: crate::avro::InflateBudget::for_file_within(bytes.len(), pool_free),
+            budget: paimon_format::avro::InflateBudget::for_file_within(bytes.len(), pool_free),
             path,
             bytes,
             fast,
@@ -190,7 +190,7 @@ impl ManifestEntry {
         path: &str,
         bytes: bytes::Bytes,
     ) -> Result<Vec<ManifestEntry>> {
-        let budget = crate::avro::InflateBudget::for_file(bytes.len());
+        let budget = paimon_format::avro::InflateBudget::for_file(bytes.len());
         Self::decode_generic(path, bytes, &budget)
     }
 
@@ -198,7 +198,7 @@ impl ManifestEntry {
     fn decode_generic(
         path: &str,
         bytes: bytes::Bytes,
-        budget: &crate::avro::InflateBudget,
+        budget: &paimon_format::avro::InflateBudget,
     ) -> Result<Vec<ManifestEntry>> {
         let f = Fields {
             path,
@@ -252,11 +252,15 @@ impl ManifestEntry {
 pub(crate) struct ManifestBlocks {
     path: String,
     bytes: bytes::Bytes,
-    fast: Option<(crate::avro::Header, EntryPlan, Vec<crate::avro::BlockSpan>)>,
+    fast: Option<(
+        paimon_format::avro::Header,
+        EntryPlan,
+        Vec<paimon_format::avro::BlockSpan>,
+    )>,
     /// Index of each block's first entry in the file.
     first: Vec<usize>,
     /// What the file's blocks may inflate to together, across the threads decoding them.
-    budget: crate::avro::InflateBudget,
+    budget: paimon_format::avro::InflateBudget,
 }
 
 impl ManifestBlocks {
@@ -268,7 +272,7 @@ impl ManifestBlocks {
     /// Heap held: the file's bytes and the index of its blocks.
     pub fn heap(&self) -> usize {
         let spans = self.fast.as_ref().map_or(0, |f| {
-            f.2.capacity() * std::mem::size_of::<crate::avro::BlockSpan>()
+            f.2.capacity() * std::mem::size_of::<paimon_format::avro::BlockSpan>()
         });
         self.bytes.len() + self.path.capacity() + spans + self.first.capacity() * 8
     }
@@ -307,14 +311,19 @@ impl ManifestBlocks {
         let Some(span) = spans.get(i) else {
             return Ok(None);
         };
-        let decoded =
-            crate::avro::decode_block(header, &self.bytes, *span, &self.budget, |c, count| {
+        let decoded = paimon_format::avro::decode_block(
+            header,
+            &self.bytes,
+            *span,
+            &self.budget,
+            |c, count| {
                 let mut out = Vec::with_capacity(count.min(c.remaining()));
                 for _ in 0..count {
                     out.push(decode_entry(c, plan, opts)?);
                 }
                 Ok(out)
-            });
+            },
+        );
         match decoded {
             Ok(entries) => {
                 check_file_names(&self.path, &entries)?;

@@ -1,6 +1,6 @@
 //! A specialized decoder of Avro data manifests: walks the binary encoding directly against
 //! the writer schema and builds [`ManifestEntry`] / [`DataFileMeta`] straight from the bytes,
-//! without the generic [`crate::value::Value`] tree.
+//! without the generic [`paimon_format::value::Value`] tree.
 //!
 //! The writer schema is resolved once per file into a [`EntryPlan`]: for every writer field, in
 //! writer order, the action to take (one of the fields we know, by name as Java maps them, or
@@ -11,7 +11,8 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::{row_bytes, zero_null_counts, NullCounts, RowBytes, SimpleStats};
 
 use super::entry::{FileKind, ManifestEntry, FORMAT_IDENTIFIER};
-use crate::avro::{Cursor, RecordSchema, Schema};
+use paimon_format::avro::{Cursor, RecordSchema, Schema};
+use paimon_format::{Error, Result};
 
 /// What the decoder keeps of each entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,9 +190,9 @@ impl EntryPlan {
     ///
     /// # Errors
     /// A reason when the top-level schema is not a record.
-    pub fn new(schema: &Schema) -> Result<Self, String> {
+    pub fn new(schema: &Schema) -> Result<Self> {
         let Some(r) = record_of(schema) else {
-            return Err("top-level schema of a manifest is not a record".into());
+            return Err(corrupt("top-level schema of a manifest is not a record"));
         };
         let mut has_version = false;
         let mut file = None;
@@ -232,7 +233,7 @@ enum Lite<'a> {
     Other,
 }
 
-fn lite<'a>(c: &mut Cursor<'a>, schema: &Schema) -> Result<Lite<'a>, String> {
+fn lite<'a>(c: &mut Cursor<'a>, schema: &Schema) -> Result<Lite<'a>> {
     let s = c.read_union_branch(schema)?;
     Ok(match s {
         Schema::Null => Lite::Null,
@@ -242,7 +243,7 @@ fn lite<'a>(c: &mut Cursor<'a>, schema: &Schema) -> Result<Lite<'a>, String> {
         Schema::Fixed(n) => Lite::Bytes(c.take(*n)?),
         Schema::String => Lite::Str(
             std::str::from_utf8(c.read_bytes()?)
-                .map_err(|e| format!("invalid UTF-8 string: {e}"))?,
+                .map_err(|e| corrupt(format!("invalid UTF-8 string: {e}")))?,
         ),
         other => {
             c.skip_value(other)?;
@@ -257,8 +258,8 @@ fn array<'a>(
     c: &mut Cursor<'a>,
     schema: &Schema,
     field: &str,
-    mut item: impl FnMut(Lite<'a>) -> Result<(), String>,
-) -> Result<bool, String> {
+    mut item: impl FnMut(Lite<'a>) -> Result<()>,
+) -> Result<bool> {
     array_sized(c, schema, field, |e| match e {
         ArrayEvent::Block(_) => Ok(()),
         ArrayEvent::Item(x) => item(x),
@@ -278,15 +279,15 @@ fn array_sized<'a>(
     c: &mut Cursor<'a>,
     schema: &Schema,
     field: &str,
-    mut event: impl FnMut(ArrayEvent<'a>) -> Result<(), String>,
-) -> Result<bool, String> {
+    mut event: impl FnMut(ArrayEvent<'a>) -> Result<()>,
+) -> Result<bool> {
     let s = c.read_union_branch(schema)?;
     let items = match s {
         Schema::Null => return Ok(false),
         Schema::Array(items) => items,
         other => {
             c.skip_value(other)?;
-            return Err(bad(field));
+            return Err(corrupt(bad(field)));
         }
     };
     let empty = items.can_be_empty();
@@ -307,48 +308,44 @@ fn bad(field: &str) -> String {
     format!("field {field} is missing or ill-typed")
 }
 
-fn req_long(v: Lite<'_>, field: &str) -> Result<i64, String> {
+fn req_long(v: Lite<'_>, field: &str) -> Result<i64> {
     match v {
         Lite::Long(v) => Ok(v),
-        _ => Err(bad(field)),
+        _ => Err(corrupt(bad(field))),
     }
 }
 
-fn non_negative(v: i64, field: &str) -> Result<i64, String> {
+fn non_negative(v: i64, field: &str) -> Result<i64> {
     if v < 0 {
-        Err(format!("{field} is negative ({v})"))
+        Err(corrupt(format!("{field} is negative ({v})")))
     } else {
         Ok(v)
     }
 }
 
-fn req_bytes(v: Lite<'_>, field: &str) -> Result<Vec<u8>, String> {
+fn req_bytes(v: Lite<'_>, field: &str) -> Result<Vec<u8>> {
     match v {
         Lite::Bytes(b) => Ok(b.to_vec()),
-        _ => Err(bad(field)),
+        _ => Err(corrupt(bad(field))),
     }
 }
 
 /// A serialized row (a key or a stats row), shared when it is the empty row.
-fn req_row(v: Lite<'_>, field: &str) -> Result<RowBytes, String> {
+fn req_row(v: Lite<'_>, field: &str) -> Result<RowBytes> {
     match v {
         Lite::Bytes(b) => Ok(row_bytes(b)),
-        _ => Err(bad(field)),
+        _ => Err(corrupt(bad(field))),
     }
 }
 
-fn strings(
-    c: &mut Cursor<'_>,
-    schema: &Schema,
-    field: &str,
-) -> Result<Option<Vec<String>>, String> {
+fn strings(c: &mut Cursor<'_>, schema: &Schema, field: &str) -> Result<Option<Vec<String>>> {
     let mut out = Vec::new();
     let present = array(c, schema, field, |x| match x {
         Lite::Str(s) => {
             out.push(s.to_string());
             Ok(())
         }
-        _ => Err(bad(field)),
+        _ => Err(corrupt(bad(field))),
     })?;
     Ok(present.then_some(out))
 }
@@ -360,14 +357,14 @@ fn stats(
     plan: Option<&StatsPlan>,
     field: &str,
     keep: bool,
-) -> Result<Option<SimpleStats>, String> {
+) -> Result<Option<SimpleStats>> {
     let s = c.read_union_branch(schema)?;
     let (Schema::Record(r), Some(plan)) = (s, plan) else {
         c.skip_value(s)?;
-        return Err(bad(field));
+        return Err(corrupt(bad(field)));
     };
     if !std::sync::Arc::ptr_eq(r, &plan.record) && **r != *plan.record {
-        return Err(format!("{field}: more than one record layout"));
+        return Err(corrupt(format!("{field}: more than one record layout")));
     }
     let mut min = None;
     let mut max = None;
@@ -413,7 +410,7 @@ fn stats(
         }
     }
     let (Some(Lite::Bytes(min)), Some(Lite::Bytes(max))) = (min, max) else {
-        return Err(bad(field));
+        return Err(corrupt(bad(field)));
     };
     Ok(keep.then(|| SimpleStats {
         min_values: row_bytes(min),
@@ -429,11 +426,7 @@ fn opt_long_lenient(v: Lite<'_>) -> Option<i64> {
     }
 }
 
-fn data_file(
-    c: &mut Cursor<'_>,
-    plan: &FilePlan,
-    opts: DecodeOptions,
-) -> Result<DataFileMeta, String> {
+fn data_file(c: &mut Cursor<'_>, plan: &FilePlan, opts: DecodeOptions) -> Result<DataFileMeta> {
     let mut file_name = None;
     let mut file_size = None;
     let mut row_count = None;
@@ -459,7 +452,7 @@ fn data_file(
         match a {
             F::FileName => match lite(c, s)? {
                 Lite::Str(v) => file_name = Some(v.to_string()),
-                _ => return Err(bad("_FILE_NAME")),
+                _ => return Err(corrupt(bad("_FILE_NAME"))),
             },
             F::FileSize => {
                 file_size = Some(non_negative(
@@ -493,14 +486,14 @@ fn data_file(
             F::SchemaId => schema_id = Some(req_long(lite(c, s)?, "_SCHEMA_ID")?),
             F::Level => {
                 let v = req_long(lite(c, s)?, "_LEVEL")?;
-                level = Some(i32::try_from(v).map_err(|_| bad("_LEVEL"))?);
+                level = Some(i32::try_from(v).map_err(|_| corrupt(bad("_LEVEL")))?);
             }
             F::ExtraFiles => extra_files = strings(c, s, "_EXTRA_FILES")?,
             F::CreationTime => {
                 creation_time = match lite(c, s)? {
                     Lite::Null => None,
                     Lite::Long(v) => Some(v),
-                    _ => return Err(bad("_CREATION_TIME")),
+                    _ => return Err(corrupt(bad("_CREATION_TIME"))),
                 }
             }
             F::DeleteRowCount => delete_row_count = opt_long_lenient(lite(c, s)?),
@@ -508,14 +501,16 @@ fn data_file(
                 embedded_index = match lite(c, s)? {
                     Lite::Null => None,
                     Lite::Bytes(b) => Some(b.to_vec()),
-                    _ => return Err(bad("_EMBEDDED_FILE_INDEX")),
+                    _ => return Err(corrupt(bad("_EMBEDDED_FILE_INDEX"))),
                 }
             }
             F::FileSource => {
                 file_source = match lite(c, s)? {
                     Lite::Null => None,
-                    Lite::Long(v) => Some(i8::try_from(v).map_err(|_| bad("_FILE_SOURCE"))?),
-                    _ => return Err(bad("_FILE_SOURCE")),
+                    Lite::Long(v) => {
+                        Some(i8::try_from(v).map_err(|_| corrupt(bad("_FILE_SOURCE")))?)
+                    }
+                    _ => return Err(corrupt(bad("_FILE_SOURCE"))),
                 }
             }
             F::ValueStatsCols => value_stats_cols = strings(c, s, "_VALUE_STATS_COLS")?,
@@ -523,7 +518,7 @@ fn data_file(
                 external_path = match lite(c, s)? {
                     Lite::Null => None,
                     Lite::Str(v) => Some(v.to_string()),
-                    _ => return Err(bad("_EXTERNAL_PATH")),
+                    _ => return Err(corrupt(bad("_EXTERNAL_PATH"))),
                 }
             }
             F::FirstRowId => first_row_id = opt_long_lenient(lite(c, s)?),
@@ -539,19 +534,19 @@ fn data_file(
             F::Skip => c.skip_value(s)?,
         }
     }
-    let req = |v: Option<i64>, f: &str| v.ok_or_else(|| bad(f));
+    let req = |v: Option<i64>, f: &str| v.ok_or_else(|| corrupt(bad(f)));
     Ok(DataFileMeta {
-        file_name: file_name.ok_or_else(|| bad("_FILE_NAME"))?,
+        file_name: file_name.ok_or_else(|| corrupt(bad("_FILE_NAME")))?,
         file_size: req(file_size, "_FILE_SIZE")?,
         row_count: req(row_count, "_ROW_COUNT")?,
-        min_key: min_key.ok_or_else(|| bad("_MIN_KEY"))?,
-        max_key: max_key.ok_or_else(|| bad("_MAX_KEY"))?,
-        key_stats: key_stats.ok_or_else(|| bad("_KEY_STATS"))?,
-        value_stats: value_stats.ok_or_else(|| bad("_VALUE_STATS"))?,
+        min_key: min_key.ok_or_else(|| corrupt(bad("_MIN_KEY")))?,
+        max_key: max_key.ok_or_else(|| corrupt(bad("_MAX_KEY")))?,
+        key_stats: key_stats.ok_or_else(|| corrupt(bad("_KEY_STATS")))?,
+        value_stats: value_stats.ok_or_else(|| corrupt(bad("_VALUE_STATS")))?,
         min_sequence_number: req(min_seq, "_MIN_SEQUENCE_NUMBER")?,
         max_sequence_number: req(max_seq, "_MAX_SEQUENCE_NUMBER")?,
         schema_id: req(schema_id, "_SCHEMA_ID")?,
-        level: level.ok_or_else(|| bad("_LEVEL"))?,
+        level: level.ok_or_else(|| corrupt(bad("_LEVEL")))?,
         extra_files: extra_files.unwrap_or_default(),
         creation_time,
         delete_row_count,
@@ -574,10 +569,10 @@ pub fn decode_entry(
     c: &mut Cursor<'_>,
     plan: &EntryPlan,
     opts: DecodeOptions,
-) -> Result<ManifestEntry, String> {
+) -> Result<ManifestEntry> {
     match c.read_union_branch(&plan.schema)? {
         Schema::Record(r) if std::sync::Arc::ptr_eq(r, &plan.record) || **r == *plan.record => {}
-        _ => return Err("top-level value is not the manifest entry record".into()),
+        _ => return Err(corrupt("top-level value is not the manifest entry record")),
     }
     let mut version = None;
     let mut kind = None;
@@ -592,23 +587,25 @@ pub fn decode_entry(
             Top::Partition => partition = Some(req_bytes(lite(c, s)?, "_PARTITION")?),
             Top::Bucket => {
                 let v = req_long(lite(c, s)?, "_BUCKET")?;
-                bucket = Some(i32::try_from(v).map_err(|_| bad("_BUCKET"))?);
+                bucket = Some(i32::try_from(v).map_err(|_| corrupt(bad("_BUCKET")))?);
             }
             Top::TotalBuckets => {
                 total_buckets = match lite(c, s)? {
                     Lite::Null => None,
-                    Lite::Long(v) => Some(i32::try_from(v).map_err(|_| bad("_TOTAL_BUCKETS"))?),
-                    _ => return Err(bad("_TOTAL_BUCKETS")),
+                    Lite::Long(v) => {
+                        Some(i32::try_from(v).map_err(|_| corrupt(bad("_TOTAL_BUCKETS")))?)
+                    }
+                    _ => return Err(corrupt(bad("_TOTAL_BUCKETS"))),
                 }
             }
             Top::File => {
                 let fs = c.read_union_branch(s)?;
                 let (Schema::Record(r), Some(fp)) = (fs, plan.file.as_ref()) else {
                     c.skip_value(fs)?;
-                    return Err(bad("_FILE"));
+                    return Err(corrupt(bad("_FILE")));
                 };
                 if !std::sync::Arc::ptr_eq(r, &fp.record) && **r != *fp.record {
-                    return Err("_FILE: more than one record layout".into());
+                    return Err(corrupt("_FILE: more than one record layout"));
                 }
                 file = Some(Box::new(data_file(c, fp, opts)?));
             }
@@ -618,19 +615,24 @@ pub fn decode_entry(
     if plan.has_version {
         match version {
             Some(Lite::Long(v)) if v == FORMAT_IDENTIFIER => {}
-            Some(Lite::Long(v)) => return Err(format!("unsupported version {v}")),
-            _ => return Err(bad("_VERSION")),
+            Some(Lite::Long(v)) => return Err(corrupt(format!("unsupported version {v}"))),
+            _ => return Err(corrupt(bad("_VERSION"))),
         }
     }
-    let kind = FileKind::from_i64(kind.ok_or_else(|| bad("_KIND"))?)
-        .ok_or_else(|| "field _KIND: not 0 (ADD) or 1 (DELETE)".to_string())?;
+    let kind = FileKind::from_i64(kind.ok_or_else(|| corrupt(bad("_KIND")))?)
+        .ok_or_else(|| corrupt("field _KIND: not 0 (ADD) or 1 (DELETE)"))?;
     Ok(ManifestEntry {
         kind,
-        partition: partition.ok_or_else(|| bad("_PARTITION"))?,
-        bucket: bucket.ok_or_else(|| bad("_BUCKET"))?,
+        partition: partition.ok_or_else(|| corrupt(bad("_PARTITION")))?,
+        bucket: bucket.ok_or_else(|| corrupt(bad("_BUCKET")))?,
         total_buckets: total_buckets.unwrap_or(-1),
-        file: file.ok_or_else(|| bad("_FILE"))?,
+        file: file.ok_or_else(|| corrupt(bad("_FILE")))?,
     })
+}
+
+/// An [`Error::Corrupt`] of a manifest entry: `reason` names the field and what is wrong.
+fn corrupt(reason: impl Into<String>) -> Error {
+    Error::corrupt("manifest entry", reason)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::{decode_records, Fields, FileKind};
 use crate::error::Result;
-use crate::value::{Record, Value};
+use paimon_format::value::{Record, Value};
 
 pub use paimon_spec::index_file::DELETION_VECTORS_INDEX;
 

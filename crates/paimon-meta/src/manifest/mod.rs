@@ -10,8 +10,6 @@ mod entry;
 mod entry_decoder;
 mod index;
 mod list;
-mod orc_encode;
-mod parquet_encode;
 
 pub(crate) use entry::ManifestBlocks;
 pub use entry::{FileKind, ManifestEntry};
@@ -22,14 +20,14 @@ pub use list::ManifestFileMeta;
 use paimon_spec::stats::{null_counts_from_vec, row_bytes_from_vec, SimpleStats};
 
 use crate::error::{Error, Result};
-use crate::value::{Record, Value};
+use paimon_format::value::{Record, Value};
 
 /// Decodes the records of a manifest-family file, Avro, ORC or Parquet by magic.
 ///
 /// # Errors
 /// [`Error::Corrupt`] naming `path` when the bytes are not a valid Avro, ORC or Parquet file.
 pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
-    let budget = crate::avro::InflateBudget::for_file(bytes.len());
+    let budget = paimon_format::avro::InflateBudget::for_file(bytes.len());
     decode_records_within(path, bytes, &budget)
 }
 
@@ -41,15 +39,16 @@ pub fn decode_records(path: &str, bytes: bytes::Bytes) -> Result<Vec<Record>> {
 pub(crate) fn decode_records_within(
     path: &str,
     bytes: bytes::Bytes,
-    budget: &crate::avro::InflateBudget,
+    budget: &paimon_format::avro::InflateBudget,
 ) -> Result<Vec<Record>> {
-    let values = if bytes.starts_with(crate::avro::MAGIC) {
-        crate::avro::read_container_within(&bytes, budget)
+    let values = if bytes.starts_with(paimon_format::avro::MAGIC) {
+        paimon_format::avro::read_container_within(&bytes, budget)
             .map_err(|r| avro_error(path, budget, r))?
-    } else if bytes.starts_with(crate::orc::MAGIC) {
-        crate::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r))?
-    } else if bytes.starts_with(crate::parquet_manifest::MAGIC) {
-        crate::parquet_manifest::read_parquet(bytes).map_err(|r| Error::corrupt(path, r))?
+    } else if bytes.starts_with(paimon_format::orc::MAGIC) {
+        paimon_format::orc::read_orc(bytes).map_err(|r| Error::corrupt(path, r.to_string()))?
+    } else if bytes.starts_with(paimon_format::parquet::MAGIC) {
+        paimon_format::parquet::read_parquet(bytes)
+            .map_err(|r| Error::corrupt(path, r.to_string()))?
     } else {
         return Err(Error::corrupt(
             path,
@@ -71,14 +70,18 @@ pub(crate) fn decode_records_within(
 /// The error of decoding the Avro file `path` with `budget`: [`Error::ResourcesExhausted`]
 /// when the blocks inflated beyond a budget the memory pool bounded (the pool, not the file,
 /// is short), else `Corrupt` naming the file with `reason`.
-pub(crate) fn avro_error(path: &str, budget: &crate::avro::InflateBudget, reason: String) -> Error {
+pub(crate) fn avro_error(
+    path: &str,
+    budget: &paimon_format::avro::InflateBudget,
+    reason: impl std::fmt::Display,
+) -> Error {
     match budget.pool_free() {
         Some(free) if budget.exhausted() => Error::ResourcesExhausted {
             requested: free.saturating_add(1),
             limit: free,
             what: format!("inflating the Avro blocks of {path}: {}", budget.reason()),
         },
-        _ => Error::corrupt(path, reason),
+        _ => Error::corrupt(path, reason.to_string()),
     }
 }
 
@@ -185,6 +188,8 @@ impl Fields<'_> {
     }
 }
 
+#[cfg(test)]
+mod avro_bomb_tests;
 #[cfg(test)]
 mod encode_tests;
 #[cfg(test)]

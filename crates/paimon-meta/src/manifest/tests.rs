@@ -1,7 +1,7 @@
 //! Manifest-family files from the Java-written fixture tables, with one file name patched.
 
 use super::*;
-use crate::avro::{read_header, Cursor};
+use paimon_format::avro::{read_header, Cursor};
 
 fn zz(v: i64, out: &mut Vec<u8>) {
     let mut u = ((v << 1) ^ (v >> 63)) as u64;
@@ -158,4 +158,42 @@ fn index_manifest_rejects_a_path_as_index_file_name() {
     let bad = patch(&b, name, &bad_name);
     let e = IndexManifestEntry::decode_index_manifest(&p, bad.into()).unwrap_err();
     assert_bad_name(e, &p, "_FILE_NAME", &bad_name);
+}
+
+/// A damaged Parquet manifest is `Corrupt`, naming the file, wherever it is cut.
+#[test]
+fn damaged_parquet_is_corrupt_naming_the_file() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+
+    let batch = RecordBatch::try_from_iter([
+        (
+            "_FILE_NAME",
+            Arc::new(StringArray::from(vec!["a", "b"])) as ArrayRef,
+        ),
+        (
+            "_FILE_SIZE",
+            Arc::new(Int64Array::from(vec![Some(7), None])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let mut bytes = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    assert_eq!(
+        decode_records("dir/manifest-x", bytes.clone().into())
+            .unwrap()
+            .len(),
+        2
+    );
+    for cut in [bytes.len() / 2, bytes.len() - 1, 4] {
+        let err = decode_records("dir/manifest-x", bytes[..cut].to_vec().into()).unwrap_err();
+        assert!(
+            matches!(&err, Error::Corrupt { path, .. } if path == "dir/manifest-x"),
+            "{err}"
+        );
+    }
 }

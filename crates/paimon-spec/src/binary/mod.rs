@@ -19,7 +19,7 @@ mod writer;
 pub use array::{BinaryArray, BinaryMap};
 pub use builder::BinaryRowBuilder;
 pub use datum::Datum;
-pub use hash::murmur_hash_words;
+pub use hash::{murmur_hash_bytes, murmur_hash_words};
 pub use row::{null_bits_width, BinaryRow};
 pub use writer::{encode_array, encode_map, encode_row, encode_row_into, RowKind, RowWriter};
 

@@ -2,9 +2,14 @@
 //!
 //! Leaves name a column of the table's current schema; literals are typed [`Datum`]s of that
 //! column's type. Evaluation follows SQL three-valued logic: a comparison with NULL is unknown,
-//! and unknown rows do not pass a filter. [`sql::parse_sql_filter`] reads one from SQL text.
+//! and unknown rows do not pass a filter. `sql::parse_sql_filter` (feature `sql`) reads one from
+//! SQL text.
 
+mod literal;
+#[cfg(feature = "sql")]
 pub mod sql;
+
+pub use literal::typed_literal;
 
 use crate::binary::Datum;
 

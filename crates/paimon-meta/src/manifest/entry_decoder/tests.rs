@@ -30,7 +30,7 @@ fn avro_manifests() -> Vec<(String, Vec<u8>, Vec<ManifestEntry>)> {
         .into_iter()
         .filter_map(|p| {
             let bytes = std::fs::read(&p).unwrap();
-            if !bytes.starts_with(crate::avro::MAGIC) {
+            if !bytes.starts_with(paimon_format::avro::MAGIC) {
                 return None;
             }
             let path = p.display().to_string();
@@ -40,9 +40,9 @@ fn avro_manifests() -> Vec<(String, Vec<u8>, Vec<ManifestEntry>)> {
         .collect()
 }
 
-fn fast(bytes: &[u8], opts: DecodeOptions) -> Result<Vec<ManifestEntry>, String> {
+fn fast(bytes: &[u8], opts: DecodeOptions) -> paimon_format::Result<Vec<ManifestEntry>> {
     let mut out = Vec::new();
-    crate::avro::for_each_block(
+    paimon_format::avro::for_each_block(
         bytes,
         |h| EntryPlan::new(&h.schema),
         |plan, c, count| {
@@ -105,7 +105,7 @@ fn a_bad_block_falls_back_to_the_generic_decoder() {
     let mut checked = 0;
     for p in files {
         let bytes = std::fs::read(&p).unwrap();
-        let Ok((header, spans)) = crate::avro::locate_blocks(&bytes) else {
+        let Ok((header, spans)) = paimon_format::avro::locate_blocks(&bytes) else {
             continue;
         };
         if header.codec != "zstandard" || spans.len() != 1 {
@@ -152,7 +152,7 @@ fn bad_bytes_are_errors_not_panics() {
     let mut files = Vec::new();
     manifests(&root, &mut files);
     let Some(p) = files.into_iter().find(|p| {
-        std::fs::read(p).is_ok_and(|b| b.starts_with(crate::avro::MAGIC) && b.len() < 8192)
+        std::fs::read(p).is_ok_and(|b| b.starts_with(paimon_format::avro::MAGIC) && b.len() < 8192)
     }) else {
         return;
     };

@@ -1,8 +1,9 @@
-//! Manifest-family files in ORC (`manifest.format=orc`), through paimon-spec's ORC encoder:
+//! Manifest-family files in ORC (`manifest.format=orc`), through paimon-format's ORC encoder:
 //! the row types as Java's `OrcWriterFactory` maps them (TINYINT as `tinyint`, `_CREATION_TIME`
 //! as `timestamp`, rows as `struct`, arrays as `list`), field names as the row type's.
 
-use paimon_spec::orc_write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
+use super::write::{OrcCodec, OrcColumn, OrcType, OrcWriter};
+use crate::error::{Error, Result};
 
 use crate::avro::encode::WriteType;
 use crate::value::Value;
@@ -14,11 +15,13 @@ const STRIPE_SIZE: usize = 64 << 20;
 ///
 /// # Errors
 /// A reason for a compression ORC manifests are not written with here.
-pub fn orc_codec(compression: &str) -> Result<OrcCodec, String> {
+pub fn orc_codec(compression: &str) -> Result<OrcCodec> {
     OrcCodec::from_name(compression, 1).ok_or_else(|| {
-        format!(
-            "manifest compression {compression:?} is not supported for ORC manifests (zstd, \
-             snappy, zlib, lz4 or none)"
+        Error::unsupported(
+            "ORC manifest",
+            format!(
+                "manifest compression {compression:?} (it has zstd, snappy, zlib, lz4 or none)"
+            ),
         )
     })
 }
@@ -57,54 +60,44 @@ fn subtree_len(t: &WriteType) -> usize {
 ///
 /// # Errors
 /// A reason naming the field when a value does not fit its type, or the encoder fails.
-pub fn write_orc(
-    schema: &WriteType,
-    codec: OrcCodec,
-    records: &[Value],
-) -> Result<Vec<u8>, String> {
+pub fn write_orc(schema: &WriteType, codec: OrcCodec, records: &[Value]) -> Result<Vec<u8>> {
     let WriteType::Record(fields) = schema else {
-        return Err("a manifest schema must be a record".into());
+        return Err(misfit("a manifest schema must be a record"));
     };
     let types = fields
         .iter()
         .map(|(n, t)| ((*n).to_string(), orc_type(t)))
         .collect();
     let mut w = OrcWriter::try_new(Vec::new(), types, codec, STRIPE_SIZE)
-        .map_err(|e| format!("ORC: {e}"))?;
+        .map_err(|e| misfit(format!("ORC: {e}")))?;
     for r in records {
         if !matches!(r, Value::Record(_)) {
-            return Err(format!("a manifest row is not a record: {r:?}"));
+            return Err(misfit(format!("a manifest row is not a record: {r:?}")));
         }
         push(w.columns(), 0, "", schema, r)?;
-        w.end_rows(1).map_err(|e| format!("ORC: {e}"))?;
+        w.end_rows(1).map_err(|e| misfit(format!("ORC: {e}")))?;
     }
-    let (bytes, _) = w.finish().map_err(|e| format!("ORC: {e}"))?;
+    let (bytes, _) = w.finish().map_err(|e| misfit(format!("ORC: {e}")))?;
     Ok(bytes)
 }
 
 /// Pushes `v` (of type `t`, field `name`) into column `id` and its children.
-fn push(
-    cols: &mut [OrcColumn],
-    id: usize,
-    name: &str,
-    t: &WriteType,
-    v: &Value,
-) -> Result<(), String> {
+fn push(cols: &mut [OrcColumn], id: usize, name: &str, t: &WriteType, v: &Value) -> Result<()> {
     let (t, nullable) = match t {
         WriteType::Nullable(inner) => (inner.as_ref(), true),
         t => (t, false),
     };
     let Some(col) = cols.get_mut(id) else {
-        return Err(format!("field {name}: no ORC column {id}"));
+        return Err(misfit(format!("field {name}: no ORC column {id}")));
     };
     if matches!(v, Value::Null) {
         if !nullable {
-            return Err(format!("field {name}: null in a NOT NULL field"));
+            return Err(misfit(format!("field {name}: null in a NOT NULL field")));
         }
         col.push_null();
         return Ok(());
     }
-    let bad = || format!("field {name}: {v:?} does not fit {t:?}");
+    let bad = || misfit(format!("field {name}: {v:?} does not fit {t:?}"));
     match (t, v) {
         (WriteType::Int, _) => {
             let x = v
@@ -125,7 +118,7 @@ fn push(
             let ms = v.as_i64().ok_or_else(bad)?;
             let nanos = (ms.rem_euclid(1_000) * 1_000_000) as u32;
             col.push_timestamp(ms.div_euclid(1_000), nanos)
-                .map_err(|e| format!("field {name}: {e}"))?;
+                .map_err(|e| misfit(format!("field {name}: {e}")))?;
         }
         (WriteType::String, Value::String(s)) => col.push_bytes(s.as_bytes()),
         (WriteType::Bytes, Value::Bytes(b)) => col.push_bytes(b),
@@ -146,4 +139,9 @@ fn push(
         _ => return Err(bad()),
     }
     Ok(())
+}
+
+/// An [`Error::Encode`] of ORC manifest: `reason` says what cannot be written.
+fn misfit(reason: impl Into<String>) -> Error {
+    Error::encode("ORC manifest", reason)
 }

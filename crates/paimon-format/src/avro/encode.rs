@@ -6,7 +6,8 @@
 //! `<parent>_<field>`, nullable types as `["null", T]` with `"default": null`), and values are
 //! written from the same [`Value`] trees the decoder produces.
 
-use paimon_spec::avro_container::{self, write_bytes, write_long, AvroCodec, BLOCK_SIZE};
+use super::container::{self as avro_container, write_bytes, write_long, AvroCodec, BLOCK_SIZE};
+use crate::error::{Error, Result};
 
 use crate::value::Value;
 
@@ -97,8 +98,12 @@ impl WriteType {
     /// # Errors
     /// A reason naming `field` when `v` does not fit the type (a null for a non-null type, a
     /// string for an int...).
-    pub fn encode(&self, v: &Value, field: &str, out: &mut Vec<u8>) -> Result<(), String> {
-        let bad = || format!("field {field}: {v:?} does not fit Avro type {self:?}");
+    pub fn encode(&self, v: &Value, field: &str, out: &mut Vec<u8>) -> Result<()> {
+        let bad = || {
+            misfit(format!(
+                "field {field}: {v:?} does not fit Avro type {self:?}"
+            ))
+        };
         match (self, v) {
             (WriteType::Nullable(_), Value::Null) => out.push(0),
             (WriteType::Nullable(t), v) => {
@@ -137,11 +142,11 @@ impl WriteType {
 ///
 /// # Errors
 /// A reason when the compression has no Avro codec here.
-pub fn codec_for(compression: &str) -> Result<AvroCodec, String> {
+pub fn codec_for(compression: &str) -> Result<AvroCodec> {
     AvroCodec::from_compression(compression).ok_or_else(|| {
-        format!(
-            "manifest compression {compression:?} is not supported for Avro manifests (zstd, \
-             snappy, deflate or none)"
+        Error::unsupported(
+            "Avro manifest",
+            format!("manifest compression {compression:?} (it has zstd, snappy, deflate or none)"),
         )
     })
 }
@@ -156,13 +161,13 @@ pub fn write_container(
     codec: AvroCodec,
     sync: [u8; 16],
     records: &[Value],
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>> {
     let mut out = avro_container::header(&schema.schema_json(), codec, sync);
     let mut block = Vec::new();
     let mut count = 0i64;
     let flush = |block: &mut Vec<u8>, count: &mut i64, out: &mut Vec<u8>| {
         if *count == 0 {
-            return Ok::<(), String>(());
+            return Ok::<(), Error>(());
         }
         out.extend(avro_container::block(codec, *count, block, sync)?);
         block.clear();
@@ -178,6 +183,11 @@ pub fn write_container(
     }
     flush(&mut block, &mut count, &mut out)?;
     Ok(out)
+}
+
+/// An [`Error::Encode`] of Avro container: `reason` says what cannot be written.
+fn misfit(reason: impl Into<String>) -> Error {
+    Error::encode("Avro container", reason)
 }
 
 #[cfg(test)]
@@ -246,6 +256,6 @@ mod tests {
         }
         let bad = Value::Record(Record::new(names, vec![Value::Null; 4]));
         let e = write_container(&t, AvroCodec::Null, [0; 16], &[bad]).unwrap_err();
-        assert!(e.contains("field a"), "{e}");
+        assert!(e.to_string().contains("field a"), "{e}");
     }
 }

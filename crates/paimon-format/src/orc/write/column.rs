@@ -1,6 +1,7 @@
 //! One column's values of the open stripe, and the streams they are written as.
 
 use super::rle::{bool_rle, byte_rle, decimal_varint, rle_v2_signed, rle_v2_unsigned};
+use crate::error::{Error, Result};
 
 /// Seconds from the Unix epoch to ORC's timestamp base, 2015-01-01 00:00:00 UTC.
 const ORC_EPOCH_SECONDS: i64 = 1_420_070_400;
@@ -112,12 +113,12 @@ impl OrcColumn {
     /// A reason for an instant ORC cannot hold: in the second before the epoch with a fraction
     /// of over a millisecond Java's reader returns a different instant (ORC-763), and seconds
     /// far beyond the range of a long from 2015.
-    pub fn push_timestamp(&mut self, seconds: i64, nanos: u32) -> Result<(), String> {
+    pub fn push_timestamp(&mut self, seconds: i64, nanos: u32) -> Result<()> {
         if seconds == -1 && nanos > 999_999 {
-            return Err(format!(
+            return Err(bad(format!(
                 "timestamp {seconds} s + {nanos} ns: ORC cannot hold an instant in the second \
                  before 1970-01-01 with a fraction of over a millisecond (ORC-763)"
-            ));
+            )));
         }
         // Java's reader takes a second off negative values whose nanos pass a millisecond.
         let stored = if seconds < 0 && nanos > 999_999 {
@@ -127,7 +128,7 @@ impl OrcColumn {
         };
         let stored = stored
             .checked_sub(ORC_EPOCH_SECONDS)
-            .ok_or_else(|| format!("timestamp {seconds} s is out of ORC's range"))?;
+            .ok_or_else(|| bad(format!("timestamp {seconds} s is out of ORC's range")))?;
         self.present.push(true);
         self.longs.push(stored);
         self.unsigned.push(encode_nanos(nanos));
@@ -229,6 +230,11 @@ fn encode_nanos(nanos: u32) -> u64 {
         zeros += 1;
     }
     (n << 3) | zeros
+}
+
+/// An [`Error`] of ORC column: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::encode("ORC column", reason)
 }
 
 #[cfg(test)]

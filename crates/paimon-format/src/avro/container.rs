@@ -9,6 +9,7 @@
 //! block: count (long) | size (long) | compressed records | sync(16)   ... repeated
 //! ```
 
+use crate::error::{Error, Result};
 use std::io::Write;
 
 /// The four bytes every container starts with.
@@ -55,22 +56,25 @@ impl AvroCodec {
         }
     }
 
-    fn compress(self, raw: &[u8]) -> Result<Vec<u8>, String> {
+    fn compress(self, raw: &[u8]) -> Result<Vec<u8>> {
         match self {
             AvroCodec::Null => Ok(raw.to_vec()),
-            AvroCodec::Zstandard => zstd::bulk::compress(raw, 1).map_err(|e| format!("zstd: {e}")),
+            AvroCodec::Zstandard => {
+                zstd::bulk::compress(raw, 1).map_err(|e| bad(format!("zstd: {e}")))
+            }
             AvroCodec::Snappy => {
                 let mut out = snap::raw::Encoder::new()
                     .compress_vec(raw)
-                    .map_err(|e| format!("snappy: {e}"))?;
+                    .map_err(|e| bad(format!("snappy: {e}")))?;
                 out.extend(crc32fast::hash(raw).to_be_bytes());
                 Ok(out)
             }
             AvroCodec::Deflate => {
                 let mut enc =
                     flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-                enc.write_all(raw).map_err(|e| format!("deflate: {e}"))?;
-                enc.finish().map_err(|e| format!("deflate: {e}"))
+                enc.write_all(raw)
+                    .map_err(|e| bad(format!("deflate: {e}")))?;
+                enc.finish().map_err(|e| bad(format!("deflate: {e}")))
             }
         }
     }
@@ -111,7 +115,7 @@ pub fn header(schema_json: &str, codec: AvroCodec, sync: [u8; 16]) -> Vec<u8> {
 ///
 /// # Errors
 /// The compressor's message.
-pub fn block(codec: AvroCodec, count: i64, raw: &[u8], sync: [u8; 16]) -> Result<Vec<u8>, String> {
+pub fn block(codec: AvroCodec, count: i64, raw: &[u8], sync: [u8; 16]) -> Result<Vec<u8>> {
     let data = codec.compress(raw)?;
     let mut out = Vec::with_capacity(data.len() + 36);
     write_long(&mut out, count);
@@ -119,6 +123,11 @@ pub fn block(codec: AvroCodec, count: i64, raw: &[u8], sync: [u8; 16]) -> Result
     out.extend_from_slice(&data);
     out.extend_from_slice(&sync);
     Ok(out)
+}
+
+/// An [`Error`] of Avro container: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::encode("Avro container", reason)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! A check of an ORC file's type tree before an ORC library builds its schema (feature `orc`,
-//! used by `paimon-meta` for ORC manifests and `paimon-data` for ORC data files).
+//! A check of an ORC file's type tree before an ORC library builds its schema (run
+//! by `paimon-meta` for ORC manifests and `paimon-data` for ORC data files).
 //!
 //! `orc-rust` 0.9 turns the footer's flat type list into a tree by recursing from each type into
 //! the types its `subtypes` name. A damaged footer whose subtypes point back at an ancestor
@@ -14,6 +14,8 @@
 //! footer     4: types (repeated Type); Type 1: kind, 2: subtypes (packed or not)
 //! ```
 
+use crate::error::{Error, Result};
+
 /// Deepest type nesting accepted (Paimon schemas nest a few levels).
 pub const MAX_TYPE_DEPTH: usize = 256;
 
@@ -26,12 +28,12 @@ const MAX_FOOTER_BYTES: usize = 1 << 28;
 ///
 /// # Errors
 /// A reason when the tail cannot be parsed or the types are not such a tree.
-pub fn check_type_tree(file: &[u8]) -> Result<(), String> {
-    let (&ps_len, rest) = file.split_last().ok_or("empty ORC file")?;
+pub fn check_type_tree(file: &[u8]) -> Result<()> {
+    let (&ps_len, rest) = file.split_last().ok_or(bad("empty ORC file"))?;
     let ps_start = rest
         .len()
         .checked_sub(usize::from(ps_len))
-        .ok_or("ORC postscript longer than the file")?;
+        .ok_or(bad("ORC postscript longer than the file"))?;
     let mut footer_len = None;
     let mut kind = 0u64;
     let mut block_size = 256 * 1024u64;
@@ -43,17 +45,18 @@ pub fn check_type_tree(file: &[u8]) -> Result<(), String> {
             _ => {}
         }
     }
-    let footer_len = usize::try_from(footer_len.ok_or("ORC postscript without footer length")?)
-        .map_err(|_| "ORC footer length out of range")?;
+    let footer_len =
+        usize::try_from(footer_len.ok_or(bad("ORC postscript without footer length"))?)
+            .map_err(|_| bad("ORC footer length out of range"))?;
     let footer = ps_start
         .checked_sub(footer_len)
         .map(|start| &rest[start..ps_start])
-        .ok_or("ORC footer longer than the file")?;
+        .ok_or(bad("ORC footer longer than the file"))?;
     let footer = match kind {
         0 => footer.to_vec(),
         3 => return Ok(()),
         1 | 2 | 4 | 5 => decompress_chunks(footer, kind, block_size)?,
-        k => return Err(format!("unknown ORC compression kind {k}")),
+        k => return Err(bad(format!("unknown ORC compression kind {k}"))),
     };
     let mut subtypes: Vec<Vec<u64>> = Vec::new();
     for field in Fields::new(&footer) {
@@ -100,7 +103,7 @@ pub fn tail_len(end: &[u8]) -> Option<u64> {
 /// number them: walking from type 0, each type is reached once, as the next number, and every
 /// type is reached. orc-rust projects a column by its subtree's numbers, so two columns sharing
 /// a number would each read the other's streams; a number pointing back would recurse forever.
-fn check_pre_order(subtypes: &[Vec<u64>]) -> Result<(), String> {
+fn check_pre_order(subtypes: &[Vec<u64>]) -> Result<()> {
     let n = subtypes.len();
     if n == 0 {
         return Ok(());
@@ -115,28 +118,28 @@ fn check_pre_order(subtypes: &[Vec<u64>]) -> Result<(), String> {
         };
         *child += 1;
         if usize::try_from(sub).ok() != Some(next) || next >= n {
-            return Err(format!(
+            return Err(bad(format!(
                 "ORC type {ty} names subtype {sub} where a pre-order tree of {n} types has {next}"
-            ));
+            )));
         }
         next += 1;
         if stack.len() >= MAX_TYPE_DEPTH {
-            return Err(format!(
+            return Err(bad(format!(
                 "ORC types nest deeper than {MAX_TYPE_DEPTH} levels"
-            ));
+            )));
         }
         stack.push((usize::try_from(sub).unwrap_or(0), 0));
     }
     if next != n {
-        return Err(format!(
+        return Err(bad(format!(
             "ORC footer lists {n} types but its tree reaches {next}"
-        ));
+        )));
     }
     Ok(())
 }
 
 /// The footer's compression chunks, decompressed.
-fn decompress_chunks(mut bytes: &[u8], kind: u64, block_size: u64) -> Result<Vec<u8>, String> {
+fn decompress_chunks(mut bytes: &[u8], kind: u64, block_size: u64) -> Result<Vec<u8>> {
     use std::io::Read;
     let max_block = usize::try_from(block_size)
         .unwrap_or(usize::MAX)
@@ -145,18 +148,18 @@ fn decompress_chunks(mut bytes: &[u8], kind: u64, block_size: u64) -> Result<Vec
     while !bytes.is_empty() {
         let h = bytes
             .get(..3)
-            .ok_or("truncated ORC compression chunk header")?;
+            .ok_or(bad("truncated ORC compression chunk header"))?;
         let header = u32::from_le_bytes([h[0], h[1], h[2], 0]);
         let len = (header >> 1) as usize;
         let chunk = bytes
             .get(3..3 + len)
-            .ok_or("ORC compression chunk longer than the footer")?;
+            .ok_or(bad("ORC compression chunk longer than the footer"))?;
         bytes = &bytes[3 + len..];
         if header & 1 == 1 {
             out.extend_from_slice(chunk);
         } else {
             let limit = (MAX_FOOTER_BYTES - out.len()) as u64 + 1;
-            let err = |e: std::io::Error| format!("ORC footer chunk: {e}");
+            let err = |e: std::io::Error| bad(format!("chunk: {e}"));
             match kind {
                 1 => {
                     flate2::read::DeflateDecoder::new(chunk)
@@ -165,18 +168,18 @@ fn decompress_chunks(mut bytes: &[u8], kind: u64, block_size: u64) -> Result<Vec
                         .map_err(err)?;
                 }
                 2 => {
-                    let n = snap::raw::decompress_len(chunk).map_err(|e| e.to_string())?;
+                    let n = snap::raw::decompress_len(chunk).map_err(|e| bad(e.to_string()))?;
                     if n > max_block {
-                        return Err(format!("ORC snappy chunk of {n} bytes"));
+                        return Err(bad(format!("ORC snappy chunk of {n} bytes")));
                     }
                     let v = snap::raw::Decoder::new()
                         .decompress_vec(chunk)
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| bad(e.to_string()))?;
                     out.extend_from_slice(&v);
                 }
                 4 => {
-                    let v =
-                        lz4_flex::block::decompress(chunk, max_block).map_err(|e| e.to_string())?;
+                    let v = lz4_flex::block::decompress(chunk, max_block)
+                        .map_err(|e| bad(e.to_string()))?;
                     out.extend_from_slice(&v);
                 }
                 _ => {
@@ -189,7 +192,7 @@ fn decompress_chunks(mut bytes: &[u8], kind: u64, block_size: u64) -> Result<Vec
             }
         }
         if out.len() > MAX_FOOTER_BYTES {
-            return Err("ORC footer decompresses beyond 256 MiB".into());
+            return Err(bad("ORC footer decompresses beyond 256 MiB"));
         }
     }
     Ok(out)
@@ -212,7 +215,7 @@ impl<'a> Fields<'a> {
         Fields { buf, pos: 0 }
     }
 
-    fn field(&mut self) -> Result<(u64, Value<'a>), String> {
+    fn field(&mut self) -> Result<(u64, Value<'a>)> {
         let key = varint(self.buf, &mut self.pos)?;
         let value = match key & 7 {
             0 => Value::Varint(varint(self.buf, &mut self.pos)?),
@@ -223,27 +226,27 @@ impl<'a> Fields<'a> {
             }
             2 => {
                 let n = usize::try_from(varint(self.buf, &mut self.pos)?)
-                    .map_err(|_| "protobuf length out of range")?;
+                    .map_err(|_| bad("protobuf length out of range"))?;
                 Value::Bytes(self.take(n)?)
             }
-            w => return Err(format!("protobuf wire type {w} in an ORC tail")),
+            w => return Err(bad(format!("protobuf wire type {w} in an ORC tail"))),
         };
         Ok((key >> 3, value))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let s = self
             .pos
             .checked_add(n)
             .and_then(|end| self.buf.get(self.pos..end))
-            .ok_or("truncated protobuf field in an ORC tail")?;
+            .ok_or(bad("truncated protobuf field in an ORC tail"))?;
         self.pos += n;
         Ok(s)
     }
 }
 
 impl<'a> Iterator for Fields<'a> {
-    type Item = Result<(u64, Value<'a>), String>;
+    type Item = Result<(u64, Value<'a>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.pos >= self.buf.len() {
@@ -257,19 +260,24 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
-fn varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
+fn varint(buf: &[u8], pos: &mut usize) -> Result<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *buf
             .get(*pos)
-            .ok_or("truncated protobuf varint in an ORC tail")?;
+            .ok_or(bad("truncated protobuf varint in an ORC tail"))?;
         *pos += 1;
         v |= u64::from(b & 0x7f) << shift;
         if b & 0x80 == 0 {
             return Ok(v);
         }
     }
-    Err("protobuf varint longer than 10 bytes in an ORC tail".into())
+    Err(bad("protobuf varint longer than 10 bytes in an ORC tail"))
+}
+
+/// An [`Error`] of ORC footer: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::corrupt("ORC footer", reason)
 }
 
 #[cfg(test)]
@@ -336,7 +344,7 @@ mod tests {
     fn cycles_out_of_range_and_deep_nesting_fail() {
         let cycle: &[(u64, &[u64])] = &[(12, &[1]), (10, &[1])];
         let e = check_type_tree(&tail(cycle, false)).unwrap_err();
-        assert!(e.contains("type 1 names subtype 1"), "{e}");
+        assert!(e.to_string().contains("type 1 names subtype 1"), "{e}");
         let back: &[(u64, &[u64])] = &[(12, &[1]), (10, &[0])];
         assert!(check_type_tree(&tail(back, true)).is_err());
         let out: &[(u64, &[u64])] = &[(12, &[5])];
@@ -345,16 +353,20 @@ mod tests {
         let mut chain: Vec<(u64, &[u64])> = chain.iter().map(|(k, s)| (*k, &s[..])).collect();
         chain.push((3, &[]));
         let e = check_type_tree(&tail(&chain, false)).unwrap_err();
-        assert!(e.contains("deeper than 256"), "{e}");
+        assert!(e.to_string().contains("deeper than 256"), "{e}");
         // Two columns sharing type 2 (fuzz finding data_file/orc-shared-subtype-extra-column:
         // orc-rust projected the other column along): not a pre-order tree.
         let shared: &[(u64, &[u64])] = &[(12, &[1, 2]), (12, &[2]), (3, &[])];
         let e = check_type_tree(&tail(shared, false)).unwrap_err();
-        assert!(e.contains("type 0 names subtype 2"), "{e}");
+        assert!(e.to_string().contains("type 0 names subtype 2"), "{e}");
         // A type no column reaches.
         let stray: &[(u64, &[u64])] = &[(12, &[1]), (3, &[]), (3, &[])];
         let e = check_type_tree(&tail(stray, false)).unwrap_err();
-        assert!(e.contains("lists 3 types but its tree reaches 2"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("lists 3 types but its tree reaches 2"),
+            "{e}"
+        );
         // A well-formed nested tree passes: struct<a int, b struct<c int, d list<int>>, e int>.
         let nested: &[(u64, &[u64])] = &[
             (12, &[1, 2, 6]),

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use super::*;
+use paimon_format::avro::*;
 
 const MIB: usize = 1 << 20;
 
@@ -81,8 +81,8 @@ fn a_zstd_bomb_is_refused_by_the_file_budget() {
     let file = container("zstandard", &[&block, &block, &block, &block]);
 
     let e = read_container(&file).unwrap_err();
-    assert!(e.contains("budget"), "{e}");
-    assert!(e.contains(&format!("{}", 64 * MIB)), "{e}");
+    assert!(e.to_string().contains("budget"), "{e}");
+    assert!(e.to_string().contains(&format!("{}", 64 * MIB)), "{e}");
 
     let path = "/w/t/manifest/manifest-bomb-0";
     let e = crate::manifest::ManifestEntry::decode_manifest(path, file.clone().into()).unwrap_err();
@@ -107,11 +107,11 @@ fn a_zstd_bomb_is_refused_by_the_file_budget() {
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap().unwrap_err())
+            .map(|h| h.join().unwrap().unwrap_err().to_string())
             .collect()
     });
     for e in &errors {
-        assert!(e.contains("budget"), "{e}");
+        assert!(e.to_string().contains("budget"), "{e}");
     }
 }
 
@@ -123,7 +123,10 @@ fn a_deflate_bomb_is_refused_by_the_file_budget() {
     let budget = InflateBudget::for_file(file.len()).limit();
     assert!(budget < 256 * MIB, "{budget}");
     let e = read_container(&file).unwrap_err();
-    assert!(e.contains("deflate block") && e.contains("budget"), "{e}");
+    assert!(
+        e.to_string().contains("deflate block") && e.to_string().contains("budget"),
+        "{e}"
+    );
 }
 
 /// Snappy names its length up front: a block claiming more than the budget is refused before
@@ -141,7 +144,42 @@ fn a_snappy_block_claiming_more_than_the_budget_is_refused() {
     body.extend([0u8; 4]);
     let file = container("snappy", &[&body]);
     let e = read_container(&file).unwrap_err();
-    assert!(e.contains("budget"), "{e}");
+    assert!(e.to_string().contains("budget"), "{e}");
+}
+
+/// The manifest readers report the bound as `Corrupt` naming the file.
+#[test]
+fn zero_width_record_count_error_names_the_manifest() {
+    use crate::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+    // A record of no fields: each claimed record takes zero bytes.
+    let mut file = MAGIC.to_vec();
+    file.extend(zz(2));
+    for (k, v) in [
+        ("avro.schema", r#"{"type":"record","name":"r","fields":[]}"#),
+        ("avro.codec", "null"),
+    ] {
+        file.extend(zz(k.len() as i64));
+        file.extend(k.as_bytes());
+        file.extend(zz(v.len() as i64));
+        file.extend(v.as_bytes());
+    }
+    file.extend(zz(0));
+    file.extend([7u8; 16]);
+    file.extend(zz(1 << 40));
+    file.extend(zz(0));
+    file.extend([7u8; 16]);
+    let path = "t/manifest/manifest-empty-record-0";
+    let errs = [
+        ManifestEntry::decode_manifest(path, file.clone().into()).unwrap_err(),
+        ManifestFileMeta::decode_list(path, file.clone().into()).unwrap_err(),
+        IndexManifestEntry::decode_index_manifest(path, file.into()).unwrap_err(),
+    ];
+    for e in errs {
+        assert!(
+            matches!(&e, crate::Error::Corrupt { path: p, reason } if p == path && reason.contains("zero bytes")),
+            "{e}"
+        );
+    }
 }
 
 /// Copies the directory `from` to `to`, recursively.

@@ -4,6 +4,7 @@
 //! `INT32 (INT(8))`, `_CREATION_TIME` as `INT64 TIMESTAMP(MILLIS)`, lists in the three-level
 //! `list` / `element` form with Java's element ids, and no Arrow schema in the footer.
 
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,15 +24,15 @@ use crate::value::Value;
 ///
 /// # Errors
 /// A reason for a compression Parquet manifests are not written with here.
-pub fn parquet_codec(compression: &str) -> Result<Compression, String> {
+pub fn parquet_codec(compression: &str) -> Result<Compression> {
     match compression.to_ascii_lowercase().as_str() {
         "zstd" => Ok(Compression::ZSTD(ZstdLevel::default())),
         "snappy" => Ok(Compression::SNAPPY),
         "lz4" => Ok(Compression::LZ4_RAW),
         "none" | "uncompressed" => Ok(Compression::UNCOMPRESSED),
-        other => Err(format!(
-            "manifest compression {other:?} is not supported for Parquet manifests (zstd, \
-             snappy, lz4 or none)"
+        other => Err(Error::unsupported(
+            "Parquet manifest",
+            format!("manifest compression {other:?} (it has zstd, snappy, lz4 or none)"),
         )),
     }
 }
@@ -61,9 +62,9 @@ pub fn write_parquet(
     schema: &WriteType,
     compression: Compression,
     records: &[Value],
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>> {
     let WriteType::Record(fields) = schema else {
-        return Err("a manifest schema must be a record".into());
+        return Err(misfit("a manifest schema must be a record"));
     };
     let rows: Vec<Option<&Value>> = records.iter().map(Some).collect();
     let mut arrow_fields = Vec::with_capacity(fields.len());
@@ -81,15 +82,15 @@ pub fn write_parquet(
             .iter()
             .map(|r| match r {
                 Some(Value::Record(rec)) => Ok(Some(rec.get(name))),
-                other => Err(format!("a manifest row is not a record: {other:?}")),
+                other => Err(misfit(format!("a manifest row is not a record: {other:?}"))),
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_>>()?;
         let (field, column) = column(name, id, t, &values)?;
         arrow_fields.push(field);
         columns.push(column);
     }
     let batch = RecordBatch::try_new(Arc::new(Schema::new(arrow_fields)), columns)
-        .map_err(|e| format!("building the manifest rows: {e}"))?;
+        .map_err(|e| misfit(format!("building the manifest rows: {e}")))?;
     let props = WriterProperties::builder()
         .set_compression(compression)
         .build();
@@ -99,9 +100,13 @@ pub fn write_parquet(
         .with_schema_root("paimon_schema".to_string());
     let mut out = Vec::new();
     let mut writer = ArrowWriter::try_new_with_options(&mut out, batch.schema(), options)
-        .map_err(|e| format!("Parquet: {e}"))?;
-    writer.write(&batch).map_err(|e| format!("Parquet: {e}"))?;
-    writer.close().map_err(|e| format!("Parquet: {e}"))?;
+        .map_err(|e| misfit(format!("Parquet: {e}")))?;
+    writer
+        .write(&batch)
+        .map_err(|e| misfit(format!("Parquet: {e}")))?;
+    writer
+        .close()
+        .map_err(|e| misfit(format!("Parquet: {e}")))?;
     Ok(out)
 }
 
@@ -111,7 +116,7 @@ fn column(
     id: Option<i32>,
     t: &WriteType,
     values: &[Option<&Value>],
-) -> Result<(Field, ArrayRef), String> {
+) -> Result<(Field, ArrayRef)> {
     let (t, nullable, values): (&WriteType, bool, Vec<Option<&Value>>) = match t {
         WriteType::Nullable(inner) => (
             inner.as_ref(),
@@ -123,12 +128,12 @@ fn column(
         ),
         t => {
             if values.iter().any(|v| matches!(v, Some(Value::Null))) {
-                return Err(format!("field {name}: null in a NOT NULL field"));
+                return Err(misfit(format!("field {name}: null in a NOT NULL field")));
             }
             (t, false, values.to_vec())
         }
     };
-    let bad = |v: &Value| format!("field {name}: {v:?} does not fit {t:?}");
+    let bad = |v: &Value| misfit(format!("field {name}: {v:?} does not fit {t:?}"));
     // An integer value of `v` that fits the column's native type.
     let int = |v: &Value| v.as_i64().ok_or_else(|| bad(v));
     let array: ArrayRef = match t {
@@ -173,8 +178,8 @@ fn column(
                     None => {}
                 }
                 valid.push(v.is_some());
-                let end =
-                    i32::try_from(items.len()).map_err(|_| format!("field {name}: too long"))?;
+                let end = i32::try_from(items.len())
+                    .map_err(|_| misfit(format!("field {name}: too long")))?;
                 offsets.push(end);
             }
             let element_id = id.map(element_id);
@@ -186,7 +191,7 @@ fn column(
                 nulls(&valid),
             )
             .map(|a| Arc::new(a) as ArrayRef)
-            .map_err(|e| format!("field {name}: {e}"))?
+            .map_err(|e| misfit(format!("field {name}: {e}")))?
         }
         WriteType::Record(fields) => {
             let mut child_fields = Vec::with_capacity(fields.len());
@@ -199,7 +204,7 @@ fn column(
                         Some(v) => Err(bad(v)),
                         None => Ok(None),
                     })
-                    .collect::<Result<_, String>>()?;
+                    .collect::<Result<_>>()?;
                 let child_id = i32::try_from(i).ok();
                 let (f, a) = column(child, child_id, ct, &child_values)?;
                 child_fields.push(f);
@@ -208,9 +213,11 @@ fn column(
             let valid: Vec<bool> = values.iter().map(Option::is_some).collect();
             StructArray::try_new(Fields::from(child_fields), children, nulls(&valid))
                 .map(|a| Arc::new(a) as ArrayRef)
-                .map_err(|e| format!("field {name}: {e}"))?
+                .map_err(|e| misfit(format!("field {name}: {e}")))?
         }
-        WriteType::Nullable(_) => return Err(format!("field {name}: a nullable nullable type")),
+        WriteType::Nullable(_) => {
+            return Err(misfit(format!("field {name}: a nullable nullable type")))
+        }
     };
     let field = Field::new(name, array.data_type().clone(), nullable);
     Ok((with_id(field, id), array))
@@ -219,8 +226,8 @@ fn column(
 /// A primitive column of `values` (None: null), each converted by `native`.
 fn integers<T: ArrowPrimitiveType>(
     values: &[Option<&Value>],
-    native: impl Fn(&Value) -> Result<T::Native, String>,
-) -> Result<ArrayRef, String> {
+    native: impl Fn(&Value) -> Result<T::Native>,
+) -> Result<ArrayRef> {
     let mut b = PrimitiveBuilder::<T>::with_capacity(values.len());
     for v in values {
         b.append_option(v.map(&native).transpose()?);
@@ -238,4 +245,9 @@ fn nulls(valid: &[bool]) -> Option<arrow_buffer::NullBuffer> {
     } else {
         Some(arrow_buffer::NullBuffer::from(valid.to_vec()))
     }
+}
+
+/// An [`Error::Encode`] of Parquet manifest: `reason` says what cannot be written.
+fn misfit(reason: impl Into<String>) -> Error {
+    Error::encode("Parquet manifest", reason)
 }

@@ -1,5 +1,6 @@
 //! Avro writer schemas, parsed from the container's `avro.schema` JSON.
 
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -54,8 +55,9 @@ impl Schema {
     ///
     /// # Errors
     /// A reason string when the JSON is not a valid schema.
-    pub fn parse(text: &str) -> Result<Schema, String> {
-        let json: Json = serde_json::from_str(text).map_err(|e| format!("schema JSON: {e}"))?;
+    pub fn parse(text: &str) -> Result<Schema> {
+        let json: Json =
+            serde_json::from_str(text).map_err(|e| bad(format!("schema JSON: {e}")))?;
         let mut named = HashMap::new();
         parse(&json, None, &mut named, 0)
     }
@@ -100,15 +102,15 @@ fn parse(
     ns: Option<&str>,
     named: &mut HashMap<String, Schema>,
     depth: usize,
-) -> Result<Schema, String> {
+) -> Result<Schema> {
     if depth > MAX_DEPTH {
-        return Err("schema nested too deeply".into());
+        return Err(bad("schema nested too deeply"));
     }
     match json {
         Json::String(s) => primitive(s)
             .or_else(|| named.get(&full_name(s, ns)).cloned())
             .or_else(|| named.get(s.as_str()).cloned())
-            .ok_or_else(|| format!("unknown type '{s}'")),
+            .ok_or_else(|| bad(format!("unknown type '{s}'"))),
         Json::Array(branches) => Ok(Schema::Union(
             branches
                 .iter()
@@ -116,40 +118,41 @@ fn parse(
                 .collect::<Result<_, _>>()?,
         )),
         Json::Object(obj) => {
-            let ty = obj.get("type").ok_or("schema object without \"type\"")?;
+            let ty = obj
+                .get("type")
+                .ok_or(bad("schema object without \"type\""))?;
             let ty_name = match ty {
                 Json::String(s) => s.as_str(),
                 // {"type": {...}} or {"type": [...]} wraps another schema.
                 other => return parse(other, ns, named, depth + 1),
             };
-            let name =
-                |obj: &serde_json::Map<String, Json>| -> Result<(String, Option<String>), String> {
-                    let n = obj
-                        .get("name")
-                        .and_then(Json::as_str)
-                        .ok_or_else(|| format!("{ty_name} without a name"))?;
-                    let own_ns = obj.get("namespace").and_then(Json::as_str).or(ns);
-                    let full = full_name(n, own_ns);
-                    let child_ns = full.rfind('.').map(|i| full[..i].to_string());
-                    Ok((full, child_ns))
-                };
+            let name = |obj: &serde_json::Map<String, Json>| -> Result<(String, Option<String>)> {
+                let n = obj
+                    .get("name")
+                    .and_then(Json::as_str)
+                    .ok_or_else(|| bad(format!("{ty_name} without a name")))?;
+                let own_ns = obj.get("namespace").and_then(Json::as_str).or(ns);
+                let full = full_name(n, own_ns);
+                let child_ns = full.rfind('.').map(|i| full[..i].to_string());
+                Ok((full, child_ns))
+            };
             match ty_name {
                 "record" | "error" => {
                     let (full, child_ns) = name(obj)?;
                     let fields = obj
                         .get("fields")
                         .and_then(Json::as_array)
-                        .ok_or_else(|| format!("record {full} without fields"))?;
+                        .ok_or_else(|| bad(format!("record {full} without fields")))?;
                     let mut names = Vec::with_capacity(fields.len());
                     let mut schemas = Vec::with_capacity(fields.len());
                     for f in fields {
                         let fname = f
                             .get("name")
                             .and_then(Json::as_str)
-                            .ok_or_else(|| format!("field of {full} without a name"))?;
-                        let fty = f
-                            .get("type")
-                            .ok_or_else(|| format!("field {fname} of {full} without a type"))?;
+                            .ok_or_else(|| bad(format!("field of {full} without a name")))?;
+                        let fty = f.get("type").ok_or_else(|| {
+                            bad(format!("field {fname} of {full} without a type"))
+                        })?;
                         names.push(fname.to_string());
                         schemas.push(parse(fty, child_ns.as_deref(), named, depth + 1)?);
                     }
@@ -166,12 +169,12 @@ fn parse(
                     let symbols = obj
                         .get("symbols")
                         .and_then(Json::as_array)
-                        .ok_or_else(|| format!("enum {full} without symbols"))?
+                        .ok_or_else(|| bad(format!("enum {full} without symbols")))?
                         .iter()
                         .map(|s| {
                             s.as_str()
                                 .map(str::to_string)
-                                .ok_or("non-string enum symbol")
+                                .ok_or(bad("non-string enum symbol"))
                         })
                         .collect::<Result<Vec<_>, _>>()?;
                     let s = Schema::Enum(symbols.into());
@@ -184,19 +187,19 @@ fn parse(
                         .get("size")
                         .and_then(Json::as_u64)
                         .and_then(|s| usize::try_from(s).ok())
-                        .ok_or_else(|| format!("fixed {full} without a valid size"))?;
+                        .ok_or_else(|| bad(format!("fixed {full} without a valid size")))?;
                     let s = Schema::Fixed(size);
                     named.insert(full, s.clone());
                     Ok(s)
                 }
                 "array" => Ok(Schema::Array(Box::new(parse(
-                    obj.get("items").ok_or("array without items")?,
+                    obj.get("items").ok_or(bad("array without items"))?,
                     ns,
                     named,
                     depth + 1,
                 )?))),
                 "map" => Ok(Schema::Map(Box::new(parse(
-                    obj.get("values").ok_or("map without values")?,
+                    obj.get("values").ok_or(bad("map without values"))?,
                     ns,
                     named,
                     depth + 1,
@@ -204,11 +207,16 @@ fn parse(
                 // Primitives, possibly with a logicalType: the physical type is what is encoded.
                 other => primitive(other)
                     .or_else(|| named.get(&full_name(other, ns)).cloned())
-                    .ok_or_else(|| format!("unknown type '{other}'")),
+                    .ok_or_else(|| bad(format!("unknown type '{other}'"))),
             }
         }
-        other => Err(format!("invalid schema JSON {other}")),
+        other => Err(bad(format!("invalid schema JSON {other}"))),
     }
+}
+
+/// An [`Error`] of Avro schema: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::corrupt("Avro schema", reason)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! ORC manifests (tables written with the old `manifest.format=orc`), read through `orc-rust`
 //! into Arrow and converted to the same [`Value`] records as Avro manifests.
 
+use crate::error::{Error, Result};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -21,30 +22,30 @@ pub const MAGIC: &[u8; 3] = b"ORC";
 ///
 /// # Errors
 /// A reason string when the file cannot be decoded; callers add the path.
-pub fn read_orc(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
+pub fn read_orc(bytes: bytes::Bytes) -> Result<Vec<Value>> {
     // orc-rust 0.9 recurses without end on a footer whose types form a cycle (a stack overflow
     // no catch_unwind can catch), so the type tree is checked first.
-    paimon_spec::orc_tail::check_type_tree(&bytes).map_err(|e| format!("ORC: {e}"))?;
+    super::tail::check_type_tree(&bytes).map_err(|e| bad(e.to_string()))?;
     // orc-rust 0.9 panics on some corrupt inputs (unwrapped decompression errors, lying stream
     // lengths); a damaged manifest must be an error, not a crash.
     std::panic::catch_unwind(move || read_orc_inner(bytes))
-        .unwrap_or_else(|_| Err("ORC: the decoder failed on corrupt data".to_string()))
+        .unwrap_or_else(|_| Err(bad("the decoder failed on corrupt data")))
 }
 
-fn read_orc_inner(bytes: bytes::Bytes) -> Result<Vec<Value>, String> {
+fn read_orc_inner(bytes: bytes::Bytes) -> Result<Vec<Value>> {
     let reader = orc_rust::ArrowReaderBuilder::try_new(bytes)
-        .map_err(|e| format!("ORC: {e}"))?
+        .map_err(|e| bad(e.to_string()))?
         .build();
     let mut out = Vec::new();
     for batch in reader {
-        let batch = batch.map_err(|e| format!("ORC: {e}"))?;
+        let batch = batch.map_err(|e| bad(e.to_string()))?;
         batch_to_records(&batch, &mut out)?;
     }
     Ok(out)
 }
 
 /// Appends each row of an Arrow batch (from an ORC or Parquet manifest) as a record.
-pub(crate) fn batch_to_records(batch: &RecordBatch, out: &mut Vec<Value>) -> Result<(), String> {
+pub(crate) fn batch_to_records(batch: &RecordBatch, out: &mut Vec<Value>) -> Result<()> {
     let schema = batch.schema();
     let names: Arc<[String]> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let columns = batch.columns();
@@ -59,7 +60,7 @@ pub(crate) fn batch_to_records(batch: &RecordBatch, out: &mut Vec<Value>) -> Res
 }
 
 /// The value at `row` of an Arrow array.
-fn cell(a: &dyn Array, row: usize) -> Result<Value, String> {
+fn cell(a: &dyn Array, row: usize) -> Result<Value> {
     if a.is_null(row) {
         return Ok(Value::Null);
     }
@@ -112,7 +113,9 @@ fn cell(a: &dyn Array, row: usize) -> Result<Value, String> {
             for i in 0..entries.len() {
                 let k = match cell(keys.as_ref(), i)? {
                     Value::String(s) => s,
-                    other => return Err(format!("manifest map key is not a string: {other:?}")),
+                    other => {
+                        return Err(bad(format!("manifest map key is not a string: {other:?}")))
+                    }
                 };
                 out.push((k, cell(vals.as_ref(), i)?));
             }
@@ -127,14 +130,19 @@ fn cell(a: &dyn Array, row: usize) -> Result<Value, String> {
             }
             Value::Record(Record::new(names, vals))
         }
-        other => return Err(format!("unsupported manifest column type {other}")),
+        other => return Err(bad(format!("unsupported manifest column type {other}"))),
     })
 }
 
-fn list_values(a: &dyn Array) -> Result<Value, String> {
+fn list_values(a: &dyn Array) -> Result<Value> {
     let mut out = Vec::with_capacity(a.len());
     for i in 0..a.len() {
         out.push(cell(a, i)?);
     }
     Ok(Value::Array(out))
+}
+
+/// An [`Error`] of ORC file: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::corrupt("ORC file", reason)
 }

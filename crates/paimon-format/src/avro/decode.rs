@@ -1,6 +1,7 @@
 //! Avro binary decoding of one datum against a writer schema.
 
 use super::schema::Schema;
+use crate::error::{Error, Result};
 use crate::value::{Record, Value};
 
 /// Most elements a zero-width array or map block (or records of a zero-width schema in a whole
@@ -34,13 +35,13 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason when fewer than `n` bytes remain.
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(format!(
+            return Err(bad(format!(
                 "need {n} bytes at offset {} but only {} remain",
                 self.pos,
                 self.remaining()
-            ));
+            )));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -51,20 +52,20 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason on truncation or an over-long varint.
-    pub fn read_long(&mut self) -> Result<i64, String> {
+    pub fn read_long(&mut self) -> Result<i64> {
         let mut v: u64 = 0;
         let mut shift = 0u32;
         loop {
             let b = *self
                 .buf
                 .get(self.pos)
-                .ok_or_else(|| format!("truncated varint at offset {}", self.pos))?;
+                .ok_or_else(|| bad(format!("truncated varint at offset {}", self.pos)))?;
             self.pos += 1;
             if shift >= 64 {
-                return Err(format!(
+                return Err(bad(format!(
                     "varint longer than 10 bytes at offset {}",
                     self.pos
-                ));
+                )));
             }
             v |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
@@ -79,24 +80,24 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason when the value does not fit 32 bits.
-    pub fn read_int(&mut self) -> Result<i32, String> {
+    pub fn read_int(&mut self) -> Result<i32> {
         let v = self.read_long()?;
-        i32::try_from(v).map_err(|_| format!("int out of range: {v}"))
+        i32::try_from(v).map_err(|_| bad(format!("int out of range: {v}")))
     }
 
     /// A length prefix, checked against the remaining bytes.
     ///
     /// # Errors
     /// A reason when negative or larger than the rest of the buffer.
-    pub fn read_len(&mut self) -> Result<usize, String> {
+    pub fn read_len(&mut self) -> Result<usize> {
         let v = self.read_long()?;
-        let n = usize::try_from(v).map_err(|_| format!("negative length {v}"))?;
+        let n = usize::try_from(v).map_err(|_| bad(format!("negative length {v}")))?;
         if n > self.remaining() {
-            return Err(format!(
+            return Err(bad(format!(
                 "length {n} at offset {} exceeds the {} remaining bytes",
                 self.pos,
                 self.remaining()
-            ));
+            )));
         }
         Ok(n)
     }
@@ -105,7 +106,7 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason on a bad length.
-    pub fn read_bytes(&mut self) -> Result<&'a [u8], String> {
+    pub fn read_bytes(&mut self) -> Result<&'a [u8]> {
         let n = self.read_len()?;
         self.take(n)
     }
@@ -114,35 +115,36 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason on a bad length or invalid UTF-8.
-    pub fn read_string(&mut self) -> Result<String, String> {
+    pub fn read_string(&mut self) -> Result<String> {
         let b = self.read_bytes()?;
         std::str::from_utf8(b)
             .map(str::to_string)
-            .map_err(|e| format!("invalid UTF-8 string: {e}"))
+            .map_err(|e| bad(format!("invalid UTF-8 string: {e}")))
     }
 
-    /// The item count of the next array/map block (0 ends the sequence).
-    pub(crate) fn read_block_count(&mut self, empty_items: bool) -> Result<usize, String> {
+    /// The item count of the next array/map block (0 ends the sequence). A count is bounded by
+    /// the bytes left, or, when `empty_items` says the items may take no bytes, by a fixed cap.
+    pub fn read_block_count(&mut self, empty_items: bool) -> Result<usize> {
         let c = self.read_long()?;
         let count = if c < 0 {
             // A negative count is followed by the block's byte size.
             let _size = self.read_long()?;
-            c.checked_neg().ok_or("block count overflow")?
+            c.checked_neg().ok_or(bad("block count overflow"))?
         } else {
             c
         };
-        let n = usize::try_from(count).map_err(|_| format!("bad block count {count}"))?;
+        let n = usize::try_from(count).map_err(|_| bad(format!("bad block count {count}")))?;
         let limit = if empty_items {
             MAX_EMPTY_ITEMS
         } else {
             self.remaining()
         };
         if n > limit {
-            return Err(format!(
+            return Err(bad(format!(
                 "block of {n} items at offset {} cannot fit in {} remaining bytes",
                 self.pos,
                 self.remaining()
-            ));
+            )));
         }
         Ok(n)
     }
@@ -151,19 +153,19 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason when the bytes do not hold a value of the schema.
-    pub fn skip_value(&mut self, schema: &Schema) -> Result<(), String> {
+    pub fn skip_value(&mut self, schema: &Schema) -> Result<()> {
         self.skip_value_at(schema, 0)
     }
 
-    fn skip_value_at(&mut self, schema: &Schema, depth: usize) -> Result<(), String> {
+    fn skip_value_at(&mut self, schema: &Schema, depth: usize) -> Result<()> {
         if depth > 128 {
-            return Err("value nested too deeply".into());
+            return Err(bad("value nested too deeply"));
         }
         match schema {
             Schema::Null => {}
             Schema::Boolean => match self.take(1)?[0] {
                 0 | 1 => {}
-                b => return Err(format!("invalid boolean byte {b}")),
+                b => return Err(bad(format!("invalid boolean byte {b}"))),
             },
             Schema::Int => {
                 self.read_int()?;
@@ -182,7 +184,7 @@ impl<'a> Cursor<'a> {
             }
             Schema::String => {
                 let b = self.read_bytes()?;
-                std::str::from_utf8(b).map_err(|e| format!("invalid UTF-8 string: {e}"))?;
+                std::str::from_utf8(b).map_err(|e| bad(format!("invalid UTF-8 string: {e}")))?;
             }
             Schema::Fixed(n) => {
                 self.take(*n)?;
@@ -194,7 +196,7 @@ impl<'a> Cursor<'a> {
                     .and_then(|i| symbols.get(i))
                     .is_none()
                 {
-                    return Err(format!("enum index {i} out of range"));
+                    return Err(bad(format!("enum index {i} out of range")));
                 }
             }
             Schema::Union(_) => {
@@ -211,7 +213,7 @@ impl<'a> Cursor<'a> {
                     }
                     total = total.saturating_add(n);
                     if total > MAX_EMPTY_ITEMS.max(self.buf.len()) {
-                        return Err("array longer than its file allows".into());
+                        return Err(bad("array longer than its file allows"));
                     }
                     for _ in 0..n {
                         self.skip_value_at(items, depth + 1)?;
@@ -242,7 +244,7 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason when the index is out of range.
-    pub fn read_union_branch<'s>(&mut self, schema: &'s Schema) -> Result<&'s Schema, String> {
+    pub fn read_union_branch<'s>(&mut self, schema: &'s Schema) -> Result<&'s Schema> {
         let Schema::Union(branches) = schema else {
             return Ok(schema);
         };
@@ -251,10 +253,10 @@ impl<'a> Cursor<'a> {
             .ok()
             .and_then(|i| branches.get(i))
             .ok_or_else(|| {
-                format!(
+                bad(format!(
                     "union branch {i} out of range ({} branches)",
                     branches.len()
-                )
+                ))
             })
     }
 
@@ -262,20 +264,20 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     /// A reason when the bytes do not hold a value of the schema.
-    pub fn read_value(&mut self, schema: &Schema) -> Result<Value, String> {
+    pub fn read_value(&mut self, schema: &Schema) -> Result<Value> {
         self.read_value_at(schema, 0)
     }
 
-    fn read_value_at(&mut self, schema: &Schema, depth: usize) -> Result<Value, String> {
+    fn read_value_at(&mut self, schema: &Schema, depth: usize) -> Result<Value> {
         if depth > 128 {
-            return Err("value nested too deeply".into());
+            return Err(bad("value nested too deeply"));
         }
         Ok(match schema {
             Schema::Null => Value::Null,
             Schema::Boolean => match self.take(1)?[0] {
                 0 => Value::Boolean(false),
                 1 => Value::Boolean(true),
-                b => return Err(format!("invalid boolean byte {b}")),
+                b => return Err(bad(format!("invalid boolean byte {b}"))),
             },
             Schema::Int => Value::Int(self.read_int()?),
             Schema::Long => Value::Long(self.read_long()?),
@@ -297,7 +299,7 @@ impl<'a> Cursor<'a> {
                 let s = usize::try_from(i)
                     .ok()
                     .and_then(|i| symbols.get(i))
-                    .ok_or_else(|| format!("enum index {i} out of range"))?;
+                    .ok_or_else(|| bad(format!("enum index {i} out of range")))?;
                 Value::String(s.clone())
             }
             Schema::Union(branches) => {
@@ -306,10 +308,10 @@ impl<'a> Cursor<'a> {
                     .ok()
                     .and_then(|i| branches.get(i))
                     .ok_or_else(|| {
-                        format!(
+                        bad(format!(
                             "union branch {i} out of range ({} branches)",
                             branches.len()
-                        )
+                        ))
                     })?;
                 self.read_value_at(b, depth + 1)?
             }
@@ -322,7 +324,7 @@ impl<'a> Cursor<'a> {
                         break;
                     }
                     if out.len().saturating_add(n) > MAX_EMPTY_ITEMS.max(self.buf.len()) {
-                        return Err("array longer than its file allows".into());
+                        return Err(bad("array longer than its file allows"));
                     }
                     out.reserve(n.min(self.remaining()));
                     for _ in 0..n {
@@ -357,6 +359,11 @@ impl<'a> Cursor<'a> {
             }
         })
     }
+}
+
+/// An [`Error`] of Avro container: `reason` says what is wrong.
+fn bad(reason: impl Into<String>) -> Error {
+    Error::corrupt("Avro container", reason)
 }
 
 #[cfg(test)]
