@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use paimon_rs::compaction::compact_table;
-use paimon_rs::Error as CompactError;
 use paimon_io::LocalFileIO;
 use paimon_meta::Table;
+use paimon_rs::compaction::compact_table;
+use paimon_rs::Error as CompactError;
 
 use crate::maintenance::{copy_dir, oracle, repo};
 
