@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use paimon_io::file_io_for;
-use paimon_meta::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
+use paimon_meta::commit::PartitionSpec;
 use paimon_meta::Table;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
@@ -17,7 +17,8 @@ use paimon_write::TableWrite;
 
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
-use crate::table_writer::{compact_written, compacts_after_write, open_writer};
+use paimon_rs::table_writer::open_writer;
+use paimon_rs::Overwrite;
 
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
@@ -163,40 +164,56 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     }
     let table = open(path)?;
     // Parse everything the commit needs before a file is written.
-    let spec = match &a.partition {
-        Some(text) => Some(partition_spec(text, &table)?),
+    let partition = match &a.partition {
+        Some(text) => {
+            partition_spec(text, &table)?;
+            Some(partition_pairs(text)?)
+        }
         None => None,
     };
-    let compact_after = compacts_after_write(&table) && !a.prepare_only;
-    let writer =
-        open_writer(&table, a.overwrite, compact_after, threads(a)).map_err(|e| anyhow!("{e}"))?;
-    let (rows, messages) = write_rows(writer, a)?;
     if a.prepare_only {
+        let writer = open_writer(&table, false, false, threads(a))?;
+        let (rows, messages) = write_rows(writer, a)?;
         return prepared(a, rows, &messages);
     }
-    let files = file_count(&messages);
-    let user = paimon_meta::commit::fresh_commit_user("paimon-cli-write");
-    let commit = table.new_commit(&user);
-    let ids = if a.overwrite {
-        commit.overwrite_as_configured(BATCH_COMMIT_IDENTIFIER, spec, &messages)
-    } else {
-        commit.commit(BATCH_COMMIT_IDENTIFIER, &messages)
+    let format = match a.input_format {
+        Some(f) => f,
+        None => InputFormat::of_path(&a.from)?,
+    };
+    let mut write = paimon_rs::Table::from_meta(table)
+        .write()
+        .with_threads(threads(a))
+        .with_commit_user(paimon_meta::commit::fresh_commit_user("paimon-cli-write"));
+    if a.overwrite {
+        write = write.with_overwrite(match partition {
+            Some(pairs) => Overwrite::Partition(pairs),
+            None => Overwrite::AsConfigured,
+        });
     }
-    .map_err(|e| anyhow!("{e}"))?;
-    let mut ids = ids;
-    if compact_after && !ids.is_empty() {
-        let o = compact_written(&table, &messages, &format!("{user}-compact")).map_err(|e| {
-            anyhow!(
-                "{}; the rows are committed in level 0 and become visible after `paimon \
-                     compact`: {e}",
-                describe_snapshots(&ids)
-            )
-        })?;
-        ids.extend(o.snapshots);
+    if let Some(k) = &a.row_kind_column {
+        write = write.with_row_kind_column(k.clone());
     }
+    let mut w = write.begin()?;
+    let input = w.input_schema().clone();
+    let result = read_input(
+        &a.from,
+        format,
+        &input,
+        a.row_kind_column.as_deref(),
+        &mut |batch| Ok(w.write(&batch)?),
+    );
+    let rows = match result {
+        Ok(r) => r,
+        Err(e) => {
+            w.abort();
+            return Err(e);
+        }
+    };
+    let report = w.commit()?;
     crate::outln!(
-        "wrote {rows} rows into {files} files; {}",
-        describe_snapshots(&ids)
+        "wrote {rows} rows into {} files; {}",
+        report.files,
+        describe_snapshots(&report.all_snapshots())
     );
     Ok(())
 }
@@ -314,8 +331,8 @@ pub(crate) fn open(path: &str) -> Result<Table> {
     Table::open(io, path).map_err(|e| anyhow!("{e}"))
 }
 
-/// `k=v,k2=v2` typed by the partition columns.
-pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec> {
+/// `k=v,k2=v2` as pairs.
+pub(crate) fn partition_pairs(text: &str) -> Result<Vec<(String, String)>> {
     let mut pairs = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part
@@ -323,6 +340,12 @@ pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec>
             .ok_or_else(|| anyhow!("--partition takes k=v,... (got '{part}')"))?;
         pairs.push((k.trim().to_string(), v.trim().to_string()));
     }
+    Ok(pairs)
+}
+
+/// `k=v,k2=v2` typed by the partition columns.
+pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec> {
+    let pairs = partition_pairs(text)?;
     table
         .partition_spec(&pairs)
         .map_err(|e| anyhow!("--partition: {e}"))

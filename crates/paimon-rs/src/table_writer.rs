@@ -1,6 +1,6 @@
-//! A table's writer and what follows its commit, shared by `paimon write` and the Python
-//! package: the one place that decides which tables are compacted right after a write, and
-//! how a writer continues a table.
+//! A table's writer and what follows its commit, shared by [`crate::Table::write`],
+//! `paimon write` and the Python package: the one place that decides which tables are
+//! compacted right after a write, and how a writer continues a table.
 //!
 //! ```text
 //! open_writer ──write──▶ messages ──commit (paimon-meta)──▶ APPEND snapshot
@@ -11,7 +11,9 @@ use paimon_meta::Table;
 use paimon_split::commit::CommitMessage;
 use paimon_write::TableWrite;
 
-use crate::compact_cmd::{compact_table, CompactError, CompactOutcome};
+use crate::compaction::{compact_table, CompactReport};
+use crate::error::Result;
+use crate::table::available_cores;
 
 /// Whether a write to `table` is followed by a lookup compaction of the buckets it wrote, as
 /// Java's writers compact before they commit: primary-key tables whose batch readers skip
@@ -39,7 +41,7 @@ pub fn open_writer(
     overwrite: bool,
     compact_after: bool,
     threads: usize,
-) -> Result<TableWrite, CompactError> {
+) -> Result<TableWrite> {
     let mut ctx = table.write_context(overwrite, None)?;
     ctx.compact_after = compact_after;
     Ok(TableWrite::from_context(table.file_io().clone(), &ctx)?.with_threads(threads)?)
@@ -55,14 +57,11 @@ pub fn compact_written(
     table: &Table,
     messages: &[CommitMessage],
     user: &str,
-) -> Result<CompactOutcome, CompactError> {
+) -> Result<CompactReport> {
     let buckets = messages
         .iter()
         .map(|m| (m.partition.clone(), m.bucket))
         .collect();
     let planner = table.compact_planner().with_buckets(buckets);
-    let threads = std::thread::available_parallelism()
-        .map(usize::from)
-        .unwrap_or(1);
-    compact_table(table, &planner, user, threads)
+    compact_table(table, &planner, user, available_cores())
 }
