@@ -12,6 +12,11 @@
 #   paimon-cli
 #   paimon-ballista (an engine integration too: both planes, through paimon-datafusion) never
 #   depends on paimon-cli
+#   paimon-rs (the facade: both planes) never depends on an engine crate or paimon-cli, and no
+#   plane crate depends on it
+#   no crate depends on paimon-cli, through normal or dev dependencies, except the one dev
+#   dependency of paimon-ballista that builds the `paimon` binary (with its `ballista` feature)
+#   its cluster test runs
 # Prints one line per crate and exits 1 on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,13 +39,28 @@ check() {
     done
     echo "ok   $crate -> ${deps:-(none)}"
 }
-check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-meta paimon-data paimon-cli paimon-datafusion paimon-ballista
-check paimon-data paimon-meta paimon-cli paimon-datafusion paimon-ballista
-check paimon-write paimon-meta paimon-cli paimon-datafusion paimon-ballista
+check paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-io paimon-spec paimon-split paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-memory paimon-spec paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-data paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-write paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-rs paimon-cli paimon-datafusion paimon-ballista
 check paimon-datafusion paimon-ballista paimon-cli
 check paimon-ballista paimon-cli
+
+# Who depends on paimon-cli, directly, through normal and dev dependencies (depth 1 of the
+# inverted tree: `paimon-cli` itself, then its dependents).
+dependents=$(cargo tree --workspace -i paimon-cli -e normal,dev --depth 1 --prefix none \
+        --format '{p}' 2>/dev/null | awk '{print $1}' | { grep -v '^paimon-cli$' || true; } \
+        | sort -u | tr '\n' ' ')
+allowed="paimon-ballista"
+for d in $dependents; do
+    if [[ " $allowed " != *" $d "* ]]; then
+        echo "FAIL $d depends on paimon-cli (nothing may: the CLI is a leaf)"
+        fail=1
+    fi
+done
+echo "ok   paimon-cli's dependents: ${dependents:-(none)} (allowed: $allowed, a dev-dependency)"
 exit $fail

@@ -28,7 +28,6 @@ pub mod scan_args;
 pub mod split_cmd;
 pub mod sql_cmd;
 pub mod table_cmd;
-pub mod table_writer;
 pub mod write_cmd;
 
 /// Writes one line to stdout; a closed pipe (`paimon ... | head`) ends the process quietly

@@ -88,7 +88,8 @@ fn main() {
             std::process::exit(101);
         });
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        // The whole source chain on one line: `a: b: c`.
+        eprintln!("error: {}", paimon_rs::error::chain_of(e.as_ref()));
         std::process::exit(1);
     }
 }

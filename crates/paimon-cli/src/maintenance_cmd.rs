@@ -1,11 +1,10 @@
-//! `paimon expire-snapshots|expire-partitions|remove-orphan-files`: table maintenance (paimon-meta's
-//! [`paimon_meta::maintenance`]).
+//! `paimon expire-snapshots|expire-partitions|remove-orphan-files`: argument parsing and
+//! output around paimon-rs's maintenance builders ([`paimon_rs::maintenance`]).
 
-use anyhow::{anyhow, Result};
+use std::time::Duration;
+
+use anyhow::Result;
 use clap::Args;
-use paimon_meta::maintenance::{
-    ExpireConfig, PartitionExpireConfig, PartitionExpireStrategy, RemoveOrphanFiles,
-};
 use paimon_spec::options::parse_duration_millis;
 
 use crate::scan_args::ScanArgs;
@@ -80,24 +79,35 @@ fn duration(text: &str) -> std::result::Result<i64, String> {
         .ok_or_else(|| format!("'{text}' is not a duration such as '1 h', '30 min' or '500 ms'"))
 }
 
+/// `ms` (parsed by [`duration`], never negative) as a [`Duration`].
+fn millis(ms: i64) -> Duration {
+    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+}
+
+/// The table `table` names, in the facade.
+fn open_table(table: &str) -> Result<paimon_rs::Table> {
+    Ok(paimon_rs::Table::from_meta(
+        ScanArgs::default().open(table)?.table,
+    ))
+}
+
 pub fn expire_snapshots(a: ExpireArgs) -> Result<()> {
-    let table = ScanArgs::default().open(&a.table)?.table;
-    let mut config = ExpireConfig::from_options(table.options()).map_err(|e| anyhow!("{e}"))?;
+    let mut expire = open_table(&a.table)?
+        .expire_snapshots()
+        .with_dry_run(a.dry_run);
     if let Some(n) = a.retain_max {
-        config = config.with_retain_max(n);
+        expire = expire.with_retain_max(n);
     }
     if let Some(n) = a.retain_min {
-        config = config.with_retain_min(n);
+        expire = expire.with_retain_min(n);
     }
     if let Some(ms) = a.older_than {
-        config = config.with_time_retained_ms(ms);
+        expire = expire.with_older_than(millis(ms));
     }
     if let Some(n) = a.max_deletes {
-        config = config.with_max_deletes(n);
+        expire = expire.with_max_deletes(n);
     }
-    let r = table
-        .expire_snapshots(&config.with_dry_run(a.dry_run))
-        .map_err(|e| anyhow!("{e}"))?;
+    let r = expire.run()?;
     if a.dry_run {
         for f in r
             .data_files
@@ -123,78 +133,25 @@ pub fn expire_snapshots(a: ExpireArgs) -> Result<()> {
     Ok(())
 }
 
-/// The expiry `paimon expire-partitions` runs: the table's `partition.expiration-*` options,
-/// each overridden where given (`strategy`: `values-time` or `update-time`).
-///
-/// # Errors
-/// Neither `expiration_ms` nor `partition.expiration-time` given; an unknown strategy; an
-/// option that does not parse.
-pub fn partition_expire_config(
-    table: &paimon_meta::Table,
-    a: &ExpirePartitionsArgs,
-) -> Result<PartitionExpireConfig> {
-    let configured =
-        PartitionExpireConfig::from_options(table.options()).map_err(|e| anyhow!("{e}"))?;
-    let mut config = match (configured, a.expiration_time) {
-        (Some(mut c), Some(ms)) => {
-            c.expiration_ms = ms;
-            c
-        }
-        (Some(c), None) => c,
-        (None, Some(ms)) => PartitionExpireConfig::with_expiration(ms, table.options())
-            .map_err(|e| anyhow!("{e}"))?,
-        (None, None) => {
-            return Err(anyhow!(
-                "expire-partitions {}: give an expiration time or set partition.expiration-time",
-                a.table
-            ))
-        }
-    };
+pub fn expire_partitions(a: ExpirePartitionsArgs) -> Result<()> {
+    let table = open_table(&a.table)?;
+    let mut expire = table.expire_partitions().with_dry_run(a.dry_run);
+    if let Some(ms) = a.expiration_time {
+        expire = expire.with_expiration_time(millis(ms));
+    }
     if let Some(s) = &a.strategy {
-        config.strategy = match s.as_str() {
-            "values-time" => PartitionExpireStrategy::ValuesTime,
-            "update-time" => PartitionExpireStrategy::UpdateTime,
-            other => {
-                return Err(anyhow!(
-                    "strategy {other}: expected values-time or update-time"
-                ))
-            }
-        };
+        expire = expire.with_strategy(paimon_rs::maintenance::partition_expire_strategy(s)?);
     }
-    if a.formatter.is_some() {
-        config.formatter = a.formatter.clone();
+    if let Some(f) = &a.formatter {
+        expire = expire.with_timestamp_formatter(f.clone());
     }
-    if a.pattern.is_some() {
-        config.pattern = a.pattern.clone();
+    if let Some(p) = &a.pattern {
+        expire = expire.with_timestamp_pattern(p.clone());
     }
     if let Some(n) = a.max_expires {
-        config.max_expires = n;
+        expire = expire.with_max_expires(n);
     }
-    config.dry_run = a.dry_run;
-    Ok(config)
-}
-
-/// Runs [`partition_expire_config`]'s expiry now (local time) as a fresh commit user.
-///
-/// # Errors
-/// As [`partition_expire_config`]; the expiry's own errors.
-pub fn run_partition_expire(
-    table: &paimon_meta::Table,
-    a: &ExpirePartitionsArgs,
-) -> Result<paimon_meta::maintenance::PartitionExpireReport> {
-    let config = partition_expire_config(table, a)?;
-    table
-        .expire_partitions(
-            &config,
-            chrono::Local::now().naive_local(),
-            &paimon_meta::commit::fresh_commit_user("expire-partitions"),
-        )
-        .map_err(|e| anyhow!("expire-partitions {}: {e}", a.table))
-}
-
-pub fn expire_partitions(a: ExpirePartitionsArgs) -> Result<()> {
-    let table = ScanArgs::default().open(&a.table)?.table;
-    let r = run_partition_expire(&table, &a)?;
+    let r = expire.run()?;
     for p in &r.partitions {
         let spec: Vec<String> = table
             .schema()
@@ -224,12 +181,11 @@ pub fn expire_partitions(a: ExpirePartitionsArgs) -> Result<()> {
 }
 
 pub fn remove_orphan_files(a: OrphanArgs) -> Result<()> {
-    let table = ScanArgs::default().open(&a.table)?.table;
-    let r = RemoveOrphanFiles::new(&table)
-        .with_older_than_ms(a.older_than)
+    let r = open_table(&a.table)?
+        .remove_orphan_files()
+        .with_older_than(millis(a.older_than))
         .with_dry_run(a.dry_run)
-        .run()
-        .map_err(|e| anyhow!("{e}"))?;
+        .run()?;
     for f in &r.files {
         crate::outln!("{f}");
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use paimon_io::file_io_for;
-use paimon_meta::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
+use paimon_meta::commit::PartitionSpec;
 use paimon_meta::Table;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
@@ -15,7 +15,8 @@ use paimon_split::commit::{
 
 use crate::input::{read_input, InputFormat};
 use crate::scan_args::table_location;
-use crate::table_writer::{compact_written, compacts_after_write, open_writer};
+use paimon_rs::table_writer::open_writer;
+use paimon_rs::Overwrite;
 
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
@@ -84,20 +85,65 @@ pub fn write(a: WriteArgs) -> Result<()> {
 fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
     let table = open(path)?;
     // Parse everything the commit needs before a file is written.
-    let spec = match &a.partition {
-        Some(text) => Some(partition_spec(text, &table)?),
+    let partition = match &a.partition {
+        Some(text) => {
+            partition_spec(text, &table)?;
+            Some(partition_pairs(text)?)
+        }
         None => None,
     };
-    let compact_after = compacts_after_write(&table) && !a.prepare_only;
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let mut writer =
-        open_writer(&table, a.overwrite, compact_after, threads).map_err(|e| anyhow!("{e}"))?;
     let format = match a.input_format {
         Some(f) => f,
         None => InputFormat::of_path(&a.from)?,
     };
+    if a.prepare_only {
+        return prepare_only(&table, a, format, threads);
+    }
+    let mut write = paimon_rs::Table::from_meta(table)
+        .write()
+        .with_threads(threads)
+        .with_commit_user(paimon_meta::commit::fresh_commit_user("paimon-cli-write"));
+    if a.overwrite {
+        write = write.with_overwrite(match partition {
+            Some(pairs) => Overwrite::Partition(pairs),
+            None => Overwrite::AsConfigured,
+        });
+    }
+    if let Some(k) = &a.row_kind_column {
+        write = write.with_row_kind_column(k.clone());
+    }
+    let mut w = write.begin()?;
+    let input = w.input_schema().clone();
+    let result = read_input(
+        &a.from,
+        format,
+        &input,
+        a.row_kind_column.as_deref(),
+        &mut |batch| Ok(w.write(&batch)?),
+    );
+    let rows = match result {
+        Ok(r) => r,
+        Err(e) => {
+            w.abort();
+            return Err(e);
+        }
+    };
+    let report = w.commit()?;
+    crate::outln!(
+        "wrote {rows} rows into {} files; {}",
+        report.files,
+        describe_snapshots(&report.all_snapshots())
+    );
+    Ok(())
+}
+
+/// `--prepare-only`: the data files and one message file per commit message; nothing is
+/// committed (nor compacted).
+fn prepare_only(table: &Table, a: &WriteArgs, format: InputFormat, threads: usize) -> Result<()> {
+    let mut writer = open_writer(table, false, false, threads)?;
     let input = writer.input_schema().clone();
     let result = read_input(
         &a.from,
@@ -125,38 +171,12 @@ fn write_in(path: &str, a: &WriteArgs) -> Result<()> {
         .iter()
         .map(|m| m.data_increment.new_files.len())
         .sum();
-    if a.prepare_only {
-        let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
-        let written = write_message_files(dir, &messages, a.message_version)?;
-        crate::outln!(
-            "wrote {rows} rows into {files} files; {} message files in {} (not committed)",
-            written.len(),
-            dir.display()
-        );
-        return Ok(());
-    }
-    let user = paimon_meta::commit::fresh_commit_user("paimon-cli-write");
-    let commit = table.new_commit(&user);
-    let ids = if a.overwrite {
-        commit.overwrite_as_configured(BATCH_COMMIT_IDENTIFIER, spec, &messages)
-    } else {
-        commit.commit(BATCH_COMMIT_IDENTIFIER, &messages)
-    }
-    .map_err(|e| anyhow!("{e}"))?;
-    let mut ids = ids;
-    if compact_after && !ids.is_empty() {
-        let o = compact_written(&table, &messages, &format!("{user}-compact")).map_err(|e| {
-            anyhow!(
-                "{}; the rows are committed in level 0 and become visible after `paimon \
-                     compact`: {e}",
-                describe_snapshots(&ids)
-            )
-        })?;
-        ids.extend(o.snapshots);
-    }
+    let dir = a.out_dir.as_deref().ok_or_else(|| anyhow!("--out-dir"))?;
+    let written = write_message_files(dir, &messages, a.message_version)?;
     crate::outln!(
-        "wrote {rows} rows into {files} files; {}",
-        describe_snapshots(&ids)
+        "wrote {rows} rows into {files} files; {} message files in {} (not committed)",
+        written.len(),
+        dir.display()
     );
     Ok(())
 }
@@ -225,8 +245,8 @@ pub(crate) fn open(path: &str) -> Result<Table> {
     Table::open(io, path).map_err(|e| anyhow!("{e}"))
 }
 
-/// `k=v,k2=v2` typed by the partition columns.
-pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec> {
+/// `k=v,k2=v2` as pairs.
+pub(crate) fn partition_pairs(text: &str) -> Result<Vec<(String, String)>> {
     let mut pairs = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part
@@ -234,6 +254,12 @@ pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec>
             .ok_or_else(|| anyhow!("--partition takes k=v,... (got '{part}')"))?;
         pairs.push((k.trim().to_string(), v.trim().to_string()));
     }
+    Ok(pairs)
+}
+
+/// `k=v,k2=v2` typed by the partition columns.
+pub(crate) fn partition_spec(text: &str, table: &Table) -> Result<PartitionSpec> {
+    let pairs = partition_pairs(text)?;
     table
         .partition_spec(&pairs)
         .map_err(|e| anyhow!("--partition: {e}"))

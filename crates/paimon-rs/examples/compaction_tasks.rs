@@ -8,7 +8,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use paimon_rs::split::commit::{decode_commit_message, encode_commit_message, DEFAULT_COMMIT_MESSAGE_VERSION};
+use paimon_rs::split::commit::{
+    decode_commit_message, encode_commit_message, DEFAULT_COMMIT_MESSAGE_VERSION,
+};
 use paimon_rs::split::{decode_compact_task, encode_compact_task};
 use paimon_rs::Table;
 
@@ -41,7 +43,11 @@ fn main() -> Result<()> {
         .iter()
         .map(encode_compact_task)
         .collect::<std::result::Result<_, _>>()?;
-    println!("planned {} tasks from snapshot {:?}", tasks.len(), plan.snapshot_id);
+    println!(
+        "planned {} tasks from snapshot {:?}",
+        tasks.len(),
+        plan.snapshot_id
+    );
 
     // Workers (any process): decode, run, send the messages back as bytes.
     let mut messages = Vec::new();
@@ -71,7 +77,10 @@ fn main() -> Result<()> {
         .with_retain_min(1)
         .with_older_than(Duration::ZERO)
         .run()?;
-    println!("expired snapshots {:?}; earliest now {:?}", expired.expired, expired.earliest);
+    println!(
+        "expired snapshots {:?}; earliest now {:?}",
+        expired.expired, expired.earliest
+    );
     let orphans = table
         .remove_orphan_files()
         .with_older_than(Duration::ZERO)

@@ -39,8 +39,7 @@ fn main() -> Result<()> {
         .arg("--worker")
         .arg(table.path())
         .args(&files)
-        .output()
-        ?;
+        .output()?;
     print!("{}", String::from_utf8_lossy(&out.stdout));
     let _ = std::fs::remove_dir_all(&dir);
     if !out.status.success() {

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use paimon_rs::arrow_array::{ArrayRef, Int32Array, Int64Array, StringArray, TimestampMillisecondArray};
+use paimon_rs::arrow_array::{
+    ArrayRef, Int32Array, Int64Array, StringArray, TimestampMillisecondArray,
+};
 use paimon_rs::{RecordBatch, Table};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -43,13 +45,16 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 fn main() -> Result<()> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/warehouse/pk.db/dedup_compacted");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/warehouse/pk.db/dedup_compacted");
     let dir = std::env::temp_dir().join(format!("paimon-rs-write-{}", std::process::id()));
     copy_dir(&src, &dir)?;
     let table = Table::open_path(&dir.display().to_string())?;
 
     // One call: write, commit (and compact after, on tables Java's writers compact).
-    let report = table.write().batches([batch(&table, &[1, 2, 1000], "one-call")?])?;
+    let report = table
+        .write()
+        .batches([batch(&table, &[1, 2, 1000], "one-call")?])?;
     println!(
         "wrote {} rows into {} files: snapshots {:?}",
         report.rows,
@@ -64,17 +69,35 @@ fn main() -> Result<()> {
         .prepare_commit()?;
     let bytes: Vec<Vec<u8>> = messages
         .iter()
-        .map(|m| paimon_rs::split::commit::encode_commit_message(m, paimon_rs::split::commit::DEFAULT_COMMIT_MESSAGE_VERSION))
+        .map(|m| {
+            paimon_rs::split::commit::encode_commit_message(
+                m,
+                paimon_rs::split::commit::DEFAULT_COMMIT_MESSAGE_VERSION,
+            )
+        })
         .collect::<std::result::Result<_, _>>()?;
     // ...and the driver commits them once (identifier 1 of user "example-driver").
     let decoded: Vec<_> = bytes
         .iter()
-        .map(|b| paimon_rs::split::commit::decode_commit_message(b, paimon_rs::split::commit::DEFAULT_COMMIT_MESSAGE_VERSION))
+        .map(|b| {
+            paimon_rs::split::commit::decode_commit_message(
+                b,
+                paimon_rs::split::commit::DEFAULT_COMMIT_MESSAGE_VERSION,
+            )
+        })
         .collect::<std::result::Result<_, _>>()?;
     let ids = table.new_commit("example-driver").commit(1, &decoded)?;
-    println!("driver committed {} messages: snapshots {ids:?}", decoded.len());
+    println!(
+        "driver committed {} messages: snapshots {ids:?}",
+        decoded.len()
+    );
 
-    let rows: usize = table.scan().to_arrow()?.iter().map(RecordBatch::num_rows).sum();
+    let rows: usize = table
+        .scan()
+        .to_arrow()?
+        .iter()
+        .map(RecordBatch::num_rows)
+        .sum();
     println!("the table now reads {rows} rows");
     std::fs::remove_dir_all(&dir)?;
     Ok(())

@@ -52,7 +52,10 @@ pub enum Error {
     /// The write was committed, but the lookup compaction that follows it on this table
     /// failed: the rows stay committed in level 0 and become visible to batch reads (and
     /// their changelog is written) after a compaction ([`crate::Table::compact`]).
-    #[error("{}; the rows are committed in level 0 and become visible after a compaction", describe(snapshots))]
+    #[error(
+        "{}; the rows are committed in level 0 and become visible after a compaction",
+        describe(snapshots)
+    )]
     CompactAfterWrite {
         /// The snapshots the write committed.
         snapshots: Vec<i64>,

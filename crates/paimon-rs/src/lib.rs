@@ -18,7 +18,7 @@
 //!     .with_filter("id < 12")?
 //!     .to_arrow()?;
 //! let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-//! assert_eq!(rows, 2); // ids 10 and 11 (fixtures/expected/pk/dedup_compacted/latest.jsonl)
+//! assert_eq!(rows, 8); // ids 3, 5..=11 (fixtures/expected/pk/dedup_compacted/latest.jsonl)
 //! # Ok(())
 //! # }
 //! ```
@@ -86,11 +86,11 @@ pub use arrow_schema;
 pub use catalog::Catalog;
 pub use compaction::{CompactBuilder, CompactReport};
 pub use error::{Error, Result};
+pub use futures::StreamExt;
 pub use maintenance::{ExpirePartitions, ExpireSnapshots, RemoveOrphanFiles};
 pub use paimon_meta::maintenance::{ExpireReport, OrphanReport, PartitionExpireReport};
 pub use paimon_split::commit::CommitMessage;
 pub use paimon_split::Split;
-pub use futures::StreamExt;
 pub use scan::{BatchStream, ScanPlan, TableScan};
 pub use table::{Table, TableCommit};
 pub use writing::{BatchWrite, Overwrite, PendingWrite, WriteBuilder, WriteReport};

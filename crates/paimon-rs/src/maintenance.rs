@@ -280,9 +280,11 @@ impl RemoveOrphanFiles {
     /// # Errors
     /// Storage errors; unreadable metadata (nothing is deleted then).
     pub fn run(&self) -> Result<OrphanReport> {
-        Ok(paimon_meta::maintenance::RemoveOrphanFiles::new(&self.table)
-            .with_older_than_ms(millis(self.older_than))
-            .with_dry_run(self.dry_run)
-            .run()?)
+        Ok(
+            paimon_meta::maintenance::RemoveOrphanFiles::new(&self.table)
+                .with_older_than_ms(millis(self.older_than))
+                .with_dry_run(self.dry_run)
+                .run()?,
+        )
     }
 }

@@ -84,7 +84,12 @@ impl ScanPlan {
     pub fn split_bytes(&self) -> Result<Vec<Vec<u8>>> {
         self.splits
             .iter()
-            .map(|s| Ok(paimon_split::encode_frame(s, paimon_split::CURRENT_VERSION)?))
+            .map(|s| {
+                Ok(paimon_split::encode_frame(
+                    s,
+                    paimon_split::CURRENT_VERSION,
+                )?)
+            })
             .collect()
     }
 }
@@ -134,7 +139,10 @@ impl TableScan {
 
     /// Only these columns, in this order (`_ROW_ID` and `_SEQUENCE_NUMBER` name the
     /// row-tracking columns).
-    pub fn with_projection<S: Into<String>>(mut self, columns: impl IntoIterator<Item = S>) -> Self {
+    pub fn with_projection<S: Into<String>>(
+        mut self,
+        columns: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.projection = Some(columns.into_iter().map(Into::into).collect());
         self
     }
@@ -318,8 +326,8 @@ impl TableScan {
 
     /// The reader of `opened`'s splits as this scan asks, on one thread.
     pub fn reader_builder(&self, opened: &OpenedScan) -> SplitReaderBuilder {
-        let mut b = SplitReader::builder(Arc::clone(self.table.file_io()))
-            .with_schema_id(opened.schema.id);
+        let mut b =
+            SplitReader::builder(Arc::clone(self.table.file_io())).with_schema_id(opened.schema.id);
         if let Some(cols) = &self.projection {
             b = b.with_projection(cols.clone());
         }
@@ -350,7 +358,10 @@ impl TableScan {
         let opened = self.open()?;
         let plan = plan_opened(&opened)?;
         let threads = self.threads.unwrap_or_else(available_cores);
-        let reader = self.reader_builder(&opened).with_parallelism(threads).build();
+        let reader = self
+            .reader_builder(&opened)
+            .with_parallelism(threads)
+            .build();
         let batches = reader.read_any_splits(self.table.path(), &plan.splits)?;
         Ok(ScanBatches { plan, batches })
     }
@@ -387,11 +398,9 @@ impl TableScan {
         let plan = plan_opened(&opened)?;
         let reader = self.reader_builder(&opened).build();
         let path = self.table.path().to_string();
-        Ok(
-            split_stream(reader, path, plan.splits, self.limit)
-                .map(|r| r.map_err(Error::from))
-                .boxed(),
-        )
+        Ok(split_stream(reader, path, plan.splits, self.limit)
+            .map(|r| r.map_err(Error::from))
+            .boxed())
     }
 }
 

@@ -207,11 +207,9 @@ impl PendingWrite {
             .sum();
         let commit = self.table.new_commit(&self.user);
         let ids = match self.overwrite {
-            true => commit.overwrite_as_configured(
-                BATCH_COMMIT_IDENTIFIER,
-                self.spec.take(),
-                &messages,
-            ),
+            true => {
+                commit.overwrite_as_configured(BATCH_COMMIT_IDENTIFIER, self.spec.take(), &messages)
+            }
             false => commit.commit(BATCH_COMMIT_IDENTIFIER, &messages),
         };
         let ids = match ids {

@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use paimon_cli::compact_cmd::{compact_table, CompactError};
 use paimon_io::LocalFileIO;
 use paimon_meta::Table;
+use paimon_rs::compaction::compact_table;
+use paimon_rs::Error as CompactError;
 
 use crate::maintenance::{copy_dir, oracle, repo};
 
@@ -65,6 +66,7 @@ fn is_unsupported(e: &CompactError) -> bool {
     match e {
         CompactError::Meta(m) => matches!(**m, paimon_meta::Error::Unsupported { .. }),
         CompactError::Write(w) => matches!(**w, paimon_write::Error::Unsupported { .. }),
+        _ => false,
     }
 }
 
