@@ -247,7 +247,7 @@ fn pushdown(table: &str, filter: &str, select: Option<&str>) -> Result<()> {
             b = b.with_projection(cols);
         }
         if with_filter {
-            let p = paimon_cli::filter::parse_filter(filter, t.schema())?;
+            let p = paimon_rs::scan::parse_filter(filter, t.schema())?;
             scan = scan.with_filter(p.clone());
             b = b.with_predicate(p);
         }

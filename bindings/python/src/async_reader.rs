@@ -21,37 +21,16 @@ use crate::errors::ToPyErr;
 
 type Batches = BoxStream<'static, paimon_data::Result<ArrowBatch>>;
 
-/// The batches of `splits` read one after the other with paimon-data's async stream, at most
-/// `limit` rows in all, ending after an error.
+/// The batches of `splits` read one after the other with paimon-data's async stream
+/// (paimon-rs's [`paimon_rs::scan::split_stream`]), at most `limit` rows in all, ending after
+/// an error; polled with the GIL released.
 pub fn batches(
     reader: paimon_data::SplitReader,
     path: String,
     splits: Vec<paimon_split::Split>,
     limit: Option<usize>,
 ) -> Batches {
-    let batches =
-        futures::stream::iter(splits).flat_map(move |s| reader.read_async(&path, &s).boxed());
-    let limited = batches.scan(
-        (limit.unwrap_or(usize::MAX), false),
-        |(left, done), item| {
-            if *done || *left == 0 {
-                return futures::future::ready(None);
-            }
-            let item = match item {
-                Ok(b) => {
-                    let n = b.num_rows().min(*left);
-                    *left -= n;
-                    Ok(b.slice(0, n))
-                }
-                Err(e) => {
-                    *done = true;
-                    Err(e)
-                }
-            };
-            futures::future::ready(Some(item))
-        },
-    );
-    Detached(limited.boxed()).boxed()
+    Detached(paimon_rs::scan::split_stream(reader, path, splits, limit)).boxed()
 }
 
 /// A stream polled with the GIL released (decoding happens inside `poll_next`).

@@ -207,6 +207,27 @@ impl ToPyErr for paimon_write::Error {
     }
 }
 
+impl ToPyErr for paimon_rs::Error {
+    /// The class of the plane's error it wraps (a commit conflict stays
+    /// `CommitConflictError`); the facade's own argument errors are `InvalidArgumentError`.
+    fn to_py(&self) -> PyErr {
+        use paimon_rs::Error as E;
+        match self {
+            E::Spec(e) => e.to_py(),
+            E::Split(e) => e.to_py(),
+            E::Io(e) => e.to_py(),
+            E::Meta(e) => e.to_py(),
+            E::Data(e) => e.to_py(),
+            E::Write(e) => e.to_py(),
+            E::Filter { .. } | E::InvalidArgument { .. } => {
+                InvalidArgumentError::new_err(self.chain())
+            }
+            E::CompactAfterWrite { source, .. } => with_message(source.to_py(), self.chain()),
+            _ => PaimonError::new_err(self.chain()),
+        }
+    }
+}
+
 impl ToPyErr for datafusion::error::DataFusionError {
     /// The class of the paimon error paimon-datafusion wrapped, if any (its message is the
     /// outer one, naming the table), else `PaimonError`.

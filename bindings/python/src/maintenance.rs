@@ -1,34 +1,26 @@
 //! `Table.compact`, `Table.expire_snapshots` and `Table.remove_orphan_files`: the maintenance
 //! of `paimon compact / expire-snapshots / remove-orphan-files`, through the same library calls
-//! (paimon-cli's `compact_table` runs the planner's tasks and commits; expiry and cleanup are
-//! paimon-meta's). The GIL is released while they run.
+//! (paimon-rs's `compact_table` runs the planner's tasks and commits; expiry, partition expiry
+//! and cleanup are paimon-rs's builders). The GIL is released while they run.
 
-use paimon_cli::compact_cmd::{compact_table, CompactError};
-use paimon_meta::maintenance::{ExpireConfig, RemoveOrphanFiles};
+use std::time::Duration;
+
+use paimon_rs::compaction::compact_table;
 use paimon_spec::options::parse_duration_millis;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{invalid, py as pyr, ToPyErr};
+use crate::errors::{invalid, py as pyr};
 
-/// A duration argument (`"1 h"`, `"30 min"`, `"0 s"`) in milliseconds.
-fn millis(what: &str, text: &str) -> PyResult<i64> {
+/// A duration argument (`"1 h"`, `"30 min"`, `"0 s"`).
+fn duration(what: &str, text: &str) -> PyResult<Duration> {
     parse_duration_millis(text)
-        .and_then(|ms| i64::try_from(ms).ok())
+        .map(Duration::from_millis)
         .ok_or_else(|| {
             invalid(format!(
                 "{what}: '{text}' is not a duration such as '1 h', '30 min' or '500 ms'"
             ))
         })
-}
-
-impl ToPyErr for CompactError {
-    fn to_py(&self) -> PyErr {
-        match self {
-            CompactError::Meta(e) => e.to_py(),
-            CompactError::Write(e) => e.to_py(),
-        }
-    }
 }
 
 /// The compaction planner of `table`: `full`, and only `partition` (a dict of partition
@@ -118,21 +110,22 @@ pub fn expire_snapshots<'py>(
     max_deletes: Option<i64>,
     dry_run: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut config = pyr(ExpireConfig::from_options(table.options()))?;
+    let mut expire = paimon_rs::Table::from_meta(table.clone())
+        .expire_snapshots()
+        .with_dry_run(dry_run);
     if let Some(n) = retain_max {
-        config = config.with_retain_max(n);
+        expire = expire.with_retain_max(n);
     }
     if let Some(n) = retain_min {
-        config = config.with_retain_min(n);
+        expire = expire.with_retain_min(n);
     }
     if let Some(text) = older_than {
-        config = config.with_time_retained_ms(millis("older_than", text)?);
+        expire = expire.with_older_than(duration("older_than", text)?);
     }
     if let Some(n) = max_deletes {
-        config = config.with_max_deletes(n);
+        expire = expire.with_max_deletes(n);
     }
-    let config = config.with_dry_run(dry_run);
-    let r = pyr(py.detach(|| table.expire_snapshots(&config)))?;
+    let r = pyr(py.detach(|| expire.run()))?;
     let out = PyDict::new(py);
     out.set_item("expired", r.expired)?;
     out.set_item("earliest", r.earliest)?;
@@ -154,8 +147,9 @@ pub fn remove_orphan_files(
     older_than: &str,
     dry_run: bool,
 ) -> PyResult<Vec<String>> {
-    let cleanup = RemoveOrphanFiles::new(table)
-        .with_older_than_ms(millis("older_than", older_than)?)
+    let cleanup = paimon_rs::Table::from_meta(table.clone())
+        .remove_orphan_files()
+        .with_older_than(duration("older_than", older_than)?)
         .with_dry_run(dry_run);
     let r = pyr(py.detach(|| cleanup.run()))?;
     Ok(r.files)
@@ -174,20 +168,26 @@ pub fn expire_partitions<'py>(
     max_expires: Option<usize>,
     dry_run: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let args = paimon_cli::maintenance_cmd::ExpirePartitionsArgs {
-        table: table.path().to_string(),
-        expiration_time: expiration_time
-            .map(|t| millis("expiration_time", t))
-            .transpose()?,
-        strategy,
-        formatter: timestamp_formatter,
-        pattern: timestamp_pattern,
-        max_expires,
-        dry_run,
-    };
-    let r = py
-        .detach(|| paimon_cli::maintenance_cmd::run_partition_expire(table, &args))
-        .map_err(|e| crate::errors::invalid(e.to_string()))?;
+    let mut expire = paimon_rs::Table::from_meta(table.clone())
+        .expire_partitions()
+        .with_dry_run(dry_run);
+    if let Some(t) = expiration_time {
+        expire = expire.with_expiration_time(duration("expiration_time", t)?);
+    }
+    if let Some(s) = strategy {
+        expire = expire.with_strategy(pyr(paimon_rs::maintenance::partition_expire_strategy(&s))?);
+    }
+    if let Some(f) = timestamp_formatter {
+        expire = expire.with_timestamp_formatter(f);
+    }
+    if let Some(p) = timestamp_pattern {
+        expire = expire.with_timestamp_pattern(p);
+    }
+    if let Some(n) = max_expires {
+        expire = expire.with_max_expires(n);
+    }
+    // A commit conflict reaches Python as `CommitConflictError` (the error's own class).
+    let r = pyr(py.detach(|| expire.run()))?;
     let out = PyDict::new(py);
     out.set_item("partitions", r.partitions)?;
     out.set_item("snapshots", r.snapshots)?;

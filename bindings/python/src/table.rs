@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use paimon_cli::table_writer::{compact_written, compacts_after_write};
 use paimon_data::arrow_schema::to_arrow_schema;
 use paimon_datafusion::{PaimonTableProvider, ScanSpec};
 use paimon_meta::{ScanChoice, Snapshot};
+use paimon_rs::table_writer::{compact_written, compacts_after_write};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 

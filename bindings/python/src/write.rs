@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use paimon_cli::table_writer::open_writer;
 use paimon_meta::commit::{PartitionSpec, BATCH_COMMIT_IDENTIFIER};
+use paimon_rs::table_writer::open_writer;
 use paimon_split::commit::{decode_commit_message, encode_commit_message, CommitMessage};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -35,7 +35,7 @@ pub struct TableWrite {
 }
 
 impl TableWrite {
-    /// A writer for `table` (paimon-cli's `open_writer`): a primary-key table's writer
+    /// A writer for `table` (paimon-rs's `open_writer`): a primary-key table's writer
     /// continues each bucket's sequence numbers from the latest snapshot, so the rows written
     /// win over those committed, and a dynamic-bucket table's writer finds existing keys in the
     /// committed hash index, unless `overwrite` says the rows replace the table's. With
