@@ -3,7 +3,7 @@
 //! Apache Paimon tables in Rust: read, write, commit, compact and maintain them, byte for
 //! byte as Java Paimon does. This crate is the one dependency a Rust user adds; it ties the
 //! control plane (planning, commits, maintenance: [`meta`]) to the data plane (reading and
-//! writing files: [`data`], [`write`]) behind a [`Table`] whose every operation is a builder
+//! writing files: [`data`], [`write`](mod@write)) behind a [`Table`] whose every operation is a builder
 //! that ends in one call.
 //!
 //! ```
@@ -52,7 +52,7 @@
 //! Planner/worker services that want only one side use the plane crates, re-exported as
 //! [`spec`] (the format as data), [`split`] (splits, commit messages and compaction tasks as
 //! bytes), [`io`] (storage), [`memory`], [`meta`] (control plane), [`data`] (reading) and
-//! [`write`] (writing).
+//! [`write`](mod@write) (writing).
 //!
 //! ## Features
 //! The object stores of [`io`]: `s3`, `oss`, `gcs`, `azblob`, `hdfs-native` (and `hdfs`, the
