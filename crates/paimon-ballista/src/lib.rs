@@ -1,7 +1,9 @@
 //! # paimon-ballista: Paimon tables on a Ballista cluster
 //!
 //! paimon-datafusion's scan node carries everything a worker needs (table path, read options,
-//! Java `DataSplit` bytes), so distributing a query only takes codecs:
+//! Java `DataSplit` bytes), so distributing a query only takes codecs. It is an engine
+//! integration (both planes, through `paimon-datafusion`); it never depends on `paimon-cli`,
+//! whose `ballista` feature depends on it (`scripts/check-boundaries.sh`):
 //!
 //! - [`PaimonLogicalCodec`] ships a [`paimon_datafusion::PaimonTableProvider`] from the client
 //!   to the scheduler as its table path and `ScanSpec`; the scheduler plans the splits;

@@ -1,5 +1,16 @@
-//! The `paimon` command as a library: each subcommand's arguments and entry point, so tests
-//! drive the same code the binary runs.
+//! # paimon-cli: the `paimon` command
+//!
+//! The `paimon` binary reads, plans, writes, commits, compacts and expires tables and runs SQL
+//! over a warehouse (`docs/guide/cli.md` lists every subcommand). As a library it holds each
+//! subcommand's arguments and entry point, so tests drive the same code the binary runs. Like an
+//! engine it uses both planes (`paimon-meta` plans and commits, `paimon-data` and
+//! `paimon-write` read and write) and `paimon-datafusion` for SQL; no library crate may depend
+//! on it (`scripts/check-boundaries.sh`).
+//!
+//! ```text
+//! paimon read fixtures/warehouse/pk.db/dedup_uncompacted --filter 'id <= 5'
+//! paimon sql fixtures/warehouse "SELECT count(*) FROM append.unaware"
+//! ```
 
 pub mod alter_cmd;
 pub mod compact_cmd;

@@ -3,7 +3,9 @@
 //! The data plane of paimon-rs: given a table location, a `DataSplit` (as a value or Java
 //! bytes) and [`ReadOptions`], [`SplitReader`] streams Arrow `RecordBatch`es with the rows
 //! Java Paimon returns for that split. It never reads snapshots or manifests; it needs only
-//! the split, the table's `schema/schema-N` files and the data and index files.
+//! the split, the table's `schema/schema-N` files and the data and index files, and never
+//! depends on the control plane (`paimon-meta`) nor on an engine crate
+//! (`scripts/check-boundaries.sh`).
 //!
 //! The tour:
 //! - [`arrow_schema`]: the Paimon → Arrow type mapping every crate uses;

@@ -3,6 +3,8 @@
 //! An engine integration: it plans with the control plane (`paimon-meta`) and reads with the
 //! data plane (`paimon-data`), and the two meet in [`PaimonScanExec`] only through Java
 //! `DataSplit` bytes, so a physical plan can be shipped to other processes (Ballista) as is.
+//! No library crate depends on it, and it depends on neither `paimon-ballista` nor
+//! `paimon-cli` (`scripts/check-boundaries.sh`).
 //!
 //! - [`PaimonTableProvider`]: one table at one snapshot / tag / time / branch ([`ScanSpec`]);
 //!   projection, filter and limit pushdown, statistics from the manifests;

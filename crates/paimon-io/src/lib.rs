@@ -3,7 +3,8 @@
 //! A small synchronous [`FileIO`] trait over storage (Java `org.apache.paimon.fs.FileIO`),
 //! with [`LocalFileIO`] for the local filesystem (plain paths and `file://` URLs) and
 //! [`CountingFileIO`], a wrapper that records every byte range read so tests can prove
-//! pushdown. [`file_io_for`] picks the implementation from a path's scheme.
+//! pushdown. [`file_io_for`] picks the implementation from a path's scheme. Both planes read
+//! and write through it, so it depends on no other paimon crate (`scripts/check-boundaries.sh`).
 //!
 //! ## Object stores
 //!

@@ -21,7 +21,8 @@
 //! ```
 //!
 //! Pools are shared between threads (`Arc<dyn MemoryPool>`); a pool must outlive what holds its
-//! reservations, which the `Arc` inside each reservation guarantees.
+//! reservations, which the `Arc` inside each reservation guarantees. Both planes use it, so it
+//! depends on no other paimon crate (`scripts/check-boundaries.sh`).
 
 #![cfg_attr(
     not(test),

@@ -1,7 +1,11 @@
 //! # paimon-meta: the control plane of paimon-rs
 //!
 //! Reads a table's metadata and plans scans into [`paimon_split::DataSplit`]s exactly as Java
-//! Paimon does; it never reads data files.
+//! Paimon does; it never reads data files. It also commits writers' `CommitMessage`s into
+//! snapshots (conflict checks, exactly once per commit user), creates and alters tables, and
+//! expires snapshots and partitions. It never depends on the data plane (`paimon-data`) nor on
+//! an engine crate (`scripts/check-boundaries.sh`): what it hands workers travels as
+//! `paimon-split` bytes.
 //!
 //! ```text
 //! Catalog -> Table -> Snapshot -> ScanBuilder -> Plan { DataSplit* }

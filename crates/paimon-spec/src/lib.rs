@@ -4,7 +4,8 @@
 //! no I/O: data types and their JSON form ([`types`]), table schemas ([`schema`]), typed table
 //! options ([`options`]), Java's binary row layouts ([`binary`]) and the data-file metadata
 //! carried in manifests, splits and commit messages ([`data_file`], [`index_file`], [`stats`]),
-//! and every path of a table ([`layout`]).
+//! and every path of a table ([`layout`]). Both planes and the protocol build on it, so it
+//! depends on no other paimon crate and does no I/O (`scripts/check-boundaries.sh`).
 //!
 //! ```
 //! use paimon_spec::types::{DataType, TypeKind};

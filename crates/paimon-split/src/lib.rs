@@ -29,6 +29,9 @@
 //!
 //! Decoding never panics and never allocates from an unchecked length: malformed input gives
 //! [`Error::Corrupt`] with the byte offset where decoding stopped.
+//!
+//! Both planes speak this protocol, so it depends on `paimon-spec` only: no I/O, no planner,
+//! no reader (`scripts/check-boundaries.sh`).
 
 #![cfg_attr(
     not(test),

@@ -5,7 +5,8 @@
 //! in the table's format (rolled at `target-file-size`, with Java's statistics) and hands out
 //! one [`CommitMessage`] per partition and bucket. It never reads snapshots or manifests:
 //! whatever it must know of the table's current state (the largest sequence number per bucket)
-//! is given to it; a committer in the control plane turns the messages into a snapshot.
+//! is given to it; a committer in the control plane turns the messages into a snapshot. So it
+//! never depends on `paimon-meta` nor on an engine crate (`scripts/check-boundaries.sh`).
 //!
 //! The tour:
 //! - [`bucket`]: Java's `DefaultBucketFunction` over bucket-key `BinaryRow`s;
