@@ -22,6 +22,12 @@ fi
 echo "== cargo test --workspace"
 cargo test --workspace --locked
 
+echo "== Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
+for ex in read plan_and_read_split write_commit compaction_tasks; do
+    echo "-- example $ex"
+    "${CARGO_TARGET_DIR:-target}/debug/examples/$ex" | tail -3
+done
+
 echo "== Python package (bindings/python)"
 scripts/test-python.sh
 
