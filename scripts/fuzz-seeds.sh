@@ -19,6 +19,7 @@ source "$ROOT/scripts/test-lib.sh"
 
 FEATURES=${FUZZ_FEATURES:-meta,data}
 export CARGO_TARGET_DIR=$ROOT/fuzz/target
+mkdir -p "$CARGO_TARGET_DIR"
 
 # The features a target needs (as scripts/fuzz.sh builds them).
 features_of() {

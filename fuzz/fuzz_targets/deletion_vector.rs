@@ -1,4 +1,4 @@
-//! `DeletionVector::decode_in_file(file, offset, length, path)` (paimon-data): a deletion vector
+//! `DeletionVector::decode_in_file(file, offset, length, path, rows)` (paimon-data, rows fixed at 2^20): a deletion vector
 //! read from an index file at the `(offset, length)` a split's `DeletionFile` names. Both come
 //! from untrusted bytes, so both are fuzzed: decoding must never panic, never allocate without
 //! bound, and a decoded vector must agree with itself (cardinality = positions listed).
@@ -14,6 +14,9 @@
 use libfuzzer_sys::fuzz_target;
 use paimon_data::deletion_vector::{DeletionVector, MAGIC_32, MAGIC_64};
 use paimon_fuzz::check_error_names;
+
+/// The row count of the data file every fuzzed vector belongs to.
+const ROWS: u64 = 1 << 20;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, rest)) = data.split_first() else {
@@ -68,8 +71,12 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let path = "t/index/index-fuzz-0";
-    match DeletionVector::decode_in_file(&file, offset, length, path) {
+    // The data file the vector belongs to: a vector deleting a row at or past its row count is
+    // refused from the bitmap's header, so the work stays bounded by this count.
+    let rows = ROWS;
+    match DeletionVector::decode_in_file(&file, offset, length, path, rows) {
         Ok(dv) => {
+            assert!(dv.iter().all(|p| p < rows), "a position at or past the row count");
             let positions: Vec<u64> = dv.iter().take(1 << 16).collect();
             if dv.cardinality() <= 1 << 16 {
                 assert_eq!(positions.len() as u64, dv.cardinality());

@@ -595,6 +595,7 @@ fn dv_seeds(dir: &Path) -> Res {
         1,
         covered.len() as i64 + 8,
         "dv64",
+        6 << 32, // the rows of a file covering key 5's positions
     )?;
     if dv.cardinality() != 8 {
         return Err(format!("64-bit seed decodes to {} positions", dv.cardinality()).into());
