@@ -171,14 +171,17 @@ def test_unknown_split_version_is_unsupported():
     assert "99" in str(e.value)
 
 
-def test_data_file_replaced_by_a_directory_is_a_storage_error(damaged):
+def test_data_file_replaced_by_a_directory_is_refused_as_corrupt(damaged):
+    # A data file's status is checked before it is opened (issue 39: a FIFO or a directory in
+    # a data file's place must not hang or be read), so this is refused as a corrupt table.
     d = damaged("append/unaware")
     f = data_files(d)[0]
     f.unlink()
     f.mkdir()
-    with pytest.raises(pr.StorageError) as e:
+    with pytest.raises(pr.CorruptError) as e:
         pr.Table.open(str(d)).scan().to_arrow()
     assert f.name in str(e.value)
+    assert "not a regular file" in str(e.value)
 
 
 FORMAT_TABLE_REFUSAL = "format tables are not supported yet (type = format-table)"
