@@ -2,31 +2,10 @@
 //! `paimon write --prepare-only` and `paimon commit`: the files hold v14 bodies (a v11 reader
 //! refuses them), commit, and read back as the rows written; version 15 is refused by name.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use paimon_split::commit::decode_commit_message;
 
-fn paimon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon"))
-        .args(args)
-        .output()
-        .expect("run paimon")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = paimon(args);
-    assert!(
-        out.status.success(),
-        "paimon {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
+mod cli;
+use cli::{ok, paimon, s};
 
 fn sorted_lines(text: &str) -> Vec<serde_json::Value> {
     let mut rows: Vec<serde_json::Value> = text

@@ -5,33 +5,15 @@
 //! sequence numbers). Java Paimon 1.4.2 reads the same rows.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
+mod cli;
+use cli::{ok, paimon, s};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn paimon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon"))
-        .args(args)
-        .output()
-        .expect("run paimon")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = paimon(args);
-    assert!(
-        out.status.success(),
-        "paimon {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 fn copy_dir(from: &Path, to: &Path) {
