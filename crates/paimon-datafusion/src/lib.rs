@@ -14,7 +14,8 @@
 //! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, with
 //!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
 //! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings
-//!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`;
+//!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`, and `INSERT INTO` /
+//!   `INSERT OVERWRITE [PARTITION (..)]` ([`insert`]: one commit per statement);
 //! - [`policy`]: what a session's SQL may do ([`policy::SqlPolicy`]: grants, local files).
 //!
 //! ```no_run
@@ -32,7 +33,9 @@
 pub mod catalog;
 mod error;
 pub mod exec;
+pub mod insert;
 pub mod node_codec;
+mod partition_insert;
 pub mod policy;
 pub mod pushdown;
 pub mod scan_spec;

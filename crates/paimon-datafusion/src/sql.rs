@@ -8,6 +8,17 @@
 //! - `paimon_incremental('db.t', '3', '5')` what changed after snapshot 3 up to 5 (or
 //!   between two tags), Java's `incremental-between`.
 //!
+//! Statements that write (the session's policy must grant `write`):
+//!
+//! - `INSERT INTO t [(cols)] SELECT ... | VALUES ...` appends through the table provider's
+//!   `insert_into` ([`crate::insert::PaimonSink`]): one commit per statement, nothing
+//!   committed when it fails; the result is one row, `count`;
+//! - `INSERT OVERWRITE [TABLE] t SELECT ...` replaces the partitions written (the table's
+//!   `dynamic-partition-overwrite`, the default) or the whole table (when it is false);
+//! - `INSERT OVERWRITE t [(cols)] PARTITION (k = v, ...) SELECT ...` replaces exactly that
+//!   partition; `INSERT INTO t [(cols)] PARTITION (k = v) ...` appends with those values
+//!   (`crate::partition_insert`, which DataFusion does not plan).
+//!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!
 //! DataFusion's parser does not take `AS OF` after a table name, so before parsing, the
@@ -107,7 +118,13 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
 pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
-    let plan = ctx.state().statement_to_plan(statement).await?;
+    let plan = match crate::partition_insert::rewrite(ctx, &statement).await? {
+        Some(r) => {
+            let plan = ctx.state().statement_to_plan(r.statement.clone()).await?;
+            crate::partition_insert::retarget(plan, &r)?
+        }
+        None => ctx.state().statement_to_plan(statement).await?,
+    };
     policy.check_plan(&plan)?;
     ctx.execute_logical_plan(plan).await
 }

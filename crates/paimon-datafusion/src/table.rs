@@ -10,20 +10,24 @@ use std::sync::Arc;
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::{TableProvider, TableType};
 use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_meta::{Plan, Table};
+use paimon_rs::Overwrite;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
 use paimon_split::{DataSplit, Split};
 
 use crate::error::df_err;
 use crate::exec::{rename_row_kind, PaimonScanExec, PaimonSplitReadExec, ScanNode, SplitsAsInput};
+use crate::insert::PaimonSink;
 use crate::pushdown::{pushdown_kind, translate_all};
 use crate::scan_spec::ScanSpec;
 use crate::stats::{scan_statistics, ScanFacts};
@@ -38,6 +42,9 @@ pub struct PaimonTableProvider {
     /// The schema rows are read with (the selected snapshot's for time travel).
     rows_schema: TableSchemaRef,
     arrow: SchemaRef,
+    /// The partition an `INSERT OVERWRITE ... PARTITION (k = v)` replaces
+    /// ([`crate::partition_insert`]).
+    static_partition: Option<Vec<(String, String)>>,
 }
 
 impl PaimonTableProvider {
@@ -98,6 +105,7 @@ impl PaimonTableProvider {
             spec,
             rows_schema,
             arrow: Arc::new(rename_row_kind(&arrow)),
+            static_partition: None,
         })
     }
 
@@ -114,6 +122,36 @@ impl PaimonTableProvider {
     /// The Paimon schema the rows are read with.
     pub fn table_schema(&self) -> &TableSchemaRef {
         &self.rows_schema
+    }
+
+    /// This provider with `pairs` (`column = value`) as the partition an `INSERT OVERWRITE`
+    /// replaces, instead of what the table's `dynamic-partition-overwrite` decides.
+    pub fn with_static_partition(&self, pairs: Vec<(String, String)>) -> Self {
+        PaimonTableProvider {
+            static_partition: Some(pairs),
+            ..self.clone()
+        }
+    }
+
+    /// The sink of an `INSERT` into this table (`overwrite` as [`PaimonSink::new`]); only the
+    /// latest snapshot of the main branch takes rows.
+    ///
+    /// # Errors
+    /// When the provider reads a snapshot, tag, time, branch, changes or extra columns.
+    pub fn sink(&self, overwrite: Option<Overwrite>) -> Result<PaimonSink> {
+        if self.spec != ScanSpec::default() {
+            return Err(DataFusionError::Plan(format!(
+                "{}: rows can only be written to a table's latest snapshot on its main branch, not to {}",
+                self.path,
+                not_writable(&self.spec)
+            )));
+        }
+        Ok(PaimonSink::new(
+            self.table.clone(),
+            &self.path,
+            Arc::clone(&self.arrow),
+            overwrite,
+        ))
     }
 
     /// Plans the scan with `filter` (blocking I/O: call it off async threads).
@@ -177,6 +215,30 @@ impl PaimonTableProvider {
         let stats = scan_statistics(&facts, &exec.schema());
         Ok(exec.with_statistics(stats))
     }
+}
+
+/// What `spec` selects besides the latest snapshot of the main branch, for an INSERT's refusal.
+fn not_writable(spec: &ScanSpec) -> String {
+    let mut what = Vec::new();
+    if let Some(s) = spec.snapshot {
+        what.push(format!("snapshot {s}"));
+    }
+    if let Some(t) = &spec.tag {
+        what.push(format!("tag '{t}'"));
+    }
+    if let Some(t) = spec.timestamp_ms {
+        what.push(format!("the time {t} ms"));
+    }
+    if let Some(b) = &spec.branch {
+        what.push(format!("branch '{b}'"));
+    }
+    if spec.incremental.is_some() || spec.changes_since.is_some() {
+        what.push("a change read".to_string());
+    }
+    if spec.with_row_kind || spec.with_row_tracking {
+        what.push("a system table".to_string());
+    }
+    what.join(", ")
 }
 
 /// The columns of `t$row_tracking`: the table's, then `_ROW_ID` and `_SEQUENCE_NUMBER`
@@ -287,5 +349,31 @@ impl TableProvider for PaimonTableProvider {
             return Ok(Arc::new(PaimonSplitReadExec::from_scan(&exec)?));
         }
         Ok(Arc::new(exec))
+    }
+
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let overwrite = match insert_op {
+            InsertOp::Append => None,
+            InsertOp::Overwrite => Some(match &self.static_partition {
+                Some(pairs) => Overwrite::Partition(pairs.clone()),
+                None => Overwrite::AsConfigured,
+            }),
+            InsertOp::Replace => {
+                return Err(DataFusionError::Plan(format!(
+                    "{}: REPLACE INTO is not supported (a primary-key table's INSERT INTO replaces rows of the same key)",
+                    self.path
+                )))
+            }
+        };
+        Ok(Arc::new(DataSinkExec::new(
+            input,
+            Arc::new(self.sink(overwrite)?),
+            None,
+        )))
     }
 }

@@ -33,6 +33,7 @@ mod projection_ids;
 mod skips;
 mod split_rules;
 mod sql;
+mod sql_write;
 mod system_tables;
 mod variant;
 mod write_cmd;

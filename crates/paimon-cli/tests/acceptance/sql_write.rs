@@ -1,0 +1,285 @@
+//! `paimon sql` statements that write (issue 43): `INSERT INTO` through the table provider's
+//! `insert_into` on primary-key, append, partitioned and dynamic-bucket tables, each result
+//! read by Java Paimon 1.4.2 (`scripts/java-oracle.sh dump`) against the rows kept here; a
+//! statement that fails midway commits nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::write_cmd::{canonical, java_rows, ok, paimon, s, snapshot_count};
+
+/// A warehouse in `dir` with table `db.<name>` created by `paimon create-table`.
+fn table(dir: &Path, name: &str, schema: &str, extra: &[&str]) -> PathBuf {
+    let t = dir.join("db.db").join(name);
+    let mut args = vec!["create-table", s(&t), "--schema", schema];
+    args.extend_from_slice(extra);
+    ok(&args);
+    t
+}
+
+/// Runs `sql` with `paimon sql WAREHOUSE SQL --format csv`; returns stdout.
+fn sql(warehouse: &Path, sql: &str) -> String {
+    ok(&["sql", s(warehouse), sql, "--format", "csv"])
+}
+
+const KV: &str = r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
+const ORDERS: &str = r#"{"fields":[{"name":"id","type":"INT"},{"name":"item","type":"STRING"},{"name":"dt","type":"STRING"}]}"#;
+
+#[test]
+fn insert_into_a_primary_key_table_replaces_rows_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = table(
+        dir.path(),
+        "kv",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=2"],
+    );
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT INTO db.kv VALUES (1, 'a'), (2, 'b'), (3, 'c')"
+        ),
+        "count\n3\n"
+    );
+    // Key 2 again: the second statement's row wins (its sequence numbers continue).
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT INTO db.kv (v, id) SELECT upper(v), id + 1 FROM db.kv WHERE id < 2"
+        ),
+        "count\n1\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "v": "a"}),
+            json!({"id": 2, "v": "A"}),
+            json!({"id": 3, "v": "c"}),
+        ])
+    );
+    assert_eq!(snapshot_count(&t), 2, "one commit per statement");
+}
+
+#[test]
+fn insert_into_a_partitioned_append_table_with_a_column_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = table(dir.path(), "orders", ORDERS, &["--partition-key", "dt"]);
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT INTO db.orders VALUES (1, 'apple', '2024-01-01'), (2, 'pear', '2024-01-02')"
+        ),
+        "count\n2\n"
+    );
+    // Columns left out are NULL; an append table keeps both rows of id 1.
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT INTO db.orders (dt, id) VALUES ('2024-01-01', 1), ('2024-01-03', 3)"
+        ),
+        "count\n2\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "item": "apple", "dt": "2024-01-01"}),
+            json!({"id": 2, "item": "pear", "dt": "2024-01-02"}),
+            json!({"id": 1, "item": null, "dt": "2024-01-01"}),
+            json!({"id": 3, "item": null, "dt": "2024-01-03"}),
+        ])
+    );
+    assert_eq!(snapshot_count(&t), 2);
+}
+
+#[test]
+fn insert_into_a_dynamic_bucket_table_finds_existing_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = table(
+        dir.path(),
+        "dyn",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=-1"],
+    );
+    sql(
+        dir.path(),
+        "INSERT INTO db.dyn SELECT CAST(value AS INT), 'old' FROM generate_series(1, 50)",
+    );
+    // Keys 41..=60: 41..=50 exist (in the hash index) and must be replaced, not duplicated.
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT INTO db.dyn SELECT CAST(value AS INT), 'new' FROM generate_series(41, 60)"
+        ),
+        "count\n20\n"
+    );
+    let want: Vec<_> = (1..=60)
+        .map(|i| json!({"id": i, "v": if i > 40 { "new" } else { "old" }}))
+        .collect();
+    assert_eq!(java_rows(&t), canonical(want));
+}
+
+#[test]
+fn a_statement_that_fails_midway_commits_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = table(dir.path(), "orders", ORDERS, &["--partition-key", "dt"]);
+    sql(
+        dir.path(),
+        "INSERT INTO db.orders VALUES (1, 'apple', '2024-01-01')",
+    );
+    let before = ok(&["snapshots", s(&t), "--json"]);
+    // Batches of two rows: the first rows reach the writer before 10 / 0 fails.
+    let out = paimon(&[
+        "sql",
+        s(dir.path()),
+        "SET datafusion.execution.batch_size = 2; \
+         INSERT INTO db.orders SELECT CAST(10 / (value - 7) AS INT), 'x', '2024-01-02' \
+         FROM generate_series(1, 10)",
+    ]);
+    assert!(!out.status.success(), "the statement must fail");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Divide by zero"), "{err}");
+    assert_eq!(ok(&["snapshots", s(&t), "--json"]), before);
+    assert_eq!(snapshot_count(&t), 1);
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![json!({"id": 1, "item": "apple", "dt": "2024-01-01"})])
+    );
+    // The aborted writer left no data file behind: only the first statement's partition.
+    assert!(!t.join("dt=2024-01-02").exists() || dir_is_empty(&t.join("dt=2024-01-02")));
+}
+
+fn dir_is_empty(d: &Path) -> bool {
+    walk(d).is_empty()
+}
+
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn insert_into_what_is_not_a_writable_table_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    table(
+        dir.path(),
+        "kv",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=1"],
+    );
+    sql(dir.path(), "INSERT INTO db.kv VALUES (1, 'a')");
+    let out = paimon(&[
+        "sql",
+        s(dir.path()),
+        "INSERT INTO db.\"kv@snapshot=1\" VALUES (2, 'b')",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("latest snapshot on its main branch, not to snapshot 1"),
+        "{err}"
+    );
+}
+
+/// A partitioned table with rows in partitions `a` and `b`.
+fn two_partitions(dir: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec!["--partition-key", "dt"];
+    args.extend_from_slice(extra);
+    let t = table(dir, "orders", ORDERS, &args);
+    sql(
+        dir,
+        "INSERT INTO db.orders VALUES (1, 'apple', 'a'), (2, 'pear', 'b'), (3, 'fig', 'b')",
+    );
+    t
+}
+
+#[test]
+fn insert_overwrite_replaces_the_partitions_written_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = two_partitions(dir.path(), &[]);
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT OVERWRITE db.orders VALUES (4, 'kiwi', 'a')"
+        ),
+        "count\n1\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 4, "item": "kiwi", "dt": "a"}),
+            json!({"id": 2, "item": "pear", "dt": "b"}),
+            json!({"id": 3, "item": "fig", "dt": "b"}),
+        ])
+    );
+}
+
+#[test]
+fn insert_overwrite_replaces_the_whole_table_without_dynamic_partition_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = two_partitions(
+        dir.path(),
+        &["--option", "dynamic-partition-overwrite=false"],
+    );
+    sql(
+        dir.path(),
+        "INSERT OVERWRITE TABLE db.orders VALUES (4, 'kiwi', 'a')",
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![json!({"id": 4, "item": "kiwi", "dt": "a"})])
+    );
+}
+
+#[test]
+fn insert_overwrite_a_static_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = two_partitions(dir.path(), &[]);
+    // The query gives the other columns; dt = 'b' is replaced, 'a' is kept.
+    assert_eq!(
+        sql(
+            dir.path(),
+            "INSERT OVERWRITE db.orders PARTITION (dt = 'b') SELECT id + 10, upper(item) FROM db.orders WHERE id = 1"
+        ),
+        "count\n1\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "item": "apple", "dt": "a"}),
+            json!({"id": 11, "item": "APPLE", "dt": "b"}),
+        ])
+    );
+    // A column list names the query's columns; INSERT INTO with a static partition appends.
+    sql(
+        dir.path(),
+        "INSERT INTO db.orders (item, id) PARTITION (dt = 'c') VALUES ('plum', 5)",
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "item": "apple", "dt": "a"}),
+            json!({"id": 11, "item": "APPLE", "dt": "b"}),
+            json!({"id": 5, "item": "plum", "dt": "c"}),
+        ])
+    );
+    let out = paimon(&[
+        "sql",
+        s(dir.path()),
+        "INSERT OVERWRITE db.orders PARTITION (dt) SELECT id, item, dt FROM db.orders",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("each entry must be `column = literal`"),
+        "{err}"
+    );
+}
