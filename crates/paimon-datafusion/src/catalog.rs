@@ -9,8 +9,10 @@
 //! table, `branch_<name>` and system table, and leaves the rest to its file system; here a
 //! `/`, `\`, NUL, an empty name, `.` or `..` is refused, naming the identifier.
 //!
-//! Tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live in the catalog's
-//! memory for its lifetime, beside the warehouse's tables; nothing is written to the warehouse.
+//! Views and external tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live
+//! in the catalog's memory for its lifetime, beside the warehouse's tables; `CREATE TABLE`,
+//! `CREATE DATABASE` and their `DROP`s change the warehouse itself (`crate::ddl`, run by
+//! [`crate::sql::run`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -62,6 +64,16 @@ impl PaimonCatalogProvider {
     /// The warehouse directory.
     pub fn warehouse(&self) -> &str {
         &self.warehouse
+    }
+
+    /// The warehouse's storage.
+    pub fn file_io(&self) -> &FileIORef {
+        self.catalog.file_io()
+    }
+
+    /// The control plane's catalog of the warehouse.
+    pub fn meta(&self) -> &Catalog {
+        &self.catalog
     }
 
     /// The provider of `db.name` (with its suffixes), `None` when there is no such table.

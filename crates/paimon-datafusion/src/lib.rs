@@ -15,7 +15,8 @@
 //!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
 //! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings
 //!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`, and `INSERT INTO` /
-//!   `INSERT OVERWRITE [PARTITION (..)]` ([`insert`]: one commit per statement);
+//!   `INSERT OVERWRITE [PARTITION (..)]` ([`insert`]: one commit per statement), and
+//!   `CREATE|DROP DATABASE`, `CREATE|DROP TABLE` on the warehouse;
 //! - [`policy`]: what a session's SQL may do ([`policy::SqlPolicy`]: grants, local files).
 //!
 //! ```no_run
@@ -31,6 +32,7 @@
 )]
 
 pub mod catalog;
+mod ddl;
 mod error;
 pub mod exec;
 pub mod insert;

@@ -264,6 +264,6 @@ fn with_literals(
     else {
         return Err(internal());
     };
-    *subquery = Box::new(source.clone());
+    **subquery = source.clone();
     Ok(*query)
 }

@@ -19,6 +19,11 @@
 //!   partition; `INSERT INTO t [(cols)] PARTITION (k = v) ...` appends with those values
 //!   (`crate::partition_insert`, which DataFusion does not plan).
 //!
+//! DDL on the warehouse (the `admin` grant): `CREATE DATABASE|SCHEMA [IF NOT EXISTS]`,
+//! `DROP DATABASE|SCHEMA [IF EXISTS] .. [CASCADE]`, `CREATE TABLE [IF NOT EXISTS] db.t (..,
+//! PRIMARY KEY (..) NOT ENFORCED) [PARTITIONED BY (..)] [WITH (..) | TBLPROPERTIES (..)]`,
+//! `DROP TABLE [IF EXISTS]` (`crate::ddl`).
+//!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!
 //! DataFusion's parser does not take `AS OF` after a table name, so before parsing, the
@@ -118,6 +123,9 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
 pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
+    if let Some(done) = crate::ddl::run(ctx, &statement).await? {
+        return Ok(done);
+    }
     let plan = match crate::partition_insert::rewrite(ctx, &statement).await? {
         Some(r) => {
             let plan = ctx.state().statement_to_plan(r.statement.clone()).await?;

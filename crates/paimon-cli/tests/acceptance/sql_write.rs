@@ -283,3 +283,79 @@ fn insert_overwrite_a_static_partition() {
         "{err}"
     );
 }
+
+/// `schema/schema-0` as JSON without its creation time.
+fn schema_0(t: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.join("schema/schema-0")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("timeMillis");
+    v
+}
+
+#[test]
+fn ddl_creates_and_drops_databases_and_tables_in_the_warehouse() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let run = |q: &str| ok(&["sql", s(wh), q]);
+    let fails = |q: &str| {
+        let out = paimon(&["sql", s(wh), q]);
+        assert!(!out.status.success(), "{q} must fail");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    run("CREATE DATABASE shop");
+    assert!(
+        wh.join("shop.db").is_dir(),
+        "CREATE DATABASE writes the directory"
+    );
+    run("CREATE DATABASE IF NOT EXISTS shop");
+    assert!(fails("CREATE DATABASE shop").contains("already exists"));
+    run(
+        "CREATE TABLE shop.orders (id INT NOT NULL COMMENT 'the key', item STRING, qty BIGINT, \
+         dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) \
+         WITH ('bucket' = '2', 'file.format' = 'parquet')",
+    );
+    // The schema is the one `paimon create-table` writes for the same description.
+    let same = wh.join("cli/orders");
+    ok(&[
+        "create-table",
+        s(&same),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"INT NOT NULL","description":"the key"},
+            {"name":"item","type":"STRING"},{"name":"qty","type":"BIGINT"},
+            {"name":"dt","type":"STRING"}],
+            "primaryKeys":["id","dt"],"partitionKeys":["dt"],
+            "options":{"bucket":"2","file.format":"parquet"}}"#,
+    ]);
+    let t = wh.join("shop.db/orders");
+    assert_eq!(schema_0(&t), schema_0(&same));
+    sql(
+        wh,
+        "INSERT INTO shop.orders VALUES (1, 'apple', 3, 'a'), (2, 'pear', 5, 'b')",
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "item": "apple", "qty": 3, "dt": "a"}),
+            json!({"id": 2, "item": "pear", "qty": 5, "dt": "b"}),
+        ])
+    );
+    // What would silently do less is refused, naming it.
+    let err = fails("CREATE TABLE shop.copy AS SELECT * FROM shop.orders");
+    assert!(err.contains("AS SELECT is not supported"), "{err}");
+    assert!(!wh.join("shop.db/copy").exists());
+    run("CREATE TABLE IF NOT EXISTS shop.orders (x INT)");
+    assert_eq!(
+        schema_0(&t),
+        schema_0(&same),
+        "IF NOT EXISTS keeps the table"
+    );
+    let err = fails("DROP DATABASE shop");
+    assert!(err.contains("not empty") && err.contains("orders"), "{err}");
+    run("DROP TABLE shop.orders");
+    assert!(!t.exists());
+    run("DROP TABLE IF EXISTS shop.orders");
+    assert!(fails("DROP TABLE shop.orders").contains("does not exist"));
+    run("CREATE TABLE shop.other (a INT)");
+    run("DROP DATABASE shop CASCADE");
+    assert!(!wh.join("shop.db").exists());
+}

@@ -1,0 +1,422 @@
+//! DDL on the warehouse, run before DataFusion plans the statement (DataFusion's own
+//! `CREATE DATABASE` / `CREATE SCHEMA` would make an in-memory schema that writes nothing):
+//!
+//! - `CREATE DATABASE|SCHEMA [IF NOT EXISTS] db`: the `<db>.db` directory;
+//! - `DROP DATABASE|SCHEMA [IF EXISTS] db [CASCADE]`: refused while it holds tables unless
+//!   `CASCADE`;
+//! - `CREATE TABLE [IF NOT EXISTS] db.t (col TYPE [NOT NULL] [COMMENT '..'], ...,
+//!   [PRIMARY KEY (a, b) NOT ENFORCED]) [PARTITIONED BY (dt)] [COMMENT '..'] [WITH (..) |
+//!   TBLPROPERTIES (..)]`: the first schema, published through paimon-meta's
+//!   `create_table_at` (as `paimon create-table` publishes it); column types are Paimon's
+//!   type names as the schema JSON takes them;
+//! - `DROP TABLE [IF EXISTS] db.t`: the table directory.
+//!
+//! Every other clause of these statements is refused with an error naming the statement, so
+//! nothing typed is silently dropped. Each needs the `admin` grant of the session's policy.
+
+use datafusion::error::{DataFusionError, Result};
+use datafusion::prelude::{DataFrame, SessionContext};
+use datafusion::sql::parser::{DFParser, Statement};
+use datafusion::sql::sqlparser::ast::{
+    ColumnOption, CreateTable, CreateTableOptions, Expr, HiveDistributionStyle, ObjectName,
+    ObjectNamePart, ObjectType, SchemaName, SqlOption, Statement as Sql, TableConstraint, Value,
+};
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use paimon_spec::schema::{TableSchema, CURRENT_VERSION};
+use serde_json::{json, Map, Value as Json};
+
+use crate::catalog::PaimonCatalogProvider;
+use crate::error::df_err;
+use crate::policy::policy_of;
+use crate::table::off_runtime;
+
+/// Runs `statement` when it is DDL this module handles; `None` leaves it to DataFusion.
+///
+/// # Errors
+/// Missing `admin` grant, unsupported clauses, invalid schemas, existing or missing objects,
+/// storage errors.
+pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<Option<DataFrame>> {
+    let Statement::Statement(s) = statement else {
+        return Ok(None);
+    };
+    let what = match s.as_ref() {
+        Sql::CreateDatabase { .. } | Sql::CreateSchema { .. } => "CREATE DATABASE",
+        Sql::CreateTable(_) => "CREATE TABLE",
+        Sql::Drop {
+            object_type: ObjectType::Table | ObjectType::Schema | ObjectType::Database,
+            ..
+        } => "DROP",
+        _ => return Ok(None),
+    };
+    if !policy_of(ctx).grants.admin {
+        return Err(DataFusionError::Plan(format!(
+            "{what} needs the admin grant, not granted to this session"
+        )));
+    }
+    let catalog = warehouse(ctx)?;
+    let normalize = ctx
+        .state()
+        .config()
+        .options()
+        .sql_parser
+        .enable_ident_normalization;
+    let sql = s.as_ref().clone();
+    let done = off_runtime(move || match &sql {
+        Sql::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        } => {
+            plain(
+                &sql,
+                &format!("CREATE DATABASE {}{db_name}", ine(*if_not_exists)),
+            )?;
+            create_database(&catalog, &one_name(db_name, normalize)?, *if_not_exists)
+        }
+        Sql::CreateSchema {
+            schema_name: SchemaName::Simple(name),
+            if_not_exists,
+            ..
+        } => {
+            plain(
+                &sql,
+                &format!("CREATE SCHEMA {}{name}", ine(*if_not_exists)),
+            )?;
+            create_database(&catalog, &one_name(name, normalize)?, *if_not_exists)
+        }
+        Sql::CreateTable(t) => create_table(&catalog, t, normalize),
+        Sql::Drop {
+            object_type,
+            if_exists,
+            names,
+            cascade,
+            ..
+        } => {
+            let list: Vec<String> = names.iter().map(ToString::to_string).collect();
+            plain(
+                &sql,
+                &format!(
+                    "DROP {object_type} {}{}{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    list.join(", "),
+                    if *cascade { " CASCADE" } else { "" }
+                ),
+            )?;
+            for name in names {
+                match object_type {
+                    ObjectType::Table => drop_table(&catalog, name, normalize, *if_exists)?,
+                    _ => {
+                        drop_database(&catalog, &one_name(name, normalize)?, *if_exists, *cascade)?
+                    }
+                }
+            }
+            Ok(())
+        }
+        other => Err(DataFusionError::Plan(format!(
+            "{other}: a clause of this statement is not supported on a Paimon warehouse"
+        ))),
+    })
+    .await;
+    done?;
+    Ok(Some(ctx.read_empty()?))
+}
+
+/// `IF NOT EXISTS ` when set.
+fn ine(set: bool) -> &'static str {
+    if set {
+        "IF NOT EXISTS "
+    } else {
+        ""
+    }
+}
+
+/// Refuses `sql` unless it is `template` (its parts this module takes) and nothing more.
+fn plain(sql: &Sql, template: &str) -> Result<()> {
+    let mut parsed = DFParser::parse_sql_with_dialect(template, &GenericDialect {})?;
+    match parsed.pop_front() {
+        Some(Statement::Statement(t)) if t.as_ref() == sql => Ok(()),
+        _ => Err(DataFusionError::Plan(format!(
+            "{sql}: only `{template}` is supported here; a clause beyond it would be dropped"
+        ))),
+    }
+}
+
+/// The session's warehouse catalog.
+fn warehouse(ctx: &SessionContext) -> Result<PaimonCatalogProvider> {
+    ctx.catalog(crate::sql::CATALOG)
+        .and_then(|c| c.downcast_ref::<PaimonCatalogProvider>().cloned())
+        .ok_or_else(|| DataFusionError::Plan("this session has no Paimon warehouse".into()))
+}
+
+/// One plain name (a database).
+fn one_name(name: &ObjectName, normalize: bool) -> Result<String> {
+    match name.0.as_slice() {
+        [ObjectNamePart::Identifier(i)] => Ok(ident(i, normalize)),
+        _ => Err(DataFusionError::Plan(format!(
+            "'{name}' is not a database name"
+        ))),
+    }
+}
+
+fn ident(i: &datafusion::sql::sqlparser::ast::Ident, normalize: bool) -> String {
+    if normalize && i.quote_style.is_none() {
+        i.value.to_lowercase()
+    } else {
+        i.value.clone()
+    }
+}
+
+/// `db.table` (or `table` in `default`).
+fn table_name(name: &ObjectName, normalize: bool) -> Result<(String, String)> {
+    match name.0.as_slice() {
+        [ObjectNamePart::Identifier(t)] => Ok(("default".into(), ident(t, normalize))),
+        [ObjectNamePart::Identifier(d), ObjectNamePart::Identifier(t)] => {
+            Ok((ident(d, normalize), ident(t, normalize)))
+        }
+        _ => Err(DataFusionError::Plan(format!(
+            "'{name}' is not a table name (db.table)"
+        ))),
+    }
+}
+
+fn create_database(catalog: &PaimonCatalogProvider, db: &str, if_not_exists: bool) -> Result<()> {
+    let dir = catalog.database_dir(db)?;
+    let io = catalog.file_io();
+    if io.exists(&dir).map_err(|e| df_err(&dir, e))? {
+        return match if_not_exists {
+            true => Ok(()),
+            false => Err(df_err(&dir, format!("database '{db}' already exists"))),
+        };
+    }
+    io.mkdirs(&dir).map_err(|e| df_err(&dir, e))
+}
+
+fn drop_database(
+    catalog: &PaimonCatalogProvider,
+    db: &str,
+    if_exists: bool,
+    cascade: bool,
+) -> Result<()> {
+    let dir = catalog.database_dir(db)?;
+    let io = catalog.file_io();
+    if !io.exists(&dir).map_err(|e| df_err(&dir, e))? {
+        return match if_exists {
+            true => Ok(()),
+            false => Err(df_err(&dir, format!("database '{db}' does not exist"))),
+        };
+    }
+    let tables = catalog
+        .meta()
+        .list_tables(db)
+        .map_err(|e| df_err(&dir, e))?;
+    if !tables.is_empty() && !cascade {
+        return Err(df_err(
+            &dir,
+            format!(
+                "database '{db}' is not empty ({} tables: {}); DROP DATABASE ... CASCADE drops them",
+                tables.len(),
+                tables.join(", ")
+            ),
+        ));
+    }
+    io.delete_dir(&dir).map_err(|e| df_err(&dir, e))?;
+    Ok(())
+}
+
+fn drop_table(
+    catalog: &PaimonCatalogProvider,
+    name: &ObjectName,
+    normalize: bool,
+    if_exists: bool,
+) -> Result<()> {
+    let (db, t) = table_name(name, normalize)?;
+    let (dir, parsed) = catalog.table_dir(&db, &t)?;
+    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+        return Err(DataFusionError::Plan(format!(
+            "DROP TABLE {name}: not a table (a branch, system table or time travel)"
+        )));
+    }
+    let io = catalog.file_io();
+    let schema_dir = paimon_io::join(&dir, paimon_spec::layout::SCHEMA_DIR);
+    if !io.exists(&schema_dir).map_err(|e| df_err(&dir, e))? {
+        return match if_exists {
+            true => Ok(()),
+            false => Err(df_err(&dir, format!("table '{db}.{t}' does not exist"))),
+        };
+    }
+    io.delete_dir(&dir).map_err(|e| df_err(&dir, e))?;
+    Ok(())
+}
+
+/// The clauses of `CREATE TABLE` this module takes, cleared: what is left must equal a plain
+/// `CREATE TABLE x ()`, else some clause would be dropped.
+fn unsupported_clauses(t: &CreateTable) -> Result<Option<String>> {
+    let named = [
+        (t.or_replace, "OR REPLACE"),
+        (t.temporary, "TEMPORARY"),
+        (t.external, "EXTERNAL"),
+        (t.query.is_some(), "AS SELECT"),
+        (t.like.is_some(), "LIKE"),
+        (t.location.is_some(), "LOCATION"),
+        (t.file_format.is_some(), "STORED AS"),
+        (
+            t.partition_by.is_some(),
+            "PARTITION BY (use PARTITIONED BY)",
+        ),
+        (t.order_by.is_some(), "ORDER BY"),
+        (
+            t.cluster_by.is_some() || t.clustered_by.is_some(),
+            "CLUSTER BY",
+        ),
+    ];
+    if let Some((_, what)) = named.iter().find(|(set, _)| *set) {
+        return Ok(Some((*what).to_string()));
+    }
+    let mut parsed = DFParser::parse_sql_with_dialect("CREATE TABLE x ()", &GenericDialect {})?;
+    let Some(Statement::Statement(s)) = parsed.pop_front() else {
+        return Err(DataFusionError::Internal("CREATE TABLE template".into()));
+    };
+    let Sql::CreateTable(blank) = *s else {
+        return Err(DataFusionError::Internal("CREATE TABLE template".into()));
+    };
+    let mut rest = t.clone();
+    rest.name = blank.name.clone();
+    rest.columns = Vec::new();
+    rest.constraints = Vec::new();
+    rest.hive_distribution = HiveDistributionStyle::NONE;
+    rest.table_options = CreateTableOptions::None;
+    rest.if_not_exists = false;
+    rest.comment = None;
+    Ok((rest != blank).then(|| format!("{rest}")))
+}
+
+fn create_table(catalog: &PaimonCatalogProvider, t: &CreateTable, normalize: bool) -> Result<()> {
+    let refuse = |what: String| {
+        DataFusionError::Plan(format!("CREATE TABLE {}: {what} is not supported", t.name))
+    };
+    if let Some(what) = unsupported_clauses(t)? {
+        return Err(refuse(what));
+    }
+    let (db, name) = table_name(&t.name, normalize)?;
+    let (dir, parsed) = catalog.table_dir(&db, &name)?;
+    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+        return Err(refuse(
+            "a name with a branch, system table or time travel".into(),
+        ));
+    }
+    let mut fields = Vec::new();
+    let field = |c: &datafusion::sql::sqlparser::ast::ColumnDef, partition: bool| {
+        let mut ty = c.data_type.to_string();
+        let mut description = None;
+        for o in &c.options {
+            match &o.option {
+                ColumnOption::NotNull => ty.push_str(" NOT NULL"),
+                ColumnOption::Null => {}
+                ColumnOption::Comment(text) => description = Some(text.clone()),
+                other => return Err(refuse(format!("column option '{other}' of {}", c.name))),
+            }
+        }
+        if partition && ty == "" {
+            return Ok(None);
+        }
+        let mut f = Map::new();
+        f.insert("id".into(), json!(-1));
+        f.insert("name".into(), json!(ident(&c.name, normalize)));
+        f.insert("type".into(), json!(ty));
+        if let Some(d) = description {
+            f.insert("description".into(), json!(d));
+        }
+        Ok(Some(Json::Object(f)))
+    };
+    for c in &t.columns {
+        if let Some(f) = field(c, false)? {
+            fields.push(f);
+        }
+    }
+    let mut partition_keys = Vec::new();
+    if let HiveDistributionStyle::PARTITIONED { columns } = &t.hive_distribution {
+        for c in columns {
+            // `PARTITIONED BY (dt)` names a column; `(dt STRING)` (Hive) also declares it.
+            if let Some(f) = field(c, true)? {
+                fields.push(f);
+            }
+            partition_keys.push(ident(&c.name, normalize));
+        }
+    } else if t.hive_distribution != HiveDistributionStyle::NONE {
+        return Err(refuse(format!("{:?}", t.hive_distribution)));
+    }
+    let mut primary_keys = Vec::new();
+    for c in &t.constraints {
+        match c {
+            TableConstraint::PrimaryKey(pk) => {
+                for col in &pk.columns {
+                    match &col.column.expr {
+                        Expr::Identifier(i) => primary_keys.push(ident(i, normalize)),
+                        other => return Err(refuse(format!("PRIMARY KEY entry '{other}'"))),
+                    }
+                }
+            }
+            other => return Err(refuse(format!("constraint '{other}'"))),
+        }
+    }
+    let mut options = Map::new();
+    match &t.table_options {
+        CreateTableOptions::None => {}
+        CreateTableOptions::With(o) | CreateTableOptions::TableProperties(o) => {
+            for kv in o {
+                let SqlOption::KeyValue { key, value } = kv else {
+                    return Err(refuse(format!("option '{kv}'")));
+                };
+                options.insert(key.value.clone(), json!(option_text(value, &refuse)?));
+            }
+        }
+        other => return Err(refuse(format!("options '{other}'"))),
+    }
+    let mut schema = json!({
+        "version": CURRENT_VERSION,
+        "id": 0,
+        "fields": fields,
+        "partitionKeys": partition_keys,
+        "primaryKeys": primary_keys,
+        "options": options,
+    });
+    if let Some(c) = &t.comment {
+        let text = match c {
+            datafusion::sql::sqlparser::ast::CommentDef::WithEq(s)
+            | datafusion::sql::sqlparser::ast::CommentDef::WithoutEq(s) => s.clone(),
+        };
+        schema["comment"] = json!(text);
+    }
+    let mut schema =
+        TableSchema::from_json(&schema).map_err(|e| refuse(format!("the schema ({e})")))?;
+    schema.time_millis = now_millis();
+    paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
+        .map_err(|e| df_err(&dir, e))?;
+    Ok(())
+}
+
+/// A `WITH` key or value: a quoted string, a number, a boolean or a (dotted) name.
+fn option_text(e: &Expr, refuse: &dyn Fn(String) -> DataFusionError) -> Result<String> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Ok(s.clone()),
+            Value::Number(n, _) => Ok(n.to_string()),
+            Value::Boolean(b) => Ok(b.to_string()),
+            _ => Err(refuse(format!("option '{e}'"))),
+        },
+        Expr::Identifier(i) => Ok(i.value.clone()),
+        Expr::CompoundIdentifier(parts) => Ok(parts
+            .iter()
+            .map(|p| p.value.as_str())
+            .collect::<Vec<_>>()
+            .join(".")),
+        _ => Err(refuse(format!("option '{e}'"))),
+    }
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
