@@ -9,7 +9,12 @@
 //!   TBLPROPERTIES (..)]`: the first schema, published through paimon-meta's
 //!   `create_table_at` (as `paimon create-table` publishes it); column types are Paimon's
 //!   type names as the schema JSON takes them;
-//! - `DROP TABLE [IF EXISTS] db.t`: the table directory.
+//! - `DROP TABLE [IF EXISTS] db.t`: the table directory;
+//! - `ALTER TABLE db.t SET TBLPROPERTIES (..) | ADD [COLUMN] c TYPE | DROP [COLUMN] c |
+//!   RENAME COLUMN a TO b` (comma-separated, applied as one schema change through
+//!   paimon-meta's `Table::alter`, as `paimon alter-table`); `RENAME TO` is refused (the
+//!   storage layer has no directory rename yet);
+//! - `SHOW DATABASES`: one row per `<db>.db` directory.
 //!
 //! Every other clause of these statements is refused with an error naming the statement, so
 //! nothing typed is silently dropped. Each needs the `admin` grant of the session's policy.
@@ -42,6 +47,8 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
     let what = match s.as_ref() {
         Sql::CreateDatabase { .. } | Sql::CreateSchema { .. } => "CREATE DATABASE",
         Sql::CreateTable(_) => "CREATE TABLE",
+        Sql::AlterTable(_) => "ALTER TABLE",
+        Sql::ShowDatabases { .. } => return show_databases(ctx).map(Some),
         Sql::Drop {
             object_type: ObjectType::Table | ObjectType::Schema | ObjectType::Database,
             ..
@@ -85,6 +92,7 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
             create_database(&catalog, &one_name(name, normalize)?, *if_not_exists)
         }
         Sql::CreateTable(t) => create_table(&catalog, t, normalize),
+        Sql::AlterTable(t) => alter_table(&catalog, t, normalize),
         Sql::Drop {
             object_type,
             if_exists,
@@ -316,7 +324,7 @@ fn create_table(catalog: &PaimonCatalogProvider, t: &CreateTable, normalize: boo
                 other => return Err(refuse(format!("column option '{other}' of {}", c.name))),
             }
         }
-        if partition && ty == "" {
+        if partition && ty.is_empty() {
             return Ok(None);
         }
         let mut f = Map::new();
@@ -392,6 +400,106 @@ fn create_table(catalog: &PaimonCatalogProvider, t: &CreateTable, normalize: boo
     schema.time_millis = now_millis();
     paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
         .map_err(|e| df_err(&dir, e))?;
+    Ok(())
+}
+
+/// `SHOW DATABASES`: the warehouse's databases, one row each (`database_name`).
+fn show_databases(ctx: &SessionContext) -> Result<DataFrame> {
+    let catalog = warehouse(ctx)?;
+    let names = catalog
+        .meta()
+        .list_databases()
+        .map_err(|e| df_err(catalog.warehouse(), e))?;
+    let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(vec![
+        arrow::datatypes::Field::new("database_name", arrow::datatypes::DataType::Utf8, false),
+    ]));
+    let batch = arrow::record_batch::RecordBatch::try_new(
+        schema,
+        vec![std::sync::Arc::new(arrow::array::StringArray::from(names))],
+    )?;
+    ctx.read_batch(batch)
+}
+
+/// `ALTER TABLE db.t op, ...` as paimon-meta's schema changes (`paimon alter-table`'s):
+/// `SET TBLPROPERTIES (..)`, `ADD [COLUMN] c TYPE`, `DROP [COLUMN] c`, `RENAME COLUMN a TO b`.
+fn alter_table(
+    catalog: &PaimonCatalogProvider,
+    t: &datafusion::sql::sqlparser::ast::AlterTable,
+    normalize: bool,
+) -> Result<()> {
+    use datafusion::sql::sqlparser::ast::AlterTableOperation as Op;
+    use paimon_meta::commit::SchemaChange;
+    let refuse = |what: String| {
+        DataFusionError::Plan(format!("ALTER TABLE {}: {what} is not supported", t.name))
+    };
+    if t.if_exists
+        || t.only
+        || t.location.is_some()
+        || t.on_cluster.is_some()
+        || t.table_type.is_some()
+    {
+        return Err(refuse(format!("'{t}'")));
+    }
+    let mut changes = Vec::new();
+    for op in &t.operations {
+        match op {
+            Op::SetTblProperties { table_properties } => {
+                for kv in table_properties {
+                    let SqlOption::KeyValue { key, value } = kv else {
+                        return Err(refuse(format!("property '{kv}'")));
+                    };
+                    changes.push(SchemaChange::SetOption {
+                        key: key.value.clone(),
+                        value: option_text(value, &refuse)?,
+                    });
+                }
+            }
+            Op::AddColumn {
+                column_def,
+                if_not_exists: false,
+                column_position: None,
+                ..
+            } if column_def.options.is_empty() => {
+                let text = serde_json::Value::String(column_def.data_type.to_string()).to_string();
+                let data_type = paimon_spec::types::DataType::from_json_str(&text)
+                    .map_err(|e| refuse(format!("the type of {} ({e})", column_def.name)))?;
+                changes.push(SchemaChange::AddColumn {
+                    name: ident(&column_def.name, normalize),
+                    data_type,
+                });
+            }
+            Op::DropColumn {
+                column_names,
+                if_exists: false,
+                drop_behavior: None,
+                ..
+            } => {
+                for c in column_names {
+                    changes.push(SchemaChange::DropColumn {
+                        name: ident(c, normalize),
+                    });
+                }
+            }
+            Op::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => changes.push(SchemaChange::RenameColumn {
+                from: ident(old_column_name, normalize),
+                to: ident(new_column_name, normalize),
+            }),
+            other => return Err(refuse(format!("'{other}'"))),
+        }
+    }
+    let (db, name) = table_name(&t.name, normalize)?;
+    let (dir, parsed) = catalog.table_dir(&db, &name)?;
+    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+        return Err(refuse(
+            "a name with a branch, system table or time travel".into(),
+        ));
+    }
+    let table =
+        paimon_meta::Table::open(catalog.file_io().clone(), &dir).map_err(|e| df_err(&dir, e))?;
+    table.alter(&changes).map_err(|e| df_err(&dir, e))?;
     Ok(())
 }
 

@@ -22,7 +22,9 @@
 //! DDL on the warehouse (the `admin` grant): `CREATE DATABASE|SCHEMA [IF NOT EXISTS]`,
 //! `DROP DATABASE|SCHEMA [IF EXISTS] .. [CASCADE]`, `CREATE TABLE [IF NOT EXISTS] db.t (..,
 //! PRIMARY KEY (..) NOT ENFORCED) [PARTITIONED BY (..)] [WITH (..) | TBLPROPERTIES (..)]`,
-//! `DROP TABLE [IF EXISTS]` (`crate::ddl`).
+//! `DROP TABLE [IF EXISTS]`, `ALTER TABLE .. SET TBLPROPERTIES | ADD COLUMN | DROP COLUMN |
+//! RENAME COLUMN`, `SHOW DATABASES` (`crate::ddl`). DataFusion's own `SHOW TABLES` and
+//! `DESCRIBE t` read the warehouse's tables as they are.
 //!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!

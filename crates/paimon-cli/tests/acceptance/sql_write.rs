@@ -359,3 +359,40 @@ fn ddl_creates_and_drops_databases_and_tables_in_the_warehouse() {
     run("DROP DATABASE shop CASCADE");
     assert!(!wh.join("shop.db").exists());
 }
+
+#[test]
+fn alter_table_changes_the_schema_and_show_databases_lists_the_warehouse() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = table(
+        wh,
+        "kv",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=1"],
+    );
+    ok(&["sql", s(wh), "CREATE DATABASE shop"]);
+    assert_eq!(sql(wh, "SHOW DATABASES"), "database_name\ndb\nshop\n");
+    sql(wh, "INSERT INTO db.kv VALUES (1, 'a')");
+    ok(&[
+        "sql",
+        s(wh),
+        "ALTER TABLE db.kv SET TBLPROPERTIES ('snapshot.num-retained.max' = '20')",
+    ]);
+    ok(&["sql", s(wh), "ALTER TABLE db.kv ADD COLUMN qty BIGINT"]);
+    ok(&["sql", s(wh), "ALTER TABLE db.kv RENAME COLUMN v TO name"]);
+    sql(wh, "INSERT INTO db.kv VALUES (2, 'b', 20)");
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "name": "a", "qty": null}),
+            json!({"id": 2, "name": "b", "qty": 20}),
+        ])
+    );
+    let latest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.join("schema/schema-3")).unwrap()).unwrap();
+    assert_eq!(latest["options"]["snapshot.num-retained.max"], "20");
+    let out = paimon(&["sql", s(wh), "ALTER TABLE db.kv RENAME TO db.kv2"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("RENAME TO db.kv2' is not supported"), "{err}");
+}
