@@ -9,6 +9,9 @@
 //!   TBLPROPERTIES (..)]`: the first schema, published through paimon-meta's
 //!   `create_table_at` (as `paimon create-table` publishes it); column types are Paimon's
 //!   type names as the schema JSON takes them;
+//! - `CREATE TABLE [IF NOT EXISTS] db.t [PARTITIONED BY (..)] [WITH (..)] AS SELECT ..`: the
+//!   query's columns, then its rows in one commit (the table is dropped again when the
+//!   insert fails);
 //! - `DROP TABLE [IF EXISTS] db.t`: the table directory;
 //! - `ALTER TABLE db.t SET TBLPROPERTIES (..) | ADD [COLUMN] c TYPE | DROP [COLUMN] c |
 //!   RENAME COLUMN a TO b` (comma-separated, applied as one schema change through
@@ -67,6 +70,18 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
         .options()
         .sql_parser
         .enable_ident_normalization;
+    if let Sql::CreateTable(t) = s.as_ref() {
+        if t.query.is_some() {
+            if let Some(what) = unsupported_clauses(t)? {
+                return Err(DataFusionError::Plan(format!(
+                    "CREATE TABLE {}: {what} is not supported",
+                    t.name
+                )));
+            }
+            create_table_as(ctx, &catalog, t, normalize).await?;
+            return Ok(Some(ctx.read_empty()?));
+        }
+    }
     let sql = s.as_ref().clone();
     let done = off_runtime(move || match &sql {
         Sql::CreateDatabase {
@@ -263,7 +278,6 @@ fn unsupported_clauses(t: &CreateTable) -> Result<Option<String>> {
         (t.or_replace, "OR REPLACE"),
         (t.temporary, "TEMPORARY"),
         (t.external, "EXTERNAL"),
-        (t.query.is_some(), "AS SELECT"),
         (t.like.is_some(), "LIKE"),
         (t.location.is_some(), "LOCATION"),
         (t.file_format.is_some(), "STORED AS"),
@@ -295,10 +309,94 @@ fn unsupported_clauses(t: &CreateTable) -> Result<Option<String>> {
     rest.table_options = CreateTableOptions::None;
     rest.if_not_exists = false;
     rest.comment = None;
+    rest.query = None;
     Ok((rest != blank).then(|| format!("{rest}")))
 }
 
+/// `CREATE TABLE .. AS SELECT`: the query's columns (after any typed in the statement) as the
+/// table's, the table created as [`create_table`] creates it, then the query's rows written
+/// by an `INSERT INTO` (one commit). When the insert fails the new table is dropped again.
+async fn create_table_as(
+    ctx: &SessionContext,
+    catalog: &PaimonCatalogProvider,
+    t: &CreateTable,
+    normalize: bool,
+) -> Result<()> {
+    let Some(query) = &t.query else {
+        return Err(DataFusionError::Internal(
+            "CREATE TABLE AS without a query".into(),
+        ));
+    };
+    if !t.columns.is_empty() {
+        return Err(DataFusionError::Plan(format!(
+            "CREATE TABLE {} (..) AS SELECT: a column list with AS SELECT is not supported (the query gives the columns)",
+            t.name
+        )));
+    }
+    let select = Statement::Statement(Box::new(Sql::Query(query.clone())));
+    let plan = ctx.state().statement_to_plan(select).await?;
+    policy_of(ctx).check_plan(&plan)?;
+    let mut fields = Vec::new();
+    for f in plan.schema().fields() {
+        let ty = paimon_data::arrow_schema::from_arrow_field(f).map_err(|e| {
+            DataFusionError::Plan(format!(
+                "CREATE TABLE {} AS SELECT: column '{}' has no Paimon type ({e})",
+                t.name,
+                f.name()
+            ))
+        })?;
+        fields.push(paimon_spec::types::DataField::new(-1, f.name(), ty).to_json());
+    }
+    let (db, name) = table_name(&t.name, normalize)?;
+    let (dir, _) = catalog.table_dir(&db, &name)?;
+    let io = catalog.file_io();
+    let schema_dir = paimon_io::join(&dir, paimon_spec::layout::SCHEMA_DIR);
+    if io.exists(&schema_dir).map_err(|e| df_err(&dir, e))? {
+        return match t.if_not_exists {
+            true => Ok(()),
+            false => Err(df_err(&dir, format!("table '{db}.{name}' already exists"))),
+        };
+    }
+    let (c, t2) = (catalog.clone(), t.clone());
+    off_runtime(move || create_table_with(&c, &t2, normalize, fields)).await?;
+    let mut insert = DFParser::parse_sql_with_dialect(
+        &format!("INSERT INTO {} SELECT 1", t.name),
+        &GenericDialect {},
+    )?;
+    let Some(Statement::Statement(s)) = insert.pop_front() else {
+        return Err(DataFusionError::Internal("CTAS insert template".into()));
+    };
+    let Sql::Insert(mut i) = *s else {
+        return Err(DataFusionError::Internal("CTAS insert template".into()));
+    };
+    i.source = Some(query.clone());
+    let written = async {
+        let plan = ctx
+            .state()
+            .statement_to_plan(Statement::Statement(Box::new(Sql::Insert(i))))
+            .await?;
+        policy_of(ctx).check_plan(&plan)?;
+        ctx.execute_logical_plan(plan).await?.collect().await
+    }
+    .await;
+    if let Err(e) = written {
+        let _ = io.delete_dir(&dir);
+        return Err(e);
+    }
+    Ok(())
+}
+
 fn create_table(catalog: &PaimonCatalogProvider, t: &CreateTable, normalize: bool) -> Result<()> {
+    create_table_with(catalog, t, normalize, Vec::new())
+}
+
+/// [`create_table`] with `extra` schema JSON fields after the statement's columns.
+fn create_table_with(
+    catalog: &PaimonCatalogProvider,
+    t: &CreateTable,
+    normalize: bool,
+    extra: Vec<Json>,
+) -> Result<()> {
     let refuse = |what: String| {
         DataFusionError::Plan(format!("CREATE TABLE {}: {what} is not supported", t.name))
     };
@@ -341,6 +439,7 @@ fn create_table(catalog: &PaimonCatalogProvider, t: &CreateTable, normalize: boo
             fields.push(f);
         }
     }
+    fields.extend(extra);
     let mut partition_keys = Vec::new();
     if let HiveDistributionStyle::PARTITIONED { columns } = &t.hive_distribution {
         for c in columns {

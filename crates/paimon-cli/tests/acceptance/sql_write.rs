@@ -340,9 +340,24 @@ fn ddl_creates_and_drops_databases_and_tables_in_the_warehouse() {
         ])
     );
     // What would silently do less is refused, naming it.
-    let err = fails("CREATE TABLE shop.copy AS SELECT * FROM shop.orders");
-    assert!(err.contains("AS SELECT is not supported"), "{err}");
-    assert!(!wh.join("shop.db/copy").exists());
+    let err = fails("CREATE OR REPLACE TABLE shop.other (a INT)");
+    assert!(err.contains("OR REPLACE is not supported"), "{err}");
+    assert!(!wh.join("shop.db/other").exists());
+    // CREATE TABLE .. AS SELECT: the query's columns and rows, one commit.
+    run(
+        "CREATE TABLE shop.copy PARTITIONED BY (dt) WITH ('bucket' = '-1')          AS SELECT id * 10 AS id, item, dt FROM shop.orders",
+    );
+    let copy = wh.join("shop.db/copy");
+    assert_eq!(
+        java_rows(&copy),
+        canonical(vec![
+            json!({"id": 10, "item": "apple", "dt": "a"}),
+            json!({"id": 20, "item": "pear", "dt": "b"}),
+        ])
+    );
+    assert_eq!(snapshot_count(&copy), 1);
+    assert_eq!(schema_0(&copy)["partitionKeys"], json!(["dt"]));
+    run("DROP TABLE shop.copy");
     run("CREATE TABLE IF NOT EXISTS shop.orders (x INT)");
     assert_eq!(
         schema_0(&t),
