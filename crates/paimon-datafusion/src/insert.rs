@@ -40,6 +40,7 @@ pub struct PaimonSink {
     path: String,
     schema: SchemaRef,
     overwrite: Option<Overwrite>,
+    row_kind_column: Option<String>,
 }
 
 impl fmt::Debug for PaimonSink {
@@ -65,7 +66,16 @@ impl PaimonSink {
             path: path.to_string(),
             schema,
             overwrite,
+            row_kind_column: None,
         }
+    }
+
+    /// This sink taking rows of `schema`: the table's columns and `column`, each row's kind
+    /// (`+I`, `-U`, `+U`, `-D`), which is not written as a column.
+    pub fn with_row_kind_column(mut self, column: &str, schema: SchemaRef) -> Self {
+        self.row_kind_column = Some(column.to_string());
+        self.schema = schema;
+        self
     }
 
     /// What the commit replaces, `None` for an append.
@@ -83,6 +93,9 @@ impl PaimonSink {
         let mut builder = paimon_rs::Table::from_meta(self.table.clone()).write();
         if let Some(o) = &self.overwrite {
             builder = builder.with_overwrite(o.clone());
+        }
+        if let Some(c) = &self.row_kind_column {
+            builder = builder.with_row_kind_column(c.clone());
         }
         let mut writer = builder.begin().map_err(err)?;
         loop {

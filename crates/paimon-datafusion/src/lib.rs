@@ -40,6 +40,7 @@ pub mod node_codec;
 mod partition_insert;
 pub mod policy;
 pub mod pushdown;
+pub mod row_level;
 pub mod scan_spec;
 pub mod sql;
 mod stats;

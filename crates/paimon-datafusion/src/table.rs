@@ -376,4 +376,17 @@ impl TableProvider for PaimonTableProvider {
             None,
         )))
     }
+
+    async fn delete_from(
+        &self,
+        state: &dyn Session,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if let Some(why) = crate::row_level::refusal(&self.table, &self.path, "DELETE") {
+            return Err(DataFusionError::Plan(why));
+        }
+        let sink = self.sink(None)?;
+        let scan = self.scan(state, None, &filters, None).await?;
+        crate::row_level::delete_plan(state, scan, filters, sink)
+    }
 }

@@ -411,3 +411,57 @@ fn alter_table_changes_the_schema_and_show_databases_lists_the_warehouse() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("RENAME TO db.kv2' is not supported"), "{err}");
 }
+
+#[test]
+fn delete_from_a_primary_key_table_writes_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = table(
+        wh,
+        "kv",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=2"],
+    );
+    sql(
+        wh,
+        "INSERT INTO db.kv VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e')",
+    );
+    assert_eq!(
+        sql(wh, "DELETE FROM db.kv WHERE id > 3 OR v = 'a'"),
+        "count\n3\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![json!({"id": 2, "v": "b"}), json!({"id": 3, "v": "c"})])
+    );
+    assert_eq!(snapshot_count(&t), 2, "one commit for the DELETE");
+    let refused = |name: &str, opts: &[&str], why: &str| {
+        let mut args = vec!["--primary-key", "id"];
+        args.extend_from_slice(opts);
+        if opts.is_empty() {
+            table(wh, name, ORDERS, &[]);
+        } else {
+            table(wh, name, KV, &args);
+        }
+        let out = paimon(&["sql", s(wh), &format!("DELETE FROM db.{name} WHERE id = 1")]);
+        assert!(!out.status.success(), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{name}: {err}");
+    };
+    refused("app", &[], "the table has no primary key");
+    refused(
+        "first",
+        &["--option", "bucket=1", "--option", "merge-engine=first-row"],
+        "first-row merge engine does not take deletes",
+    );
+    refused(
+        "partial",
+        &[
+            "--option",
+            "bucket=1",
+            "--option",
+            "merge-engine=partial-update",
+        ],
+        "partial-update.remove-record-on-delete",
+    );
+}

@@ -1,0 +1,93 @@
+//! `DELETE FROM t WHERE ..` on a primary-key table ([`crate::PaimonTableProvider`]'s
+//! `delete_from`): the rows matching the filter are read at the latest snapshot and written
+//! back with row kind `-D` (as Spark's Paimon deletes from a primary-key table), through the
+//! same sink as `INSERT` ([`crate::insert::PaimonSink`]: one commit, nothing committed when
+//! the statement fails). The result is DataFusion's DML row, `count`: the rows deleted.
+//!
+//! Refused as Java refuses it, before anything is read: append tables (not yet here: their
+//! copy-on-write rewrite), `first-row` tables, `partial-update` tables without
+//! `partial-update.remove-record-on-delete`, `aggregation` tables without
+//! `aggregation.remove-record-on-delete`, and tables with `ignore-delete` (the deletes would
+//! be dropped).
+
+use std::sync::Arc;
+
+use datafusion::catalog::Session;
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::datasource::sink::DataSinkExec;
+use datafusion::error::Result;
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_expr::expressions::{Column, Literal};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::ExecutionPlan;
+use paimon_spec::options::MergeEngine;
+
+/// The column carrying each written row's kind; never a table column (the writer checks).
+pub const ROW_KIND_COLUMN: &str = "_paimon_sql_row_kind";
+
+/// Why `statement` cannot change rows of `table` (at `path`), if it cannot.
+pub(crate) fn refusal(table: &paimon_meta::Table, path: &str, statement: &str) -> Option<String> {
+    let o = table.options();
+    let why = if table.schema().primary_keys.is_empty() {
+        "the table has no primary key (DELETE and UPDATE on append tables are not supported yet)"
+    } else if o.ignore_delete {
+        "the table sets ignore-delete, so the deletes would be dropped"
+    } else {
+        match o.merge_engine {
+            MergeEngine::Deduplicate => return None,
+            MergeEngine::FirstRow => "the first-row merge engine does not take deletes",
+            MergeEngine::PartialUpdate if !o.partial_update_remove_record_on_delete => {
+                "the partial-update merge engine takes deletes only with partial-update.remove-record-on-delete = true"
+            }
+            MergeEngine::Aggregation
+                if o.raw.get("aggregation.remove-record-on-delete").map(String::as_str)
+                    != Some("true") =>
+            {
+                "the aggregation merge engine takes deletes only with aggregation.remove-record-on-delete = true"
+            }
+            _ => return None,
+        }
+    };
+    Some(format!("{statement} on {path}: {why}"))
+}
+
+/// The plan of `DELETE FROM` the table read by `scan` where `filters` hold: the matching rows
+/// with [`ROW_KIND_COLUMN`] = `-D`, into `sink`.
+pub(crate) fn delete_plan(
+    state: &dyn Session,
+    scan: Arc<dyn ExecutionPlan>,
+    filters: Vec<Expr>,
+    sink: crate::insert::PaimonSink,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let schema = scan.schema();
+    // The scan prunes with the filters; the filter here makes the match exact.
+    let input: Arc<dyn ExecutionPlan> = match conjunction(filters) {
+        Some(predicate) => {
+            let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+            let predicate = state.create_physical_expr(predicate, &df_schema)?;
+            Arc::new(FilterExec::try_new(predicate, scan)?)
+        }
+        None => scan,
+    };
+    let mut exprs: Vec<(Arc<dyn PhysicalExpr>, String)> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (
+                Arc::new(Column::new(f.name(), i)) as Arc<dyn PhysicalExpr>,
+                f.name().clone(),
+            )
+        })
+        .collect();
+    exprs.push((
+        Arc::new(Literal::new(ScalarValue::Utf8(Some("-D".into())))),
+        ROW_KIND_COLUMN.to_string(),
+    ));
+    let rows = Arc::new(ProjectionExec::try_new(exprs, input)?);
+    let sink = sink.with_row_kind_column(ROW_KIND_COLUMN, rows.schema());
+    Ok(Arc::new(DataSinkExec::new(rows, Arc::new(sink), None)))
+}
