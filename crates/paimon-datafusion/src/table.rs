@@ -389,4 +389,19 @@ impl TableProvider for PaimonTableProvider {
         let scan = self.scan(state, None, &filters, None).await?;
         crate::row_level::delete_plan(state, scan, filters, sink)
     }
+
+    async fn update(
+        &self,
+        state: &dyn Session,
+        assignments: Vec<(String, Expr)>,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if let Some(why) = crate::row_level::refusal(&self.table, &self.path, "UPDATE") {
+            return Err(DataFusionError::Plan(why));
+        }
+        let sink = self.sink(None)?;
+        let scan = self.scan(state, None, &filters, None).await?;
+        let keys = self.table.schema().primary_keys.clone();
+        crate::row_level::update_plan(state, scan, &keys, assignments, filters, sink)
+    }
 }

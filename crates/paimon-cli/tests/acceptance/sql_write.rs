@@ -465,3 +465,35 @@ fn delete_from_a_primary_key_table_writes_deletes() {
         "partial-update.remove-record-on-delete",
     );
 }
+
+#[test]
+fn update_a_primary_key_table_writes_update_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = table(
+        wh,
+        "kv",
+        KV,
+        &["--primary-key", "id", "--option", "bucket=2"],
+    );
+    sql(wh, "INSERT INTO db.kv VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    // Two rows, each written as -U (old) and +U (new).
+    assert_eq!(
+        sql(wh, "UPDATE db.kv SET v = upper(v) || '!' WHERE id >= 2"),
+        "count\n4\n"
+    );
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"id": 1, "v": "a"}),
+            json!({"id": 2, "v": "B!"}),
+            json!({"id": 3, "v": "C!"}),
+        ])
+    );
+    assert_eq!(snapshot_count(&t), 2);
+    let out = paimon(&["sql", s(wh), "UPDATE db.kv SET id = 9 WHERE id = 1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("'id' is a primary-key column"), "{err}");
+    assert_eq!(snapshot_count(&t), 2);
+}
