@@ -41,6 +41,13 @@ fn session(policy: SqlPolicy) -> SessionContext {
     ctx
 }
 
+/// A session over an empty warehouse in `dir` with `policy` (CREATE TABLE writes there).
+fn session_in(dir: &Path, policy: SqlPolicy) -> SessionContext {
+    let ctx = sql::session_with_config(dir.to_str().unwrap(), SessionConfig::new()).unwrap();
+    sql::set_policy(&ctx, policy);
+    ctx
+}
+
 fn run(ctx: &SessionContext, rt: &tokio::runtime::Runtime, text: &str) -> Result<Vec<RecordBatch>> {
     rt.block_on(async {
         let mut out = Vec::new();
@@ -183,11 +190,16 @@ fn ddl_and_dml_need_their_grants() {
         "no view was made"
     );
 
-    let admin = session(SqlPolicy::restricted(Grants {
-        read: true,
-        write: false,
-        admin: true,
-    }));
+    // CREATE TABLE writes the warehouse: the sessions that may run it get empty ones.
+    let (admin_wh, writer_wh) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let admin = session_in(
+        admin_wh.path(),
+        SqlPolicy::restricted(Grants {
+            read: true,
+            write: false,
+            admin: true,
+        }),
+    );
     run(&admin, &rt, "CREATE TABLE m (a BIGINT)").unwrap();
     let e = run(&admin, &rt, "INSERT INTO m VALUES (1), (2)")
         .unwrap_err()
@@ -198,7 +210,8 @@ fn ddl_and_dml_need_their_grants() {
         0
     );
 
-    let writer = session(SqlPolicy::restricted(Grants::all()));
+    assert!(admin_wh.path().join("default.db/m/schema/schema-0").is_file());
+    let writer = session_in(writer_wh.path(), SqlPolicy::restricted(Grants::all()));
     run(
         &writer,
         &rt,
