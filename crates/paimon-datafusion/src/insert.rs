@@ -1,6 +1,6 @@
 //! `INSERT INTO` / `INSERT OVERWRITE` into a Paimon table: [`PaimonSink`], the DataFusion
 //! [`DataSink`] that [`crate::PaimonTableProvider`]'s `insert_into` plans under a
-//! [`DataSinkExec`].
+//! [`datafusion::datasource::sink::DataSinkExec`].
 //!
 //! DataFusion runs the statement's query in its partitions and hands the sink one stream of
 //! the rows (DataFusion's `DataSinkExec` takes a single input partition). The rows go to the

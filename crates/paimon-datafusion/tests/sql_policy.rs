@@ -210,7 +210,10 @@ fn ddl_and_dml_need_their_grants() {
         0
     );
 
-    assert!(admin_wh.path().join("default.db/m/schema/schema-0").is_file());
+    assert!(admin_wh
+        .path()
+        .join("default.db/m/schema/schema-0")
+        .is_file());
     let writer = session_in(writer_wh.path(), SqlPolicy::restricted(Grants::all()));
     run(
         &writer,
