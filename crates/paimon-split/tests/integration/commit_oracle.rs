@@ -195,6 +195,7 @@ fn messages() -> Vec<CommitMessage> {
 
 fn committable() -> ManifestCommittable {
     ManifestCommittable::new(i64::MAX, messages())
+        .with_message_version(COMMIT_MESSAGE_VERSION_JAVA_1_4)
         .with_watermark(Some(1_733_000_000_000))
         .with_property("k1", "v1")
         .with_property("commit-user-note", "written by paimon-rs")
