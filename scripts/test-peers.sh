@@ -14,12 +14,13 @@
 #      `serialize` and its committer), and paimon-rust's own writer's message bytes go
 #      through 1. and 2. like pypaimon's.
 #
-# Known incompatibility (checked, not skipped): our writer, like Java 1.4, puts total buckets -1
-# into the messages of a bucket-unaware append table; pypaimon 2.1's and paimon-rust 0.4's
-# committers refuse any total buckets that is not positive ("Invalid fixed bucket 0 for
-# total_buckets=-1"), where pypaimon itself writes none. Those checks run as `known`: they
-# must fail with that refusal, and a known check that passes fails the run (drop it from the
-# list then).
+# Bucket-unaware tables: our writer leaves total buckets out of its messages (Java's committers
+# take the table's bucket option for an absent one; pypaimon 2.1's and paimon-rust 0.4's refuse
+# any total buckets that is not positive), so both peers commit those messages too.
+#
+# A pypaimon / paimon-rust delete by row id carries a check-from snapshot: `paimon commit`
+# performs that check (the snapshot must exist; row-id conflicts after it on data-evolution
+# tables) and commits the message.
 #
 # Makes a venv (default target/peers-venv; PEERS_VENV to choose) with the two peers from PyPI,
 # builds the `paimon` CLI, prints pass/fail counts and exits non-zero on any failure.
@@ -32,7 +33,6 @@ VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
 START=$(date +%s)
 PASS=0
 FAIL=0
-KNOWN=0
 FAILED=()
 
 check() {
@@ -45,25 +45,6 @@ check() {
         FAIL=$((FAIL + 1))
         FAILED+=("$name")
         echo "FAIL $name"
-        sed 's/^/    /' "$WORK/log" | tail -n 20
-    fi
-}
-
-# `known NAME PATTERN CMD...`: CMD must fail and its output must hold PATTERN.
-known() {
-    local name="$1" pattern="$2"
-    shift 2
-    if "$@" >"$WORK/log" 2>&1; then
-        FAIL=$((FAIL + 1))
-        FAILED+=("$name (a known failure now passes: drop it from the known list)")
-        echo "FAIL $name: known to fail, but passed"
-    elif grep -q -- "$pattern" "$WORK/log"; then
-        KNOWN=$((KNOWN + 1))
-        echo "KNOWN $name: $pattern"
-    else
-        FAIL=$((FAIL + 1))
-        FAILED+=("$name")
-        echo "FAIL $name (not the known failure)"
         sed 's/^/    /' "$WORK/log" | tail -n 20
     fi
 }
@@ -118,14 +99,9 @@ for case in append append_partitioned pk_buckets; do
 done
 
 # A pypaimon delete by row id (a deletion-vector index file with the check-from snapshot): our
-# committer does not perform that row-id conflict check yet, so it refuses the message by name;
-# pypaimon's committer commits the same file and reads the rows left.
-check "paimon commit refuses pypaimon's dv_delete message naming the check-from snapshot" \
-    bash -c '! "$1" commit "$2" --message-version 14 "$3"/message-*.bin 2>"$4" &&
-        grep -q "check-from snapshot" "$4"' _ \
-    "$PAIMON" "$WH/peers.db/dv_delete" "$OUT/dv_delete" "$WORK/dv_delete.err"
-check "pypaimon commits its dv_delete message" \
-    "$PY" "$PEERS" commit "$WH" "peers.dv_delete" "$OUT/dv_delete"/message-*.bin
+# committer performs the check-from snapshot's conflict check and commits it; both read the rows.
+check "paimon commit honours the check-from snapshot of pypaimon's dv_delete message" \
+    "$PAIMON" commit "$WH/peers.db/dv_delete" --message-version 14 "$OUT/dv_delete"/message-*.bin
 check "pypaimon reads the rows of dv_delete" \
     "$PY" "$PEERS" expect-rows "$WH" "peers.dv_delete" "$OUT/dv_delete/rows.json"
 check "paimon-rs reads the rows of dv_delete" bash -c \
@@ -150,12 +126,9 @@ for case in append append_partitioned pk_buckets; do
         "$RUST_OUT/$case/rows.json"
 done
 
-check "paimon commit refuses paimon-rust's dv_delete message naming the check-from snapshot" \
-    bash -c '! "$1" commit "$2" --message-version 14 "$3"/message-*.bin 2>"$4" &&
-        grep -q "check-from snapshot" "$4"' _ \
-    "$PAIMON" "$WH/peers.db/rust_dv_delete" "$RUST_OUT/dv_delete" "$WORK/rust_dv_delete.err"
-check "paimon-rust commits its dv_delete message" \
-    "$PY" "$PEERS" rust-bytes "$WH" "peers.rust_dv_delete" "$RUST_OUT/dv_delete"/message-*.bin
+check "paimon commit honours the check-from snapshot of paimon-rust's dv_delete message" \
+    "$PAIMON" commit "$WH/peers.db/rust_dv_delete" --message-version 14 \
+    "$RUST_OUT/dv_delete"/message-*.bin
 check "pypaimon reads the rows of rust_dv_delete" \
     "$PY" "$PEERS" expect-rows "$WH" "peers.rust_dv_delete" "$RUST_OUT/dv_delete/rows.json"
 check "paimon-rs reads the rows of rust_dv_delete" bash -c \
@@ -184,11 +157,6 @@ for peer in pypaimon paimon_rust; do
             what="paimon-rust 0.4 decodes (same bytes back) and commits our $case messages"
             cmd=("$PY" "$PEERS" rust-bytes "$WH" "peers.$table" "$msgs"/message-*.bin)
         fi
-        if [[ $case == append || $case == append_partitioned ]]; then
-            # Bucket-unaware: total buckets -1 (see the top of this file).
-            known "$what" "Invalid fixed bucket 0 for total_buckets=-1" "${cmd[@]}"
-            continue
-        fi
         check "$what" "${cmd[@]}"
         check "pypaimon reads the rows of $table" \
             "$PY" "$PEERS" expect-rows "$WH" "peers.$table" "$rows"
@@ -204,6 +172,6 @@ data = open(sys.argv[1], "rb").read()
 sys.exit(CommitMessage.deserialize(data, version=14).serialize() != data)
 ' "$OUT/synthetic/message-0000.bin"
 
-echo "test-peers: $PASS passed, $FAIL failed, $KNOWN known failures in $(($(date +%s) - START))s"
+echo "test-peers: $PASS passed, $FAIL failed in $(($(date +%s) - START))s"
 for f in "${FAILED[@]}"; do echo "  failed: $f"; done
 [[ $FAIL -eq 0 ]]

@@ -264,15 +264,16 @@ def test_messages_travel_as_bytes_and_commit_exactly_once(catalog, tmp_path):
     with t.new_write() as w:
         assert w.write(data.slice(0, 10)) == 10
         assert w.write(data.slice(10).to_batches()[0]) == 20
-        messages = w.prepare_commit()
+        # Version 11: the bytes go to Java 1.4.2 below, which reads no later version.
+        messages = w.prepare_commit(version=11)
     assert messages and all(isinstance(m, bytes) for m in messages)
     # Nothing is visible before the commit.
     assert t.snapshots() == []
     # A worker elsewhere would send the bytes; a committer with a known user and identifier
     # applies them once, however often it is retried.
     c = t.new_commit(user="py-test-user")
-    assert c.commit(messages, identifier=7) == [1]
-    assert t.new_commit(user="py-test-user").commit(messages, identifier=7) == []
+    assert c.commit(messages, identifier=7, version=11) == [1]
+    assert t.new_commit(user="py-test-user").commit(messages, identifier=7, version=11) == []
     assert snapshot_ids(t) == [1]
     assert t.snapshots()[0]["commit_user"] == "py-test-user"
     java_equals(t, data, tmp_path)

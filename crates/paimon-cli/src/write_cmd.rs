@@ -49,7 +49,8 @@ pub struct WriteArgs {
     /// Where `--prepare-only` puts the message files (`message-0000.bin`, ...).
     #[arg(long = "out-dir")]
     pub out_dir: Option<PathBuf>,
-    /// Commit-message serializer version of the message files (default: Java 1.4's).
+    /// Commit-message serializer version of the message files: 14 (the default) for Java 2.1,
+    /// pypaimon 2.1 and paimon-rust 0.4; 11 for Java 1.4, 12 for Java 2.0.
     #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
     pub message_version: i32,
     /// Threads encoding the columns of Parquet files (default: every core); the encoding is
@@ -94,7 +95,8 @@ pub struct CommitArgs {
     /// The commit identifier; a user's identifier is committed at most once (default 1).
     #[arg(long)]
     pub identifier: Option<i64>,
-    /// Commit-message serializer version of the message files.
+    /// Commit-message serializer version of the message files (default 14; 11 for messages
+    /// Java 1.4 wrote).
     #[arg(long = "message-version", default_value_t = DEFAULT_COMMIT_MESSAGE_VERSION)]
     pub message_version: i32,
 }

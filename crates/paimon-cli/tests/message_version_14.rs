@@ -87,3 +87,68 @@ fn write_prepare_only_and_commit_at_message_version_14() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("15") && err.contains("2..=14"), "{err}");
 }
+
+/// Without `--message-version`, `write --prepare-only` writes v14 bodies (what pypaimon 2.1,
+/// paimon-rust 0.4 and the Java 2.1 line read) and `commit` reads them; a bucket-unaware
+/// table's messages carry no total buckets (the peers' committers refuse -1); version 11 stays
+/// one flag away for Java 1.4.
+#[test]
+fn write_prepare_only_and_commit_default_to_message_version_14() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("events");
+    let rows = "{\"id\":1,\"item\":\"a\"}\n{\"id\":2,\"item\":\"b\"}\n";
+    let input = dir.path().join("rows.jsonl");
+    std::fs::write(&input, rows).unwrap();
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"INT"},{"name":"item","type":"STRING"}]}"#,
+    ]);
+    let msgs = dir.path().join("msgs");
+    ok(&[
+        "write",
+        s(&t),
+        "--from",
+        s(&input),
+        "--prepare-only",
+        "--out-dir",
+        s(&msgs),
+    ]);
+    let files: Vec<String> = std::fs::read_dir(&msgs)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let bytes = std::fs::read(&files[0]).unwrap();
+    let m = decode_commit_message(&bytes, 14).unwrap();
+    assert_eq!((m.bucket, m.total_buckets), (0, None));
+    assert_eq!(m.data_increment.new_files[0].row_count, 2);
+    let mut commit = vec!["commit", s(&t)];
+    commit.extend(files.iter().map(String::as_str));
+    ok(&commit);
+    let read = ok(&["read", s(&t), "--format", "jsonl"]);
+    assert_eq!(sorted_lines(&read), sorted_lines(rows));
+
+    let v11 = dir.path().join("v11");
+    ok(&[
+        "write",
+        s(&t),
+        "--from",
+        s(&input),
+        "--prepare-only",
+        "--out-dir",
+        s(&v11),
+        "--message-version",
+        "11",
+    ]);
+    let f = std::fs::read_dir(&v11)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let bytes = std::fs::read(&f).unwrap();
+    assert!(decode_commit_message(&bytes, 11).is_ok());
+    assert!(decode_commit_message(&bytes, 14).is_err());
+}

@@ -662,9 +662,13 @@ impl TableWrite {
             if files.is_empty() && changelog.is_empty() && index.is_none() {
                 continue;
             }
+            // Total buckets only for fixed buckets: an absent one means the table's bucket
+            // option to Java's committers (`ManifestEntryChanges`), and pypaimon 2.1's and
+            // paimon-rust 0.4's committers refuse one that is not positive.
+            let total_buckets = (self.core.bucket > 0).then_some(self.core.bucket);
             out.push(
                 CommitMessage::new(key.0.clone(), key.1)
-                    .with_total_buckets(Some(self.core.bucket))
+                    .with_total_buckets(total_buckets)
                     .with_data_increment(DataIncrement {
                         new_files: files,
                         changelog_files: changelog,

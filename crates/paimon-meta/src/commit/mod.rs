@@ -19,6 +19,7 @@ mod conflict;
 mod create;
 mod index_combine;
 mod manifests;
+mod row_id_check;
 mod touched;
 mod validate;
 mod write_context;
@@ -121,6 +122,8 @@ struct Changes {
     changelog: Vec<ManifestEntry>,
     new_index: Vec<IndexManifestEntry>,
     deleted_index: Vec<IndexManifestEntry>,
+    /// The messages' check-from snapshot ([`row_id_check`]), checked at every attempt.
+    check_from: Option<i64>,
 }
 
 impl Changes {
@@ -329,20 +332,15 @@ impl TableCommit {
         let table_buckets = self.table.options().bucket;
         check_message_paths(&self.table.roots(), messages)
             .map_err(|e| self.invalid(e.to_string()))?;
-        // Version-14 messages may ask for a row-id conflict check from a snapshot (Java 2.1's
-        // `checkFromSnapshot`); it is not performed here yet, so such a message is refused
-        // rather than committed without it.
-        let check = messages
-            .iter()
-            .find_map(|m| m.check_from_snapshot.map(|s| (m.bucket, s)));
-        if let Some((bucket, snapshot)) = check {
-            return Err(self.invalid(format!(
-                "commit message for bucket {bucket} asks for a row-id conflict check from \
-                 check-from snapshot {snapshot}, which this committer does not perform yet"
-            )));
-        }
-        let mut append = Changes::default();
-        let mut compact = Changes::default();
+        let check_from = row_id_check::check_from(messages).map_err(|r| self.invalid(r))?;
+        let mut append = Changes {
+            check_from,
+            ..Changes::default()
+        };
+        let mut compact = Changes {
+            check_from,
+            ..Changes::default()
+        };
         for m in messages {
             if m.partition.len() < 4 {
                 return Err(self.invalid(format!(
@@ -642,6 +640,9 @@ impl TableCommit {
                 )
                 .map_err(|r| self.conflict(r))?;
             }
+            if let Some(from) = changes.check_from {
+                self.check_from_snapshot(from, kind, latest.as_ref(), &table_files, &w)?;
+            }
             // Row tracking: new files get consecutive first row ids (Java
             // `assignRowTrackingMeta`).
             let mut next_row_id = latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0);
@@ -938,6 +939,8 @@ fn backoff(attempt: u32, min_ms: u64, max_ms: u64) -> Duration {
     Duration::from_millis(base + jitter)
 }
 
+#[cfg(test)]
+mod row_id_check_tests;
 #[cfg(test)]
 mod safety_tests;
 #[cfg(test)]

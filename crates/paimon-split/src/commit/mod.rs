@@ -30,9 +30,11 @@
 //!
 //! Every version 2..=14 is read and written. Version 2 bytes written by Paimon 0.7 use other
 //! field lists; like Java, [`decode_manifest_committable`] falls back to them when the 0.8 layout
-//! does not parse; they are read only. Java 1.4.2 reads commit messages up to version 11 and
-//! Java 2.0 up to 12, so [`DEFAULT_COMMIT_MESSAGE_VERSION`] is 11; pypaimon 2.1 and
-//! paimon-rust 0.4 read and write version 14 only.
+//! does not parse; they are read only. [`DEFAULT_COMMIT_MESSAGE_VERSION`] is 14, what pypaimon
+//! 2.1 and paimon-rust 0.4 read and write (the only version they accept) and what the Java 2.1
+//! line exchanges; Java 1.4.2 reads commit messages up to version 11
+//! ([`COMMIT_MESSAGE_VERSION_JAVA_1_4`]) and Java 2.0 up to 12, so messages for them are
+//! written at that version explicitly.
 //!
 //! ## Version 14
 //!
@@ -91,9 +93,11 @@ pub const COMMIT_MESSAGE_VERSION_WRITE_COLS_SEQUENCES: i32 = 13;
 pub const COMMIT_MESSAGE_VERSION_2_1: i32 = 14;
 /// The newest commit-message version read and written.
 pub const NEWEST_COMMIT_MESSAGE_VERSION: i32 = COMMIT_MESSAGE_VERSION_2_1;
-/// What we write unless told otherwise: the newest version both Java 1.4.2 (our oracle) and
-/// Java 2.0 read.
-pub const DEFAULT_COMMIT_MESSAGE_VERSION: i32 = COMMIT_MESSAGE_VERSION_JAVA_1_4;
+/// What we write unless told otherwise: version 14, the one the current Java release line
+/// (2.1) and both 2.x-era peers (pypaimon 2.1, paimon-rust 0.4) read. Java 1.4.x reads up to
+/// [`COMMIT_MESSAGE_VERSION_JAVA_1_4`] and Java 2.0 up to [`COMMIT_MESSAGE_VERSION_JAVA_2_0`]:
+/// pass that version explicitly for them.
+pub const DEFAULT_COMMIT_MESSAGE_VERSION: i32 = COMMIT_MESSAGE_VERSION_2_1;
 
 /// Oldest `ManifestCommittableSerializer` version read and written (Paimon 0.7).
 pub const OLDEST_MANIFEST_COMMITTABLE_VERSION: i32 = 2;

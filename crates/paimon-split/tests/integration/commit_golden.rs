@@ -10,7 +10,7 @@ use paimon_split::commit::{
     decode_versioned_commit_message, encode_commit_message, encode_commit_message_list,
     encode_manifest_committable, encode_versioned_commit_message, CommitMessage, CompactIncrement,
     DataIncrement, DeletionVectorMeta, GlobalIndexMeta, ManifestCommittable,
-    DEFAULT_COMMIT_MESSAGE_VERSION,
+    COMMIT_MESSAGE_VERSION_JAVA_1_4,
 };
 use paimon_split::Error;
 
@@ -281,7 +281,7 @@ fn bare_messages_list_and_versioned_envelope_round_trip() {
     let one = encode_commit_message(m, 11).unwrap();
     assert_eq!(&list[4..], &one[..]);
     assert_eq!(&decode_commit_message(&one, 11).unwrap(), m);
-    let versioned = encode_versioned_commit_message(m, DEFAULT_COMMIT_MESSAGE_VERSION).unwrap();
+    let versioned = encode_versioned_commit_message(m, COMMIT_MESSAGE_VERSION_JAVA_1_4).unwrap();
     assert_eq!(&versioned[..4], &11i32.to_be_bytes());
     assert_eq!(
         decode_versioned_commit_message(&versioned).unwrap(),

@@ -1,6 +1,6 @@
 //! Java 1.4.2 decodes the commit messages we write to the values we meant.
 //!
-//! The messages below are encoded at the default version (11) as a list, as one versioned
+//! The messages below are encoded at version 11 (Java 1.4's, `COMMIT_MESSAGE_VERSION_JAVA_1_4`) as a list, as one versioned
 //! message and inside a ManifestCommittable v5. `fixtures/commit-messages/` holds those bytes
 //! and what `java-oracle.sh decode-commit-messages` printed for them (recorded by
 //! `scripts/gen-commit-oracle.sh`, which runs this test with `PAIMON_RECORD_COMMIT_BYTES=1`
@@ -20,7 +20,7 @@ use paimon_spec::types::{DataField, DataType, TypeKind};
 use paimon_split::commit::{
     encode_commit_message, encode_commit_message_list, encode_manifest_committable,
     encode_versioned_commit_message, CommitMessage, CompactIncrement, DataIncrement,
-    ManifestCommittable, DEFAULT_COMMIT_MESSAGE_VERSION, MANIFEST_COMMITTABLE_VERSION,
+    ManifestCommittable, COMMIT_MESSAGE_VERSION_JAVA_1_4, MANIFEST_COMMITTABLE_VERSION,
 };
 use serde_json::{json, Value};
 
@@ -195,6 +195,7 @@ fn messages() -> Vec<CommitMessage> {
 
 fn committable() -> ManifestCommittable {
     ManifestCommittable::new(i64::MAX, messages())
+        .with_message_version(COMMIT_MESSAGE_VERSION_JAVA_1_4)
         .with_watermark(Some(1_733_000_000_000))
         .with_property("k1", "v1")
         .with_property("commit-user-note", "written by paimon-rs")
@@ -267,7 +268,7 @@ fn expected_json(m: &CommitMessage) -> Value {
 
 /// (fixture, our bytes).
 fn our_bytes() -> Vec<(&'static str, Vec<u8>)> {
-    let v = DEFAULT_COMMIT_MESSAGE_VERSION;
+    let v = COMMIT_MESSAGE_VERSION_JAVA_1_4;
     vec![
         (
             "list-v11.bin",

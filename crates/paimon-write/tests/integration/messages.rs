@@ -1,11 +1,11 @@
 //! The commit messages a writer hands out, as Java 1.4.2 decodes them: encoded with
-//! `paimon_split::commit` at the default version, Java's `CommitMessageSerializer` reads them and
+//! `paimon_split::commit` at version 11 (Java 1.4 reads no later one), Java's `CommitMessageSerializer` reads them and
 //! re-serializes them to the very same bytes (oracle `decode-commit-messages`).
 
 use std::process::Command;
 
 use paimon_split::commit::{
-    decode_commit_message_list, encode_commit_message_list, DEFAULT_COMMIT_MESSAGE_VERSION,
+    decode_commit_message_list, encode_commit_message_list, COMMIT_MESSAGE_VERSION_JAVA_1_4,
 };
 
 use crate::append::{rows_batch, schema_json};
@@ -22,9 +22,9 @@ fn java_decodes_our_messages_to_the_same_bytes() {
     w.write(&rows_batch(&schema)).unwrap();
     let msgs = w.prepare_commit().unwrap();
     assert!(msgs.len() >= 2);
-    let bytes = encode_commit_message_list(&msgs, DEFAULT_COMMIT_MESSAGE_VERSION).unwrap();
+    let bytes = encode_commit_message_list(&msgs, COMMIT_MESSAGE_VERSION_JAVA_1_4).unwrap();
     assert_eq!(
-        decode_commit_message_list(&bytes, DEFAULT_COMMIT_MESSAGE_VERSION).unwrap(),
+        decode_commit_message_list(&bytes, COMMIT_MESSAGE_VERSION_JAVA_1_4).unwrap(),
         msgs
     );
     let file = dir.path().join("messages.bin");
@@ -32,7 +32,7 @@ fn java_decodes_our_messages_to_the_same_bytes() {
     let out = Command::new(repo().join("scripts/java-oracle.sh"))
         .args(["decode-commit-messages", "list"])
         .arg(&file)
-        .arg(DEFAULT_COMMIT_MESSAGE_VERSION.to_string())
+        .arg(COMMIT_MESSAGE_VERSION_JAVA_1_4.to_string())
         .output()
         .unwrap();
     assert!(
@@ -49,8 +49,9 @@ fn java_decodes_our_messages_to_the_same_bytes() {
     for (line, msg) in lines.iter().zip(&msgs) {
         assert_eq!(line["bucket"], msg.bucket);
         assert_eq!(line["totalBuckets"], 2);
-        let ours = paimon_split::commit::encode_commit_message(msg, DEFAULT_COMMIT_MESSAGE_VERSION)
-            .unwrap();
+        let ours =
+            paimon_split::commit::encode_commit_message(msg, COMMIT_MESSAGE_VERSION_JAVA_1_4)
+                .unwrap();
         let java = line["javaBytes"].as_str().unwrap();
         assert_eq!(java, hex_of(&ours), "Java re-serialized another message");
         let files = line["newFiles"].to_string();

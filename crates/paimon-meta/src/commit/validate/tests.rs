@@ -180,17 +180,3 @@ fn field_names_say_where_the_path_is() {
     let e = check_message_paths(&roots, &[bad]).unwrap_err().to_string();
     assert!(e.contains("deletedIndexFiles[0]._FILE_NAME"), "{e}");
 }
-
-/// A v14 message asking for a row-id conflict check from a snapshot (pypaimon 2.1's row-id
-/// deletes and postpone-bucket writes) is refused by name, not committed without the check.
-#[test]
-fn a_check_from_snapshot_is_refused_not_dropped() {
-    let (_dir, p) = copy_fixture("append.db/unaware");
-    let t = open(&p);
-    let before = t.snapshot_manager().latest_id().unwrap();
-    let m = message(&t, |_| {}).with_check_from_snapshot(Some(1));
-    let err = t.new_commit("u").commit(1, &[m]).unwrap_err();
-    assert!(matches!(err, Error::InvalidCommit { .. }), "{err:?}");
-    assert!(err.to_string().contains("check-from snapshot 1"), "{err}");
-    assert_eq!(t.snapshot_manager().latest_id().unwrap(), before);
-}
