@@ -9,8 +9,14 @@
 # built from Maven Central on first use). Builds once into ./target.
 # SKIP_JAVA=1 runs only the Rust tests that need no Java (the paimon-cpp acceptance case is then
 # reported as skipped).
+# Java's answers come from one persistent oracle (scripts/with-oracle.sh) instead of one JVM per
+# call; PAIMON_ORACLE_SERVE=0 starts a JVM per call as before (same answers, slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ "${SKIP_JAVA:-0}" != 1 && "${PAIMON_ORACLE_SERVE:-1}" == 1 && -z "${PAIMON_ORACLE_SOCKET:-}" ]]; then
+    exec scripts/with-oracle.sh scripts/test.sh "$@"
+fi
 
 if [[ "${SKIP_JAVA:-0}" == 1 ]]; then
     export PAIMON_ACCEPTANCE_NO_JAVA=1
