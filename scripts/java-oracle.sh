@@ -26,4 +26,18 @@ if needs_build; then
   flock -u 9
 fi
 
+# A persistent oracle (scripts/with-oracle.sh) answers the call when one is running, was started
+# from the current jar, and no JVM options were asked for; the client declines (75) when the socket
+# is gone or a relative path might mean something else in the server's directory.
+SOCK="${PAIMON_ORACLE_SOCKET:-}"
+# PAIMON_ORACLE_PYTHON is the interpreter itself (a pyenv shim costs ~0.5 s a call); -S skips
+# site-packages, which the client does not need.
+PY="${PAIMON_ORACLE_PYTHON:-python3}"
+if [[ -n "$SOCK" && -S "$SOCK" && ! "$JAR" -nt "$SOCK" && -z "${ORACLE_JAVA_OPTS:-}" ]] \
+  && command -v "$PY" >/dev/null; then
+  rc=0
+  "$PY" -S "$ROOT/scripts/oracle-client.py" "$SOCK" "$@" || rc=$?
+  [[ $rc -ne 75 ]] && exit "$rc"
+fi
+
 exec java ${ORACLE_JAVA_OPTS:-} -jar "$JAR" "$@"

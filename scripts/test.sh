@@ -9,29 +9,38 @@
 # built from Maven Central on first use). Builds once into ./target.
 # SKIP_JAVA=1 runs only the Rust tests that need no Java (the paimon-cpp acceptance case is then
 # reported as skipped).
+# Java's answers come from one persistent oracle (scripts/with-oracle.sh) instead of one JVM per
+# call; PAIMON_ORACLE_SERVE=0 starts a JVM per call as before (same answers, slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ "${SKIP_JAVA:-0}" != 1 && "${PAIMON_ORACLE_SERVE:-1}" == 1 && -z "${PAIMON_ORACLE_SOCKET:-}" ]]; then
+    exec scripts/with-oracle.sh scripts/test.sh "$@"
+fi
+# Each part's header carries the seconds since the start (cargo test prints each binary's own time).
+part() { echo "== [$SECONDS s] $*"; }
 
 if [[ "${SKIP_JAVA:-0}" == 1 ]]; then
     export PAIMON_ACCEPTANCE_NO_JAVA=1
 else
-    echo "== Java's rows for the paimon-cpp tables"
+    part "Java's rows for the paimon-cpp tables"
     scripts/interop.sh --dump-only
 fi
 
-echo "== cargo test --workspace"
+part "cargo test --workspace"
 cargo test --workspace --locked
 
-echo "== Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
+part "Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
 for ex in read plan_and_read_split write_commit compaction_tasks; do
     echo "-- example $ex"
     "${CARGO_TARGET_DIR:-target}/debug/examples/$ex" | tail -3
 done
 
-echo "== Python package (bindings/python)"
+part "Python package (bindings/python)"
 scripts/test-python.sh
 
 if [[ "${SKIP_JAVA:-0}" != 1 ]]; then
-    echo "== cross-language round trips"
+    part "cross-language round trips"
     scripts/interop.sh --round-trips-only
 fi
+part "done"

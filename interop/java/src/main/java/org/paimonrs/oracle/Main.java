@@ -11,6 +11,7 @@ public final class Main {
             String.join(
                     "\n",
                     "usage: paimon-oracle CMD ...",
+                    "  serve SOCKET_PATH   (answer commands on a Unix socket, one JVM for many calls: scripts/with-oracle.sh)",
                     "  write-fixtures OUT_WAREHOUSE",
                     "  dump TABLE_PATH [SCAN] [--select c1,c2] [--filter EXPR] [--with-kind] [--sort]",
                     "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
@@ -43,6 +44,20 @@ public final class Main {
             System.err.println(USAGE);
             System.exit(2);
         }
+        if (args[0].equals("serve")) {
+            Serve.run(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        int rc = run(args, out);
+        System.exit(rc);
+    }
+
+    /**
+     * Runs one command ({@code args[0]}) with its arguments, printing its output to {@code out};
+     * returns the process exit code (0 ok, 1 failure, 2 usage). Used by {@link #main} and, once per
+     * request, by {@link Serve}.
+     */
+    static int run(String[] args, PrintStream out) {
         String cmd = args[0];
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         int rc = 0;
@@ -119,6 +134,6 @@ public final class Main {
             rc = 1;
         }
         out.flush();
-        System.exit(rc);
+        return rc;
     }
 }
