@@ -35,5 +35,6 @@ mod split_rules;
 mod sql;
 mod system_tables;
 mod variant;
+mod versions;
 mod write_cmd;
 mod write_processes;
