@@ -153,7 +153,9 @@ impl ToPyErr for paimon_meta::Error {
             } => UnsupportedError::new_err(msg),
             E::Corrupt { .. } | E::Spec { .. } => CorruptError::new_err(msg),
             E::Unsupported { .. } => UnsupportedError::new_err(msg),
-            E::InvalidScan { .. } | E::InvalidCommit { .. } => InvalidArgumentError::new_err(msg),
+            E::InvalidScan { .. } | E::InvalidCommit { .. } | E::InvalidArgument { .. } => {
+                InvalidArgumentError::new_err(msg)
+            }
             E::CommitConflict { .. } => CommitConflictError::new_err(msg),
             E::Io(e) => with_message(e.to_py(), msg),
             E::Internal(_) => InternalError::new_err(msg),

@@ -28,6 +28,7 @@ mod reader;
 mod scan;
 mod split;
 mod table;
+mod versions;
 mod write;
 
 use pyo3::prelude::*;
@@ -40,6 +41,7 @@ fn _paimon_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<table::Table>()?;
     m.add_class::<catalog::Catalog>()?;
     m.add_class::<scan::Scan>()?;
+    m.add_class::<versions::ChangeStream>()?;
     m.add_class::<scan::Plan>()?;
     m.add_class::<split::Split>()?;
     m.add_class::<reader::SplitReader>()?;

@@ -121,7 +121,7 @@ impl Scan {
         })
     }
 
-    fn reader(
+    pub(crate) fn reader(
         &self,
         batch_size: usize,
         threads: usize,
@@ -154,6 +154,11 @@ impl Scan {
             self.path.clone(),
             self.branch.clone(),
         ))
+    }
+
+    /// The control-plane scan (selection and filter).
+    pub(crate) fn builder(&self) -> &ScanBuilder {
+        &self.scan
     }
 
     fn planned(&self, py: Python<'_>) -> PyResult<paimon_meta::Plan> {

@@ -385,6 +385,118 @@ impl Table {
         crate::maintenance::compact(py, &self.table, full, partition.as_ref(), threads)
     }
 
+    /// Tags `snapshot` (the latest when `None`) as `name`, as Java's `createTag`
+    /// (`time_retained` such as `"1 d"` writes `tagTimeRetained`); returns the snapshot id.
+    #[pyo3(signature = (name, snapshot=None, time_retained=None))]
+    fn create_tag(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        snapshot: Option<i64>,
+        time_retained: Option<String>,
+    ) -> PyResult<i64> {
+        crate::versions::create_tag(py, &self.table, name, snapshot, time_retained.as_deref())
+    }
+
+    /// Tags the first snapshot committed at or after `timestamp` (epoch millis); returns its
+    /// id.
+    fn create_tag_from_timestamp(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        timestamp: i64,
+    ) -> PyResult<i64> {
+        crate::versions::create_tag_from_timestamp(py, &self.table, name, timestamp)
+    }
+
+    /// Deletes tag `name` with the files only it kept alive; returns those files.
+    fn delete_tag(&self, py: Python<'_>, name: &str) -> PyResult<Vec<String>> {
+        crate::versions::delete_tag(py, &self.table, name)
+    }
+
+    /// Renames tag `old` to `new`.
+    fn rename_tag(&self, py: Python<'_>, old: &str, new: &str) -> PyResult<()> {
+        crate::versions::run(py, &self.table, |t| t.rename_tag(old, new))
+    }
+
+    /// Creates branch `name`: empty, or from `tag` or `snapshot`.
+    #[pyo3(signature = (name, tag=None, snapshot=None))]
+    fn create_branch(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        tag: Option<String>,
+        snapshot: Option<i64>,
+    ) -> PyResult<()> {
+        crate::versions::create_branch(py, &self.table, name, tag, snapshot)
+    }
+
+    /// Deletes branch `name`.
+    fn delete_branch(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        crate::versions::run(py, &self.table, |t| t.delete_branch(name))
+    }
+
+    /// Makes branch `name`'s snapshots, schemas and tags this branch's (Java `fastForward`).
+    fn fast_forward(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        crate::versions::run(py, &self.table, |t| t.fast_forward(name))
+    }
+
+    /// Rolls back to a snapshot id (int) or a tag (str), as Java's `rollbackTo`; returns
+    /// `{"snapshot_id", "snapshots": [removed], "tags": [removed], "changelogs": [removed]}`.
+    fn rollback_to<'py>(
+        &self,
+        py: Python<'py>,
+        target: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::versions::rollback_to(py, &self.table, target)
+    }
+
+    /// Iterates `(snapshot_id, RecordBatchReader)` over the changes of each new snapshot, as
+    /// Java's streaming read: after snapshot `since`, or from where `consumer_id` stopped
+    /// (saved in `consumer/consumer-<id>` once the caller asks for the next item), or after
+    /// the latest snapshot. With `poll_interval` seconds it waits for new snapshots instead of
+    /// stopping when it has caught up.
+    #[pyo3(signature = (consumer_id=None, poll_interval=None, since=None, select=None, filter=None, with_kind=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn stream(
+        &self,
+        py: Python<'_>,
+        consumer_id: Option<String>,
+        poll_interval: Option<f64>,
+        since: Option<i64>,
+        select: Option<Bound<'_, PyAny>>,
+        filter: Option<Bound<'_, PyAny>>,
+        with_kind: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<crate::versions::ChangeStream> {
+        let scan = self.scan(
+            py, select, filter, None, None, None, None, None, None, None, None, with_kind,
+        )?;
+        crate::versions::ChangeStream::new(py, &self.table, scan, consumer_id, since, poll_interval)
+    }
+
+    /// The next snapshot streaming consumer `consumer_id` reads (`None` for a new one).
+    fn consumer(&self, py: Python<'_>, consumer_id: &str) -> PyResult<Option<i64>> {
+        crate::versions::run(py, &self.table, |t| t.consumer(consumer_id))
+    }
+
+    /// Saves that `consumer_id` reads `next_snapshot` next (`consumer/consumer-<id>`, as
+    /// Java's `ConsumerManager`); expiry keeps snapshots from it on.
+    fn reset_consumer(
+        &self,
+        py: Python<'_>,
+        consumer_id: &str,
+        next_snapshot: i64,
+    ) -> PyResult<()> {
+        crate::versions::run(py, &self.table, |t| {
+            t.reset_consumer(consumer_id, next_snapshot)
+        })
+    }
+
+    /// Removes consumer `consumer_id`; `False` when it did not exist.
+    fn delete_consumer(&self, py: Python<'_>, consumer_id: &str) -> PyResult<bool> {
+        crate::versions::run(py, &self.table, |t| t.delete_consumer(consumer_id))
+    }
+
     /// Expires old snapshots as Java's `ExpireSnapshotsImpl` does, with the table's
     /// `snapshot.*` options unless given here (`older_than` as `"1 h"`, `"30 min"`); tags keep
     /// their files. Returns `{"expired": [ids], "earliest": id, "files": [paths deleted]}`;

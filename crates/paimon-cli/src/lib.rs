@@ -15,6 +15,7 @@
 pub mod alter_cmd;
 pub mod compact_cmd;
 pub mod compare;
+pub mod consumer_read;
 pub mod create_cmd;
 pub mod files_cmd;
 pub mod filter;
@@ -28,6 +29,7 @@ pub mod scan_args;
 pub mod split_cmd;
 pub mod sql_cmd;
 pub mod table_cmd;
+pub mod versions_cmd;
 pub mod write_cmd;
 
 /// Writes one line to stdout; a closed pipe (`paimon ... | head`) ends the process quietly

@@ -5,7 +5,7 @@
 use clap::{Parser, Subcommand};
 use paimon_cli::{
     alter_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd,
-    table_cmd, write_cmd,
+    table_cmd, versions_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -48,6 +48,12 @@ enum Command {
     ExpirePartitions(maintenance_cmd::ExpirePartitionsArgs),
     /// Remove files no snapshot, tag, branch or changelog uses (Java `LocalOrphanFilesClean`).
     RemoveOrphanFiles(maintenance_cmd::OrphanArgs),
+    /// Create, delete, rename and list tags (files as Java's `TagManager` writes them).
+    Tag(versions_cmd::TagArgs),
+    /// Create, delete, list and fast-forward branches (as Java's `BranchManager`).
+    Branch(versions_cmd::BranchArgs),
+    /// Roll the table back to a snapshot or tag (Java `Table.rollbackTo`).
+    Rollback(versions_cmd::RollbackArgs),
     /// Compare two JSON-lines row files as multisets, typed by a table's schema (for scripts).
     CompareRows(read_cmd::CompareRowsArgs),
     /// Create a table from a schema JSON or a Parquet file's schema.
@@ -114,6 +120,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
         Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),
+        Command::Tag(a) => versions_cmd::tag(a),
+        Command::Branch(a) => versions_cmd::branch(a),
+        Command::Rollback(a) => versions_cmd::rollback(a),
         Command::CreateTable(a) => create_cmd::create_table(a),
         Command::AlterTable(a) => alter_cmd::alter_table(a),
         Command::Write(a) => write_cmd::write(a),

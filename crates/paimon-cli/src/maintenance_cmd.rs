@@ -73,7 +73,7 @@ pub struct OrphanArgs {
     pub dry_run: bool,
 }
 
-fn duration(text: &str) -> std::result::Result<i64, String> {
+pub(crate) fn duration(text: &str) -> std::result::Result<i64, String> {
     parse_duration_millis(text)
         .and_then(|ms| i64::try_from(ms).ok())
         .ok_or_else(|| format!("'{text}' is not a duration such as '1 h', '30 min' or '500 ms'"))
@@ -85,7 +85,7 @@ fn millis(ms: i64) -> Duration {
 }
 
 /// The table `table` names, in the facade.
-fn open_table(table: &str) -> Result<paimon_rs::Table> {
+pub(crate) fn open_table(table: &str) -> Result<paimon_rs::Table> {
     Ok(paimon_rs::Table::from_meta(
         ScanArgs::default().open(table)?.table,
     ))

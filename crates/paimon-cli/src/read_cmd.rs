@@ -137,6 +137,12 @@ pub struct ReadArgs {
     pub table: String,
     #[command(flatten)]
     pub scan: ScanArgs,
+    /// Read as streaming consumer ID: the changes of each snapshot from the consumer's saved
+    /// next snapshot on (`consumer/consumer-ID`, as Java's `ConsumerManager` writes it), saving
+    /// the next snapshot after each snapshot's rows are written. A new consumer starts after
+    /// `--changes-since N`, or reads the latest snapshot whole.
+    #[arg(long = "consumer-id")]
+    pub consumer_id: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -309,6 +315,9 @@ pub fn read_to_json_lines_with(
 }
 
 pub fn read(a: ReadArgs) -> Result<()> {
+    if let Some(id) = &a.consumer_id {
+        return crate::consumer_read::read_as_consumer(&a, id);
+    }
     let opened = a.scan.open(&a.table)?;
     let mut planned = a.scan.snapshot;
     read_opened(&a, &opened, &mut planned).map_err(|e| explain_expiry(&opened, planned, e))
@@ -356,7 +365,7 @@ fn default_threads() -> usize {
 
 /// `b` with the batch size, threads and memory budget of `o`, reading within `pool` (of
 /// `--memory-limit`) when given.
-fn tune(
+pub(crate) fn tune(
     mut b: paimon_data::SplitReaderBuilder,
     o: &OutputArgs,
     pool: Option<&Arc<dyn MemoryPool>>,

@@ -53,6 +53,83 @@ impl ConsumerManager {
         Ok(out)
     }
 
+    /// The next snapshot consumer `id` reads, `None` when it has no file (Java `consumer`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an id that is not a plain file name; storage errors;
+    /// `Corrupt` naming the file when it is malformed.
+    pub fn consumer(&self, id: &str) -> Result<Option<i64>> {
+        let path = self.path_of(id)?;
+        match self.file_io.read(&path) {
+            Ok(b) => next_snapshot(&path, &b).map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(Error::io(e)),
+        }
+    }
+
+    /// Saves that consumer `id` reads `next_snapshot` next, as Java's `resetConsumer` writes
+    /// it (`{\n  "nextSnapshot" : N\n}`, replacing the file).
+    ///
+    /// # Errors
+    /// As [`ConsumerManager::consumer`].
+    pub fn reset_consumer(&self, id: &str, next_snapshot: i64) -> Result<()> {
+        let path = self.path_of(id)?;
+        let json = format!("{{\n  \"nextSnapshot\" : {next_snapshot}\n}}");
+        self.file_io
+            .overwrite(&path, json.as_bytes())
+            .map_err(Error::io)
+    }
+
+    /// Removes consumer `id` (Java `deleteConsumer`); `false` when it had no file.
+    ///
+    /// # Errors
+    /// As [`ConsumerManager::consumer`].
+    pub fn delete_consumer(&self, id: &str) -> Result<bool> {
+        let path = self.path_of(id)?;
+        match self.file_io.delete(&path) {
+            Ok(d) => Ok(d),
+            Err(e) if e.is_not_found() => Ok(false),
+            Err(e) => Err(Error::io(e)),
+        }
+    }
+
+    /// Removes the consumers whose file was last written before `before_millis` (Java
+    /// `expire`, run with now minus `consumer.expiration-time`); returns their ids.
+    ///
+    /// # Errors
+    /// Storage errors.
+    pub fn expire(&self, before_millis: i64) -> Result<Vec<String>> {
+        let entries = match self.file_io.list(&self.layout.consumer_dir()) {
+            Ok(e) => e,
+            Err(e) if e.is_not_found() => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io(e)),
+        };
+        let mut out = Vec::new();
+        for e in entries.iter().filter(|e| !e.is_dir) {
+            let Some(id) = e.name().strip_prefix(CONSUMER_PREFIX) else {
+                continue;
+            };
+            if e.modified_ms.is_some_and(|m| m < before_millis) {
+                match self.file_io.delete(&e.path) {
+                    Ok(_) => out.push(id.to_string()),
+                    Err(err) if err.is_not_found() => {}
+                    Err(err) => return Err(Error::io(err)),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn path_of(&self, id: &str) -> Result<String> {
+        paimon_spec::layout::check_file_name("consumer id", id).map_err(|e| {
+            Error::InvalidArgument {
+                table: self.layout.root().to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(self.layout.consumer_path(id))
+    }
+
     /// The smallest next snapshot of any consumer (Java `minNextSnapshot`).
     ///
     /// # Errors
@@ -93,5 +170,30 @@ mod tests {
         std::fs::write(consumers.join("consumer-c"), "{}").unwrap();
         let err = m.consumers().unwrap_err().to_string();
         assert!(err.contains("consumer-c"), "{err}");
+    }
+
+    /// The bytes Java 1.4.2's `ConsumerManager.resetConsumer(id, new Consumer(5))` writes.
+    #[test]
+    fn writes_consumers_as_java_and_expires_old_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let io: FileIORef = Arc::new(paimon_io::LocalFileIO::new());
+        let m = ConsumerManager::new(io, root);
+        assert_eq!(m.consumer("job").unwrap(), None);
+        m.reset_consumer("job", 5).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("consumer/consumer-job")).unwrap();
+        assert_eq!(text, "{\n  \"nextSnapshot\" : 5\n}");
+        assert_eq!(m.consumer("job").unwrap(), Some(5));
+        m.reset_consumer("other", 9).unwrap();
+        assert_eq!(m.min_next_snapshot().unwrap(), Some(5));
+        assert!(m.reset_consumer("../x", 1).is_err());
+        // Files written before the cutoff go; later ones stay.
+        assert!(m.expire(0).unwrap().is_empty());
+        let future = i64::MAX;
+        let mut gone = m.expire(future).unwrap();
+        gone.sort();
+        assert_eq!(gone, vec!["job".to_string(), "other".to_string()]);
+        assert_eq!(m.min_next_snapshot().unwrap(), None);
+        assert!(!m.delete_consumer("job").unwrap());
     }
 }

@@ -65,6 +65,16 @@ pub enum Error {
         /// The tag directory.
         path: String,
     },
+    /// A request the table refuses as it now is (Java's `IllegalArgumentException`s of tags,
+    /// branches and rollback): a tag or branch that exists already or does not exist, a
+    /// name that cannot be one.
+    #[error("invalid request on table {table}: {reason}")]
+    InvalidArgument {
+        /// The table root.
+        table: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A storage failure.
     #[error(transparent)]
     Io(#[from] paimon_io::Error),

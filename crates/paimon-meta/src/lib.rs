@@ -34,6 +34,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod branch;
 pub mod commit;
 pub mod consumer;
 pub mod error;
@@ -44,6 +45,7 @@ pub mod scan;
 pub mod schema_manager;
 pub mod snapshot;
 pub mod table;
+mod tag_write;
 
 pub use error::{Error, Result};
 pub use scan::{

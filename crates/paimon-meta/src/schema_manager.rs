@@ -212,6 +212,16 @@ impl TagManager {
         }
     }
 
+    /// The storage.
+    pub fn file_io(&self) -> &FileIORef {
+        &self.file_io
+    }
+
+    /// The branch's directories.
+    pub fn layout(&self) -> &BranchLayout {
+        &self.layout
+    }
+
     /// The snapshot a tag points at.
     ///
     /// # Errors

@@ -423,3 +423,48 @@ fn errors_name_what_is_wrong() {
         "{e}"
     );
 }
+
+/// Tags, a branch from a tag, rollback to a snapshot id and to a tag, and a consumer, through
+/// the facade: the rows each reads are the rows of the snapshot it names.
+#[test]
+fn tags_branches_rollback_and_consumers() {
+    let (_dir, path) = temp_copy("pk", "many_snapshots");
+    let table = Table::open_path(&path).unwrap();
+    let rows_at = |t: &Table, id: i64| rows_of(&t.scan().with_snapshot(id).to_arrow().unwrap());
+    let at_12 = rows_at(&table, 12);
+    assert_eq!(table.create_tag("s12", Some(12)).unwrap(), 12);
+    assert_eq!(table.create_tag("last", None).unwrap(), 14);
+    let names: Vec<String> = table.tags().unwrap().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["last", "s12", "t3", "t6", "t9"]);
+    assert!(table.create_tag("s12", None).is_err());
+
+    table
+        .create_branch("b2", &paimon_rs::BranchStart::Tag("s12".into()))
+        .unwrap();
+    assert_eq!(table.branches().unwrap(), ["b1", "b2"]);
+    let b2 = table.with_branch("b2").unwrap();
+    assert_eq!(rows_of(&b2.scan().to_arrow().unwrap()), at_12);
+
+    let r = table.rollback_to(12).unwrap();
+    assert_eq!(
+        (r.snapshots, r.tags),
+        (vec![14, 13], vec!["last".to_string()])
+    );
+    let table = Table::open_path(&path).unwrap();
+    assert_eq!(table.latest_snapshot_id().unwrap(), Some(12));
+    assert_eq!(rows_of(&table.scan().to_arrow().unwrap()), at_12);
+    // Snapshot 9 has expired; its tag brings it back.
+    let at_9 = rows_of(&table.scan().with_tag("t9").to_arrow().unwrap());
+    let r = table.rollback_to("t9").unwrap();
+    assert!(r.restored_from_tag);
+    let table = Table::open_path(&path).unwrap();
+    assert_eq!(table.latest_snapshot_id().unwrap(), Some(9));
+    assert_eq!(rows_of(&table.scan().to_arrow().unwrap()), at_9);
+
+    assert_eq!(table.consumer("job").unwrap(), None);
+    table.reset_consumer("job", 9).unwrap();
+    assert_eq!(table.consumer("job").unwrap(), Some(9));
+    assert!(table.delete_consumer("job").unwrap());
+    table.delete_branch("b2").unwrap();
+    assert_eq!(table.branches().unwrap(), ["b1"]);
+}

@@ -1,6 +1,6 @@
 """Type stubs of the paimon_rs extension module (see each class's docstring)."""
 
-from typing import Any, Awaitable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -195,6 +195,43 @@ class Table:
     ) -> List[int]:
         """Compacts as ``paimon compact`` (Java 1.4's pickers) and commits one COMPACT snapshot;
         returns the snapshot ids made (empty when nothing needed compacting)."""
+    def create_tag(
+        self, name: str, snapshot: Optional[int] = None, time_retained: Optional[str] = None
+    ) -> int:
+        """Tags ``snapshot`` (the latest by default) as Java's ``createTag``; returns its id."""
+    def create_tag_from_timestamp(self, name: str, timestamp: int) -> int:
+        """Tags the first snapshot committed at or after ``timestamp`` (epoch millis)."""
+    def delete_tag(self, name: str) -> List[str]:
+        """Deletes a tag with the files only it kept alive; returns those files."""
+    def rename_tag(self, old: str, new: str) -> None:
+        """Renames a tag."""
+    def create_branch(
+        self, name: str, tag: Optional[str] = None, snapshot: Optional[int] = None
+    ) -> None:
+        """Creates a branch: empty, or from a tag or a snapshot."""
+    def delete_branch(self, name: str) -> None:
+        """Deletes a branch."""
+    def fast_forward(self, name: str) -> None:
+        """Makes a branch's snapshots, schemas and tags this branch's."""
+    def rollback_to(self, target: Union[int, str]) -> Dict[str, Any]:
+        """Rolls back to a snapshot id or a tag, as Java's ``rollbackTo``."""
+    def stream(
+        self,
+        consumer_id: Optional[str] = None,
+        poll_interval: Optional[float] = None,
+        since: Optional[int] = None,
+        select: Optional[List[str]] = None,
+        filter: Optional[str] = None,
+        with_kind: bool = False,
+    ) -> Iterator[Tuple[int, RecordBatchReader]]:
+        """``(snapshot_id, reader)`` per new snapshot's changes; a consumer's position is saved
+        once the next item is asked for; ``poll_interval`` waits for new snapshots."""
+    def consumer(self, consumer_id: str) -> Optional[int]:
+        """The next snapshot a streaming consumer reads (``None`` for a new one)."""
+    def reset_consumer(self, consumer_id: str, next_snapshot: int) -> None:
+        """Saves a consumer's next snapshot as Java's ``ConsumerManager`` writes it."""
+    def delete_consumer(self, consumer_id: str) -> bool:
+        """Removes a consumer; ``False`` when it did not exist."""
     def expire_snapshots(
         self,
         retain_max: Optional[int] = None,

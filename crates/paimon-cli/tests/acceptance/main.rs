@@ -36,5 +36,6 @@ mod sql;
 mod sql_write;
 mod system_tables;
 mod variant;
+mod versions;
 mod write_cmd;
 mod write_processes;

@@ -25,6 +25,7 @@ const RETAIN_MAX: &str = "snapshot.num-retained.max";
 const TIME_RETAINED: &str = "snapshot.time-retained";
 const EXPIRE_LIMIT: &str = "snapshot.expire.limit";
 const CONSUMER_CHANGELOG_ONLY: &str = "consumer.changelog-only";
+const CONSUMER_EXPIRATION_TIME: &str = "consumer.expiration-time";
 const CHANGELOG_RETAIN_MIN: &str = "changelog.num-retained.min";
 const CHANGELOG_RETAIN_MAX: &str = "changelog.num-retained.max";
 const CHANGELOG_TIME_RETAINED: &str = "changelog.time-retained";
@@ -38,6 +39,8 @@ pub struct ExpireConfig {
     max_deletes: i64,
     /// `consumer.changelog-only`: consumers protect only changelogs, not snapshots.
     consumer_changelog_only: bool,
+    /// `consumer.expiration-time`: consumers whose file is older are removed first.
+    consumer_expiration_ms: Option<i64>,
     dry_run: bool,
 }
 
@@ -51,6 +54,7 @@ impl Default for ExpireConfig {
             time_retained_ms: 3_600_000,
             max_deletes: 10,
             consumer_changelog_only: false,
+            consumer_expiration_ms: None,
             dry_run: false,
         }
     }
@@ -96,6 +100,10 @@ impl ExpireConfig {
                     .parse::<bool>()
                     .map_err(|_| invalid(CONSUMER_CHANGELOG_ONLY, v, "expected true or false"))?,
             },
+            consumer_expiration_ms: match raw.get(CONSUMER_EXPIRATION_TIME) {
+                None => None,
+                Some(_) => Some(duration(CONSUMER_EXPIRATION_TIME, 0)?),
+            },
             dry_run: false,
         };
         let decoupled = int(CHANGELOG_RETAIN_MIN, config.retain_min)? > config.retain_min
@@ -132,6 +140,13 @@ impl ExpireConfig {
     /// `snapshot.expire.limit`: at most this many snapshots are removed per run.
     pub fn with_max_deletes(mut self, n: i64) -> Self {
         self.max_deletes = n;
+        self
+    }
+
+    /// Removes the consumers whose file is older than `ms` before expiring (the table's
+    /// `consumer.expiration-time`); `None` keeps every consumer.
+    pub fn with_consumer_expiration_ms(mut self, ms: Option<i64>) -> Self {
+        self.consumer_expiration_ms = ms;
         self
     }
 
@@ -186,6 +201,12 @@ impl Table {
             .saturating_add(1)
             .max(earliest);
         let mut max_exclusive = latest - config.retain_min + 1;
+        // Consumers not heard from within `consumer.expiration-time` go first (Java's
+        // `ConsumerManager.expire`, run by the committer before expiring snapshots).
+        if let (Some(ms), false) = (config.consumer_expiration_ms, config.dry_run) {
+            self.consumer_manager()
+                .expire(now_millis().saturating_sub(ms))?;
+        }
         // A consumer still reads from its next snapshot on.
         if !config.consumer_changelog_only {
             if let Some(next) = self.consumer_manager().min_next_snapshot()? {
@@ -240,7 +261,7 @@ impl Table {
         }
         let files = Files::new(self);
         let tags = self.tagged_snapshots()?;
-        let mut tag_files: HashMap<i64, HashSet<String>> = HashMap::new();
+        let mut tag_files: HashMap<i64, HashMap<String, Vec<String>>> = HashMap::new();
         let mut bucket_dirs = BTreeSet::new();
 
         // Files deleted by snapshot `id` were live in `id - 1`, so `(begin, end]` covers
@@ -283,7 +304,7 @@ impl Table {
                 None => None,
             };
             for (path, extras) in doomed {
-                if path.is_empty() || kept.is_some_and(|k| k.contains(&path)) {
+                if path.is_empty() || kept.is_some_and(|k| k.contains_key(&path)) {
                     continue;
                 }
                 if let Some((dir, _)) = path.rsplit_once('/') {
@@ -353,7 +374,7 @@ impl Table {
     }
 
     /// Tag snapshots sorted by id (Java `TagManager.taggedSnapshots`).
-    fn tagged_snapshots(&self) -> Result<Vec<Snapshot>> {
+    pub(super) fn tagged_snapshots(&self) -> Result<Vec<Snapshot>> {
         let tags = self.tag_manager();
         let mut out = Vec::new();
         for name in tags.tag_names()? {
@@ -366,7 +387,7 @@ impl Table {
 
     /// Removes bucket directories emptied by the expiry and then their emptied partition
     /// directories (Java `FileDeletionBase.cleanEmptyDirectories`), never above the data root.
-    fn delete_empty_dirs(&self, bucket_dirs: &BTreeSet<String>) -> Result<()> {
+    pub(super) fn delete_empty_dirs(&self, bucket_dirs: &BTreeSet<String>) -> Result<()> {
         let root = self
             .layout()
             .data_root(self.options().data_file_path_directory.as_deref());
@@ -412,15 +433,19 @@ fn previous_tag(tags: &[Snapshot], id: i64) -> Option<&Snapshot> {
     tags.iter().rev().find(|t| t.id < id)
 }
 
-/// Paths of the data files live in `snapshot` (its base and delta lists merged).
-fn live_data_files(files: &Files, snapshot: &Snapshot) -> Result<HashSet<String>> {
-    let mut live = HashSet::new();
+/// Paths of the data files live in `snapshot` (its base and delta lists merged), each with
+/// its extra files (Java `FileDeletionBase.readMergedDataFiles`).
+pub(super) fn live_data_files(
+    files: &Files,
+    snapshot: &Snapshot,
+) -> Result<HashMap<String, Vec<String>>> {
+    let mut live = HashMap::new();
     let context = format!("tag of snapshot {}", snapshot.id);
     for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
         for e in files.list_entries(list)? {
-            let (path, _) = files.data_paths(&e, &context)?;
+            let (path, extras) = files.data_paths(&e, &context)?;
             match e.kind {
-                FileKind::Add => live.insert(path),
+                FileKind::Add => live.insert(path, extras),
                 FileKind::Delete => live.remove(&path),
             };
         }
@@ -458,7 +483,7 @@ pub(super) fn metadata_names(files: &Files, snapshots: &[&Snapshot]) -> Result<H
 
 /// Metadata files of an expired snapshot not in `skip` (Java `SnapshotDeletion
 /// .cleanUnusedManifests`); each one found is added to `skip` so it is listed once.
-fn unused_metadata(
+pub(super) fn unused_metadata(
     files: &Files,
     s: &Snapshot,
     skip: &mut HashSet<String>,

@@ -12,12 +12,16 @@ mod confine_tests;
 mod expire;
 mod orphan;
 mod partition_expire;
+mod rollback;
+mod tags;
 
 pub use abort::abort_messages;
 pub use compact::{CompactPlan, CompactPlanner};
 pub use expire::{ExpireConfig, ExpireReport};
 pub use orphan::{OrphanReport, RemoveOrphanFiles};
 pub use partition_expire::{PartitionExpireConfig, PartitionExpireReport, PartitionExpireStrategy};
+pub use rollback::RollbackReport;
+pub use tags::TagDeleteReport;
 
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::layout;

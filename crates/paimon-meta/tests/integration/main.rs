@@ -13,6 +13,7 @@ mod java_expire;
 mod java_incremental;
 mod java_plans;
 mod java_splits;
+mod java_tags;
 mod memory_pool;
 mod pruning;
 mod readme;

@@ -29,6 +29,7 @@ public final class Main {
                     "  system-table TABLE_PATH NAME... [--branch B]   (rows of Java's TABLE$NAME)",
                     "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
+                    "  table-op TABLE_PATH create-tag|delete-tag|rename-tag|create-branch|delete-branch|fast-forward|rollback-to|consumers ARGS...",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -110,6 +111,9 @@ public final class Main {
                     break;
                 case "predicate-json":
                     PredicateJson.print(Args.parse(rest), out);
+                    break;
+                case "table-op":
+                    TableOps.run(rest, out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);
