@@ -55,7 +55,41 @@ pub struct Snapshot {
     pub properties: Option<BTreeMap<String, String>>,
     /// Next row id (row tracking).
     pub next_row_id: Option<i64>,
+    /// Keys this version does not model (Java 2.x's and pypaimon 2.1's `uuid` and
+    /// `writerVersion`, for example), kept with their values and written back after the known
+    /// keys, so copying a snapshot (a tag, a branch, a rollback) never drops them. Tag-only keys
+    /// (`tagCreateTime`, `tagTimeRetained`) are not kept: a tag read as a snapshot is the snapshot.
+    pub extra: BTreeMap<String, Json>,
 }
+
+/// Snapshot JSON keys [`Snapshot`] models (Java 1.4.2's `Snapshot` fields).
+const KNOWN_KEYS: &[&str] = &[
+    "version",
+    "id",
+    "schemaId",
+    "baseManifestList",
+    "baseManifestListSize",
+    "deltaManifestList",
+    "deltaManifestListSize",
+    "changelogManifestList",
+    "changelogManifestListSize",
+    "indexManifest",
+    "commitUser",
+    "commitIdentifier",
+    "commitKind",
+    "timeMillis",
+    "logOffsets",
+    "totalRecordCount",
+    "deltaRecordCount",
+    "changelogRecordCount",
+    "watermark",
+    "statistics",
+    "properties",
+    "nextRowId",
+];
+
+/// Keys a tag file adds to its snapshot's JSON (Java `Tag`), dropped when it is read as one.
+const TAG_KEYS: &[&str] = &["tagCreateTime", "tagTimeRetained"];
 
 impl Snapshot {
     /// Parses snapshot JSON (also tag files, which add fields that are ignored).
@@ -143,6 +177,13 @@ impl Snapshot {
                     .collect()
             }),
             next_row_id: opt_long("nextRowId"),
+            extra: o
+                .iter()
+                .filter(|(k, _)| {
+                    !KNOWN_KEYS.contains(&k.as_str()) && !TAG_KEYS.contains(&k.as_str())
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         })
     }
 }
@@ -215,6 +256,11 @@ impl Snapshot {
             }),
         );
         put("nextRowId", self.next_row_id.map(Json::from));
+        for (k, v) in &self.extra {
+            if !KNOWN_KEYS.contains(&k.as_str()) {
+                put(k, Some(v.clone()));
+            }
+        }
         paimon_spec::jackson::to_pretty_string(&Json::Object(m))
     }
 }
@@ -421,6 +467,45 @@ impl SnapshotManager {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// `snapshot-1` as pypaimon 2.1.0 wrote it (its 2.x keys `uuid` and `writerVersion`).
+    const PYPAIMON_2_1_SNAPSHOT: &str = r#"{
+  "version": 3,
+  "id": 1,
+  "schemaId": 0,
+  "baseManifestList": "manifest-list-8ebc617d-f487-4629-9ec0-339303a7dfdd-0",
+  "deltaManifestList": "manifest-list-8ebc617d-f487-4629-9ec0-339303a7dfdd-1",
+  "totalRecordCount": 2,
+  "deltaRecordCount": 2,
+  "commitUser": "fccc689e-5a6c-46f1-8e39-741a59ed509c",
+  "commitIdentifier": 9223372036854775807,
+  "commitKind": "APPEND",
+  "timeMillis": 1796589844935,
+  "baseManifestListSize": 1234,
+  "deltaManifestListSize": 1337,
+  "uuid": "f054ce3e-6648-4d4a-8611-dc552d625c41",
+  "writerVersion": "python-2.1.0-3a5ffe7870697e2c2605e63413fb5ac5800aae7e"
+}"#;
+
+    #[test]
+    fn keys_of_later_versions_are_kept_when_a_snapshot_is_copied() {
+        let s = Snapshot::from_json_str("snapshot-1", PYPAIMON_2_1_SNAPSHOT).unwrap();
+        let copied: Json = serde_json::from_str(&s.to_json()).unwrap();
+        assert_eq!(copied["uuid"], "f054ce3e-6648-4d4a-8611-dc552d625c41");
+        assert_eq!(
+            copied["writerVersion"],
+            "python-2.1.0-3a5ffe7870697e2c2605e63413fb5ac5800aae7e"
+        );
+        assert_eq!(copied["totalRecordCount"], 2);
+        // A tag's own keys are not part of the snapshot it holds.
+        let tag = PYPAIMON_2_1_SNAPSHOT.replace(
+            "\n}",
+            ",\n  \"tagCreateTime\" : [ 2026, 12, 6, 19, 31 ],\n  \"tagTimeRetained\" : 3600.0\n}",
+        );
+        let from_tag = Snapshot::from_json_str("tag-t", &tag).unwrap();
+        assert_eq!(from_tag, s);
+        assert!(!from_tag.to_json().contains("tagCreateTime"));
+    }
 
     fn snap_json(id: i64, t: i64) -> String {
         format!(

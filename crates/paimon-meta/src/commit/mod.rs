@@ -746,6 +746,7 @@ impl TableCommit {
                 statistics: latest.as_ref().and_then(|s| s.statistics.clone()),
                 properties: None,
                 next_row_id: opts.row_tracking_enabled.then_some(next_row_id),
+                extra: Default::default(),
             };
             let path = sm.snapshot_path(id);
             Ok(
