@@ -70,6 +70,7 @@ pub mod maintenance;
 pub mod scan;
 pub mod table;
 pub mod table_writer;
+pub mod write_context;
 pub mod writing;
 
 pub use paimon_data as data;
