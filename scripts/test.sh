@@ -19,8 +19,10 @@ else
     scripts/interop.sh --dump-only
 fi
 
-echo "== cargo test --workspace"
-cargo test --workspace --locked
+# paimon-cli's `ballista` feature: paimon-ballista's cluster test runs `paimon sql --scheduler`
+# with the `paimon` binary this build makes (nothing depends on paimon-cli to build it so).
+echo "== cargo test --workspace --features paimon-cli/ballista"
+cargo test --workspace --features paimon-cli/ballista --locked
 
 echo "== Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
 for ex in read plan_and_read_split write_commit compaction_tasks; do
