@@ -24,8 +24,8 @@ fi
 echo "== cargo test --workspace --features paimon-cli/ballista"
 cargo test --workspace --features paimon-cli/ballista --locked
 
-echo "== Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
-for ex in read plan_and_read_split write_commit compaction_tasks; do
+echo "== Rust examples (crates/paimon-rs/examples, crates/paimon-datafusion/examples, built by the cargo test above)"
+for ex in read plan_and_read_split write_commit compaction_tasks datafusion_sql; do
     echo "-- example $ex"
     "${CARGO_TARGET_DIR:-target}/debug/examples/$ex" | tail -3
 done
