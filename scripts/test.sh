@@ -27,11 +27,13 @@ else
     scripts/interop.sh --dump-only
 fi
 
-part "cargo test --workspace"
-cargo test --workspace --locked
+# paimon-cli's `ballista` feature: paimon-ballista's cluster test runs `paimon sql --scheduler`
+# with the `paimon` binary this build makes (nothing depends on paimon-cli to build it so).
+part "cargo test --workspace --features paimon-cli/ballista"
+cargo test --workspace --features paimon-cli/ballista --locked
 
-part "Rust examples (crates/paimon-rs/examples, built by the cargo test above)"
-for ex in read plan_and_read_split write_commit compaction_tasks; do
+part "Rust examples (crates/paimon-rs/examples, crates/paimon-datafusion/examples, built by the cargo test above)"
+for ex in read plan_and_read_split write_commit compaction_tasks datafusion_sql; do
     echo "-- example $ex"
     "${CARGO_TARGET_DIR:-target}/debug/examples/$ex" | tail -3
 done

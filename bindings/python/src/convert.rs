@@ -140,6 +140,19 @@ pub fn threads_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
     threads(arg(v, "threads", "a positive int or None")?)
 }
 
+/// The table a worker was told to write (`TableWrite.from_context`, `run_compact_task`): a
+/// `Table` (its path and FileIO options) or a location (`str` / `os.PathLike`, no options).
+pub fn expected_table_arg(
+    v: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<(String, BTreeMap<String, String>)> {
+    if let Ok(t) = v.cast::<crate::table::Table>() {
+        let t = t.get();
+        return Ok((t.table.path().to_string(), t.options.clone()));
+    }
+    Ok((table_location(&location_arg(v, name)?), BTreeMap::new()))
+}
+
 /// A table or warehouse location argument: a `str` or an `os.PathLike` (`pathlib.Path`).
 pub fn location_arg(v: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
     if let Ok(s) = v.extract::<String>() {

@@ -221,7 +221,7 @@ impl ToPyErr for paimon_rs::Error {
             E::Meta(e) => e.to_py(),
             E::Data(e) => e.to_py(),
             E::Write(e) => e.to_py(),
-            E::Filter { .. } | E::InvalidArgument { .. } => {
+            E::Filter { .. } | E::InvalidArgument { .. } | E::ContextForOtherTable { .. } => {
                 InvalidArgumentError::new_err(self.chain())
             }
             E::CompactAfterWrite { source, .. } => with_message(source.to_py(), self.chain()),

@@ -192,24 +192,31 @@ pub fn expire_partitions<'py>(
     Ok(out)
 }
 
-/// `paimon_rs.run_compact_task(context, task)`: runs one task of `Table.compact_tasks` in a
-/// worker with the table's schema from a write context (`Table.write_context()` bytes), so the
-/// worker opens no metadata of the table; returns the commit message bytes of `version`
-/// (default: the one Java 1.4 reads). `options` configure the storage. Raises `CorruptError`
-/// for bytes that are no write context or compaction task.
+/// `paimon_rs.run_compact_task(context, task, table)`: runs one task of `Table.compact_tasks`
+/// in a worker with the table's schema from a write context (`Table.write_context()` bytes), so
+/// the worker opens no metadata of the table; returns the commit message bytes of `version`
+/// (default: the one Java 1.4 reads). `table` is the table the worker compacts (its path or a
+/// `Table`): a context naming another table is refused, as in `TableWrite.from_context`.
+/// `options` configure the storage (a `Table`'s own when not given). Raises `CorruptError`
+/// for bytes that are no write context or compaction task, `InvalidArgumentError` for a
+/// context of another table.
 #[pyfunction]
-#[pyo3(name = "run_compact_task", signature = (context, task, version=None, options=None))]
+#[pyo3(name = "run_compact_task", signature = (context, task, table, version=None, options=None))]
 pub fn run_compact_task_with_context<'py>(
     py: Python<'py>,
     context: &[u8],
     task: &[u8],
+    table: &Bound<'_, PyAny>,
     version: Option<i32>,
     options: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
     let version = version.unwrap_or(crate::write::DEFAULT_MESSAGE_VERSION);
-    let options = crate::convert::options_arg(options.as_ref())?;
-    let ctx = pyr(paimon_split::decode_write_context(context))?;
-    pyr(ctx.check_paths())?;
+    let (path, table_options) = crate::convert::expected_table_arg(table, "table")?;
+    let options = match options {
+        Some(o) => crate::convert::options_arg(Some(&o))?,
+        None => table_options,
+    };
+    let ctx = pyr(paimon_rs::write_context::write_context_for(context, &path))?;
     let io = crate::convert::file_io(&ctx.table_path, &options)?;
     let message = crate::reader::guard(|| {
         run_compact_task(py, io, &ctx.table_path, &ctx.schema, task, version)

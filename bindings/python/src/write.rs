@@ -59,16 +59,19 @@ impl TableWrite {
     }
 
     /// A writer built from a planner's write context alone (paimon-write's
-    /// `TableWrite::from_context`): no schema or snapshot file is read; `options` configure
-    /// the storage of the context's table path.
+    /// `TableWrite::from_context`) for the table at `table`: a context naming another table
+    /// is refused (the facade's `write_context_for`, as `paimon write --context`), so the
+    /// bytes cannot point the writer elsewhere. No schema or snapshot file is read;
+    /// `options` configure the storage of the table.
     pub fn from_context_bytes(
         py: Python<'_>,
         context: &[u8],
+        table: &str,
         kind_column: Option<String>,
         threads: usize,
         options: &std::collections::BTreeMap<String, String>,
     ) -> PyResult<TableWrite> {
-        let ctx = pyr(paimon_split::decode_write_context(context))?;
+        let ctx = pyr(paimon_rs::write_context::write_context_for(context, table))?;
         let io = crate::convert::file_io(&ctx.table_path, options)?;
         let writer = guard(|| {
             py.detach(|| {
@@ -136,24 +139,31 @@ impl TableWrite {
 
 #[pymethods]
 impl TableWrite {
-    /// A writer in a worker from the bytes of `Table.write_context()` made by the planner:
-    /// the schema, each bucket's committed sequence numbers (so the rows written win over
-    /// those committed) and a dynamic-bucket table's hash index come from the bytes, so no
-    /// metadata of the table is read here (no `Table.open`). `row_kind_column` and `threads`
-    /// as in `Table.new_write`; `options` configure the storage (as `Table.open`'s). Raises
-    /// `CorruptError` for bytes that are no write context.
+    /// A writer in a worker from the bytes of `Table.write_context()` made by the planner,
+    /// for `table` (its path, a `str` or `os.PathLike`, or a `Table`): the schema, each
+    /// bucket's committed sequence numbers (so the rows written win over those committed)
+    /// and a dynamic-bucket table's hash index come from the bytes, so no metadata of the
+    /// table is read here (no `Table.open`). `row_kind_column` and `threads` as in
+    /// `Table.new_write`; `options` configure the storage (as `Table.open`'s; a `Table`'s
+    /// own when not given). Raises `CorruptError` for bytes that are no write context and
+    /// `InvalidArgumentError` for a context of another table than `table`.
     #[staticmethod]
-    #[pyo3(signature = (context, row_kind_column=None, threads=None, options=None))]
+    #[pyo3(signature = (context, table, row_kind_column=None, threads=None, options=None))]
     fn from_context(
         py: Python<'_>,
         context: &[u8],
+        table: &Bound<'_, PyAny>,
         row_kind_column: Option<String>,
         threads: Option<Bound<'_, PyAny>>,
         options: Option<Bound<'_, PyAny>>,
     ) -> PyResult<TableWrite> {
         let threads = crate::convert::threads_arg(threads.as_ref())?;
-        let options = crate::convert::options_arg(options.as_ref())?;
-        TableWrite::from_context_bytes(py, context, row_kind_column, threads, &options)
+        let (path, table_options) = crate::convert::expected_table_arg(table, "table")?;
+        let options = match options {
+            Some(o) => crate::convert::options_arg(Some(&o))?,
+            None => table_options,
+        };
+        TableWrite::from_context_bytes(py, context, &path, row_kind_column, threads, &options)
     }
 
     /// Writes `data`: a pyarrow Table, RecordBatch or RecordBatchReader, anything with

@@ -12,7 +12,7 @@ use paimon_meta::Table;
 use paimon_split::commit::{
     decode_commit_message, encode_commit_message, CommitMessage, DEFAULT_COMMIT_MESSAGE_VERSION,
 };
-use paimon_split::{decode_write_context, encode_write_context};
+use paimon_split::encode_write_context;
 use paimon_write::TableWrite;
 
 use crate::input::{read_input, InputFormat};
@@ -128,18 +128,8 @@ pub fn write_context(a: WriteContextArgs) -> Result<()> {
 /// `paimon write --context`: a worker writing with the planner's context only.
 fn write_with_context(path: &str, file: &Path, a: &WriteArgs) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("--context {}", file.display()))?;
-    let ctx =
-        decode_write_context(&bytes).map_err(|e| anyhow!("--context {}: {e}", file.display()))?;
-    let root = paimon_spec::layout::TableLayout::new(path)
-        .root()
-        .to_string();
-    if root != ctx.table_path {
-        return Err(anyhow!(
-            "--context {} is for table {}, not {root}",
-            file.display(),
-            ctx.table_path
-        ));
-    }
+    let ctx = paimon_rs::write_context::write_context_for(&bytes, path)
+        .map_err(|e| anyhow!("--context {}: {}", file.display(), e.chain()))?;
     let io = file_io_for(&ctx.table_path).map_err(|e| anyhow!("{e}"))?;
     let writer = TableWrite::from_context(io, &ctx)
         .and_then(|w| w.with_threads(threads(a)))

@@ -49,6 +49,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A worker's write context names another table than the one the worker writes
+    /// ([`crate::write_context::write_context_for`]): nothing is written.
+    #[error("the write context is for table {found}, not {expected}")]
+    ContextForOtherTable {
+        /// The table the worker was told to write.
+        expected: String,
+        /// The table the context names.
+        found: String,
+    },
     /// The write was committed, but the lookup compaction that follows it on this table
     /// failed: the rows stay committed in level 0 and become visible to batch reads (and
     /// their changelog is written) after a compaction ([`crate::Table::compact`]).

@@ -71,6 +71,7 @@ pub mod scan;
 pub mod table;
 pub mod table_writer;
 pub mod versions;
+pub mod write_context;
 pub mod writing;
 
 pub use paimon_data as data;

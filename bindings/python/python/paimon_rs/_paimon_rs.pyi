@@ -265,11 +265,13 @@ class TableWrite:
     @staticmethod
     def from_context(
         context: bytes,
+        table: Union[str, "os.PathLike[str]", Table],
         row_kind_column: Optional[str] = None,
         threads: Optional[int] = None,
         options: Optional[Dict[str, str]] = None,
     ) -> "TableWrite":
-        """A writer from ``Table.write_context()`` bytes alone: no metadata of the table is read."""
+        """A writer of ``table`` from ``Table.write_context()`` bytes alone: no metadata of the
+        table is read. A context naming another table raises ``InvalidArgumentError``."""
 
     def write(self, data: Any) -> int:
         """Writes a pyarrow Table / RecordBatch / reader (or what ``pyarrow.table`` takes);
@@ -359,7 +361,12 @@ class SplitReader:
     def schema(self) -> Schema: ...
 
 def run_compact_task(
-    context: bytes, task: bytes, version: Optional[int] = None, options: Optional[Dict[str, str]] = None
+    context: bytes,
+    task: bytes,
+    table: Union[str, "os.PathLike[str]", Table],
+    version: Optional[int] = None,
+    options: Optional[Dict[str, str]] = None,
 ) -> bytes:
-    """Runs one task of ``Table.compact_tasks`` with the schema of ``Table.write_context()``
-    bytes (no ``Table.open``); returns its commit-message bytes (not committed)."""
+    """Runs one task of ``Table.compact_tasks`` on ``table`` with the schema of
+    ``Table.write_context()`` bytes (no ``Table.open``); returns its commit-message bytes (not
+    committed). A context naming another table raises ``InvalidArgumentError``."""

@@ -345,8 +345,13 @@ class PaimonDatasink(Datasink):
 
     def write(self, blocks: Iterable[Any], ctx) -> List[bytes]:
         # One writer per Ray task and core: the task encodes on its own thread.
+        # The worker writes the sink's own table: a context naming another is refused.
         writer = TableWrite.from_context(
-            self._context, row_kind_column=self._row_kind_column, threads=1, options=self._options
+            self._context,
+            self._table_path,
+            row_kind_column=self._row_kind_column,
+            threads=1,
+            options=self._options,
         )
         try:
             for block in blocks:
@@ -427,10 +432,10 @@ def write_paimon(
 
 
 @ray.remote
-def _run_compact_task(context: bytes, options: Dict[str, str], task: bytes) -> bytes:
-    """One compaction task in a worker: the table's schema comes from the driver's write
-    context, so the worker opens no metadata of the table."""
-    return run_compact_task(context, task, options=options)
+def _run_compact_task(context: bytes, table_path: str, options: Dict[str, str], task: bytes) -> bytes:
+    """One compaction task in a worker on the table at ``table_path``: the table's schema
+    comes from the driver's write context, so the worker opens no metadata of the table."""
+    return run_compact_task(context, task, table_path, options=options)
 
 
 def compact(
@@ -456,7 +461,7 @@ def compact(
         return []
     remote = _run_compact_task.options(**(ray_remote_args or {}))
     context = table.write_context()
-    pending = [remote.remote(context, dict(options or {}), t) for t in tasks]
+    pending = [remote.remote(context, table.path, dict(options or {}), t) for t in tasks]
     messages: List[bytes] = []
     failure: Optional[BaseException] = None
     # Every task is awaited, so no task still writes when the finished ones are aborted.

@@ -3,8 +3,9 @@
 //! primary-key tables `pk/dedup_uncompacted` and `pk/partitioned` whose rows need merging).
 //! Every result equals the same query run by local DataFusion and the answer computed here
 //! from Java's expected rows (`fixtures/expected/<db>/<table>/latest.jsonl`); `paimon sql
-//! --scheduler` (the CLI, built beside this test by `cargo test --workspace`) prints the same
-//! rows as `paimon sql` locally.
+//! --scheduler` (the CLI, built beside this test by `cargo test --workspace --features
+//! paimon-cli/ballista`, a clear failure when it is not) prints the same rows as `paimon sql`
+//! locally.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -309,9 +310,11 @@ async fn run_within(
     Some(batches.map(|b| rows(&b)))
 }
 
-/// The `paimon` binary with the `ballista` feature: `cargo test --workspace` builds it beside
-/// this test's executable (`target/<profile>/paimon`, this test in `target/<profile>/deps/`);
-/// `cargo test -p paimon-ballista` alone does not build it.
+/// The `paimon` binary with the `ballista` feature, built by the workspace build beside this
+/// test's executable (`target/<profile>/paimon`, this test in `target/<profile>/deps/`):
+/// `cargo test --workspace --features paimon-cli/ballista` (scripts/test.sh) builds it so.
+/// Nothing depends on paimon-cli, so `cargo test -p paimon-ballista` alone does not build it;
+/// the test then fails saying so (never a skip).
 fn paimon_cli() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let bin = exe
@@ -322,7 +325,7 @@ fn paimon_cli() -> PathBuf {
     assert!(
         bin.is_file(),
         "{} is not built: run `cargo build -p paimon-cli --features ballista` first \
-         (cargo test --workspace builds it)",
+         (`cargo test --workspace --features paimon-cli/ballista` builds it)",
         bin.display()
     );
     bin
@@ -355,7 +358,7 @@ fn cli_rows(scheduler: Option<&str>, sql: &str) -> Vec<String> {
     assert!(
         !stderr.contains("without the `ballista` feature"),
         "{} has no --scheduler: run `cargo build -p paimon-cli --features ballista` \
-         (cargo test --workspace builds it so)",
+         (`cargo test --workspace --features paimon-cli/ballista` builds it so)",
         paimon_cli().display()
     );
     assert!(
