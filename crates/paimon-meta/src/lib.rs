@@ -11,7 +11,9 @@
 //! Catalog -> Table -> Snapshot -> ScanBuilder -> Plan { DataSplit* }
 //! ```
 //!
-//! * [`table`]: [`Table`] (schema, options, branches) and the filesystem [`Catalog`].
+//! * [`catalog`]: the [`catalog::Catalog`] trait, the filesystem catalog ([`Catalog`]) and
+//!   (feature `rest`) the REST catalog; how a table opened through one commits.
+//! * [`table`]: [`Table`] (schema, options, branches).
 //! * [`snapshot`], [`schema_manager`]: snapshot discovery with hint fallbacks, time travel,
 //!   schemas and tags.
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
@@ -34,6 +36,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod catalog;
 pub mod commit;
 pub mod consumer;
 pub mod error;
@@ -45,7 +48,7 @@ pub mod schema_manager;
 pub mod snapshot;
 pub mod table;
 
-pub use error::{Error, Result};
+pub use error::{CatalogFailure, Error, Result};
 pub use scan::{
     ChangePlan, ChangeScan, LiveFile, Plan, ScanBuilder, ScanChoice, SnapshotSelection,
 };

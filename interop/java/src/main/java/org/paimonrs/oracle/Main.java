@@ -28,6 +28,9 @@ public final class Main {
                     "  system-table TABLE_PATH NAME... [--branch B]   (rows of Java's TABLE$NAME)",
                     "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
+                    "  rest-server DATA_DIR URL_FILE [--token T]   (Java's RESTCatalogServer on loopback until stdin closes)",
+                    "  rest-write URI DB.TABLE --from A --to B [--token T]   (create if missing, write (id, 'java-<id>'))",
+                    "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -95,6 +98,15 @@ public final class Main {
                     break;
                 case "predicate-json":
                     PredicateJson.print(Args.parse(rest), out);
+                    break;
+                case "rest-server":
+                    RestOracle.server(Args.parse(rest), out);
+                    break;
+                case "rest-write":
+                    RestOracle.write(Args.parse(rest), out);
+                    break;
+                case "rest-dump":
+                    RestOracle.dump(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);
