@@ -2,7 +2,8 @@
 //! started on loopback by `scripts/java-oracle.sh rest-server`): Java creates and writes a
 //! table through REST and we read Java's rows; we create a database and a table, write and
 //! commit through REST and Java reads ours; a wrong token is an authorization error; a
-//! stopped server is reported at once as unreachable.
+//! stopped server is reported at once as unreachable. Run with the REST feature on, e.g.
+//! `cargo test -p paimon-rs -p paimon-cli --test rest_catalog` (paimon-cli turns it on).
 #![cfg(feature = "rest")]
 
 use std::collections::BTreeMap;
