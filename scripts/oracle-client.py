@@ -30,6 +30,9 @@ WRITERS = {
     # its list file holds paths
     "dump-tables",
 }
+# Commands that live until their own stdin closes (a server the caller stops by closing the pipe):
+# a shared JVM has no stdin per call, so each runs in a JVM of its own.
+OWN_JVM = {"rest-server"}
 # Options whose value is never a path (filters may hold '/'); any other option's value is checked.
 NOT_PATH_OPTIONS = {"--filter", "--select", "--option"}
 
@@ -63,7 +66,7 @@ def read_exact(sock, n):
 def main():
     path, args = sys.argv[1], sys.argv[2:]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if not args or (os.path.realpath(os.getcwd()) != os.path.realpath(root)
+    if not args or args[0] in OWN_JVM or (os.path.realpath(os.getcwd()) != os.path.realpath(root)
                     and may_name_relative_path(args)):
         return NOT_SERVED
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

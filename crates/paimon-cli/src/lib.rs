@@ -13,6 +13,7 @@
 //! ```
 
 pub mod alter_cmd;
+pub mod catalog_cmd;
 pub mod compact_cmd;
 pub mod compare;
 pub mod consumer_read;

@@ -4,8 +4,8 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    alter_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd, split_cmd, sql_cmd,
-    table_cmd, versions_cmd, write_cmd,
+    alter_cmd, catalog_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd,
+    split_cmd, sql_cmd, table_cmd, versions_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -17,6 +17,8 @@ use paimon_cli::{
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    catalog: catalog_cmd::CatalogArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -73,6 +75,18 @@ enum Command {
     Commit(write_cmd::CommitArgs),
     /// Run SQL over a warehouse (DataFusion; tables are `db.table`).
     Sql(sql_cmd::SqlArgs),
+    /// List the catalog's databases (needs --catalog-option).
+    Databases(catalog_cmd::DatabasesArgs),
+    /// List a database's tables (needs --catalog-option).
+    Tables(catalog_cmd::TablesArgs),
+    /// Create a database in the catalog.
+    CreateDatabase(catalog_cmd::CreateDatabaseArgs),
+    /// Drop a database from the catalog.
+    DropDatabase(catalog_cmd::DropDatabaseArgs),
+    /// Drop a table (`db.table`) and its files.
+    DropTable(catalog_cmd::DropTableArgs),
+    /// Rename a table (`db.a db.b`).
+    RenameTable(catalog_cmd::RenameTableArgs),
 }
 
 fn main() {
@@ -106,6 +120,7 @@ fn main() {
 static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    catalog_cmd::set_catalog_args(cli.catalog);
     match cli.command {
         Command::Split(c) => split_cmd::run(c),
         Command::Snapshots(a) => table_cmd::snapshots(a),
@@ -129,5 +144,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::WriteContext(a) => write_cmd::write_context(a),
         Command::Commit(a) => write_cmd::commit(a),
         Command::Sql(a) => sql_cmd::sql(a),
+        Command::Databases(a) => catalog_cmd::databases(a),
+        Command::Tables(a) => catalog_cmd::tables(a),
+        Command::CreateDatabase(a) => catalog_cmd::create_database(a),
+        Command::DropDatabase(a) => catalog_cmd::drop_database(a),
+        Command::DropTable(a) => catalog_cmd::drop_table(a),
+        Command::RenameTable(a) => catalog_cmd::rename_table(a),
     }
 }

@@ -95,15 +95,38 @@ pub fn table_location(table: &str) -> String {
     }
 }
 
+/// Opens `table`: `db.table` through the command line's catalog when one is given
+/// (`--catalog-option`), else a path or URL.
+///
+/// # Errors
+/// The catalog's errors; no table there.
+pub fn open_table(table: &str) -> Result<(FileIORef, Table)> {
+    if let Some(c) = crate::catalog_cmd::catalog()? {
+        let t = c
+            .table(table)
+            .map_err(|e| anyhow!("{}", e.chain()))?
+            .meta()
+            .clone();
+        return Ok((Arc::clone(t.file_io()), t));
+    }
+    let path = table_location(table);
+    let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
+    let t = Table::open(Arc::clone(&io), &path).map_err(|e| anyhow!("{e}"))?;
+    Ok((io, t))
+}
+
 impl ScanArgs {
     /// Opens `table` and builds the scan.
     ///
     /// # Errors
     /// When the table cannot be opened, the selection is malformed or the filter does not parse.
     pub fn open(&self, table: &str) -> Result<OpenedScan> {
-        let path = table_location(table);
-        let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
-        let mut t = Table::open(Arc::clone(&io), &path).map_err(|e| anyhow!("{e}"))?;
+        let (io, mut t) = open_table(table)?;
+        // A catalog's table is where the catalog says; a path is as given.
+        let path = match crate::catalog_cmd::catalog()? {
+            Some(_) => t.path().to_string(),
+            None => table_location(table),
+        };
         if let Some(b) = &self.branch {
             t = t.with_branch(b).map_err(|e| anyhow!("{e}"))?;
         }

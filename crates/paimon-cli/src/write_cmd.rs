@@ -315,9 +315,13 @@ fn default_commit_user(mut contents: Vec<Vec<u8>>) -> String {
     format!("paimon-cli-{digest}")
 }
 
-/// Opens the table at `path`. With the test hook `PAIMON_TEST_FAULT_PUBLISH=<p>` set, its
+/// Opens the table at `path` (`db.table` under `--catalog-option`). With the test hook `PAIMON_TEST_FAULT_PUBLISH=<p>` set, its
 /// storage fails snapshot publishes with probability `p` ([`paimon_io::FaultyFileIO`]).
 pub(crate) fn open(path: &str) -> Result<Table> {
+    if crate::catalog_cmd::catalog()?.is_some() {
+        // `db.table` through the catalog (its commits go through it too).
+        return Ok(crate::scan_args::open_table(path)?.1);
+    }
     let io = file_io_for(path).map_err(|e| anyhow!("{e}"))?;
     let io = paimon_io::FaultyFileIO::from_env(io, path).map_err(|e| anyhow!("{e}"))?;
     Table::open(io, path).map_err(|e| anyhow!("{e}"))

@@ -105,9 +105,85 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A database or table the catalog does not have (Java `DatabaseNotExistException`,
+    /// `TableNotExistException`).
+    #[error("{kind} {name} does not exist{}", in_catalog(catalog))]
+    CatalogObjectNotFound {
+        /// `database` or `table`.
+        kind: &'static str,
+        /// `db` or `db.table`.
+        name: String,
+        /// The catalog (its warehouse or URI).
+        catalog: String,
+    },
+    /// A database or table that exists already (Java `...AlreadyExistException`).
+    #[error("{kind} {name} already exists{}", in_catalog(catalog))]
+    CatalogObjectExists {
+        /// `database` or `table`.
+        kind: &'static str,
+        /// `db` or `db.table`.
+        name: String,
+        /// The catalog (its warehouse or URI).
+        catalog: String,
+    },
+    /// A catalog call that failed (see [`CatalogFailure`]); nothing was changed unless the
+    /// failure says the outcome is unknown.
+    #[error("catalog {uri}: {failure} {what}: {reason}")]
+    Catalog {
+        /// The catalog's address (REST `uri`).
+        uri: String,
+        /// What kind of failure.
+        failure: CatalogFailure,
+        /// The call and the object it was about (`GET /v1/.../tables/t`, `table db.t`).
+        what: String,
+        /// The server's message or the transport's error.
+        reason: String,
+    },
     /// A bug in paimon-rs.
     #[error("internal error (a bug in paimon-rs): {0}")]
     Internal(String),
+}
+
+fn in_catalog(catalog: &str) -> String {
+    if catalog.is_empty() {
+        String::new()
+    } else {
+        format!(" in catalog {catalog}")
+    }
+}
+
+/// The kind of an [`Error::Catalog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogFailure {
+    /// The server could not be reached (refused connection, DNS, timeout): nothing was sent
+    /// or the answer was lost.
+    Unreachable,
+    /// 401 or 403: the caller's credentials do not allow the call.
+    NotAuthorized,
+    /// 409: the object changed meanwhile (or exists already).
+    Conflict,
+    /// Another 4xx: the server refused the request as malformed or unsupported.
+    Refused,
+    /// 5xx after the retries an idempotent call gets.
+    ServerError,
+    /// A response that is not the JSON the API defines.
+    MalformedResponse,
+    /// Options that do not configure a catalog (unknown `metastore`, missing `uri`...).
+    InvalidOptions,
+}
+
+impl std::fmt::Display for CatalogFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CatalogFailure::Unreachable => "unreachable on",
+            CatalogFailure::NotAuthorized => "authorization failed for",
+            CatalogFailure::Conflict => "conflict on",
+            CatalogFailure::Refused => "refused",
+            CatalogFailure::ServerError => "server error on",
+            CatalogFailure::MalformedResponse => "malformed response to",
+            CatalogFailure::InvalidOptions => "invalid options for",
+        })
+    }
 }
 
 /// Result with [`Error`] as default error.
@@ -142,6 +218,21 @@ impl Error {
         match e {
             paimon_io::Error::NotFound { path } => Error::NotFound { path },
             e => Error::Io(e),
+        }
+    }
+
+    /// Builds [`Error::Catalog`].
+    pub fn catalog(
+        uri: impl Into<String>,
+        failure: CatalogFailure,
+        what: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Error::Catalog {
+            uri: uri.into(),
+            failure,
+            what: what.into(),
+            reason: reason.into(),
         }
     }
 

@@ -11,7 +11,9 @@
 //! Catalog -> Table -> Snapshot -> ScanBuilder -> Plan { DataSplit* }
 //! ```
 //!
-//! * [`table`]: [`Table`] (schema, options, branches) and the filesystem [`Catalog`].
+//! * [`catalog`]: the [`catalog::Catalog`] trait, the filesystem catalog ([`Catalog`]) and
+//!   (feature `rest`) the REST catalog; how a table opened through one commits.
+//! * [`table`]: [`Table`] (schema, options, branches).
 //! * [`snapshot`], [`schema_manager`]: snapshot discovery with hint fallbacks, time travel,
 //!   schemas and tags.
 //! * [`manifest`]: manifest lists, data manifests and index manifests, decoded from Avro
@@ -35,6 +37,7 @@
 )]
 
 pub mod branch;
+pub mod catalog;
 pub mod commit;
 pub mod consumer;
 pub mod error;
@@ -47,7 +50,7 @@ pub mod snapshot;
 pub mod table;
 mod tag_write;
 
-pub use error::{Error, Result};
+pub use error::{CatalogFailure, Error, Result};
 pub use scan::{
     ChangePlan, ChangeScan, LiveFile, Plan, ScanBuilder, ScanChoice, SnapshotSelection,
 };

@@ -1,4 +1,4 @@
-//! Tables (Java `FileStoreTable`) and the filesystem catalog (Java `FileSystemCatalog`).
+//! Tables (Java `FileStoreTable`); the filesystem catalog is [`crate::catalog::FileSystemCatalog`].
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use paimon_spec::layout::{self, TableLayout};
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchemaRef;
 
+use crate::catalog::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
 use crate::scan::{LiveFile, ScanBuilder};
 use crate::schema_manager::{SchemaManager, TagManager};
@@ -21,6 +22,8 @@ pub const DB_SUFFIX: &str = ".db";
 #[derive(Debug, Clone)]
 pub struct Table {
     inner: Arc<TableInner>,
+    /// How commits publish their snapshot (the filesystem's, or the catalog's).
+    snapshot_commit: Arc<dyn SnapshotCommit>,
 }
 
 #[derive(Debug)]
@@ -125,7 +128,22 @@ impl Table {
                 options,
                 schemas,
             }),
+            snapshot_commit: Arc::new(RenamingSnapshotCommit),
         })
+    }
+
+    /// This table with commits published by `commit` (a catalog's, e.g. the REST server's)
+    /// instead of writing `snapshot-N` on the file system.
+    pub fn with_snapshot_commit(&self, commit: Arc<dyn SnapshotCommit>) -> Table {
+        Table {
+            inner: self.inner.clone(),
+            snapshot_commit: commit,
+        }
+    }
+
+    /// How commits on this table publish their snapshot.
+    pub fn snapshot_commit(&self) -> &dyn SnapshotCommit {
+        self.snapshot_commit.as_ref()
     }
 
     /// The same table at another branch.
@@ -133,7 +151,10 @@ impl Table {
     /// # Errors
     /// As [`Table::open_branch`].
     pub fn with_branch(&self, branch: &str) -> Result<Table> {
-        Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)
+        Ok(
+            Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)?
+                .with_snapshot_commit(self.snapshot_commit.clone()),
+        )
     }
 
     /// The roots this table's files may lie under: its directory and its
@@ -233,89 +254,8 @@ impl Table {
     }
 }
 
-/// A catalog over a warehouse directory: `<warehouse>/<db>.db/<table>` (Java
-/// `FileSystemCatalog`).
-#[derive(Debug, Clone)]
-pub struct Catalog {
-    file_io: FileIORef,
-    warehouse: String,
-}
-
-impl Catalog {
-    /// A catalog over `warehouse`.
-    pub fn new(file_io: FileIORef, warehouse: &str) -> Self {
-        Catalog {
-            file_io,
-            warehouse: warehouse.trim_end_matches('/').to_string(),
-        }
-    }
-
-    /// Storage.
-    pub fn file_io(&self) -> &FileIORef {
-        &self.file_io
-    }
-
-    /// Database names (directories ending in `.db`), sorted.
-    ///
-    /// # Errors
-    /// Storage errors.
-    pub fn list_databases(&self) -> Result<Vec<String>> {
-        Ok(self
-            .file_io
-            .list(&self.warehouse)
-            .map_err(Error::io)?
-            .iter()
-            .filter(|e| e.is_dir)
-            .filter_map(|e| e.name().strip_suffix(DB_SUFFIX).map(str::to_string))
-            .collect())
-    }
-
-    /// Table names of a database: subdirectories holding a `schema` directory.
-    ///
-    /// # Errors
-    /// [`Error::NotFound`] when the database does not exist.
-    pub fn list_tables(&self, database: &str) -> Result<Vec<String>> {
-        let db = self.database_path(database);
-        let mut out = Vec::new();
-        for e in self.file_io.list(&db).map_err(Error::io)? {
-            if e.is_dir
-                && self
-                    .file_io
-                    .exists(&paimon_io::join(&e.path, layout::SCHEMA_DIR))
-                    .map_err(Error::io)?
-            {
-                out.push(e.name().to_string());
-            }
-        }
-        Ok(out)
-    }
-
-    /// Path of a database directory.
-    pub fn database_path(&self, database: &str) -> String {
-        paimon_io::join(&self.warehouse, &format!("{database}{DB_SUFFIX}"))
-    }
-
-    /// Path of a table directory.
-    pub fn table_path(&self, database: &str, table: &str) -> String {
-        paimon_io::join(&self.database_path(database), table)
-    }
-
-    /// Loads `database.table`; `table$branch_<name>` selects a branch as Java does.
-    ///
-    /// # Errors
-    /// [`Error::NotFound`] when the table does not exist.
-    pub fn get_table(&self, database: &str, table: &str) -> Result<Table> {
-        let (name, branch) = match table.split_once("$branch_") {
-            Some((n, b)) => (n, b),
-            None => (table, MAIN_BRANCH),
-        };
-        Table::open_branch(
-            self.file_io.clone(),
-            &self.table_path(database, name),
-            branch,
-        )
-    }
-}
+/// The filesystem catalog, by its former name.
+pub use crate::catalog::FileSystemCatalog as Catalog;
 
 #[cfg(test)]
 mod tests {

@@ -38,6 +38,7 @@ use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::types::DataType;
 use paimon_split::commit::CommitMessage;
 
+use crate::catalog::Published;
 use crate::error::{Error, Result};
 use crate::manifest::encode::ManifestWriteOptions;
 use crate::manifest::{
@@ -79,7 +80,7 @@ enum Attempt {
     /// Another committer took the id first; this attempt's files were deleted.
     Lost,
     /// Publishing failed and the outcome is unknown; this attempt's files are kept.
-    Unknown(paimon_io::Error),
+    Unknown(Error),
 }
 
 /// A partition spec: partition column names and values; a subset of the columns selects every
@@ -475,7 +476,7 @@ impl TableCommit {
         }
         if let Some(e) = unknown {
             // Its files are kept: the snapshot may still appear (a PUT in flight).
-            return Err(Error::io(e));
+            return Err(e);
         }
         Err(self.conflict(format!(
             "commit {identifier} of user {} lost the race for the next snapshot {} times",
@@ -748,30 +749,14 @@ impl TableCommit {
                 next_row_id: opts.row_tracking_enabled.then_some(next_row_id),
                 extra: Default::default(),
             };
-            let path = sm.snapshot_path(id);
-            Ok(
-                match table
-                    .file_io()
-                    .publish_if_absent(&path, snapshot.to_json().as_bytes())
-                {
-                    Ok(true) => Attempt::Committed(id),
-                    Ok(false) => Attempt::Lost,
-                    // Nothing was attempted.
-                    Err(e @ paimon_io::Error::Unsupported { .. }) => return Err(Error::io(e)),
-                    Err(e) => Attempt::Unknown(e),
-                },
-            )
+            Ok(match table.snapshot_commit().publish(table, &snapshot)? {
+                Published::Committed => Attempt::Committed(id),
+                Published::Lost => Attempt::Lost,
+                Published::Unknown(e) => Attempt::Unknown(e),
+            })
         })();
         match result {
-            Ok(Attempt::Committed(id)) => {
-                // Hints are only hints: readers fall back to listing when they are stale.
-                let io = table.file_io();
-                let _ = io.overwrite(&sm.layout().latest_hint(), id.to_string().as_bytes());
-                if id == 1 {
-                    let _ = io.overwrite(&sm.layout().earliest_hint(), b"1");
-                }
-                Ok(Attempt::Committed(id))
-            }
+            Ok(Attempt::Committed(id)) => Ok(Attempt::Committed(id)),
             Ok(Attempt::Lost) => {
                 // `snapshot-id` was taken before this attempt's publish: its files are
                 // referenced by no snapshot.

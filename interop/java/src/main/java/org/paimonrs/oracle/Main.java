@@ -30,6 +30,9 @@ public final class Main {
                     "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
                     "  table-op TABLE_PATH create-tag|delete-tag|rename-tag|create-branch|delete-branch|fast-forward|rollback-to|consumers ARGS...",
+                    "  rest-server DATA_DIR URL_FILE [--token T]   (Java's RESTCatalogServer on loopback until stdin closes)",
+                    "  rest-write URI DB.TABLE --from A --to B [--token T]   (create if missing, write (id, 'java-<id>'))",
+                    "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -114,6 +117,15 @@ public final class Main {
                     break;
                 case "table-op":
                     TableOps.run(rest, out);
+                    break;
+                case "rest-server":
+                    RestOracle.server(Args.parse(rest), out);
+                    break;
+                case "rest-write":
+                    RestOracle.write(Args.parse(rest), out);
+                    break;
+                case "rest-dump":
+                    RestOracle.dump(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);

@@ -1,0 +1,169 @@
+//! `paimon` under a REST catalog (`--catalog-option` / `--catalog-options`) against Java's own
+//! `RESTCatalogServer` (`scripts/java-oracle.sh rest-server`): Java writes a table through
+//! REST, the CLI lists and reads it, writes rows that Java reads back through REST, manages
+//! databases and tables; a wrong token is one error line naming the URI.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "cli-rest-token";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn oracle(args: &[&str]) -> String {
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run scripts/java-oracle.sh");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn paimon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = paimon(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_cli_reads_writes_and_manages_tables_through_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let url_file = dir.path().join("url");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut server = Command::new(repo().join("scripts/java-oracle.sh"))
+        .arg("rest-server")
+        .arg(&data)
+        .arg(&url_file)
+        .args(["--token", TOKEN])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("run scripts/java-oracle.sh (needs java)");
+    let started = Instant::now();
+    while !url_file.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(900),
+            "rest-server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let url = std::fs::read_to_string(&url_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    oracle(&[
+        "rest-write",
+        &url,
+        "jdb.t",
+        "--from",
+        "0",
+        "--to",
+        "3",
+        "--token",
+        TOKEN,
+    ]);
+
+    let props = dir.path().join("catalog.properties");
+    std::fs::write(
+        &props,
+        format!("metastore=rest\nuri: {url}\ntoken {TOKEN}\n# comment\nwarehouse=rest_warehouse\n"),
+    )
+    .unwrap();
+    let file = ["--catalog-options", props.to_str().unwrap()];
+    let uri_opt = format!("uri={url}");
+    let tok_opt = format!("token={TOKEN}");
+    // Options before the command, one by one.
+    let opts = [
+        "--catalog-option",
+        "metastore=rest",
+        "--catalog-option",
+        &uri_opt,
+        "--catalog-option",
+        &tok_opt,
+        "--catalog-option",
+        "warehouse=rest_warehouse",
+    ];
+    let mut a = opts.to_vec();
+    a.push("databases");
+    assert_eq!(ok(&a), "jdb\n");
+    assert_eq!(ok(&[&["tables", "jdb"][..], &file].concat()), "t\n");
+    let read = ok(&[&["read", "jdb.t", "--format", "csv"][..], &file].concat());
+    assert_eq!(read, "id,v\n0,java-0\n1,java-1\n2,java-2\n");
+
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(
+        &rows,
+        "{\"id\":10,\"v\":\"cli-10\"}\n{\"id\":11,\"v\":\"cli-11\"}\n",
+    )
+    .unwrap();
+    ok(&[
+        &["write", "jdb.t", "--from", rows.to_str().unwrap()][..],
+        &file,
+    ]
+    .concat());
+    let java = oracle(&["rest-dump", &url, "jdb.t", "--token", TOKEN]);
+    assert_eq!(
+        java,
+        "{\"id\":0,\"v\":\"java-0\"}\n{\"id\":1,\"v\":\"java-1\"}\n{\"id\":10,\"v\":\"cli-10\"}\n\
+         {\"id\":11,\"v\":\"cli-11\"}\n{\"id\":2,\"v\":\"java-2\"}\n"
+    );
+
+    ok(&[&["create-database", "cdb"][..], &file].concat());
+    ok(&[&["create-database", "cdb", "--if-not-exists"][..], &file].concat());
+    assert_eq!(ok(&[&["databases"][..], &file].concat()), "cdb\njdb\n");
+    ok(&[&["drop-database", "cdb"][..], &file].concat());
+    ok(&[&["drop-table", "jdb.t"][..], &file].concat());
+    ok(&[&["drop-table", "jdb.t", "--if-exists"][..], &file].concat());
+    let out = paimon(&[&["read", "jdb.t"][..], &file].concat());
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "table jdb.t does not exist in catalog {}",
+            url.trim_end_matches('/')
+        )),
+        "{err}"
+    );
+
+    let out = paimon(&[
+        "databases",
+        "--catalog-option",
+        "metastore=rest",
+        "--catalog-option",
+        &uri_opt,
+        "--catalog-option",
+        "token=wrong",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: catalog {}: authorization failed for GET /v1/config: HTTP 401",
+            url.trim_end_matches('/')
+        )
+    );
+    drop(server.stdin.take());
+    server.wait().unwrap();
+}

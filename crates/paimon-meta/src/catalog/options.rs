@@ -1,0 +1,181 @@
+//! Choosing and configuring a catalog from Java's option names (`CatalogOptions`,
+//! `RESTCatalogOptions`), so a user's existing catalog configuration works unchanged.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{Catalog, FileSystemCatalog};
+use crate::error::{CatalogFailure, Error, Result};
+
+/// `metastore`: which catalog the options describe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metastore {
+    /// `filesystem` (the default): a warehouse directory.
+    FileSystem,
+    /// `rest`: Paimon's REST catalog at `uri`.
+    Rest,
+}
+
+/// Catalog options (Java's keys; see [`CatalogOptions::from_map`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogOptions {
+    /// `metastore`.
+    pub metastore: Metastore,
+    /// All options as given (`warehouse`, `uri`, `token`, `header.*`, FileIO keys...).
+    pub options: BTreeMap<String, String>,
+}
+
+/// Option keys (Java `CatalogOptions` / `RESTCatalogOptions`).
+pub mod keys {
+    /// `filesystem` (default) or `rest`.
+    pub const METASTORE: &str = "metastore";
+    /// The warehouse: a directory for `filesystem`, the catalog's name for `rest`.
+    pub const WAREHOUSE: &str = "warehouse";
+    /// The REST server's base URI.
+    pub const URI: &str = "uri";
+    /// `bear` (bearer token) or `dlf`.
+    pub const TOKEN_PROVIDER: &str = "token.provider";
+    /// The bearer token.
+    pub const TOKEN: &str = "token";
+    /// Prefix of extra HTTP headers (`header.X-Name = value`).
+    pub const HEADER_PREFIX: &str = "header.";
+    /// Whether a REST table's files are read with the server's data token.
+    pub const DATA_TOKEN_ENABLED: &str = "data-token.enabled";
+}
+
+impl CatalogOptions {
+    /// Reads `metastore` from `options`.
+    ///
+    /// # Errors
+    /// [`Error::Catalog`] ([`CatalogFailure::InvalidOptions`]) for a `metastore` this build
+    /// does not know (`jdbc` and `hive` are not implemented yet).
+    pub fn from_map(options: BTreeMap<String, String>) -> Result<Self> {
+        let metastore = match options.get(keys::METASTORE).map(|s| s.trim()) {
+            None | Some("filesystem") => Metastore::FileSystem,
+            Some("rest") => Metastore::Rest,
+            Some(other) => {
+                return Err(invalid(
+                    keys::METASTORE,
+                    format!("metastore {other:?} is not supported (supported: filesystem, rest)"),
+                ))
+            }
+        };
+        Ok(CatalogOptions { metastore, options })
+    }
+
+    /// The value of `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.options.get(key).map(String::as_str)
+    }
+
+    /// The value of `key`, or an error naming the option.
+    ///
+    /// # Errors
+    /// [`Error::Catalog`] ([`CatalogFailure::InvalidOptions`]) when it is not set.
+    pub fn require(&self, key: &str) -> Result<&str> {
+        self.get(key)
+            .filter(|v| !v.trim().is_empty())
+            .ok_or_else(|| invalid(key, format!("option {key:?} is required")))
+    }
+}
+
+fn invalid(key: &str, reason: String) -> Error {
+    Error::catalog(
+        "",
+        CatalogFailure::InvalidOptions,
+        format!("option {key}"),
+        reason,
+    )
+}
+
+/// The catalog `options` describe: a [`FileSystemCatalog`] over `warehouse`, or (with the
+/// `rest` feature) a `RestCatalog` at `uri`, after its `GET /v1/config` handshake.
+///
+/// # Errors
+/// Missing or invalid options; the REST handshake's errors; a storage scheme this build
+/// leaves out.
+pub fn open_catalog(options: &BTreeMap<String, String>) -> Result<Arc<dyn Catalog>> {
+    let opts = CatalogOptions::from_map(options.clone())?;
+    match opts.metastore {
+        Metastore::FileSystem => {
+            let warehouse = opts.require(keys::WAREHOUSE)?.trim_end_matches('/');
+            let io = paimon_io::file_io_with_options(warehouse, &file_io_options(&opts.options))
+                .map_err(Error::io)?;
+            Ok(Arc::new(FileSystemCatalog::new(io, warehouse)))
+        }
+        #[cfg(feature = "rest")]
+        Metastore::Rest => Ok(Arc::new(super::rest::RestCatalog::open(opts)?)),
+        #[cfg(not(feature = "rest"))]
+        Metastore::Rest => Err(invalid(
+            keys::METASTORE,
+            "this build has no REST catalog (cargo feature `rest` of paimon-meta)".to_string(),
+        )),
+    }
+}
+
+/// The options meant for storage (FileIO): everything but the catalog's own keys.
+pub fn file_io_options(options: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    const CATALOG_KEYS: &[&str] = &[
+        keys::METASTORE,
+        keys::WAREHOUSE,
+        keys::URI,
+        keys::TOKEN_PROVIDER,
+        keys::TOKEN,
+        keys::DATA_TOKEN_ENABLED,
+        "prefix",
+        "catalog-key",
+        "lock.enabled",
+        "lock-acquire-timeout",
+        "client-pool-size",
+        "cache-enabled",
+    ];
+    options
+        .iter()
+        .filter(|(k, _)| {
+            !CATALOG_KEYS.contains(&k.as_str())
+                && !k.starts_with(keys::HEADER_PREFIX)
+                && !k.starts_with("dlf.")
+                && !k.starts_with("rest.")
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
+        kv.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn metastore_chooses_the_catalog() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().to_str().unwrap();
+        let c = open_catalog(&map(&[("warehouse", w)])).unwrap();
+        assert_eq!(c.location(), w);
+        let c = open_catalog(&map(&[("metastore", "filesystem"), ("warehouse", w)])).unwrap();
+        assert_eq!(c.list_databases().unwrap(), Vec::<String>::new());
+        let e = open_catalog(&map(&[("metastore", "jdbc")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("metastore \"jdbc\" is not supported"), "{e}");
+        let e = open_catalog(&map(&[])).unwrap_err().to_string();
+        assert!(e.contains("option \"warehouse\" is required"), "{e}");
+    }
+
+    #[test]
+    fn storage_options_leave_the_catalog_keys_out() {
+        let m = map(&[
+            ("metastore", "rest"),
+            ("uri", "http://x"),
+            ("token", "t"),
+            ("header.X-A", "1"),
+            ("s3.endpoint", "http://s3"),
+        ]);
+        assert_eq!(file_io_options(&m), map(&[("s3.endpoint", "http://s3")]));
+    }
+}

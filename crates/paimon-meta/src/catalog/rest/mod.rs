@@ -1,0 +1,442 @@
+//! Paimon's REST catalog (OpenAPI 1.0) as Java 1.4.2's `RESTCatalog` / `RESTApi` speak it:
+//! the `GET /v1/config` handshake (defaults, overrides, prefix), databases, tables, load
+//! table (schema, path, id), create/drop/rename/alter, data tokens, and commits through
+//! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication.
+//!
+//! Tables are read from the path the server returns, with the storage options of the
+//! catalog (or, under `data-token.enabled`, the server's data token); their commits go
+//! through the server.
+
+mod client;
+mod commit;
+mod messages;
+mod paths;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use paimon_io::FileIORef;
+use paimon_spec::schema::TableSchema;
+use serde_json::{json, Value};
+
+use super::options::{file_io_options, keys};
+use super::{Catalog, CatalogOptions, Database, Identifier};
+use crate::commit::SchemaChange;
+use crate::error::{CatalogFailure, Error, Result};
+use crate::table::{Table, MAIN_BRANCH};
+use client::{Object, RestClient};
+pub use commit::RestSnapshotCommit;
+use messages::Response;
+use paths::Paths;
+
+/// A REST catalog server (Java `RESTCatalog`).
+#[derive(Debug, Clone)]
+pub struct RestCatalog {
+    client: RestClient,
+    paths: Paths,
+    /// The client's options merged with the server's defaults and overrides.
+    options: BTreeMap<String, String>,
+}
+
+/// The table a `GET .../tables/{t}` describes (Java `GetTableResponse`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The server's table id (what commits name).
+    pub id: String,
+    /// Where its files are.
+    pub path: String,
+    /// Whether the files are outside the catalog's warehouse.
+    pub is_external: bool,
+    /// Its latest schema id.
+    pub schema_id: i64,
+}
+
+impl RestCatalog {
+    /// Connects to `uri` (`GET /v1/config`, with `warehouse` as Java sends it) and merges
+    /// the server's defaults and overrides with `options` as Java's `ConfigResponse.merge`.
+    ///
+    /// # Errors
+    /// Missing `uri` or `token`; `token.provider` other than `bear`; the handshake's errors
+    /// (unreachable, not authorized, malformed).
+    pub fn open(opts: CatalogOptions) -> Result<Self> {
+        let uri = opts.require(keys::URI)?.to_string();
+        let invalid = |what: &str, reason: String| {
+            Error::catalog(&uri, CatalogFailure::InvalidOptions, what, reason)
+        };
+        let mut headers = headers_of(&opts.options);
+        match opts.get(keys::TOKEN_PROVIDER).map(str::trim) {
+            None | Some("bear") => {
+                if let Some(t) = opts.get(keys::TOKEN) {
+                    headers.insert("Authorization".into(), format!("Bearer {}", t.trim()));
+                } else if opts.get(keys::TOKEN_PROVIDER).is_some() {
+                    return Err(invalid(
+                        "option token",
+                        "token.provider bear needs option \"token\"".into(),
+                    ));
+                }
+            }
+            Some(p) => {
+                return Err(invalid(
+                    "option token.provider",
+                    format!("token provider {p:?} is not supported (supported: bear)"),
+                ))
+            }
+        }
+        let mut client = RestClient::new(&uri, headers)?;
+        let query: Vec<(&str, &str)> = opts
+            .get(keys::WAREHOUSE)
+            .map(|w| vec![(keys::WAREHOUSE, w)])
+            .unwrap_or_default();
+        let body = client.get(Paths::config(), &query, &Object::catalog())?;
+        let r = Response {
+            uri: client.uri(),
+            what: format!("GET {}", Paths::config()),
+            body: &body,
+        };
+        let mut options = r.map("defaults")?;
+        options.extend(opts.options.clone());
+        options.extend(r.map("overrides")?);
+        client.add_headers(headers_of(&options));
+        let paths = Paths::new(options.get("prefix").map(String::as_str));
+        Ok(RestCatalog {
+            client,
+            paths,
+            options,
+        })
+    }
+
+    /// The options in effect (the client's, with the server's defaults and overrides).
+    pub fn options(&self) -> &BTreeMap<String, String> {
+        &self.options
+    }
+
+    /// `GET .../tables/{t}`: the table's id, path and schema id.
+    ///
+    /// # Errors
+    /// [`Error::CatalogObjectNotFound`] naming the table; transport and server errors.
+    pub fn load_table(&self, id: &Identifier) -> Result<TableInfo> {
+        let path = self.paths.table(&id.database, id.table_name());
+        let body = self
+            .client
+            .get(&path, &[], &Object::table(id.full_table_name()))?;
+        let r = self.response(format!("GET {path}"), &body);
+        Ok(TableInfo {
+            id: r.str("id")?.to_string(),
+            path: local_path(r.str("path")?),
+            is_external: r
+                .body
+                .get("isExternal")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            schema_id: r.body.get("schemaId").and_then(Value::as_i64).unwrap_or(0),
+        })
+    }
+
+    /// `GET .../tables/{t}/token`: the storage options the server grants for the table's
+    /// files, and when they expire (epoch millis).
+    ///
+    /// # Errors
+    /// Transport and server errors; a malformed token.
+    pub fn data_token(&self, id: &Identifier) -> Result<(BTreeMap<String, String>, i64)> {
+        let path = self.paths.table_token(&id.database, id.table_name());
+        let body = self
+            .client
+            .get(&path, &[], &Object::table(id.full_table_name()))?;
+        let r = self.response(format!("GET {path}"), &body);
+        let expires = r
+            .body
+            .get("expiresAtMillis")
+            .and_then(Value::as_i64)
+            .unwrap_or(i64::MAX);
+        Ok((r.map("token")?, expires))
+    }
+
+    fn response<'a>(&'a self, what: String, body: &'a Value) -> Response<'a> {
+        Response {
+            uri: self.client.uri(),
+            what,
+            body,
+        }
+    }
+
+    /// Every page of a listing (`databases` or `tables`), following `nextPageToken`.
+    fn list_all(&self, path: &str, key: &str, about: &Object) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        // A server that keeps handing out tokens would loop forever: pages are bounded.
+        for _ in 0..100_000 {
+            let query: Vec<(&str, &str)> = token
+                .as_deref()
+                .map(|t| vec![("pageToken", t)])
+                .unwrap_or_default();
+            let body = self.client.get(path, &query, about)?;
+            let r = self.response(format!("GET {path}"), &body);
+            out.extend(r.strings(key)?);
+            match r.next_page() {
+                Some(t) if Some(&t) != token.as_ref() => token = Some(t),
+                _ => {
+                    out.sort();
+                    return Ok(out);
+                }
+            }
+        }
+        Err(Error::catalog(
+            self.client.uri(),
+            CatalogFailure::MalformedResponse,
+            format!("GET {path}"),
+            "more than 100000 pages",
+        ))
+    }
+
+    /// The storage for a table at `path`: the catalog's FileIO options, and the server's
+    /// data token under `data-token.enabled` (object stores only; a local path needs none).
+    fn file_io(&self, id: &Identifier, path: &str) -> Result<FileIORef> {
+        if paimon_io::scheme_of(path).is_none_or(|s| s == "file") {
+            return paimon_io::file_io_for(path).map_err(Error::io);
+        }
+        let mut options = file_io_options(&self.options);
+        let data_token = self
+            .options
+            .get(keys::DATA_TOKEN_ENABLED)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        if data_token {
+            options.extend(self.data_token(id)?.0);
+        }
+        paimon_io::file_io_with_options(path, &options).map_err(Error::io)
+    }
+
+    fn ignore_missing(&self, r: Result<Value>, ignore: bool) -> Result<()> {
+        match r {
+            Ok(_) => Ok(()),
+            Err(Error::CatalogObjectNotFound { .. }) if ignore => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// `header.*` options as HTTP headers.
+fn headers_of(options: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    options
+        .iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix(keys::HEADER_PREFIX)
+                .filter(|h| !h.is_empty())
+                .map(|h| (h.to_string(), v.clone()))
+        })
+        .collect()
+}
+
+/// A path as Java writes it (`file:/tmp/t`, `file:///tmp/t`) as a local path; URLs of
+/// other schemes unchanged.
+fn local_path(path: &str) -> String {
+    if let Some(rest) = path.strip_prefix("file://") {
+        rest.to_string()
+    } else if let Some(rest) = path.strip_prefix("file:") {
+        rest.to_string()
+    } else {
+        path.to_string()
+    }
+}
+
+impl Catalog for RestCatalog {
+    fn location(&self) -> &str {
+        self.client.uri()
+    }
+
+    fn list_databases(&self) -> Result<Vec<String>> {
+        self.list_all(&self.paths.databases(), "databases", &Object::catalog())
+    }
+
+    fn get_database(&self, name: &str) -> Result<Database> {
+        let path = self.paths.database(name);
+        let body = self.client.get(&path, &[], &Object::database(name))?;
+        let r = self.response(format!("GET {path}"), &body);
+        Ok(Database {
+            name: r.str("name").unwrap_or(name).to_string(),
+            options: r.map("options")?,
+            location: r
+                .body
+                .get("location")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+    }
+
+    fn create_database(
+        &self,
+        name: &str,
+        ignore_if_exists: bool,
+        options: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let body = json!({"name": name, "options": options});
+        match self
+            .client
+            .post(&self.paths.databases(), &body, &Object::database(name))
+        {
+            Ok(_) => Ok(()),
+            Err(Error::CatalogObjectExists { .. }) if ignore_if_exists => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn drop_database(&self, name: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
+        if !cascade {
+            match self.list_tables(name) {
+                Ok(t) if !t.is_empty() => {
+                    return Err(Error::catalog(
+                        self.client.uri(),
+                        CatalogFailure::Refused,
+                        format!("drop database {name}"),
+                        format!("it holds {} tables; drop it with cascade", t.len()),
+                    ))
+                }
+                Err(Error::CatalogObjectNotFound { .. }) if ignore_if_not_exists => return Ok(()),
+                Err(e) => return Err(e),
+                Ok(_) => {}
+            }
+        }
+        let r = self
+            .client
+            .delete(&self.paths.database(name), &Object::database(name));
+        self.ignore_missing(r, ignore_if_not_exists)
+    }
+
+    fn list_tables(&self, database: &str) -> Result<Vec<String>> {
+        self.list_all(
+            &self.paths.tables(database),
+            "tables",
+            &Object::database(database),
+        )
+    }
+
+    fn get_table(&self, id: &Identifier) -> Result<Table> {
+        let info = self.load_table(id)?;
+        let io = self.file_io(id, &info.path)?;
+        let table = Table::open_branch(io, &info.path, id.branch().unwrap_or(MAIN_BRANCH))?;
+        Ok(table.with_snapshot_commit(Arc::new(RestSnapshotCommit::new(
+            self.client.clone(),
+            self.paths.commit_table(&id.database, &id.object),
+            id.clone(),
+            info.id,
+        ))))
+    }
+
+    fn create_table(
+        &self,
+        id: &Identifier,
+        schema: TableSchema,
+        ignore_if_exists: bool,
+    ) -> Result<()> {
+        let body = json!({
+            "identifier": messages::identifier(id),
+            "schema": messages::schema(&schema),
+        });
+        match self.client.post(
+            &self.paths.tables(&id.database),
+            &body,
+            &Object::table(id.full_table_name()),
+        ) {
+            Ok(_) => Ok(()),
+            Err(Error::CatalogObjectExists { kind: "table", .. }) if ignore_if_exists => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        let r = self.client.delete(
+            &self.paths.table(&id.database, &id.object),
+            &Object::table(id.full_table_name()),
+        );
+        self.ignore_missing(r, ignore_if_not_exists)
+    }
+
+    fn rename_table(
+        &self,
+        from: &Identifier,
+        to: &Identifier,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        let body = json!({
+            "source": messages::identifier(from),
+            "destination": messages::identifier(to),
+        });
+        let r = self.client.post(
+            &self.paths.rename_table(),
+            &body,
+            &Object::table(from.full_table_name()),
+        );
+        match r {
+            // The server names the destination when it exists.
+            Err(Error::CatalogObjectExists { kind, catalog, .. }) => {
+                Err(Error::CatalogObjectExists {
+                    kind,
+                    name: to.full_table_name(),
+                    catalog,
+                })
+            }
+            r => self.ignore_missing(r, ignore_if_not_exists),
+        }
+    }
+
+    fn alter_table(
+        &self,
+        id: &Identifier,
+        changes: &[SchemaChange],
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        let body =
+            json!({"changes": changes.iter().map(messages::schema_change).collect::<Vec<_>>()});
+        let r = self.client.post(
+            &self.paths.table(&id.database, &id.object),
+            &body,
+            &Object::table(id.full_table_name()),
+        );
+        self.ignore_missing(r, ignore_if_not_exists)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_paths_become_local_paths() {
+        assert_eq!(local_path("file:/tmp/w/db.db/t"), "/tmp/w/db.db/t");
+        assert_eq!(local_path("file:///tmp/w/db.db/t"), "/tmp/w/db.db/t");
+        assert_eq!(local_path("s3://b/w/db.db/t"), "s3://b/w/db.db/t");
+    }
+
+    /// A server that is not there: an error within seconds naming the URI, not a hang.
+    #[test]
+    fn unreachable_server_fails_fast_naming_the_uri() {
+        // A port just bound and released: nothing listens there.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let uri = format!("http://127.0.0.1:{port}");
+        let mut o = BTreeMap::new();
+        o.insert("metastore".to_string(), "rest".to_string());
+        o.insert("uri".to_string(), uri.clone());
+        o.insert("token".to_string(), "t".to_string());
+        let started = std::time::Instant::now();
+        let e = RestCatalog::open(CatalogOptions::from_map(o).unwrap()).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert!(
+            matches!(
+                e,
+                Error::Catalog {
+                    failure: CatalogFailure::Unreachable,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!("catalog {uri}: unreachable on GET /v1/config")),
+            "{msg}"
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! The REST catalog client against Java's own `RESTCatalogServer` (paimon-core 1.4.2's tests
+//! jar on okhttp's mockwebserver, started on loopback by `scripts/java-oracle.sh
+//! rest-server`): Java creates and writes a table through REST and we find it, load it and
+//! plan Java's rows; we create a database and a table through REST, commit Java-written files
+//! through the server's commit endpoint (exactly once per identifier) and Java reads the rows
+//! through REST; alter, rename and drop go through the server; a wrong token is an
+//! authorization failure naming the URI; a stopped server is reported unreachable at once.
+#![cfg(feature = "rest")]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use paimon_meta::catalog::{open_catalog, Catalog, Identifier};
+use paimon_meta::commit::SchemaChange;
+use paimon_meta::{CatalogFailure, Error};
+use paimon_spec::schema::TableSchema;
+
+const TOKEN: &str = "rest-test-token";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A running `rest-server`; it stops when its stdin closes.
+struct Server {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let url_file = dir.path().join("url");
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let child = Command::new(repo().join("scripts/java-oracle.sh"))
+            .arg("rest-server")
+            .arg(&data)
+            .arg(&url_file)
+            .args(["--token", TOKEN])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("run scripts/java-oracle.sh (needs java)");
+        let started = Instant::now();
+        while !url_file.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(900),
+                "rest-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let url = std::fs::read_to_string(&url_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        Server {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+
+    fn stop(mut self) {
+        drop(self.child.stdin.take());
+        self.child.wait().unwrap();
+    }
+
+    fn options(&self, token: &str) -> BTreeMap<String, String> {
+        [
+            ("metastore", "rest"),
+            ("uri", self.url.as_str()),
+            ("token.provider", "bear"),
+            ("token", token),
+            ("warehouse", "rest_warehouse"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+
+    fn catalog(&self) -> Arc<dyn Catalog> {
+        open_catalog(&self.options(TOKEN)).unwrap()
+    }
+}
+
+/// One server for the tests of this file (it exits with the test process: its stdin closes).
+fn shared() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(Server::start)
+}
+
+fn oracle(args: &[&str]) -> String {
+    let out = Command::new(repo().join("scripts/java-oracle.sh"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run scripts/java-oracle.sh");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn schema(id_type: &str) -> TableSchema {
+    TableSchema::from_json_str(&format!(
+        r#"{{"version":3,"id":0,"fields":[{{"id":0,"name":"id","type":"{id_type}"}},
+            {{"id":1,"name":"v","type":"STRING"}}],"highestFieldId":1,"partitionKeys":[],
+            "primaryKeys":[],"options":{{}},"timeMillis":0}}"#
+    ))
+    .unwrap()
+}
+
+fn planned_rows(c: &dyn Catalog, id: &Identifier) -> (Option<i64>, i64) {
+    let plan = c.get_table(id).unwrap().scan().plan().unwrap();
+    let rows = plan
+        .splits
+        .iter()
+        .flat_map(|s| s.data_files.iter())
+        .map(|f| f.row_count)
+        .sum();
+    (plan.snapshot_id, rows)
+}
+
+#[test]
+fn java_writes_through_rest_and_we_load_and_plan_its_table() {
+    let server = shared();
+    oracle(&[
+        "rest-write",
+        &server.url,
+        "java_db.t",
+        "--from",
+        "0",
+        "--to",
+        "7",
+        "--token",
+        TOKEN,
+    ]);
+    oracle(&[
+        "rest-write",
+        &server.url,
+        "java_db.t",
+        "--from",
+        "7",
+        "--to",
+        "10",
+        "--token",
+        TOKEN,
+    ]);
+    let c = server.catalog();
+    assert!(c.list_databases().unwrap().contains(&"java_db".to_string()));
+    assert_eq!(c.list_tables("java_db").unwrap(), vec!["t".to_string()]);
+    let id = Identifier::parse("java_db.t").unwrap();
+    let t = c.get_table(&id).unwrap();
+    assert_eq!(
+        t.schema()
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>(),
+        ["id", "v"]
+    );
+    assert_eq!(planned_rows(c.as_ref(), &id), (Some(2), 10));
+    let e = c
+        .get_table(&Identifier::parse("java_db.missing").unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::CatalogObjectNotFound { kind: "table", .. }),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("table java_db.missing does not exist"),
+        "{e}"
+    );
+    let e = c.list_tables("no_db").unwrap_err();
+    assert!(
+        e.to_string().starts_with("database no_db does not exist"),
+        "{e}"
+    );
+}
+
+#[test]
+fn we_create_and_commit_through_rest_and_java_reads_the_rows() {
+    let server = shared();
+    let c = server.catalog();
+    c.create_database("rs_db", false, &BTreeMap::new()).unwrap();
+    let e = c
+        .create_database("rs_db", false, &BTreeMap::new())
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::CatalogObjectExists {
+                kind: "database",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    c.create_database("rs_db", true, &BTreeMap::new()).unwrap();
+    let id = Identifier::parse("rs_db.t").unwrap();
+    c.create_table(&id, schema("BIGINT"), false).unwrap();
+    let e = c.create_table(&id, schema("BIGINT"), false).unwrap_err();
+    assert!(
+        e.to_string().starts_with("table rs_db.t already exists"),
+        "{e}"
+    );
+    c.create_table(&id, schema("BIGINT"), true).unwrap();
+
+    let table = c.get_table(&id).unwrap();
+    assert!(format!("{:?}", table.snapshot_commit()).starts_with("RestSnapshotCommit"));
+    // Java writes the files and commits nothing; we commit them through the server.
+    let msgs_dir = tempfile::tempdir().unwrap();
+    let out = oracle(&[
+        "prepare-messages",
+        table.path(),
+        msgs_dir.path().to_str().unwrap(),
+        "--from",
+        "0",
+        "--to",
+        "6",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let version = i32::try_from(v["version"].as_i64().unwrap()).unwrap();
+    let mut messages = Vec::new();
+    for e in std::fs::read_dir(msgs_dir.path()).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        messages.push(paimon_split::commit::decode_commit_message(&bytes, version).unwrap());
+    }
+    assert!(!messages.is_empty());
+    let commit = table.new_commit("rest-test");
+    assert_eq!(commit.commit(5, &messages).unwrap(), vec![1]);
+    // The same identifier again lands nothing.
+    assert!(commit.commit(5, &messages).unwrap().is_empty());
+    assert_eq!(planned_rows(c.as_ref(), &id), (Some(1), 6));
+    let java = oracle(&["rest-dump", &server.url, "rs_db.t", "--token", TOKEN]);
+    let want: String = (0..6)
+        .map(|i| format!("{{\"id\":{i},\"v\":\"java-{i}\"}}\n"))
+        .collect();
+    assert_eq!(java, want);
+
+    // Alter, rename and drop through the server.
+    let set = SchemaChange::SetOption {
+        key: "snapshot.num-retained.max".into(),
+        value: "90".into(),
+    };
+    c.alter_table(&id, &[set], false).unwrap();
+    let t = c.get_table(&id).unwrap();
+    assert_eq!(t.schema().id, 1);
+    assert_eq!(t.schema().options["snapshot.num-retained.max"], "90");
+    let renamed = Identifier::parse("rs_db.t2").unwrap();
+    c.rename_table(&id, &renamed, false).unwrap();
+    assert_eq!(c.list_tables("rs_db").unwrap(), vec!["t2".to_string()]);
+    // (Java's test server keeps the old path in the renamed table's metadata while it moves
+    // the directory, so the renamed table is not opened here.)
+    let e = c.drop_database("rs_db", false, false).unwrap_err();
+    assert!(e.to_string().contains("drop it with cascade"), "{e}");
+    c.drop_table(&renamed, false).unwrap();
+    let e = c.drop_table(&renamed, false).unwrap_err();
+    assert!(matches!(e, Error::CatalogObjectNotFound { .. }), "{e}");
+    c.drop_table(&renamed, true).unwrap();
+    c.drop_database("rs_db", false, false).unwrap();
+    assert!(!c.list_databases().unwrap().contains(&"rs_db".to_string()));
+}
+
+#[test]
+fn a_wrong_token_is_an_authorization_failure_naming_the_uri() {
+    let server = shared();
+    let e = open_catalog(&server.options("not-the-token")).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Catalog {
+                failure: CatalogFailure::NotAuthorized,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let msg = e.to_string();
+    let uri = server.url.trim_end_matches('/');
+    assert!(
+        msg.starts_with(&format!(
+            "catalog {uri}: authorization failed for GET /v1/config"
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("HTTP 401"), "{msg}");
+}
+
+#[test]
+fn a_stopped_server_is_reported_unreachable_at_once() {
+    let server = Server::start();
+    let options = server.options(TOKEN);
+    let c = open_catalog(&options).unwrap();
+    c.list_databases().unwrap();
+    server.stop();
+    let started = Instant::now();
+    let e = c.list_databases().unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(
+            e,
+            Error::Catalog {
+                failure: CatalogFailure::Unreachable,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let msg = e.to_string();
+    let uri = options["uri"].trim_end_matches('/');
+    assert!(
+        msg.starts_with(&format!(
+            "catalog {uri}: unreachable on GET /v1/paimon/databases"
+        )),
+        "{msg}"
+    );
+}
