@@ -15,6 +15,11 @@ else
   WORK="$(mktemp -d "${TMPDIR:-/tmp}/oracle-serve-test.XXXXXX")"
 fi
 trap 'rm -rf "$WORK"' EXIT
+# Build the jar first (a fresh checkout has none): the build's own notice on stderr is not an
+# answer of either mode.
+if [[ "${1:-}" != --served ]]; then
+  "$ORACLE" help >/dev/null 2>&1 || { echo "oracle serve: the oracle does not build or run"; exit 1; }
+fi
 APPEND="$ROOT/fixtures/warehouse/append.db/all_types_orc"
 PK="$ROOT/fixtures/warehouse/pk.db/changelog_input"
 fails=0
