@@ -8,9 +8,13 @@
 //!  ├── InvalidArgumentError  a bad argument: unknown column, malformed filter, bad option
 //!  ├── StorageError          the storage failed (I/O error, object-store error)
 //!  ├── CommitConflictError   a commit Java's conflict checks refuse (nothing was committed)
+//!  ├── AlreadyExistsError    a database or table a catalog has already
+//!  ├── AuthorizationError    a catalog refusing the caller's credentials (401 / 403)
+//!  ├── CatalogError          a catalog server unreachable, failing or answering nonsense
 //!  └── InternalError         a bug in paimon-rs
 //! ```
 
+use paimon_meta::CatalogFailure;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::{create_exception, PyErr};
@@ -60,6 +64,26 @@ create_exception!(
 );
 create_exception!(
     paimon_rs,
+    AlreadyExistsError,
+    PaimonError,
+    "A database or table that exists already in the catalog (nothing was created)."
+);
+create_exception!(
+    paimon_rs,
+    AuthorizationError,
+    PaimonError,
+    "The catalog refused the caller's credentials (HTTP 401 or 403); names the catalog URI and \
+     the object."
+);
+create_exception!(
+    paimon_rs,
+    CatalogError,
+    PaimonError,
+    "A catalog server that cannot be reached, fails (5xx after retries), refuses a request or \
+     answers with what is not its API's JSON; names the catalog URI."
+);
+create_exception!(
+    paimon_rs,
     InternalError,
     PaimonError,
     "A bug in paimon-rs (please report it with the message)."
@@ -78,6 +102,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("StorageError", py.get_type::<StorageError>())?;
     m.add("CommitConflictError", py.get_type::<CommitConflictError>())?;
+    m.add("AlreadyExistsError", py.get_type::<AlreadyExistsError>())?;
+    m.add("AuthorizationError", py.get_type::<AuthorizationError>())?;
+    m.add("CatalogError", py.get_type::<CatalogError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
     Ok(())
 }
@@ -145,7 +172,18 @@ impl ToPyErr for paimon_meta::Error {
             E::NotFound { .. }
             | E::SnapshotNotFound { .. }
             | E::SnapshotExpired { .. }
-            | E::TagNotFound { .. } => NotFoundError::new_err(msg),
+            | E::TagNotFound { .. }
+            | E::CatalogObjectNotFound { .. } => NotFoundError::new_err(msg),
+            E::CatalogObjectExists { .. } => AlreadyExistsError::new_err(msg),
+            E::Catalog { failure, .. } => match failure {
+                CatalogFailure::NotAuthorized => AuthorizationError::new_err(msg),
+                CatalogFailure::Conflict => CommitConflictError::new_err(msg),
+                CatalogFailure::InvalidOptions => InvalidArgumentError::new_err(msg),
+                CatalogFailure::Unreachable
+                | CatalogFailure::Refused
+                | CatalogFailure::ServerError
+                | CatalogFailure::MalformedResponse => CatalogError::new_err(msg),
+            },
             // A table whose options ask for what paimon-rs does not do (a format table).
             E::Spec {
                 source: paimon_spec::Error::Unsupported { .. },

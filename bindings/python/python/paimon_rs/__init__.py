@@ -22,8 +22,11 @@ built with::
 """
 
 from ._paimon_rs import (
+    AlreadyExistsError,
     AsyncRecordBatchReader,
+    AuthorizationError,
     Catalog,
+    CatalogError,
     CommitConflictError,
     CorruptError,
     InternalError,
@@ -47,8 +50,11 @@ from ._paimon_rs import (
 )
 
 __all__ = [
+    "AlreadyExistsError",
     "AsyncRecordBatchReader",
+    "AuthorizationError",
     "Catalog",
+    "CatalogError",
     "CommitConflictError",
     "CorruptError",
     "InternalError",
