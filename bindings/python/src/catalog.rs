@@ -105,12 +105,7 @@ impl Catalog {
         options: Option<BTreeMap<String, String>>,
     ) -> PyResult<()> {
         let options = options.unwrap_or_default();
-        guard(|| {
-            pyr(py.detach(|| {
-                self.catalog
-                    .create_database(name, if_not_exists, &options)
-            }))
-        })
+        guard(|| pyr(py.detach(|| self.catalog.create_database(name, if_not_exists, &options))))
     }
 
     /// Drops the database `name` (with `cascade`, its tables too); raises `NotFoundError`

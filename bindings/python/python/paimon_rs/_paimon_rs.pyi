@@ -25,6 +25,15 @@ class StorageError(PaimonError):
 class CommitConflictError(PaimonError):
     """A commit Java's conflict checks refuse, or out of retries; nothing was committed."""
 
+class AlreadyExistsError(PaimonError):
+    """A database or table that exists already in the catalog (nothing was created)."""
+
+class AuthorizationError(PaimonError):
+    """The catalog refused the caller's credentials (401 / 403); names the URI and object."""
+
+class CatalogError(PaimonError):
+    """A catalog server unreachable, failing, refusing a request or answering nonsense."""
+
 class InternalError(PaimonError):
     """A bug in paimon-rs."""
 
@@ -310,11 +319,26 @@ class TableCommit:
         (never pass committed ones); returns how many files were removed."""
 
 class Catalog:
-    """A Paimon warehouse (``<warehouse>/<db>.db/<table>``) as a DataFusion catalog."""
+    """A catalog of tables: a Paimon warehouse (``<warehouse>/<db>.db/<table>``, also a
+    DataFusion catalog), or the catalog Java's catalog options name (``options={"metastore":
+    "rest", "uri": ..., "token.provider": "bear", "token": ..., "warehouse": ...}``)."""
 
-    def __init__(self, warehouse: str, options: Optional[Dict[str, str]] = None) -> None: ...
+    def __init__(
+        self, warehouse: Optional[str] = None, options: Optional[Dict[str, str]] = None
+    ) -> None: ...
     @property
     def warehouse(self) -> str: ...
+    def list_databases(self) -> List[str]:
+        """Database names, sorted."""
+    def list_tables(self, database: str) -> List[str]:
+        """The tables of ``database``, sorted."""
+    def create_database(
+        self, name: str, if_not_exists: bool = False, options: Optional[Dict[str, str]] = None
+    ) -> None: ...
+    def drop_database(self, name: str, if_exists: bool = False, cascade: bool = False) -> None: ...
+    def drop_table(self, identifier: str, if_exists: bool = False) -> None: ...
+    def rename_table(self, source: str, target: str, if_exists: bool = False) -> None:
+        """Renames ``"db.a"`` to ``"db.b"`` (not in a filesystem warehouse)."""
     def create_table(
         self,
         identifier: str,
