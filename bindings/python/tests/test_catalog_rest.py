@@ -9,6 +9,7 @@ import json
 import subprocess
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import pyarrow as pa
@@ -62,6 +63,17 @@ def oracle(*args):
     return r.stdout
 
 
+def server_snapshot_id(url, db, table):
+    """The latest snapshot id the REST server has recorded for `db.table` (`GET
+    .../snapshot`): it moves only for commits that went through the server."""
+    req = urllib.request.Request(
+        f"{url.rstrip('/')}/v1/paimon/databases/{db}/tables/{table}/snapshot",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())["snapshot"]["snapshot"]["id"]
+
+
 def rows_of(table):
     t = table.scan().to_arrow()
     return sorted(zip(t.column("id").to_pylist(), t.column("v").to_pylist()))
@@ -109,6 +121,8 @@ def test_python_creates_writes_commits_through_rest_and_java_reads_ours(server):
     commit = table.new_commit()
     assert commit.commit(messages, identifier=7) == [2]
     assert commit.commit(messages, identifier=7) == []
+    # Both commits went through the server's commit endpoint, not around it.
+    assert server_snapshot_id(server, "py_db", "t") == 2
 
     dumped = [json.loads(line) for line in oracle("rest-dump", server, "py_db.t", "--token", TOKEN).splitlines()]
     assert sorted((r["id"], r["v"]) for r in dumped) == rows(0, 6, "py")
