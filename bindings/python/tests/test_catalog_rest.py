@@ -124,7 +124,8 @@ def test_python_creates_writes_commits_through_rest_and_java_reads_ours(server):
     # Both commits went through the server's commit endpoint, not around it.
     assert server_snapshot_id(server, "py_db", "t") == 2
 
-    dumped = [json.loads(line) for line in oracle("rest-dump", server, "py_db.t", "--token", TOKEN).splitlines()]
+    dump = oracle("rest-dump", server, "py_db.t", "--token", TOKEN)
+    dumped = [json.loads(line) for line in dump.splitlines()]
     assert sorted((r["id"], r["v"]) for r in dumped) == rows(0, 6, "py")
     assert rows_of(catalog.get_table("py_db.t")) == rows(0, 6, "py")
 
