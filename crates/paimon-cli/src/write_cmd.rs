@@ -23,7 +23,7 @@ use paimon_rs::Overwrite;
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// The rows: Parquet, CSV (with a header line), JSON lines or Arrow IPC.
     #[arg(long)]
@@ -66,7 +66,7 @@ pub struct WriteArgs {
 /// `paimon write-context TABLE -o FILE`.
 #[derive(Debug, Args)]
 pub struct WriteContextArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// The rows written with the context replace the table's (committed as an overwrite).
     #[arg(long)]
@@ -82,7 +82,7 @@ pub struct WriteContextArgs {
 /// `paimon commit TABLE MESSAGE_FILE...`.
 #[derive(Debug, Args)]
 pub struct CommitArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Message files written by `paimon write --prepare-only`.
     #[arg(required = true)]
