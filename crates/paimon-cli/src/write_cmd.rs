@@ -128,7 +128,12 @@ pub fn write_context(a: WriteContextArgs) -> Result<()> {
 /// `paimon write --context`: a worker writing with the planner's context only.
 fn write_with_context(path: &str, file: &Path, a: &WriteArgs) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("--context {}", file.display()))?;
-    let ctx = paimon_rs::write_context::write_context_for(&bytes, path)
+    // Under a catalog the context must be for the table the catalog names `db.table`.
+    let expected = match crate::catalog_cmd::catalog_for(path)? {
+        Some(_) => open(path)?.path().to_string(),
+        None => path.to_string(),
+    };
+    let ctx = paimon_rs::write_context::write_context_for(&bytes, &expected)
         .map_err(|e| anyhow!("--context {}: {}", file.display(), e.chain()))?;
     let io = file_io_for(&ctx.table_path).map_err(|e| anyhow!("{e}"))?;
     let writer = TableWrite::from_context(io, &ctx)

@@ -175,8 +175,8 @@ fn the_cli_reads_writes_and_manages_tables_through_rest() {
     server.wait().unwrap();
 }
 
-/// `create-table`, `write`, `compact`, `expire-snapshots` and `alter-table` by `db.table`
-/// through REST (their commits through the server); Java's `RESTCatalog` reads the rows after
+/// `create-table`, `write`, `compact`, `expire-snapshots`, `alter-table` and a distributed
+/// write (`write-context`, `write --context`, `commit`) by `db.table` through REST (their commits through the server); Java's `RESTCatalog` reads the rows after
 /// each.
 #[test]
 fn the_cli_creates_compacts_and_expires_tables_by_name_through_rest() {
@@ -249,6 +249,31 @@ fn the_cli_creates_compacts_and_expires_tables_by_name_through_rest() {
         dump(),
         "{\"id\":1,\"v\":\"a\",\"w\":null}\n{\"id\":2,\"v\":\"b2\",\"w\":null}\n\
          {\"id\":3,\"v\":\"c\",\"w\":null}\n"
+    );
+
+    // A distributed write by name: the planner's context, a worker, the commit.
+    let ctx = dir.path().join("ctx.bin");
+    run(&["write-context", "cdb.t", "-o", ctx.to_str().unwrap()]);
+    std::fs::write(&rows, "{\"id\":4,\"v\":\"d\",\"w\":40}\n").unwrap();
+    let msgs = dir.path().join("msgs");
+    run(&[
+        "write",
+        "cdb.t",
+        "--from",
+        rows.to_str().unwrap(),
+        "--context",
+        ctx.to_str().unwrap(),
+        "--prepare-only",
+        "--out-dir",
+        msgs.to_str().unwrap(),
+    ]);
+    let msg = msgs.join("message-0000.bin");
+    let committed = run(&["commit", "cdb.t", msg.to_str().unwrap()]);
+    assert!(committed.contains("committed snapshot 4"), "{committed}");
+    assert_eq!(
+        dump(),
+        "{\"id\":1,\"v\":\"a\",\"w\":null}\n{\"id\":2,\"v\":\"b2\",\"w\":null}\n\
+         {\"id\":3,\"v\":\"c\",\"w\":null}\n{\"id\":4,\"v\":\"d\",\"w\":40}\n"
     );
     drop(server.stdin.take());
     server.wait().unwrap();
