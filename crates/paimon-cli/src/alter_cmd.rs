@@ -5,6 +5,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use paimon_io::file_io_for;
+use paimon_meta::catalog::Identifier;
 use paimon_meta::commit::SchemaChange;
 use paimon_meta::table::Table;
 use paimon_spec::types::DataType;
@@ -14,7 +15,7 @@ use crate::scan_args::table_location;
 /// `paimon alter-table TABLE [CHANGE]...`.
 #[derive(Debug, Args)]
 pub struct AlterTableArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Set an option: `KEY=VALUE` (repeatable).
     #[arg(long = "set-option")]
@@ -90,9 +91,24 @@ fn changes(a: &AlterTableArgs) -> Result<Vec<SchemaChange>> {
 pub fn alter_table(a: AlterTableArgs) -> Result<()> {
     let path = table_location(&a.table);
     let changes = changes(&a).with_context(|| format!("alter table {path}"))?;
-    let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
-    let table = Table::open(io, &path).map_err(|e| anyhow!("{e}"))?;
-    let schema = table.alter(&changes).map_err(|e| anyhow!("{e}"))?;
+    let schema = match crate::catalog_cmd::catalog_for(&path)? {
+        // `db.table`: the catalog alters it (a REST server commits the schema).
+        Some(c) => {
+            let id = Identifier::parse(&path).map_err(|e| anyhow!("{e}"))?;
+            c.catalog()
+                .alter_table(&id, &changes, false)
+                .map_err(|e| anyhow!("alter table {path}: {e}"))?;
+            let t = c
+                .table(&path)
+                .map_err(|e| anyhow!("alter table {path}: {}", e.chain()))?;
+            t.meta().schema().as_ref().clone()
+        }
+        None => {
+            let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
+            let table = Table::open(io, &path).map_err(|e| anyhow!("{e}"))?;
+            table.alter(&changes).map_err(|e| anyhow!("{e}"))?
+        }
+    };
     crate::outln!(
         "altered {path}: schema {} with {} fields",
         schema.id,

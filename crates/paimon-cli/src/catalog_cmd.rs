@@ -101,6 +101,25 @@ pub fn catalog() -> Result<Option<Catalog>> {
     Ok(OPENED.get_or_init(|| c).clone())
 }
 
+/// The catalog of the command line and TABLE checked as its `db.table`, or `None` without a
+/// catalog (TABLE is then a path or URL). Every command resolves its table through this.
+///
+/// # Errors
+/// A catalog given with a TABLE that is a path or URL (it has a `/`): refused, naming it,
+/// rather than sent to the catalog as a name or opened around the catalog's commit.
+pub fn catalog_for(table: &str) -> Result<Option<Catalog>> {
+    let Some(c) = catalog()? else {
+        return Ok(None);
+    };
+    if table.contains('/') || table.contains('\\') {
+        bail!(
+            "{table}: a path, but a catalog is given (--catalog-option/--catalog-options): \
+             name the table as db.table, or drop the catalog options to open the path"
+        );
+    }
+    Ok(Some(c))
+}
+
 fn required() -> Result<Catalog> {
     catalog()?.ok_or_else(|| {
         anyhow!(

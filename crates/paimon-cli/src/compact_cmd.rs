@@ -18,7 +18,7 @@ use crate::write_cmd::{
 /// `paimon compact TABLE`.
 #[derive(Debug, Args)]
 pub struct CompactArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Only this partition: `k=v,k2=v2` (a prefix of the partition columns).
     #[arg(long)]
@@ -43,7 +43,7 @@ pub struct CompactArgs {
 /// --plan-only`.
 #[derive(Debug, Args)]
 pub struct CompactTaskArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Task files written by `paimon compact --plan-only`.
     #[arg(required = true)]

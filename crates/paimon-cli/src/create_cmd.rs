@@ -28,7 +28,7 @@ use crate::scan_args::table_location;
 /// `paimon create-table TABLE (--schema JSON | --like PARQUET_FILE)`.
 #[derive(Debug, Args)]
 pub struct CreateTableArgs {
-    /// Table directory to create.
+    /// Table directory to create (`db.table` under a catalog).
     pub table: String,
     /// The schema as JSON text, or `@FILE` to read it from a file (see the module docs).
     #[arg(long, conflicts_with = "like", required_unless_present = "like")]
@@ -53,9 +53,20 @@ pub struct CreateTableArgs {
 pub fn create_table(a: CreateTableArgs) -> Result<()> {
     let path = table_location(&a.table);
     let schema = build_schema(&a).with_context(|| format!("create table {path}"))?;
-    let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
-    let table = paimon_meta::commit::create_table_at(io, &path, schema, a.if_not_exists)
-        .map_err(|e| anyhow!("{e}"))?;
+    let table = match crate::catalog_cmd::catalog_for(&path)? {
+        // `db.table`: the catalog creates it (a REST server decides its location).
+        Some(c) => {
+            let chain = |e: paimon_rs::Error| anyhow!("create table {path}: {}", e.chain());
+            c.create_table(&path, schema, a.if_not_exists)
+                .map_err(chain)?;
+            c.table(&path).map_err(chain)?.meta().clone()
+        }
+        None => {
+            let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
+            paimon_meta::commit::create_table_at(io, &path, schema, a.if_not_exists)
+                .map_err(|e| anyhow!("{e}"))?
+        }
+    };
     let s = table.schema();
     crate::outln!(
         "created {path}: {} fields, primary keys [{}], partition keys [{}]",

@@ -12,7 +12,7 @@ use crate::scan_args::ScanArgs;
 /// `paimon expire-snapshots TABLE`.
 #[derive(Debug, Args)]
 pub struct ExpireArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Keep at most this many snapshots (default: the table's `snapshot.num-retained.max`).
     #[arg(long = "retain-max")]
@@ -35,7 +35,7 @@ pub struct ExpireArgs {
 /// `paimon expire-partitions TABLE`.
 #[derive(Debug, Args)]
 pub struct ExpirePartitionsArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Partitions older than this expire, e.g. `7 d` (default: the table's
     /// `partition.expiration-time`, which must then be set).
@@ -63,7 +63,7 @@ pub struct ExpirePartitionsArgs {
 /// `paimon remove-orphan-files TABLE`.
 #[derive(Debug, Args)]
 pub struct OrphanArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Only files last modified longer ago than this are removed (default `1 d`).
     #[arg(long = "older-than", value_parser = duration, default_value = "1 d")]

@@ -101,7 +101,7 @@ pub fn table_location(table: &str) -> String {
 /// # Errors
 /// The catalog's errors; no table there.
 pub fn open_table(table: &str) -> Result<(FileIORef, Table)> {
-    if let Some(c) = crate::catalog_cmd::catalog()? {
+    if let Some(c) = crate::catalog_cmd::catalog_for(table)? {
         let t = c
             .table(table)
             .map_err(|e| anyhow!("{}", e.chain()))?

@@ -20,7 +20,7 @@ pub struct TagArgs {
 pub enum TagCommand {
     /// Tag a snapshot (the latest by default).
     Create {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Tag name.
         name: String,
@@ -37,14 +37,14 @@ pub enum TagCommand {
     },
     /// Delete a tag and the files only it kept alive.
     Delete {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Tag name.
         name: String,
     },
     /// Rename a tag.
     Rename {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Current name.
         from: String,
@@ -53,7 +53,7 @@ pub enum TagCommand {
     },
     /// List the tags: name, snapshot id, commit time (epoch millis).
     List {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
     },
 }
@@ -70,7 +70,7 @@ pub struct BranchArgs {
 pub enum BranchCommand {
     /// Create a branch: empty (schema only), from a tag or from a snapshot.
     Create {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Branch name.
         name: String,
@@ -83,19 +83,19 @@ pub enum BranchCommand {
     },
     /// Delete a branch.
     Delete {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Branch name.
         name: String,
     },
     /// List the branches besides main.
     List {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
     },
     /// Make a branch's snapshots, schemas and tags the main branch's.
     FastForward {
-        /// Table directory.
+        /// Table directory (`db.table` under a catalog).
         table: String,
         /// Branch name.
         name: String,
@@ -105,7 +105,7 @@ pub enum BranchCommand {
 /// `paimon rollback TABLE --to N|TAG`.
 #[derive(Debug, Args)]
 pub struct RollbackArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// A snapshot id (digits) or a tag name.
     #[arg(long = "to")]

@@ -23,7 +23,7 @@ use paimon_rs::Overwrite;
 /// `paimon write TABLE --from FILE`.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// The rows: Parquet, CSV (with a header line), JSON lines or Arrow IPC.
     #[arg(long)]
@@ -66,7 +66,7 @@ pub struct WriteArgs {
 /// `paimon write-context TABLE -o FILE`.
 #[derive(Debug, Args)]
 pub struct WriteContextArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// The rows written with the context replace the table's (committed as an overwrite).
     #[arg(long)]
@@ -82,7 +82,7 @@ pub struct WriteContextArgs {
 /// `paimon commit TABLE MESSAGE_FILE...`.
 #[derive(Debug, Args)]
 pub struct CommitArgs {
-    /// Table directory.
+    /// Table directory (`db.table` under a catalog).
     pub table: String,
     /// Message files written by `paimon write --prepare-only`.
     #[arg(required = true)]
@@ -128,7 +128,12 @@ pub fn write_context(a: WriteContextArgs) -> Result<()> {
 /// `paimon write --context`: a worker writing with the planner's context only.
 fn write_with_context(path: &str, file: &Path, a: &WriteArgs) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("--context {}", file.display()))?;
-    let ctx = paimon_rs::write_context::write_context_for(&bytes, path)
+    // Under a catalog the context must be for the table the catalog names `db.table`.
+    let expected = match crate::catalog_cmd::catalog_for(path)? {
+        Some(_) => open(path)?.path().to_string(),
+        None => path.to_string(),
+    };
+    let ctx = paimon_rs::write_context::write_context_for(&bytes, &expected)
         .map_err(|e| anyhow!("--context {}: {}", file.display(), e.chain()))?;
     let io = file_io_for(&ctx.table_path).map_err(|e| anyhow!("{e}"))?;
     let writer = TableWrite::from_context(io, &ctx)

@@ -44,13 +44,13 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn the_cli_reads_writes_and_manages_tables_through_rest() {
-    let dir = tempfile::tempdir().unwrap();
-    let url_file = dir.path().join("url");
-    let data = dir.path().join("data");
+/// Starts Java's REST catalog server over `dir/data`; the server (until its stdin closes) and
+/// its URL.
+fn rest_server(dir: &std::path::Path) -> (std::process::Child, String) {
+    let url_file = dir.join("url");
+    let data = dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
-    let mut server = Command::new(repo().join("scripts/java-oracle.sh"))
+    let server = Command::new(repo().join("scripts/java-oracle.sh"))
         .arg("rest-server")
         .arg(&data)
         .arg(&url_file)
@@ -71,6 +71,13 @@ fn the_cli_reads_writes_and_manages_tables_through_rest() {
         .unwrap()
         .trim()
         .to_string();
+    (server, url)
+}
+
+#[test]
+fn the_cli_reads_writes_and_manages_tables_through_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = rest_server(dir.path());
     oracle(&[
         "rest-write",
         &url,
@@ -166,4 +173,153 @@ fn the_cli_reads_writes_and_manages_tables_through_rest() {
     );
     drop(server.stdin.take());
     server.wait().unwrap();
+}
+
+/// `create-table`, `write`, `compact`, `expire-snapshots`, `alter-table` and a distributed
+/// write (`write-context`, `write --context`, `commit`) by `db.table` through REST (their commits through the server); Java's `RESTCatalog` reads the rows after
+/// each.
+#[test]
+fn the_cli_creates_compacts_and_expires_tables_by_name_through_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = rest_server(dir.path());
+    let uri_opt = format!("uri={url}");
+    let tok_opt = format!("token={TOKEN}");
+    let cat = [
+        "--catalog-option",
+        "metastore=rest",
+        "--catalog-option",
+        &uri_opt,
+        "--catalog-option",
+        &tok_opt,
+        "--catalog-option",
+        "warehouse=rest_warehouse",
+    ];
+    let run = |args: &[&str]| ok(&[args, &cat[..]].concat());
+    let dump = || oracle(&["rest-dump", &url, "cdb.t", "--token", TOKEN]);
+
+    run(&["create-database", "cdb"]);
+    let created = run(&[
+        "create-table",
+        "cdb.t",
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"v","type":"STRING"}],"primaryKeys":["id"],"options":{"bucket":"1"}}"#,
+    ]);
+    assert_eq!(
+        created,
+        "created cdb.t: 2 fields, primary keys [id], partition keys []\n"
+    );
+    assert_eq!(dump(), "");
+
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b\"}\n").unwrap();
+    run(&["write", "cdb.t", "--from", rows.to_str().unwrap()]);
+    assert_eq!(dump(), "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b\"}\n");
+    std::fs::write(&rows, "{\"id\":2,\"v\":\"b2\"}\n{\"id\":3,\"v\":\"c\"}\n").unwrap();
+    run(&["write", "cdb.t", "--from", rows.to_str().unwrap()]);
+    let merged = "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b2\"}\n{\"id\":3,\"v\":\"c\"}\n";
+    assert_eq!(dump(), merged);
+
+    let compacted = run(&["compact", "cdb.t", "--full"]);
+    assert_eq!(
+        compacted,
+        "1 tasks: 2 files compacted into 1; committed snapshot 3\n",
+    );
+    assert_eq!(dump(), merged);
+
+    let expired = run(&[
+        "expire-snapshots",
+        "cdb.t",
+        "--retain-max",
+        "1",
+        "--retain-min",
+        "1",
+    ]);
+    assert!(expired.starts_with("expired snapshots 1..=2 "), "{expired}");
+    assert!(expired.ends_with("; earliest 3\n"), "{expired}");
+    assert_eq!(dump(), merged);
+    let left: Vec<String> = run(&["snapshots", "cdb.t"])
+        .lines()
+        .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(left, ["3 COMPACT"]);
+
+    let altered = run(&["alter-table", "cdb.t", "--add-column", "w INT"]);
+    assert_eq!(altered, "altered cdb.t: schema 1 with 3 fields\n");
+    assert_eq!(
+        dump(),
+        "{\"id\":1,\"v\":\"a\",\"w\":null}\n{\"id\":2,\"v\":\"b2\",\"w\":null}\n\
+         {\"id\":3,\"v\":\"c\",\"w\":null}\n"
+    );
+
+    // A distributed write by name: the planner's context, a worker, the commit.
+    let ctx = dir.path().join("ctx.bin");
+    run(&["write-context", "cdb.t", "-o", ctx.to_str().unwrap()]);
+    std::fs::write(&rows, "{\"id\":4,\"v\":\"d\",\"w\":40}\n").unwrap();
+    let msgs = dir.path().join("msgs");
+    run(&[
+        "write",
+        "cdb.t",
+        "--from",
+        rows.to_str().unwrap(),
+        "--context",
+        ctx.to_str().unwrap(),
+        "--prepare-only",
+        "--out-dir",
+        msgs.to_str().unwrap(),
+    ]);
+    let msg = msgs.join("message-0000.bin");
+    let committed = run(&["commit", "cdb.t", msg.to_str().unwrap()]);
+    assert!(committed.contains("committed snapshot 4"), "{committed}");
+    assert_eq!(
+        dump(),
+        "{\"id\":1,\"v\":\"a\",\"w\":null}\n{\"id\":2,\"v\":\"b2\",\"w\":null}\n\
+         {\"id\":3,\"v\":\"c\",\"w\":null}\n{\"id\":4,\"v\":\"d\",\"w\":40}\n"
+    );
+    drop(server.stdin.take());
+    server.wait().unwrap();
+}
+
+/// Under a catalog, TABLE is `db.table`: a path given together with catalog options is
+/// refused with one line naming it, and nothing is created there or in the catalog.
+#[test]
+fn a_path_given_with_catalog_options_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("wh");
+    let path = dir.path().join("elsewhere/t");
+    let wh_opt = format!("warehouse={}", warehouse.display());
+    let p = path.to_str().unwrap();
+    for cmd in [
+        &[
+            "create-table",
+            p,
+            "--schema",
+            r#"{"fields":[{"name":"id","type":"INT"}]}"#,
+        ][..],
+        &["compact", p][..],
+        &["expire-snapshots", p, "--retain-max", "1"][..],
+    ] {
+        let out = paimon(
+            &[
+                cmd,
+                &[
+                    "--catalog-option",
+                    "metastore=filesystem",
+                    "--catalog-option",
+                    &wh_opt,
+                ][..],
+            ]
+            .concat(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{cmd:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!(
+                "{p}: a path, but a catalog is given (--catalog-option/--catalog-options): \
+                 name the table as db.table, or drop the catalog options to open the path"
+            )),
+            "{cmd:?}: {err}"
+        );
+        assert!(!path.exists(), "{cmd:?} created {p}");
+    }
 }

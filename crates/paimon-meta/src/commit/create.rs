@@ -65,6 +65,16 @@ pub fn create_table_at(
     Table::open(Arc::clone(&io), layout.root())
 }
 
+/// [`normalize`] for a catalog that creates `table` elsewhere (REST: the client assigns the
+/// field ids, as Java's `Schema` does, and the server stores the schema as sent); a refused
+/// schema is [`Error::InvalidCommit`] naming `table`.
+pub(crate) fn normalized(table: &str, schema: TableSchema) -> Result<TableSchema> {
+    normalize(schema).map_err(|reason| Error::InvalidCommit {
+        table: table.to_string(),
+        reason,
+    })
+}
+
 /// Java `Schema`'s normalization (primary-key columns become NOT NULL, ids assigned) and
 /// `SchemaValidation.validateTableSchema` for the options we read.
 fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {

@@ -327,6 +327,8 @@ impl Catalog for RestCatalog {
         schema: TableSchema,
         ignore_if_exists: bool,
     ) -> Result<()> {
+        // Field ids and the key columns' NOT NULL are the client's to set (Java `Schema`).
+        let schema = crate::commit::normalized(&id.to_string(), schema)?;
         let body = json!({
             "identifier": messages::identifier(id),
             "schema": messages::schema(&schema),
