@@ -71,6 +71,17 @@ impl FileSystemCatalog {
     }
 
     /// Path of a database directory.
+    /// A database (and table) name is one plain directory name: the catalog never creates or
+    /// deletes outside its warehouse.
+    fn check_names(&self, database: &str, table: Option<&str>) -> Result<()> {
+        layout::check_file_name("database", &format!("{database}{DB_SUFFIX}"))
+            .map_err(|e| Error::spec(&self.warehouse, e))?;
+        if let Some(table) = table {
+            layout::check_file_name("table", table).map_err(|e| Error::spec(&self.warehouse, e))?;
+        }
+        Ok(())
+    }
+
     pub fn database_path(&self, database: &str) -> String {
         paimon_io::join(&self.warehouse, &format!("{database}{DB_SUFFIX}"))
     }
@@ -148,8 +159,7 @@ impl Catalog for FileSystemCatalog {
         ignore_if_exists: bool,
         options: &BTreeMap<String, String>,
     ) -> Result<()> {
-        layout::check_file_name("database", &format!("{name}{DB_SUFFIX}"))
-            .map_err(|e| Error::spec(&self.warehouse, e))?;
+        self.check_names(name, None)?;
         if !options.is_empty() {
             return Err(Error::unsupported(
                 "database options in a filesystem catalog (Java keeps none either)",
@@ -172,6 +182,7 @@ impl Catalog for FileSystemCatalog {
     }
 
     fn drop_database(&self, name: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
+        self.check_names(name, None)?;
         if !self.database_exists(name)? {
             return if ignore_if_not_exists {
                 Ok(())
@@ -214,8 +225,7 @@ impl Catalog for FileSystemCatalog {
         schema: TableSchema,
         ignore_if_exists: bool,
     ) -> Result<()> {
-        layout::check_file_name("table", &id.object)
-            .map_err(|e| Error::spec(&self.warehouse, e))?;
+        self.check_names(&id.database, Some(&id.object))?;
         if !self.database_exists(&id.database)? {
             return Err(self.not_found("database", id.database.clone()));
         }
@@ -235,6 +245,7 @@ impl Catalog for FileSystemCatalog {
     }
 
     fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        self.check_names(&id.database, Some(id.table_name()))?;
         if !self.table_exists(id)? {
             return if ignore_if_not_exists {
                 Ok(())
@@ -306,6 +317,32 @@ mod tests {
                 "timeMillis":0}"#,
         )
         .unwrap()
+    }
+
+    /// A database or table name that climbs out of the warehouse is refused before anything is
+    /// dropped: the table and database beside the warehouse survive.
+    #[test]
+    fn drops_never_leave_the_warehouse() {
+        let dir = tempfile::tempdir().unwrap();
+        let beside = catalog(dir.path());
+        let beside: &dyn Catalog = &beside;
+        beside
+            .create_database("outside", false, &BTreeMap::new())
+            .unwrap();
+        beside
+            .create_table(&Identifier::new("outside", "t"), schema(), false)
+            .unwrap();
+        let wh = dir.path().join("wh");
+        std::fs::create_dir_all(&wh).unwrap();
+        let c = catalog(&wh);
+        let c: &dyn Catalog = &c;
+        let hostile = Identifier::new("../outside", "t");
+        assert!(c.drop_table(&hostile, false).is_err());
+        assert!(c
+            .drop_table(&Identifier::new("outside", "../t"), true)
+            .is_err());
+        assert!(c.drop_database("../outside", false, true).is_err());
+        assert!(dir.path().join("outside.db/t/schema/schema-0").exists());
     }
 
     /// Databases and tables created, listed, refused twice, altered and dropped through the

@@ -68,6 +68,7 @@ pub fn create_table_at(
 /// [`normalize`] for a catalog that creates `table` elsewhere (REST: the client assigns the
 /// field ids, as Java's `Schema` does, and the server stores the schema as sent); a refused
 /// schema is [`Error::InvalidCommit`] naming `table`.
+#[cfg(feature = "rest")]
 pub(crate) fn normalized(table: &str, schema: TableSchema) -> Result<TableSchema> {
     normalize(schema).map_err(|reason| Error::InvalidCommit {
         table: table.to_string(),

@@ -27,6 +27,7 @@ mod write_context;
 pub use alter::SchemaChange;
 pub use batch::BATCH_COMMIT_IDENTIFIER;
 pub use create::create_table_at;
+#[cfg(feature = "rest")]
 pub(crate) use create::normalized;
 pub use validate::{
     check_data_file, check_data_files, check_index_file, check_index_files, check_message_paths,
