@@ -43,18 +43,7 @@ impl SchemaManager {
     /// # Errors
     /// Storage errors; a missing directory gives an empty list.
     pub fn schema_ids(&self) -> Result<Vec<i64>> {
-        let entries = match self.file_io.list(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.is_not_found() => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io(e)),
-        };
-        let mut ids: Vec<i64> = entries
-            .iter()
-            .filter(|e| !e.is_dir)
-            .filter_map(|e| layout::parse_id(SCHEMA_PREFIX, e.name()))
-            .collect();
-        ids.sort_unstable();
-        Ok(ids)
+        crate::snapshot::list_ids(&self.file_io, &self.dir, SCHEMA_PREFIX)
     }
 
     /// Schema `id`.

@@ -265,6 +265,26 @@ impl Snapshot {
     }
 }
 
+/// Ids of the `<prefix>N` files in `dir` (snapshots, schemas, changelogs), ascending; none when
+/// the directory is absent.
+///
+/// # Errors
+/// Storage errors.
+pub(crate) fn list_ids(file_io: &FileIORef, dir: &str, prefix: &str) -> Result<Vec<i64>> {
+    let entries = match file_io.list(dir) {
+        Ok(e) => e,
+        Err(e) if e.is_not_found() => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(e)),
+    };
+    let mut ids: Vec<i64> = entries
+        .iter()
+        .filter(|e| !e.is_dir)
+        .filter_map(|e| layout::parse_id(prefix, e.name()))
+        .collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
 /// Finds and reads the snapshots of one branch (Java `SnapshotManager`).
 #[derive(Debug, Clone)]
 pub struct SnapshotManager {
@@ -330,18 +350,7 @@ impl SnapshotManager {
     /// # Errors
     /// Storage errors; a missing directory gives an empty list.
     pub fn snapshot_ids(&self) -> Result<Vec<i64>> {
-        let entries = match self.file_io.list(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.is_not_found() => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io(e)),
-        };
-        let mut ids: Vec<i64> = entries
-            .iter()
-            .filter(|e| !e.is_dir)
-            .filter_map(|e| layout::parse_id(SNAPSHOT_PREFIX, e.name()))
-            .collect();
-        ids.sort_unstable();
-        Ok(ids)
+        list_ids(&self.file_io, &self.dir, SNAPSHOT_PREFIX)
     }
 
     fn read_hint(&self, path: &str) -> Result<Option<i64>> {

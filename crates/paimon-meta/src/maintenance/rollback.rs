@@ -100,7 +100,11 @@ impl Table {
             }
         }
         // Long-lived changelogs.
-        let changelog_ids = list_ids(self, &branch.changelog_dir(), layout::CHANGELOG_PREFIX)?;
+        let changelog_ids = crate::snapshot::list_ids(
+            self.file_io(),
+            &branch.changelog_dir(),
+            layout::CHANGELOG_PREFIX,
+        )?;
         let doomed: Vec<i64> = changelog_ids
             .iter()
             .rev()
@@ -133,20 +137,4 @@ impl Table {
         }
         Ok(report)
     }
-}
-
-/// Ids of the `<prefix>N` files in `dir`, ascending; none when the directory is absent.
-fn list_ids(table: &Table, dir: &str, prefix: &str) -> Result<Vec<i64>> {
-    let entries = match table.file_io().list(dir) {
-        Ok(e) => e,
-        Err(e) if e.is_not_found() => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(e)),
-    };
-    let mut ids: Vec<i64> = entries
-        .iter()
-        .filter(|e| !e.is_dir)
-        .filter_map(|e| layout::parse_id(prefix, e.name()))
-        .collect();
-    ids.sort_unstable();
-    Ok(ids)
 }
