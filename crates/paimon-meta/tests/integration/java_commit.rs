@@ -211,25 +211,24 @@ fn java_commits_and_compacts_after_us() {
     let ours = t.new_commit("rust").commit(1, &[m]).unwrap()[0];
     let rows_after_ours = dump(&p);
     let action = |l: &String| serde_json::from_str::<Value>(l).unwrap()["action"].clone();
-    // Java's loop compacts every 4th round: when it stopped right after a compaction, the table
-    // holds nothing to compact and the compaction below would commit nothing, so Java appends
-    // again until its last append follows its last compaction (a warm JVM makes many rounds a
-    // second, so where the loop stops varies).
-    let mut again = Vec::new();
-    for _ in 0..5 {
-        again.extend(oracle(&[
-            "commit-loop",
-            ps,
-            "--seconds",
-            "1",
-            "--rows",
-            "10",
-        ]));
-        let last = |a: &str| again.iter().rposition(|l| action(l) == a);
-        if last("append") > last("compact") {
-            break;
-        }
-    }
+    // Java's loop compacts every 4th round and stops wherever its second ends: one more round
+    // (an append, never a compaction or expiry in round 1) leaves the table something to compact.
+    let mut again = oracle(&["commit-loop", ps, "--seconds", "1", "--rows", "10"]);
+    let last_round = oracle(&[
+        "commit-loop",
+        ps,
+        "--seconds",
+        "60",
+        "--rounds",
+        "1",
+        "--rows",
+        "10",
+    ]);
+    assert_eq!(
+        last_round.iter().map(action).collect::<Vec<_>>(),
+        ["append"]
+    );
+    again.extend(last_round);
     let snapshot = |l: &String| serde_json::from_str::<Value>(l).unwrap()["snapshot"].as_i64();
     assert!(again.iter().all(|l| snapshot(l) > Some(ours)), "{again:?}");
     let before_compaction = dump(&p);

@@ -26,9 +26,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * {@code commit-loop TABLE_PATH --seconds S [--retain N] [--seed N] [--rows N]}: keeps
- * committing appends, every 4th round a full compaction and every 3rd an expiration down to
- * {@code --retain} snapshots (default 3), until S seconds have passed. A missing table is created
+ * {@code commit-loop TABLE_PATH --seconds S [--retain N] [--seed N] [--rows N] [--rounds N]}:
+ * keeps committing appends, every 4th round a full compaction and every 3rd an expiration down to
+ * {@code --retain} snapshots (default 3), until S seconds have passed or N rounds ran. A missing table is created
  * as {@code (id BIGINT NOT NULL PK, v STRING, n INT)} with 2 buckets. Prints one JSON line per
  * action: {"action":"append"|"compact"|"expire","snapshot":N,...}; a compaction that loses to
  * another compactor prints {"action":"compact-conflict",...} and the loop goes on.
@@ -58,7 +58,8 @@ final class CommitLoop {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         long round = 0;
         long nextId = 0;
-        while (System.nanoTime() < deadline) {
+        long rounds = a.getLong("--rounds", Long.MAX_VALUE);
+        while (round < rounds && System.nanoTime() < deadline) {
             round++;
             table = Commands.open(path);
             RowType rt = table.rowType();

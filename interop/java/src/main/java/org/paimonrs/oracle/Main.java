@@ -16,7 +16,7 @@ public final class Main {
                     "  dump TABLE_PATH [SCAN] [--select c1,c2] [--filter EXPR] [--with-kind] [--sort]",
                     "  plan TABLE_PATH [SCAN] [--select ..] [--filter ..] --out-dir DIR [--split-version N]",
                     "  read-split TABLE_PATH [SCAN] [--select ..] [--filter ..] [--with-kind] [--sort] SPLIT_FILE...",
-                    "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N]",
+                    "  commit-loop TABLE_PATH --seconds S [--retain N] [--seed N] [--rows N] [--rounds N]",
                     "  compact TABLE_PATH [--minor]   (one full compaction, or each writer's own, committed by Java)",
                     "  expire TABLE_PATH [--retain-max N] [--retain-min N] [--max-deletes N] [--time-retained-ms N]",
                     "  remove-orphan-files TABLE_PATH [--older-than-ms N] [--dry-run true]",
