@@ -8,9 +8,11 @@
 #   paimon-meta   never depends on paimon-data
 #   paimon-data   never depends on paimon-meta
 #   paimon-write  never depends on paimon-meta (the writers are data plane)
-#   no library crate depends on an engine crate (paimon-datafusion, paimon-ballista, paimon-cli);
+#   no library crate depends on an engine crate (paimon-datafusion, paimon-ballista, paimon-serve,
+#   paimon-cli);
 #   paimon-datafusion (an engine integration: both planes) never depends on paimon-ballista or
 #   paimon-cli
+#   paimon-serve (the service, an engine: both planes) never depends on paimon-cli
 #   paimon-ballista (an engine integration too: both planes, through paimon-datafusion) never
 #   depends on paimon-cli
 #   paimon-rs (the facade: both planes) never depends on an engine crate or paimon-cli, and no
@@ -40,17 +42,18 @@ check() {
     done
     echo "ok   $crate -> ${deps:-(none)}"
 }
-check paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-format paimon-split paimon-io paimon-memory paimon-meta paimon-data paimon-write paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-split paimon-format paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-io paimon-spec paimon-format paimon-split paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-memory paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-data paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-write paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista
-check paimon-rs paimon-cli paimon-datafusion paimon-ballista
+check paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-format paimon-split paimon-io paimon-memory paimon-meta paimon-data paimon-write paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-split paimon-format paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-io paimon-spec paimon-format paimon-split paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-memory paimon-spec paimon-format paimon-split paimon-io paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-meta paimon-data paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-data paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-write paimon-meta paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
+check paimon-rs paimon-cli paimon-datafusion paimon-ballista paimon-serve
 check paimon-datafusion paimon-ballista paimon-cli
 check paimon-ballista paimon-cli
+check paimon-serve paimon-cli
 
 # Who depends on paimon-cli, directly, through normal, dev and build dependencies (depth 1 of
 # the inverted tree: `paimon-cli` itself, then its dependents): nothing may.
