@@ -1,0 +1,54 @@
+//! Arrow Flight SQL over the catalog: `paimon serve --flight-bind HOST:PORT`.
+//!
+//! Clients (ADBC's `adbc-driver-flightsql`, the Arrow Flight SQL JDBC driver, `pyarrow.flight`)
+//! run our SQL (paimon-datafusion) over the warehouse's tables, named `db.table`:
+//!
+//! - `CommandStatementQuery`: `GetFlightInfo` plans the query as the caller. A scan-shaped
+//!   query (projection, filter, limit over one table, nothing left to compute after the scan)
+//!   gets **one endpoint per split group**: its ticket is a scan ticket ([`ticket`]), the
+//!   scan node of paimon-datafusion (Java `SPLIT_V1` split bytes plus the read options), so a
+//!   client reads the groups in parallel (ADBC `execute_partitions` / `read_partition`).
+//!   Any other query gets one endpoint whose ticket holds the statement, run again at `DoGet`.
+//! - Catalog metadata: `GetCatalogs` (one catalog, `paimon`), `GetDbSchemas` (databases),
+//!   `GetTables` (with Arrow schemas on request), `GetTableTypes`, `GetPrimaryKeys`,
+//!   `GetSqlInfo`.
+//! - Auth ([`crate::auth`]): a bearer token in the `authorization` header, or the basic-auth
+//!   handshake (user name and token as password), which answers with the bearer token. A
+//!   query needs `read` on every table it scans; listings show only what the caller may
+//!   read. Without `--auth` every caller reads every table.
+//! - The SQL reads the warehouse and nothing else ([`paimon_datafusion::sql::SqlPolicy`]):
+//!   `CREATE EXTERNAL TABLE`, `COPY` and file-reading table functions are refused, as are
+//!   writes and DDL.
+//!
+//! Tickets come back from clients: a scan ticket is decoded as untrusted bytes (its table
+//! must lie in the warehouse, its splits' files in the table: the reader's path rules), and
+//! a bad ticket is an error for that call only.
+
+mod caller;
+mod metadata;
+mod query;
+mod service;
+pub mod ticket;
+
+use std::future::Future;
+
+use arrow_flight::flight_service_server::FlightServiceServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+pub use service::FlightSqlServer;
+
+/// Serves Flight SQL on `listener` until `shutdown` completes (calls in flight finish).
+///
+/// # Errors
+/// When the transport fails.
+pub async fn serve_flight(
+    server: FlightSqlServer,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
+    tonic::transport::Server::builder()
+        .add_service(FlightServiceServer::new(server))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await
+}

@@ -1,0 +1,404 @@
+//! [`FlightSqlServer`]: the Flight SQL service (arrow-flight's [`FlightSqlService`]).
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use arrow_flight::encode::FlightDataEncoderBuilder;
+use arrow_flight::error::FlightError;
+use arrow_flight::flight_service_server::FlightService;
+use arrow_flight::sql::server::FlightSqlService;
+use arrow_flight::sql::{
+    Any, CommandGetCatalogs, CommandGetDbSchemas, CommandGetPrimaryKeys, CommandGetSqlInfo,
+    CommandGetTableTypes, CommandGetTables, CommandStatementQuery, ProstMessageExt, SqlInfo,
+    TicketStatementQuery,
+};
+use arrow_flight::{
+    FlightDescriptor, FlightEndpoint, FlightInfo, HandshakeRequest, HandshakeResponse, Ticket,
+};
+use datafusion::error::DataFusionError;
+use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
+use futures::{Stream, StreamExt, TryStreamExt};
+use paimon_datafusion::sql::CATALOG;
+use paimon_datafusion::{PaimonCatalogProvider, PaimonScanExec};
+use prost::Message;
+use tonic::metadata::MetadataValue;
+use tonic::{Request, Response, Status, Streaming};
+
+use super::caller::{self, Caller};
+use super::metadata::{self, SQL_INFO, TABLE_TYPE};
+use super::query::{self, DENIED};
+use super::ticket;
+use crate::auth::Users;
+
+type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
+
+/// The Flight SQL service over one warehouse: its tables, the users who may read them
+/// (`None`: everyone reads everything), and how many split groups a scan is planned into.
+#[derive(Debug, Clone)]
+pub struct FlightSqlServer {
+    catalog: PaimonCatalogProvider,
+    users: Option<Arc<Users>>,
+    target_partitions: usize,
+}
+
+impl FlightSqlServer {
+    /// The service over the warehouse at `warehouse` (a local directory is made absolute, so
+    /// scan tickets name absolute table directories), for `users`.
+    ///
+    /// # Errors
+    /// When no storage serves the warehouse's scheme.
+    pub fn new(warehouse: &str, users: Option<Users>) -> Result<Self, DataFusionError> {
+        let local = std::path::Path::new(warehouse);
+        let warehouse = match (warehouse.contains("://"), std::fs::canonicalize(local)) {
+            (false, Ok(abs)) => abs.to_string_lossy().into_owned(),
+            _ => warehouse.to_string(),
+        };
+        Ok(FlightSqlServer {
+            catalog: PaimonCatalogProvider::new(&warehouse)?,
+            users: users.map(Arc::new),
+            target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
+        })
+    }
+
+    /// This service planning scans into at most `n` split groups (endpoints); default: the
+    /// cores available.
+    pub fn with_target_partitions(mut self, n: usize) -> Self {
+        self.target_partitions = n.max(1);
+        self
+    }
+
+    /// The warehouse served.
+    pub fn warehouse(&self) -> &str {
+        self.catalog.warehouse()
+    }
+
+    fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+        caller::caller(self.users.as_deref(), request.metadata())
+    }
+
+    fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
+        query::session(&self.catalog, caller, self.target_partitions)
+    }
+
+    /// The rows of a scan ticket.
+    async fn scan(&self, caller: &Caller, any: &Any) -> Result<DoGetStream, Status> {
+        let (node, db, table) = ticket::decode(any, self.catalog.warehouse()).map_err(status)?;
+        if !caller.may_read(&db, &table) {
+            return Err(Status::permission_denied(format!(
+                "{DENIED} reading {db}.{table} needs the read grant on it"
+            )));
+        }
+        let groups = node.partitions.len();
+        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(self.catalog.file_io())))
+            .map_err(status)?;
+        let task = self.session(caller).task_ctx();
+        let streams = (0..groups)
+            .map(|i| exec.execute(i, Arc::clone(&task)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(status)?;
+        let schema = exec.schema();
+        let rows = futures::stream::iter(streams).flatten();
+        Ok(encode(schema, Box::pin(rows)))
+    }
+}
+
+/// `status` for a DataFusion error: refusals for want of a grant are `PERMISSION_DENIED`,
+/// planning errors (bad SQL, unknown tables, refused statements, bad tickets)
+/// `INVALID_ARGUMENT`, the rest `INTERNAL`; the message on one line.
+fn status(e: DataFusionError) -> Status {
+    let text = e
+        .to_string()
+        .split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let root = e.find_root();
+    if text.contains(DENIED) {
+        Status::permission_denied(text)
+    } else if matches!(
+        root,
+        DataFusionError::Plan(_)
+            | DataFusionError::SQL(..)
+            | DataFusionError::SchemaError(..)
+            | DataFusionError::NotImplemented(_)
+    ) {
+        Status::invalid_argument(text)
+    } else {
+        Status::internal(text)
+    }
+}
+
+/// The Flight data of `rows` (schema first).
+fn encode(
+    schema: SchemaRef,
+    rows: Pin<Box<dyn Stream<Item = datafusion::error::Result<RecordBatch>> + Send>>,
+) -> DoGetStream {
+    let rows = rows.map_err(|e| FlightError::ExternalError(Box::new(e)));
+    Box::pin(
+        FlightDataEncoderBuilder::new()
+            .with_schema(schema)
+            .build(rows)
+            .map_err(Status::from),
+    )
+}
+
+/// The Flight data of one batch.
+fn encode_batch(batch: RecordBatch) -> DoGetStream {
+    let schema = batch.schema();
+    encode(schema, Box::pin(futures::stream::once(async { Ok(batch) })))
+}
+
+/// A record stream of a query as Flight data.
+fn encode_stream(stream: SendableRecordBatchStream) -> DoGetStream {
+    let schema = stream.schema();
+    encode(schema, Box::pin(stream))
+}
+
+/// A `FlightInfo` of `schema` read through `tickets`.
+fn info(
+    schema: &arrow::datatypes::Schema,
+    descriptor: FlightDescriptor,
+    tickets: Vec<Ticket>,
+) -> Result<FlightInfo, Status> {
+    let mut info = FlightInfo::new()
+        .try_with_schema(schema)
+        .map_err(|e| Status::internal(format!("cannot encode the result schema: {e}")))?
+        .with_descriptor(descriptor)
+        .with_total_records(-1)
+        .with_total_bytes(-1)
+        .with_ordered(false);
+    for t in tickets {
+        info = info.with_endpoint(FlightEndpoint::new().with_ticket(t));
+    }
+    Ok(info)
+}
+
+/// The ticket that runs a Flight SQL command (a metadata call) again at `DoGet`.
+fn command_ticket(command: impl ProstMessageExt) -> Ticket {
+    Ticket::new(command.as_any().encode_to_vec())
+}
+
+type HandshakeStream = Pin<Box<dyn Stream<Item = Result<HandshakeResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl FlightSqlService for FlightSqlServer {
+    type FlightService = FlightSqlServer;
+
+    async fn do_handshake(
+        &self,
+        request: Request<Streaming<HandshakeRequest>>,
+    ) -> Result<Response<HandshakeStream>, Status> {
+        let token = caller::handshake(self.users.as_deref(), request.metadata())?;
+        let reply = HandshakeResponse {
+            protocol_version: 0,
+            payload: token.clone().into(),
+        };
+        let mut response: Response<HandshakeStream> =
+            Response::new(Box::pin(futures::stream::iter([Ok(reply)])));
+        if !token.is_empty() {
+            let value = MetadataValue::try_from(format!("Bearer {token}"))
+                .map_err(|_| Status::unauthenticated("a token that is no header value"))?;
+            response.metadata_mut().insert("authorization", value);
+        }
+        Ok(response)
+    }
+
+    async fn get_flight_info_statement(
+        &self,
+        query: CommandStatementQuery,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        let caller = self.caller(&request)?;
+        let ctx = self.session(&caller);
+        let df = query::plan(&ctx, &caller, &query.query)
+            .await
+            .map_err(status)?;
+        let schema = df.schema().as_arrow().clone();
+        let physical = df.create_physical_plan().await.map_err(status)?;
+        let scan_tickets =
+            query::scan_shaped(&physical, &Arc::new(schema.clone())).and_then(|node| {
+                node.partitions
+                    .iter()
+                    .filter(|g| !g.is_empty())
+                    .map(|g| ticket::encode(&node, g.clone()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+            });
+        let tickets = match scan_tickets {
+            Some(t) => t,
+            None => vec![command_ticket(TicketStatementQuery {
+                statement_handle: query.query.into_bytes().into(),
+            })],
+        };
+        Ok(Response::new(info(&schema, request.into_inner(), tickets)?))
+    }
+
+    async fn do_get_statement(
+        &self,
+        ticket: TicketStatementQuery,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        let text = std::str::from_utf8(&ticket.statement_handle)
+            .map_err(|_| Status::invalid_argument("statement ticket: the SQL is not UTF-8"))?;
+        let ctx = self.session(&caller);
+        let df = query::plan(&ctx, &caller, text).await.map_err(status)?;
+        let stream = df.execute_stream().await.map_err(status)?;
+        Ok(Response::new(encode_stream(stream)))
+    }
+
+    async fn do_get_fallback(
+        &self,
+        request: Request<Ticket>,
+        message: Any,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        Ok(Response::new(self.scan(&caller, &message).await?))
+    }
+
+    async fn get_flight_info_catalogs(
+        &self,
+        query: CommandGetCatalogs,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let schema = query.clone().into_builder().schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_catalogs(
+        &self,
+        query: CommandGetCatalogs,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        self.caller(&request)?;
+        let mut builder = query.into_builder();
+        builder.append(CATALOG);
+        let batch = builder
+            .build()
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn get_flight_info_schemas(
+        &self,
+        query: CommandGetDbSchemas,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let schema = query.clone().into_builder().schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_schemas(
+        &self,
+        query: CommandGetDbSchemas,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        let batch = metadata::db_schemas(&self.catalog, &caller, query).map_err(status)?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn get_flight_info_tables(
+        &self,
+        query: CommandGetTables,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let schema = query.clone().into_builder().schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_tables(
+        &self,
+        query: CommandGetTables,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        let batch = metadata::tables(&self.catalog, &caller, query)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn get_flight_info_table_types(
+        &self,
+        query: CommandGetTableTypes,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let schema = query.clone().into_builder().schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_table_types(
+        &self,
+        query: CommandGetTableTypes,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        self.caller(&request)?;
+        let mut builder = query.into_builder();
+        builder.append(TABLE_TYPE);
+        let batch = builder
+            .build()
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn get_flight_info_sql_info(
+        &self,
+        query: CommandGetSqlInfo,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let data = SQL_INFO.as_ref().map_err(|e| Status::internal(e.clone()))?;
+        let schema = query.clone().into_builder(data).schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_sql_info(
+        &self,
+        query: CommandGetSqlInfo,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        self.caller(&request)?;
+        let data = SQL_INFO.as_ref().map_err(|e| Status::internal(e.clone()))?;
+        let batch = query
+            .into_builder(data)
+            .build()
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn get_flight_info_primary_keys(
+        &self,
+        query: CommandGetPrimaryKeys,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        self.caller(&request)?;
+        let schema = metadata::primary_keys_schema();
+        let t = command_ticket(query);
+        Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
+    }
+
+    async fn do_get_primary_keys(
+        &self,
+        query: CommandGetPrimaryKeys,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        let batch = metadata::primary_keys(&self.catalog, &caller, &query).map_err(status)?;
+        Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn register_sql_info(&self, _id: i32, _result: &SqlInfo) {}
+}

@@ -1,0 +1,472 @@
+//! Flight SQL over the bundled fixtures warehouse, through arrow-flight's own Flight SQL
+//! client: rows equal Java's (`fixtures/expected`), scans come back as one ticket per split
+//! group, tokens and grants hold, hostile tickets are errors and the server keeps serving.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use arrow::array::RecordBatch;
+use arrow_flight::sql::client::FlightSqlServiceClient;
+use arrow_flight::sql::{Any, CommandGetDbSchemas, CommandGetPrimaryKeys, CommandGetTables};
+use arrow_flight::{FlightInfo, Ticket};
+use futures::TryStreamExt;
+use paimon_serve::auth::Users;
+use paimon_serve::flight::{serve_flight, ticket, FlightSqlServer};
+use prost::Message;
+use tonic::transport::Channel;
+
+// How tonic's errors name the codes.
+const UNAUTHENTICATED: &str = "does not have valid authentication credentials";
+const DENIED: &str = "does not have permission";
+const INVALID: &str = "invalid argument";
+
+const USERS: &str = "tok-alice alice read\ntok-bob bob read:pk\n";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A server on a free loopback port, for the test's lifetime.
+async fn start(users: Option<&str>, partitions: usize) -> SocketAddr {
+    let warehouse = repo().join("fixtures/warehouse");
+    let users = users.map(|u| Users::parse(u, "users").unwrap());
+    let server = FlightSqlServer::new(warehouse.to_str().unwrap(), users)
+        .unwrap()
+        .with_target_partitions(partitions);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve_flight(server, listener, std::future::pending()));
+    addr
+}
+
+async fn client(addr: SocketAddr, token: Option<&str>) -> FlightSqlServiceClient<Channel> {
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = FlightSqlServiceClient::new(channel);
+    if let Some(t) = token {
+        c.set_token(t.to_string());
+    }
+    c
+}
+
+async fn read(
+    c: &mut FlightSqlServiceClient<Channel>,
+    t: &Ticket,
+) -> Result<Vec<RecordBatch>, String> {
+    let stream = c.do_get(t.clone()).await.map_err(|e| e.to_string())?;
+    stream.try_collect().await.map_err(|e| e.to_string())
+}
+
+async fn read_all(c: &mut FlightSqlServiceClient<Channel>, info: &FlightInfo) -> Vec<RecordBatch> {
+    let mut out = Vec::new();
+    for e in &info.endpoint {
+        out.extend(read(c, e.ticket.as_ref().unwrap()).await.unwrap());
+    }
+    out
+}
+
+async fn query(
+    c: &mut FlightSqlServiceClient<Channel>,
+    sql: &str,
+) -> Result<Vec<RecordBatch>, String> {
+    let info = c
+        .execute(sql.to_string(), None)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for e in &info.endpoint {
+        out.extend(read(c, e.ticket.as_ref().unwrap()).await?);
+    }
+    Ok(out)
+}
+
+/// Rows as sorted JSON lines (arrow's JSON writer, nulls written as Java's dump writes them).
+fn json_lines(batches: &[RecordBatch]) -> BTreeSet<String> {
+    let mut buf = Vec::new();
+    let mut w = arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    String::from_utf8(buf)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn java_rows(file: &str) -> BTreeSet<String> {
+    std::fs::read_to_string(repo().join("fixtures/expected").join(file))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn is_scan_ticket(t: &Ticket) -> bool {
+    Any::decode(t.ticket.as_ref()).unwrap().type_url == ticket::SCAN_TICKET_TYPE
+}
+
+#[tokio::test]
+async fn scan_queries_are_one_ticket_per_split_group_with_javas_rows() {
+    let addr = start(None, 4).await;
+    let mut c = client(addr, None).await;
+
+    let info = c
+        .execute("SELECT * FROM pk.partitioned".into(), None)
+        .await
+        .unwrap();
+    assert!(
+        info.endpoint.len() >= 2,
+        "{} endpoints",
+        info.endpoint.len()
+    );
+    assert!(info
+        .endpoint
+        .iter()
+        .all(|e| is_scan_ticket(e.ticket.as_ref().unwrap())));
+    let rows = json_lines(&read_all(&mut c, &info).await);
+    assert_eq!(rows, java_rows("pk/partitioned/latest.jsonl"));
+
+    // A projection and a filter travel in the ticket.
+    let info = c
+        .execute(
+            "SELECT id, name FROM append.unaware WHERE id < 10".into(),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(info
+        .endpoint
+        .iter()
+        .all(|e| is_scan_ticket(e.ticket.as_ref().unwrap())));
+    let rows = json_lines(&read_all(&mut c, &info).await);
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+
+    // Every split of a ticket is a Java SPLIT_V1 frame paimon-split decodes.
+    let node = ticket::node_of(&info.endpoint[0].ticket.as_ref().unwrap().ticket).unwrap();
+    assert_eq!(
+        node.projection,
+        Some(vec!["id".to_string(), "name".to_string()])
+    );
+    assert!(node.predicate.is_some());
+    for split in &node.partitions[0] {
+        assert!(split.starts_with(b"SPLIT_V1"), "not a SPLIT_V1 frame");
+    }
+
+    // A query computing over the rows: one ticket that runs it.
+    let info = c
+        .execute("SELECT count(*) AS n FROM pk.partitioned".into(), None)
+        .await
+        .unwrap();
+    assert_eq!(info.endpoint.len(), 1);
+    assert!(!is_scan_ticket(info.endpoint[0].ticket.as_ref().unwrap()));
+    let rows = json_lines(&read_all(&mut c, &info).await);
+    assert_eq!(rows, BTreeSet::from(["{\"n\":40}".to_string()]));
+}
+
+#[tokio::test]
+async fn tokens_and_grants_hold() {
+    let addr = start(Some(USERS), 2).await;
+    let sql = "SELECT id, v FROM pk.partitioned WHERE id = 2";
+
+    let err = query(&mut client(addr, None).await, sql).await.unwrap_err();
+    assert!(err.contains(UNAUTHENTICATED), "{err}");
+    let err = query(&mut client(addr, Some("tok-alicex")).await, sql)
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains(UNAUTHENTICATED) && err.contains("unknown token"),
+        "{err}"
+    );
+
+    let mut bob = client(addr, Some("tok-bob")).await;
+    assert_eq!(
+        query(&mut bob, sql)
+            .await
+            .unwrap()
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum::<usize>(),
+        1
+    );
+    let err = query(&mut bob, "SELECT * FROM append.unaware")
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains(DENIED) && err.contains("append.unaware"),
+        "{err}"
+    );
+    // Not through a subquery, nor through paimon_incremental('db.t', ..).
+    let err = query(
+        &mut bob,
+        "SELECT * FROM pk.partitioned WHERE id IN (SELECT id FROM append.unaware)",
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains(DENIED), "{err}");
+    let err = query(
+        &mut bob,
+        "SELECT * FROM paimon_incremental('append.unaware', '1', '2')",
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("paimon_incremental"), "{err}");
+
+    // Bob lists only what he reads.
+    let info = bob
+        .get_tables(CommandGetTables {
+            include_schema: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let batches = read_all(&mut bob, &info).await;
+    let dbs = arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+    let names = dbs.column_by_name("db_schema_name").unwrap();
+    let names = names
+        .as_any()
+        .downcast_ref::<arrow::array::StringArray>()
+        .unwrap();
+    assert!(
+        arrow::array::Array::len(names) > 3 && names.iter().all(|n| n == Some("pk")),
+        "{names:?}"
+    );
+
+    // A scan ticket of a table bob may not read is refused too.
+    let mut alice = client(addr, Some("tok-alice")).await;
+    let info = alice
+        .execute("SELECT * FROM append.unaware".into(), None)
+        .await
+        .unwrap();
+    let t = info.endpoint[0].ticket.clone().unwrap();
+    assert!(is_scan_ticket(&t));
+    let err = read(&mut bob, &t).await.unwrap_err();
+    assert!(err.contains(DENIED), "{err}");
+    assert!(!read(&mut alice, &t).await.unwrap().is_empty());
+
+    // The basic-auth handshake: user name, token as password.
+    let mut hs = client(addr, None).await;
+    assert!(hs.handshake("bob", "tok-alice").await.is_err());
+    assert!(hs.handshake("bob", "nope").await.is_err());
+    hs.handshake("bob", "tok-bob").await.unwrap();
+    assert_eq!(hs.token().map(String::as_str), Some("tok-bob"));
+    assert!(query(&mut hs, sql).await.is_ok());
+}
+
+#[tokio::test]
+async fn files_outside_the_catalog_and_writes_are_refused() {
+    let addr = start(None, 2).await;
+    let mut c = client(addr, None).await;
+    for sql in [
+        "CREATE EXTERNAL TABLE x STORED AS CSV LOCATION '/etc/passwd'",
+        "SELECT * FROM '/etc/passwd'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "COPY (SELECT 1) TO '/tmp/paimon-flight-copy.csv'",
+        "INSERT INTO pk.partitioned VALUES ('x', 1, 1, 'v')",
+        "DROP TABLE pk.partitioned",
+    ] {
+        let err = query(&mut c, sql).await.unwrap_err();
+        assert!(err.contains(INVALID), "{sql}: {err}");
+    }
+    assert!(!Path::new("/tmp/paimon-flight-copy.csv").exists());
+    assert_eq!(
+        json_lines(
+            &query(&mut c, "SELECT count(*) AS n FROM pk.partitioned")
+                .await
+                .unwrap()
+        )
+        .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn hostile_tickets_are_errors_and_the_server_keeps_serving() {
+    let addr = start(None, 2).await;
+    let mut c = client(addr, None).await;
+    let info = c
+        .execute("SELECT * FROM append.unaware".into(), None)
+        .await
+        .unwrap();
+    let good = ticket::node_of(&info.endpoint[0].ticket.as_ref().unwrap().ticket).unwrap();
+    let any = |value: Vec<u8>| {
+        Ticket::new(
+            Any {
+                type_url: ticket::SCAN_TICKET_TYPE.into(),
+                value: value.into(),
+            }
+            .encode_to_vec(),
+        )
+    };
+    let with_split = |split: Vec<u8>| {
+        let mut n = good.clone();
+        n.partitions = vec![vec![split]];
+        any(n.encode().unwrap())
+    };
+    let with_path = |path: &str| {
+        let mut n = good.clone();
+        n.table_path = path.to_string();
+        any(n.encode().unwrap())
+    };
+
+    // Refused outright.
+    let mut must_fail = vec![
+        Ticket::new(b"garbage".to_vec()),
+        Ticket::new(vec![0xff; 64]),
+        Ticket::new(
+            Any {
+                type_url: "type.googleapis.com/nope".into(),
+                value: b"{}".to_vec().into(),
+            }
+            .encode_to_vec(),
+        ),
+        any(b"not json".to_vec()),
+        any(b"{\"version\":1}".to_vec()),
+        with_split(b"SPLIT_V1 and then nothing".to_vec()),
+        with_path("/etc"),
+        with_path(&format!("{}/../..", good.table_path)),
+        with_path(&format!("{}/x", good.table_path)),
+    ];
+    // The split decoder's fuzz seeds that name files outside their table.
+    let seeds = repo().join("fuzz/seeds/split_decode");
+    for name in [
+        "paths-absolute-deletion-file",
+        "paths-dotdot-bucket",
+        "paths-dotdot-file-name",
+        "paths-file-scheme-external",
+        "paths-other-bucket-external",
+    ] {
+        must_fail.push(with_split(std::fs::read(seeds.join(name)).unwrap()));
+    }
+    for t in &must_fail {
+        assert!(
+            read(&mut c, t).await.is_err(),
+            "{:?} was read",
+            &t.ticket[..t.ticket.len().min(40)]
+        );
+    }
+
+    // Every seed of the split and scan-node fuzz corpora, as a split and as a node: an error
+    // or no rows (a seed may be a split of no files), never rows of another table.
+    let mut corpus = Vec::new();
+    for dir in [
+        "fuzz/seeds/split_decode",
+        "fuzz/regressions/split_decode",
+        "fuzz/seeds/scan_node_decode",
+    ] {
+        for e in std::fs::read_dir(repo().join(dir)).unwrap() {
+            corpus.push(std::fs::read(e.unwrap().path()).unwrap());
+        }
+    }
+    assert!(corpus.len() > 20);
+    for bytes in corpus {
+        for t in [
+            with_split(bytes.clone()),
+            any(bytes.clone()),
+            Ticket::new(bytes),
+        ] {
+            if let Ok(batches) = read(&mut c, &t).await {
+                assert_eq!(batches.iter().map(RecordBatch::num_rows).sum::<usize>(), 0);
+            }
+        }
+    }
+
+    // Still serving.
+    let rows = json_lines(
+        &query(&mut c, "SELECT id, name FROM append.unaware WHERE id < 10")
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+}
+
+#[tokio::test]
+async fn metadata_calls_answer() {
+    let addr = start(None, 2).await;
+    let mut c = client(addr, None).await;
+
+    let info = c.get_catalogs().await.unwrap();
+    let b = read_all(&mut c, &info).await;
+    assert_eq!(
+        json_lines(&b),
+        BTreeSet::from(["{\"catalog_name\":\"paimon\"}".to_string()])
+    );
+
+    let info = c
+        .get_db_schemas(CommandGetDbSchemas::default())
+        .await
+        .unwrap();
+    let dbs = json_lines(&read_all(&mut c, &info).await);
+    for db in ["append", "evolution", "pk"] {
+        assert!(
+            dbs.contains(&format!(
+                "{{\"catalog_name\":\"paimon\",\"db_schema_name\":\"{db}\"}}"
+            )),
+            "{dbs:?}"
+        );
+    }
+
+    let info = c
+        .get_tables(CommandGetTables {
+            db_schema_filter_pattern: Some("pk".into()),
+            table_name_filter_pattern: Some("partition%".into()),
+            include_schema: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let b = read_all(&mut c, &info).await;
+    let b = arrow::compute::concat_batches(&b[0].schema(), &b).unwrap();
+    assert_eq!(b.num_rows(), 1);
+    let bytes = b.column_by_name("table_schema").unwrap();
+    let bytes = bytes
+        .as_any()
+        .downcast_ref::<arrow::array::BinaryArray>()
+        .unwrap()
+        .value(0);
+    let schema = arrow::ipc::convert::try_schema_from_ipc_buffer(bytes).unwrap();
+    let cols: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(cols, ["dt", "hr", "id", "v"]);
+
+    let info = c
+        .get_primary_keys(CommandGetPrimaryKeys {
+            db_schema: Some("pk".into()),
+            table: "partitioned".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let keys = json_lines(&read_all(&mut c, &info).await);
+    let schema_json = std::fs::read_to_string(
+        repo().join("fixtures/warehouse/pk.db/partitioned/schema/schema-0"),
+    )
+    .unwrap();
+    let java: serde_json::Value = serde_json::from_str(&schema_json).unwrap();
+    let expected: BTreeSet<String> = java["primaryKeys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("{{\"catalog_name\":\"paimon\",\"db_schema_name\":\"pk\",\"table_name\":\"partitioned\",\"column_name\":{k},\"key_name\":null,\"key_sequence\":{}}}", i + 1))
+        .collect();
+    assert_eq!(keys, expected);
+
+    let info = c
+        .get_sql_info(vec![arrow_flight::sql::SqlInfo::FlightSqlServerName])
+        .await
+        .unwrap();
+    assert_eq!(read_all(&mut c, &info).await[0].num_rows(), 1);
+}

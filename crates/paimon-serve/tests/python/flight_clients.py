@@ -1,0 +1,209 @@
+"""Flight SQL clients nobody here wrote, against the Flight SQL service over the bundled
+fixtures warehouse (run by scripts/test-flight.sh, which installs them):
+
+- ADBC (adbc-driver-flightsql): queries, the basic-auth handshake and a bearer header, a wrong
+  token refused, and execute_partitions / read_partition read in parallel with the same rows
+  as `paimon sql`;
+- pyarrow.flight reads the tickets of GetFlightInfo, and a hostile ticket is an error after
+  which the server still answers;
+- every split of a scan ticket is a split `paimon read-split` reads: together, the rows of
+  `paimon sql`.
+
+Environment: FLIGHT_SERVER (the flight_server example), PAIMON (the CLI), WAREHOUSE.
+"""
+
+import base64
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import adbc_driver_flightsql.dbapi as flightsql
+import pyarrow.flight as flight
+
+SERVER = os.environ["FLIGHT_SERVER"]
+PAIMON = os.environ["PAIMON"]
+WAREHOUSE = os.path.abspath(os.environ["WAREHOUSE"])
+SCAN_TICKET_TYPE = "type.googleapis.com/paimon.rs.ScanTicket"
+USERS = "tok-alice alice read\ntok-bob bob read:pk\n"
+
+
+def start_server(tmp):
+    auth = os.path.join(tmp, "users")
+    with open(auth, "w") as f:
+        f.write(USERS)
+    proc = subprocess.Popen(
+        [SERVER, WAREHOUSE, "--auth", auth, "--target-partitions", "4"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("listening on "), line
+    return proc, line.split()[-1]
+
+
+def paimon_sql_rows(sql):
+    out = subprocess.run([PAIMON, "sql", WAREHOUSE, sql, "--format", "jsonl"],
+                         check=True, capture_output=True, text=True).stdout
+    return sorted(json.dumps(json.loads(l), sort_keys=True) for l in out.splitlines() if l)
+
+
+def table_rows(table):
+    return sorted(json.dumps({k: v for k, v in r.items() if v is not None}, sort_keys=True)
+                  for r in table.to_pylist())
+
+
+# --- protobuf by hand (two messages: Any and CommandStatementQuery) --------------------------
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, data):
+    return varint(num << 3 | 2) + varint(len(data)) + data
+
+
+def any_of(type_url, value):
+    return field(1, type_url.encode()) + field(2, value)
+
+
+def parse_any(buf):
+    fields, i = {}, 0
+    while i < len(buf):
+        key, i = read_varint(buf, i)
+        length, i = read_varint(buf, i)
+        fields[key >> 3] = buf[i:i + length]
+        i += length
+    return fields.get(1, b"").decode(), fields.get(2, b"")
+
+
+def read_varint(buf, i):
+    shift = n = 0
+    while True:
+        b = buf[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i
+
+
+def statement(sql):
+    return any_of("type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery",
+                  field(1, sql.encode()))
+
+
+def main():
+    started = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, addr = start_server(tmp)
+        uri = f"grpc://{addr}"
+        try:
+            run(uri, tmp)
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=20)
+    print(f"flight clients: ok in {time.time() - started:.1f}s")
+
+
+def run(uri, tmp):
+    partitioned = "SELECT * FROM pk.partitioned"
+    expected = paimon_sql_rows(partitioned)
+    assert len(expected) == 40, len(expected)
+
+    # ADBC, basic-auth handshake (user name, token as password).
+    with flightsql.connect(uri, db_kwargs={"username": "alice", "password": "tok-alice"}) as conn:
+        cur = conn.cursor()
+        cur.execute(partitioned)
+        assert table_rows(cur.fetch_arrow_table()) == expected
+        sql = "SELECT id, name FROM append.unaware WHERE id < 10"
+        cur.execute(sql)
+        assert table_rows(cur.fetch_arrow_table()) == paimon_sql_rows(sql)
+        cur.execute("SELECT count(*) AS n FROM append.unaware")
+        assert cur.fetch_arrow_table().to_pylist() == [{"n": 90}]
+
+        # execute_partitions: one partition per split group, read in parallel.
+        partitions, schema = cur.adbc_execute_partitions(partitioned)
+        assert len(partitions) >= 2, len(partitions)
+        assert schema.names == ["dt", "hr", "id", "v"], schema.names
+
+        def read_partition(p):
+            with flightsql.connect(uri, db_kwargs={"username": "alice", "password": "tok-alice"}) as c:
+                cur = c.cursor()
+                cur.adbc_read_partition(p)
+                return table_rows(cur.fetch_arrow_table())
+
+        with concurrent.futures.ThreadPoolExecutor(len(partitions)) as pool:
+            parts = list(pool.map(read_partition, partitions))
+        assert all(parts), [len(p) for p in parts]
+        assert sorted(r for p in parts for r in p) == expected
+
+    # ADBC with a bearer header; bob reads pk only.
+    bearer = {"adbc.flight.sql.authorization_header": "Bearer tok-bob"}
+    with flightsql.connect(uri, db_kwargs=bearer) as conn:
+        cur = conn.cursor()
+        cur.execute(partitioned)
+        assert table_rows(cur.fetch_arrow_table()) == expected
+        try:
+            cur.execute("SELECT * FROM append.unaware")
+            cur.fetch_arrow_table()
+            raise AssertionError("bob read append.unaware")
+        except flightsql.Error as e:
+            assert "permission denied" in str(e), e
+
+    # A wrong token is refused.
+    for kwargs in ({"username": "alice", "password": "tok-bob"},
+                   {"adbc.flight.sql.authorization_header": "Bearer nope"}):
+        try:
+            with flightsql.connect(uri, db_kwargs=kwargs) as conn:
+                cur = conn.cursor()
+                cur.execute("SELECT 1")
+                cur.fetch_arrow_table()
+            raise AssertionError(f"{kwargs} was let in")
+        except flightsql.Error as e:
+            assert "nauthenticated" in str(e) or "UNAUTHENTICATED" in str(e), e
+
+    # pyarrow.flight reads the tickets; the splits in them are what `paimon read-split` reads.
+    client = flight.FlightClient(uri)
+    options = flight.FlightCallOptions(headers=[(b"authorization", b"Bearer tok-alice")])
+    info = client.get_flight_info(flight.FlightDescriptor.for_command(statement(partitioned)), options)
+    assert len(info.endpoints) >= 2
+    rows, split_rows = [], []
+    for n, ep in enumerate(info.endpoints):
+        rows += table_rows(client.do_get(ep.ticket, options).read_all())
+        type_url, value = parse_any(ep.ticket.ticket)
+        assert type_url == SCAN_TICKET_TYPE, type_url
+        node = json.loads(value)
+        files = []
+        for k, split in enumerate(node["partitions"][0]):
+            path = os.path.join(tmp, f"split-{n}-{k}")
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(split))
+            files.append(path)
+        out = subprocess.run([PAIMON, "read-split", node["table_path"], *files, "--format", "jsonl"],
+                             check=True, capture_output=True, text=True).stdout
+        split_rows += [json.dumps(json.loads(l), sort_keys=True) for l in out.splitlines() if l]
+    assert sorted(rows) == expected
+    assert sorted(split_rows) == expected
+
+    # Hostile tickets are errors; the server keeps serving.
+    for bad in (b"garbage", any_of(SCAN_TICKET_TYPE, b"{not json"),
+                any_of(SCAN_TICKET_TYPE, value.replace(node["table_path"].encode(), b"/etc"))):
+        try:
+            client.do_get(flight.Ticket(bad), options).read_all()
+            raise AssertionError(f"{bad[:30]!r} was read")
+        except flight.FlightError:
+            pass
+    assert sorted(table_rows(client.do_get(info.endpoints[0].ticket, options).read_all())) \
+        == sorted(table_rows(client.do_get(info.endpoints[0].ticket, options).read_all()))
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

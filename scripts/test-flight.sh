@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Flight SQL (issue 44) against clients nobody here wrote: ADBC's adbc-driver-flightsql and
+# pyarrow.flight from PyPI, and `paimon read-split` on the splits of the scan tickets
+# (crates/paimon-serve/tests/python/flight_clients.py), over the bundled fixtures warehouse.
+#
+# Makes a venv (default target/flight-venv; FLIGHT_VENV to choose) with the clients, builds the
+# `paimon` CLI and paimon-serve's flight_server example, and exits non-zero on any failure.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+VENV="${FLIGHT_VENV:-$CARGO_TARGET_DIR/flight-venv}"
+
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import adbc_driver_flightsql, pyarrow.flight' 2>/dev/null; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q adbc-driver-flightsql==1.13.0 adbc-driver-manager==1.13.0 pyarrow
+fi
+
+# paimon-cli in the same build: one resolution of the workspace's features for both.
+cargo build --locked -p paimon-cli -p paimon-serve --bin paimon --example flight_server
+
+FLIGHT_SERVER="$CARGO_TARGET_DIR/debug/examples/flight_server" \
+PAIMON="$CARGO_TARGET_DIR/debug/paimon" \
+WAREHOUSE="$ROOT/fixtures/warehouse" \
+    "$VENV/bin/python" crates/paimon-serve/tests/python/flight_clients.py
