@@ -265,7 +265,7 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         self.caller(&request)?;
-        let schema = query.clone().into_builder().schema();
+        let schema = query.into_builder().schema();
         let t = command_ticket(query);
         Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
     }
@@ -334,7 +334,7 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         self.caller(&request)?;
-        let schema = query.clone().into_builder().schema();
+        let schema = query.into_builder().schema();
         let t = command_ticket(query);
         Ok(Response::new(info(&schema, request.into_inner(), vec![t])?))
     }
