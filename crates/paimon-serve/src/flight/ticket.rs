@@ -6,7 +6,7 @@
 //! limit, and one split group as Java `SPLIT_V1` frames. Each frame is a split that
 //! `paimon read-split` reads as it is.
 //!
-//! A ticket comes back from a client, so [`decode`] treats it as untrusted: the node decoder
+//! A ticket comes back from a client, so the server decodes it as untrusted: the node decoder
 //! refuses malformed JSON, base64 and predicates, the table must be `<db>.db/<table>` directly
 //! below the warehouse ([`ScanNode::check_in_warehouse`]), and the reader checks every file
 //! a split names against the table's roots when it reads it.
