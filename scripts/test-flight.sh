@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Flight SQL (issue 44) against clients nobody here wrote: ADBC's adbc-driver-flightsql and
-# pyarrow.flight from PyPI, and `paimon read-split` on the splits of the scan tickets
+# pyarrow.flight from PyPI, the Arrow Flight SQL JDBC driver from Maven Central (the Java
+# oracle's flight-sql-query / flight-sql-tables, scripts/java-oracle.sh builds it), and
+# `paimon read-split` on the splits of the scan tickets
 # (crates/paimon-serve/tests/python/flight_clients.py), over the bundled fixtures warehouse.
 #
 # Makes a venv (default target/flight-venv; FLIGHT_VENV to choose) with the clients, builds the
@@ -23,4 +25,5 @@ cargo build --locked -p paimon-cli -p paimon-serve --bin paimon --example flight
 FLIGHT_SERVER="$CARGO_TARGET_DIR/debug/examples/flight_server" \
 PAIMON="$CARGO_TARGET_DIR/debug/paimon" \
 WAREHOUSE="$ROOT/fixtures/warehouse" \
+ORACLE="$ROOT/scripts/java-oracle.sh" \
     "$VENV/bin/python" crates/paimon-serve/tests/python/flight_clients.py

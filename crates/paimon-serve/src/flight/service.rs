@@ -10,12 +10,15 @@ use arrow_flight::error::FlightError;
 use arrow_flight::flight_service_server::FlightService;
 use arrow_flight::sql::server::FlightSqlService;
 use arrow_flight::sql::{
-    Any, CommandGetCatalogs, CommandGetDbSchemas, CommandGetPrimaryKeys, CommandGetSqlInfo,
-    CommandGetTableTypes, CommandGetTables, CommandStatementQuery, ProstMessageExt, SqlInfo,
+    ActionClosePreparedStatementRequest, ActionCreatePreparedStatementRequest,
+    ActionCreatePreparedStatementResult, Any, CommandGetCatalogs, CommandGetDbSchemas,
+    CommandGetPrimaryKeys, CommandGetSqlInfo, CommandGetTableTypes, CommandGetTables,
+    CommandPreparedStatementQuery, CommandStatementQuery, ProstMessageExt, SqlInfo,
     TicketStatementQuery,
 };
 use arrow_flight::{
-    FlightDescriptor, FlightEndpoint, FlightInfo, HandshakeRequest, HandshakeResponse, Ticket,
+    Action, FlightDescriptor, FlightEndpoint, FlightInfo, HandshakeRequest, HandshakeResponse,
+    IpcMessage, SchemaAsIpc, Ticket,
 };
 use datafusion::error::DataFusionError;
 use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
@@ -80,6 +83,44 @@ impl FlightSqlServer {
 
     fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
         query::session(&self.catalog, caller, self.target_partitions)
+    }
+
+    /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
+    /// scan-shaped, else one that runs it again.
+    async fn statement_info(
+        &self,
+        caller: &Caller,
+        text: String,
+        descriptor: FlightDescriptor,
+    ) -> Result<FlightInfo, Status> {
+        let ctx = self.session(caller);
+        let df = query::plan(&ctx, caller, &text).await.map_err(status)?;
+        let schema = df.schema().as_arrow().clone();
+        let physical = df.create_physical_plan().await.map_err(status)?;
+        let scan_tickets =
+            query::scan_shaped(&physical, &Arc::new(schema.clone())).and_then(|node| {
+                node.partitions
+                    .iter()
+                    .filter(|g| !g.is_empty())
+                    .map(|g| ticket::encode(&node, g.clone()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+            });
+        let tickets = match scan_tickets {
+            Some(t) => t,
+            None => vec![command_ticket(TicketStatementQuery {
+                statement_handle: text.into_bytes().into(),
+            })],
+        };
+        info(&schema, descriptor, tickets)
+    }
+
+    /// The rows of the query `text`, run as `caller`.
+    async fn run(&self, caller: &Caller, text: &str) -> Result<DoGetStream, Status> {
+        let ctx = self.session(caller);
+        let df = query::plan(&ctx, caller, text).await.map_err(status)?;
+        let stream = df.execute_stream().await.map_err(status)?;
+        Ok(encode_stream(stream))
     }
 
     /// The rows of a scan ticket.
@@ -176,6 +217,12 @@ fn info(
     Ok(info)
 }
 
+/// The SQL of a statement or prepared-statement handle (a handle is its statement's text).
+fn handle_sql(handle: &[u8]) -> Result<String, Status> {
+    String::from_utf8(handle.to_vec())
+        .map_err(|_| Status::invalid_argument("statement handle: the SQL is not UTF-8"))
+}
+
 /// The ticket that runs a Flight SQL command (a metadata call) again at `DoGet`.
 fn command_ticket(command: impl ProstMessageExt) -> Ticket {
     Ticket::new(command.as_any().encode_to_vec())
@@ -212,28 +259,67 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let caller = self.caller(&request)?;
+        let info = self
+            .statement_info(&caller, query.query, request.into_inner())
+            .await?;
+        Ok(Response::new(info))
+    }
+
+    async fn get_flight_info_prepared_statement(
+        &self,
+        query: CommandPreparedStatementQuery,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        let caller = self.caller(&request)?;
+        let text = handle_sql(&query.prepared_statement_handle)?;
+        let info = self
+            .statement_info(&caller, text, request.into_inner())
+            .await?;
+        Ok(Response::new(info))
+    }
+
+    async fn do_get_prepared_statement(
+        &self,
+        query: CommandPreparedStatementQuery,
+        request: Request<Ticket>,
+    ) -> Result<Response<DoGetStream>, Status> {
+        let caller = self.caller(&request)?;
+        let text = handle_sql(&query.prepared_statement_handle)?;
+        Ok(Response::new(self.run(&caller, &text).await?))
+    }
+
+    async fn do_action_create_prepared_statement(
+        &self,
+        query: ActionCreatePreparedStatementRequest,
+        request: Request<Action>,
+    ) -> Result<ActionCreatePreparedStatementResult, Status> {
+        let caller = self.caller(&request)?;
         let ctx = self.session(&caller);
         let df = query::plan(&ctx, &caller, &query.query)
             .await
             .map_err(status)?;
-        let schema = df.schema().as_arrow().clone();
-        let physical = df.create_physical_plan().await.map_err(status)?;
-        let scan_tickets =
-            query::scan_shaped(&physical, &Arc::new(schema.clone())).and_then(|node| {
-                node.partitions
-                    .iter()
-                    .filter(|g| !g.is_empty())
-                    .map(|g| ticket::encode(&node, g.clone()))
-                    .collect::<Result<Vec<_>, _>>()
-                    .ok()
-            });
-        let tickets = match scan_tickets {
-            Some(t) => t,
-            None => vec![command_ticket(TicketStatementQuery {
-                statement_handle: query.query.into_bytes().into(),
-            })],
-        };
-        Ok(Response::new(info(&schema, request.into_inner(), tickets)?))
+        let message: IpcMessage = SchemaAsIpc::new(
+            df.schema().as_arrow(),
+            &arrow::ipc::writer::IpcWriteOptions::default(),
+        )
+        .try_into()
+        .map_err(|e| Status::internal(format!("cannot encode the result schema: {e}")))?;
+        let IpcMessage(dataset_schema) = message;
+        Ok(ActionCreatePreparedStatementResult {
+            prepared_statement_handle: query.query.into_bytes().into(),
+            dataset_schema,
+            parameter_schema: Default::default(),
+        })
+    }
+
+    async fn do_action_close_prepared_statement(
+        &self,
+        _query: ActionClosePreparedStatementRequest,
+        request: Request<Action>,
+    ) -> Result<(), Status> {
+        // A handle is its statement: nothing is held for it.
+        self.caller(&request)?;
+        Ok(())
     }
 
     async fn do_get_statement(
@@ -242,12 +328,8 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<Ticket>,
     ) -> Result<Response<DoGetStream>, Status> {
         let caller = self.caller(&request)?;
-        let text = std::str::from_utf8(&ticket.statement_handle)
-            .map_err(|_| Status::invalid_argument("statement ticket: the SQL is not UTF-8"))?;
-        let ctx = self.session(&caller);
-        let df = query::plan(&ctx, &caller, text).await.map_err(status)?;
-        let stream = df.execute_stream().await.map_err(status)?;
-        Ok(Response::new(encode_stream(stream)))
+        let text = handle_sql(&ticket.statement_handle)?;
+        Ok(Response::new(self.run(&caller, &text).await?))
     }
 
     async fn do_get_fallback(

@@ -9,7 +9,11 @@ fixtures warehouse (run by scripts/test-flight.sh, which installs them):
 - every split of a scan ticket is a split `paimon read-split` reads: together, the rows of
   `paimon sql`.
 
-Environment: FLIGHT_SERVER (the flight_server example), PAIMON (the CLI), WAREHOUSE.
+- the Arrow Flight SQL JDBC driver, through the Java oracle's flight-sql-query and
+  flight-sql-tables (ORACLE: scripts/java-oracle.sh), runs a query (rows of `paimon sql`),
+  browses GetTables, and a wrong token is refused.
+
+Environment: FLIGHT_SERVER (the flight_server example), PAIMON (the CLI), WAREHOUSE, ORACLE.
 """
 
 import base64
@@ -28,6 +32,7 @@ import pyarrow.flight as flight
 SERVER = os.environ["FLIGHT_SERVER"]
 PAIMON = os.environ["PAIMON"]
 WAREHOUSE = os.path.abspath(os.environ["WAREHOUSE"])
+ORACLE = os.environ["ORACLE"]
 SCAN_TICKET_TYPE = "type.googleapis.com/paimon.rs.ScanTicket"
 USERS = "tok-alice alice read\ntok-bob bob read:pk\n"
 
@@ -200,8 +205,35 @@ def run(uri, tmp):
             raise AssertionError(f"{bad[:30]!r} was read")
         except (flight.FlightError, pa.ArrowException):
             pass
+    jdbc(uri, expected)
+
     rows = [r for ep in info.endpoints for r in table_rows(client.do_get(ep.ticket, options).read_all())]
     assert sorted(rows) == expected
+
+
+def oracle(*args):
+    env = dict(os.environ)
+    env["ORACLE_JAVA_OPTS"] = "--add-opens=java.base/java.nio=ALL-UNNAMED"
+    return subprocess.run([ORACLE, *args], env=env, capture_output=True, text=True)
+
+
+def jdbc(uri, expected):
+    base = "jdbc:arrow-flight-sql://" + uri.removeprefix("grpc://") + "?useEncryption=false"
+    alice = base + "&user=alice&password=tok-alice"
+    run = oracle("flight-sql-query", alice, "SELECT * FROM pk.partitioned")
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = sorted(json.dumps(json.loads(l), sort_keys=True) for l in run.stdout.splitlines() if l)
+    assert rows == expected, (rows[:3], expected[:3])
+
+    run = oracle("flight-sql-tables", base + "&token=tok-bob")
+    assert run.returncode == 0, run.stderr[-3000:]
+    tables = [json.loads(l) for l in run.stdout.splitlines() if l]
+    names = {(t["TABLE_SCHEM"], t["TABLE_NAME"]) for t in tables}
+    assert ("pk", "partitioned") in names, names
+    assert all(schema == "pk" for schema, _ in names), names
+
+    run = oracle("flight-sql-query", base + "&user=alice&password=tok-bob", "SELECT 1")
+    assert run.returncode != 0 and "unauthenticated" in run.stderr.lower(), run.stderr[-2000:]
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ public final class Main {
                     "  rest-server DATA_DIR URL_FILE [--token T]   (Java's RESTCatalogServer on loopback until stdin closes)",
                     "  rest-write URI DB.TABLE --from A --to B [--token T]   (create if missing, write (id, 'java-<id>'))",
                     "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",
+                    "  flight-sql-query JDBC_URL SQL       (rows through the Flight SQL JDBC driver, JSON lines)",
+                    "  flight-sql-tables JDBC_URL          (getTables through the Flight SQL JDBC driver, JSON lines)",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -126,6 +128,12 @@ public final class Main {
                     break;
                 case "rest-dump":
                     RestOracle.dump(Args.parse(rest), out);
+                    break;
+                case "flight-sql-query":
+                    FlightSqlJdbc.query(Args.parse(rest), out);
+                    break;
+                case "flight-sql-tables":
+                    FlightSqlJdbc.tables(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);
