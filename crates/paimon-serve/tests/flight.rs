@@ -394,6 +394,46 @@ async fn hostile_tickets_are_errors_and_the_server_keeps_serving() {
 }
 
 #[tokio::test]
+async fn prepared_statements_run_as_their_caller() {
+    let addr = start(Some(USERS), 2).await;
+    let mut bob = client(addr, Some("tok-bob")).await;
+    let err = bob
+        .prepare(
+            "SELECT id, name FROM append.unaware WHERE id < 10".into(),
+            None,
+        )
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(DENIED), "{err}");
+
+    let mut alice = client(addr, Some("tok-alice")).await;
+    let mut prepared = alice
+        .prepare(
+            "SELECT id, name FROM append.unaware WHERE id < 10".into(),
+            None,
+        )
+        .await
+        .unwrap();
+    let cols: Vec<String> = prepared
+        .dataset_schema()
+        .unwrap()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(cols, ["id", "name"]);
+    let info = prepared.execute().await.unwrap();
+    let rows = json_lines(&read_all(&mut alice, &info).await);
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+    prepared.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn metadata_calls_answer() {
     let addr = start(None, 2).await;
     let mut c = client(addr, None).await;
