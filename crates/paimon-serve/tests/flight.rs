@@ -433,6 +433,89 @@ async fn prepared_statements_run_as_their_caller() {
     prepared.close().await.unwrap();
 }
 
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn inserts_need_the_write_grant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let warehouse = tmp.path().join("wh");
+    copy_dir(
+        &repo().join("fixtures/warehouse/append.db/unaware"),
+        &warehouse.join("append.db/unaware"),
+    );
+    let users = Users::parse(
+        "tok-w writer write:append.unaware\ntok-r reader read\ntok-o other read,write:append.other\n",
+        "users",
+    )
+    .unwrap();
+    let server = FlightSqlServer::new(warehouse.to_str().unwrap(), Some(users)).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve_flight(server, listener, std::future::pending()));
+    let insert = "INSERT INTO append.unaware SELECT * FROM append.unaware WHERE id < 3";
+    let count = "SELECT count(*) AS n FROM append.unaware";
+
+    let mut reader = client(addr, Some("tok-r")).await;
+    let err = reader
+        .execute_update(insert.into(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("write"), "{err}");
+    assert_eq!(
+        json_lines(&query(&mut reader, count).await.unwrap()),
+        BTreeSet::from(["{\"n\":90}".to_string()])
+    );
+
+    // A write grant on another table does not cover this one.
+    let mut other = client(addr, Some("tok-o")).await;
+    let err = other
+        .execute_update(insert.into(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(DENIED) && err.contains("append.unaware"),
+        "{err}"
+    );
+
+    let mut writer = client(addr, Some("tok-w")).await;
+    let err = writer
+        .execute_update(count.into(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("an update must write"), "{err}");
+    let err = writer
+        .execute_update("DROP TABLE append.unaware".into(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(INVALID), "{err}");
+    assert_eq!(writer.execute_update(insert.into(), None).await.unwrap(), 3);
+    assert_eq!(
+        json_lines(&query(&mut reader, count).await.unwrap()),
+        BTreeSet::from(["{\"n\":93}".to_string()])
+    );
+    // Queries still may not write.
+    let err = query(&mut writer, insert).await.unwrap_err();
+    assert!(err.contains("write"), "{err}");
+    assert_eq!(
+        json_lines(&query(&mut reader, count).await.unwrap()),
+        BTreeSet::from(["{\"n\":93}".to_string()])
+    );
+}
+
 #[tokio::test]
 async fn metadata_calls_answer() {
     let addr = start(None, 2).await;

@@ -20,6 +20,20 @@ impl Caller {
             .is_none_or(|u| u.may(Access::Read, database, Some(table)))
     }
 
+    /// Whether the caller may write into `database.table`.
+    pub(crate) fn may_write(&self, database: &str, table: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|u| u.may(Access::Write, database, Some(table)))
+    }
+
+    /// Whether the caller may write anywhere at all.
+    pub(crate) fn writes_anywhere(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|u| u.grants.iter().any(|g| g.access >= Access::Write))
+    }
+
     /// Whether the caller may read every table.
     pub(crate) fn reads_catalog(&self) -> bool {
         self.0

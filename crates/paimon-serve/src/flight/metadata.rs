@@ -25,7 +25,8 @@ pub(crate) static SQL_INFO: LazyLock<Result<SqlInfoData, String>> = LazyLock::ne
     b.append(SqlInfo::FlightSqlServerName, "paimon-rs");
     b.append(SqlInfo::FlightSqlServerVersion, env!("CARGO_PKG_VERSION"));
     b.append(SqlInfo::FlightSqlServerArrowVersion, "1.3");
-    b.append(SqlInfo::FlightSqlServerReadOnly, true);
+    // INSERT through CommandStatementUpdate, for users with a write grant.
+    b.append(SqlInfo::FlightSqlServerReadOnly, false);
     b.append(SqlInfo::FlightSqlServerSql, true);
     b.append(SqlInfo::FlightSqlServerSubstrait, false);
     b.append(

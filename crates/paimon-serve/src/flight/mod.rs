@@ -9,16 +9,20 @@
 //!   scan node of paimon-datafusion (Java `SPLIT_V1` split bytes plus the read options), so a
 //!   client reads the groups in parallel (ADBC `execute_partitions` / `read_partition`).
 //!   Any other query gets one endpoint whose ticket holds the statement, run again at `DoGet`.
+//! - Prepared statements without parameters (the JDBC driver prepares every statement): the
+//!   handle is the statement's text, planned again as the caller at each call.
+//! - `CommandStatementUpdate` (`DoPut`): `INSERT INTO` / `INSERT OVERWRITE`, one commit per
+//!   statement, into tables the caller may write (`write` grant); the answer is the row count.
 //! - Catalog metadata: `GetCatalogs` (one catalog, `paimon`), `GetDbSchemas` (databases),
 //!   `GetTables` (with Arrow schemas on request), `GetTableTypes`, `GetPrimaryKeys`,
 //!   `GetSqlInfo`.
 //! - Auth ([`crate::auth`]): a bearer token in the `authorization` header, or the basic-auth
 //!   handshake (user name and token as password), which answers with the bearer token. A
 //!   query needs `read` on every table it scans; listings show only what the caller may
-//!   read. Without `--auth` every caller reads every table.
+//!   read. Without `--auth` every caller reads and writes every table.
 //! - The SQL reads the warehouse and nothing else ([`paimon_datafusion::sql::SqlPolicy`]):
-//!   `CREATE EXTERNAL TABLE`, `COPY` and file-reading table functions are refused, as are
-//!   writes and DDL.
+//!   `CREATE EXTERNAL TABLE`, `COPY` and file-reading table functions are refused, as is DDL;
+//!   queries never write (only updates do).
 //!
 //! Tickets come back from clients: a scan ticket is decoded as untrusted bytes (its table
 //! must lie in the warehouse, its splits' files in the table: the reader's path rules), and

@@ -19,18 +19,22 @@ use paimon_datafusion::{PaimonCatalogProvider, PaimonScanExec, ScanNode, TableNa
 
 use super::caller::Caller;
 
-/// A session over `catalog`'s warehouse for `caller`: reading only, no local files, and
-/// `paimon_incremental(..)` (which names its table in a string) only for callers who read
-/// every table.
+/// A session over `catalog`'s warehouse for `caller`: no local files, no DDL, writes only
+/// when `write` (an update) and the caller has a write grant, and `paimon_incremental(..)`
+/// (which names its table in a string) only for callers who read every table.
 pub(crate) fn session(
     catalog: &PaimonCatalogProvider,
     caller: &Caller,
     target_partitions: usize,
+    write: bool,
 ) -> SessionContext {
     let fresh = PaimonCatalogProvider::with_io(Arc::clone(catalog.file_io()), catalog.warehouse());
     let config = SessionConfig::new().with_target_partitions(target_partitions.max(1));
     let ctx = sql::session_with_catalog(fresh, config);
-    let mut policy = SqlPolicy::restricted(Grants::READ);
+    let mut policy = SqlPolicy::restricted(Grants {
+        write: write && caller.writes_anywhere(),
+        ..Grants::READ
+    });
     if !caller.reads_catalog() {
         policy
             .table_functions
@@ -48,6 +52,43 @@ pub(crate) fn session(
 pub(crate) async fn plan(ctx: &SessionContext, caller: &Caller, text: &str) -> Result<DataFrame> {
     let df = sql::query(ctx, text).await?;
     check_reads(df.logical_plan(), caller)?;
+    Ok(df)
+}
+
+/// Plans the update `text` in `ctx` (a session made with `write`): it must write (`INSERT`),
+/// into tables `caller` may write, reading only tables it may read.
+///
+/// # Errors
+/// As [`plan`]; a statement that writes nothing; a table the caller may not write.
+pub(crate) async fn plan_update(
+    ctx: &SessionContext,
+    caller: &Caller,
+    text: &str,
+) -> Result<DataFrame> {
+    let df = plan(ctx, caller, text).await?;
+    let mut targets = Vec::new();
+    df.logical_plan().apply_with_subqueries(|node| {
+        if let LogicalPlan::Dml(dml) = node {
+            targets.push(dml.table_name.clone());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    if targets.is_empty() {
+        return Err(DataFusionError::Plan(
+            "an update must write (INSERT INTO / INSERT OVERWRITE); run queries as queries".into(),
+        ));
+    }
+    for name in targets {
+        let db = name.schema().unwrap_or("default");
+        let table = TableName::parse(name.table())
+            .map(|t| t.table)
+            .unwrap_or_else(|_| name.table().to_string());
+        if name.catalog().unwrap_or(CATALOG) != CATALOG || !caller.may_write(db, &table) {
+            return Err(DataFusionError::Plan(format!(
+                "{DENIED} writing {name} needs the write grant on it"
+            )));
+        }
+    }
     Ok(df)
 }
 

@@ -8,13 +8,13 @@ use arrow::datatypes::SchemaRef;
 use arrow_flight::encode::FlightDataEncoderBuilder;
 use arrow_flight::error::FlightError;
 use arrow_flight::flight_service_server::FlightService;
-use arrow_flight::sql::server::FlightSqlService;
+use arrow_flight::sql::server::{FlightSqlService, PeekableFlightDataStream};
 use arrow_flight::sql::{
     ActionClosePreparedStatementRequest, ActionCreatePreparedStatementRequest,
     ActionCreatePreparedStatementResult, Any, CommandGetCatalogs, CommandGetDbSchemas,
     CommandGetPrimaryKeys, CommandGetSqlInfo, CommandGetTableTypes, CommandGetTables,
-    CommandPreparedStatementQuery, CommandStatementQuery, ProstMessageExt, SqlInfo,
-    TicketStatementQuery,
+    CommandPreparedStatementQuery, CommandStatementQuery, CommandStatementUpdate, ProstMessageExt,
+    SqlInfo, TicketStatementQuery,
 };
 use arrow_flight::{
     Action, FlightDescriptor, FlightEndpoint, FlightInfo, HandshakeRequest, HandshakeResponse,
@@ -82,7 +82,7 @@ impl FlightSqlServer {
     }
 
     fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
-        query::session(&self.catalog, caller, self.target_partitions)
+        query::session(&self.catalog, caller, self.target_partitions, false)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
@@ -480,6 +480,30 @@ impl FlightSqlService for FlightSqlServer {
         let caller = self.caller(&request)?;
         let batch = metadata::primary_keys(&self.catalog, &caller, &query).map_err(status)?;
         Ok(Response::new(encode_batch(batch)))
+    }
+
+    async fn do_put_statement_update(
+        &self,
+        query: CommandStatementUpdate,
+        request: Request<PeekableFlightDataStream>,
+    ) -> Result<i64, Status> {
+        let caller = self.caller(&request)?;
+        let ctx = query::session(&self.catalog, &caller, self.target_partitions, true);
+        let df = query::plan_update(&ctx, &caller, &query.query)
+            .await
+            .map_err(status)?;
+        let batches = df.collect().await.map_err(status)?;
+        let mut rows: i64 = 0;
+        for b in &batches {
+            if let Some(col) = b.column_by_name("count") {
+                let counts = arrow::compute::cast(col, &arrow::datatypes::DataType::Int64)
+                    .map_err(|e| Status::internal(e.to_string()))?;
+                if let Some(c) = counts.as_any().downcast_ref::<arrow::array::Int64Array>() {
+                    rows = rows.saturating_add(c.iter().flatten().sum::<i64>());
+                }
+            }
+        }
+        Ok(rows)
     }
 
     async fn register_sql_info(&self, _id: i32, _result: &SqlInfo) {}
