@@ -33,6 +33,9 @@ public final class Main {
                     "  rest-server DATA_DIR URL_FILE [--token T]   (Java's RESTCatalogServer on loopback until stdin closes)",
                     "  rest-write URI DB.TABLE --from A --to B [--token T]   (create if missing, write (id, 'java-<id>'))",
                     "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",
+                    "  catalog-write --catalog-option K=V... DB.TABLE --from A --to B [--commits N]   (any catalog from options; create if missing, write (id, 'java-<id>') in N commits)",
+                    "  catalog-dump --catalog-option K=V... DB.TABLE   (rows through the catalog, sorted)",
+                    "  catalog-op --catalog-option K=V... list-databases|list-tables DB|create-database DB|drop-database DB|drop-table DB.T|rename-table DB.A DB.B",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -126,6 +129,15 @@ public final class Main {
                     break;
                 case "rest-dump":
                     RestOracle.dump(Args.parse(rest), out);
+                    break;
+                case "catalog-write":
+                    CatalogOracle.write(Args.parse(rest), out);
+                    break;
+                case "catalog-dump":
+                    CatalogOracle.dump(Args.parse(rest), out);
+                    break;
+                case "catalog-op":
+                    CatalogOracle.op(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);
