@@ -48,7 +48,10 @@ export PAIMON_JDBC_TEST_URI="jdbc:postgresql://127.0.0.1:$port/paimon_catalog"
 export PAIMON_JDBC_TEST_USER=paimon PAIMON_JDBC_TEST_PASSWORD="$password"
 export PAIMON_JDBC_TEST_REQUIRED=1
 rc=0
-cargo test -p paimon-rs --features jdbc --locked --test jdbc_catalog || rc=$?
-cargo test -p paimon-cli --locked --test catalog_jdbc || rc=$?
+# paimon-meta, paimon-rs and paimon-cli together: the feature set (the CLI turns on `jdbc`) of
+# the workspace build, so nothing is compiled twice. One persistent Java oracle answers the
+# Java calls (scripts/with-oracle.sh).
+scripts/with-oracle.sh cargo test -p paimon-meta -p paimon-rs -p paimon-cli --locked \
+    --test jdbc_catalog --test catalog_jdbc || rc=$?
 echo "test-jdbc: took $((SECONDS - start)) s"
 exit "$rc"

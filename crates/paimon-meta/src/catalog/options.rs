@@ -181,6 +181,25 @@ mod tests {
         assert!(e.contains("option \"warehouse\" is required"), "{e}");
     }
 
+    /// `metastore = jdbc` is Java's JDBC catalog: its options are checked before any
+    /// connection (the URI's protocol, the warehouse), and `jdbc.*` never reaches storage.
+    #[cfg(feature = "jdbc")]
+    #[test]
+    fn metastore_jdbc_checks_its_options_first() {
+        let e = open_catalog(&map(&[("metastore", "jdbc"), ("warehouse", "/tmp/w")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("option \"uri\" is required"), "{e}");
+        let e = open_catalog(&map(&[
+            ("metastore", "jdbc"),
+            ("uri", "jdbc:mysql://h/db"),
+            ("warehouse", "/tmp/w"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("JDBC protocol \"mysql\" is not supported"), "{e}");
+    }
+
     #[test]
     fn storage_options_leave_the_catalog_keys_out() {
         let m = map(&[
