@@ -64,14 +64,16 @@ fn options(pg: &Pg, key: &str, warehouse: &Path, lock: bool) -> BTreeMap<String,
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
-    .chain([("catalog-key".to_string(), format!("{key}-{}", std::process::id()))])
+    .chain([(
+        "catalog-key".to_string(),
+        format!("{key}-{}", std::process::id()),
+    )])
     .collect()
 }
 
 fn java_args(options: &BTreeMap<String, String>) -> Vec<String> {
     options
         .iter()
-        .filter(|(k, _)| k.as_str() != "lock-check-max-sleep")
         .flat_map(|(k, v)| ["--catalog-option".to_string(), format!("{k}={v}")])
         .collect()
 }
@@ -86,7 +88,9 @@ fn java(cmd: &str, options: &BTreeMap<String, String>, args: &[&str]) -> Command
 }
 
 fn oracle(cmd: &str, options: &BTreeMap<String, String>, args: &[&str]) -> String {
-    let out = java(cmd, options, args).output().expect("run java-oracle.sh");
+    let out = java(cmd, options, args)
+        .output()
+        .expect("run java-oracle.sh");
     assert!(
         out.status.success(),
         "{cmd} {args:?}: {}",
@@ -95,8 +99,10 @@ fn oracle(cmd: &str, options: &BTreeMap<String, String>, args: &[&str]) -> Strin
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Java's rows, sorted by id (Java sorts its JSON lines as text).
 fn java_rows(text: &str) -> Vec<(i32, String)> {
-    text.lines()
+    let mut rows: Vec<(i32, String)> = text
+        .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             (
@@ -104,7 +110,9 @@ fn java_rows(text: &str) -> Vec<(i32, String)> {
                 v["v"].as_str().unwrap().to_string(),
             )
         })
-        .collect()
+        .collect();
+    rows.sort();
+    rows
 }
 
 /// Every row, sorted (duplicates kept: a commit landing twice shows).
@@ -153,7 +161,11 @@ fn java_and_we_share_one_catalog() {
     let opts = options(&pg, "share", wh.path(), false);
 
     // Java registers a database and a table and writes; we list and read them.
-    oracle("catalog-write", &opts, &["jdb.t", "--from", "0", "--to", "5"]);
+    oracle(
+        "catalog-write",
+        &opts,
+        &["jdb.t", "--from", "0", "--to", "5"],
+    );
     let catalog = Catalog::open(opts.clone()).unwrap();
     assert_eq!(catalog.list_databases().unwrap(), vec!["jdb".to_string()]);
     assert_eq!(catalog.list_tables("jdb").unwrap(), vec!["t".to_string()]);
@@ -166,14 +178,22 @@ fn java_and_we_share_one_catalog() {
         .create_database("rs_db", false, &BTreeMap::new())
         .unwrap();
     catalog.create_table("rs_db.a", schema(), false).unwrap();
-    let e = catalog.create_table("rs_db.a", schema(), false).unwrap_err();
-    assert!(e.to_string().contains("table rs_db.a already exists"), "{e}");
+    let e = catalog
+        .create_table("rs_db.a", schema(), false)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("table rs_db.a already exists"),
+        "{e}"
+    );
     let t = catalog.table("rs_db.a").unwrap();
     assert_eq!(
         t.write().batches([batch(&t, 0, 4)]).unwrap().snapshots,
         vec![1]
     );
-    assert_eq!(oracle("catalog-op", &opts, &["list-tables", "rs_db"]), "a\n");
+    assert_eq!(
+        oracle("catalog-op", &opts, &["list-tables", "rs_db"]),
+        "a\n"
+    );
     assert_eq!(
         java_rows(&oracle("catalog-dump", &opts, &["rs_db.a"])),
         rows(0, 4, "rs")
@@ -208,7 +228,9 @@ fn psql(pg: &Pg, sql: &str) -> String {
     let (hostport, db) = rest.split_once('/').unwrap();
     let (host, port) = hostport.split_once(':').unwrap();
     let out = Command::new("psql")
-        .args(["-qtA", "-h", host, "-p", port, "-U", &pg.user, "-d", db, "-c", sql])
+        .args([
+            "-qtA", "-h", host, "-p", port, "-U", &pg.user, "-d", db, "-c", sql,
+        ])
         .env("PGPASSWORD", &pg.password)
         .output()
         .expect("run psql");
@@ -226,7 +248,11 @@ fn commits_take_javas_lock_and_every_commit_lands_once() {
     let wh = tempfile::tempdir().unwrap();
     let opts = options(&pg, "lock", wh.path(), true);
     let key = &opts["catalog-key"];
-    oracle("catalog-write", &opts, &["ldb.t", "--from", "0", "--to", "2"]);
+    oracle(
+        "catalog-write",
+        &opts,
+        &["ldb.t", "--from", "0", "--to", "2"],
+    );
     let catalog = Catalog::open(opts.clone()).unwrap();
     let t = catalog.table("ldb.t").unwrap();
     assert!(
@@ -327,7 +353,10 @@ fn a_wrong_password_is_an_authorization_error_naming_the_catalog() {
     );
     let msg = e.to_string();
     assert!(
-        msg.starts_with(&format!("catalog {}: authorization failed for connect", pg.uri)),
+        msg.starts_with(&format!(
+            "catalog {}: authorization failed for connect",
+            pg.uri
+        )),
         "{msg}"
     );
     assert!(!msg.contains(wrong), "{msg}");

@@ -14,9 +14,9 @@
 
 mod filesystem;
 mod identifier;
-mod options;
 #[cfg(feature = "jdbc")]
 pub mod jdbc;
+mod options;
 #[cfg(feature = "rest")]
 pub mod rest;
 mod snapshot_commit;

@@ -205,7 +205,12 @@ impl Connection {
             None => CatalogFailure::Unreachable,
         };
         let reason = match e.as_db_error() {
-            Some(db) => format!("{}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code()),
+            Some(db) => format!(
+                "{}: {} (SQLSTATE {})",
+                db.severity(),
+                db.message(),
+                db.code().code()
+            ),
             None => {
                 let mut text = e.to_string();
                 let mut source = std::error::Error::source(e);
@@ -216,7 +221,12 @@ impl Connection {
                 text
             }
         };
-        Error::catalog(self.spec.shown_uri.clone(), failure, what.to_string(), reason)
+        Error::catalog(
+            self.spec.shown_uri.clone(),
+            failure,
+            what.to_string(),
+            reason,
+        )
     }
 }
 

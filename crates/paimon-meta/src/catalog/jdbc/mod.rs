@@ -49,14 +49,16 @@ pub struct JdbcCatalog {
 fn duration_option(opts: &CatalogOptions, key: &str, default: Duration) -> Result<Duration> {
     match opts.get(key) {
         None => Ok(default),
-        Some(v) => parse_duration_millis(v).map(Duration::from_millis).ok_or_else(|| {
-            Error::catalog(
-                "",
-                CatalogFailure::InvalidOptions,
-                format!("option {key}"),
-                format!("{v:?} is not a duration (such as '30 s' or '8 min')"),
-            )
-        }),
+        Some(v) => parse_duration_millis(v)
+            .map(Duration::from_millis)
+            .ok_or_else(|| {
+                Error::catalog(
+                    "",
+                    CatalogFailure::InvalidOptions,
+                    format!("option {key}"),
+                    format!("{v:?} is not a duration (such as '30 s' or '8 min')"),
+                )
+            }),
     }
 }
 
@@ -175,8 +177,11 @@ impl JdbcCatalog {
     }
 
     fn check_names(&self, database: &str, table: Option<&str>) -> Result<()> {
-        layout::check_file_name("database", &format!("{database}{}", crate::table::DB_SUFFIX))
-            .map_err(|e| Error::spec(self.connection.uri(), e))?;
+        layout::check_file_name(
+            "database",
+            &format!("{database}{}", crate::table::DB_SUFFIX),
+        )
+        .map_err(|e| Error::spec(self.connection.uri(), e))?;
         if let Some(t) = table {
             layout::check_file_name("table", t)
                 .map_err(|e| Error::spec(self.connection.uri(), e))?;
@@ -219,7 +224,10 @@ impl Catalog for JdbcCatalog {
     fn list_databases(&self) -> Result<Vec<String>> {
         let key = &self.catalog_key;
         let mut dbs = self.connection.strings(sql::LIST_TABLE_DATABASES, &[key])?;
-        dbs.extend(self.connection.strings(sql::LIST_PROPERTY_DATABASES, &[key])?);
+        dbs.extend(
+            self.connection
+                .strings(sql::LIST_PROPERTY_DATABASES, &[key])?,
+        );
         dbs.sort();
         dbs.dedup();
         Ok(dbs)
