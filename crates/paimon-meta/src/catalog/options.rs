@@ -52,18 +52,19 @@ impl CatalogOptions {
     /// [`Error::Catalog`] ([`CatalogFailure::InvalidOptions`]) for a `metastore` this build
     /// does not know (`hive` is not implemented yet).
     pub fn from_map(options: BTreeMap<String, String>) -> Result<Self> {
-        let metastore =
-            match options.get(keys::METASTORE).map(|s| s.trim()) {
-                None | Some("filesystem") => Metastore::FileSystem,
-                Some("rest") => Metastore::Rest,
-                Some("jdbc") => Metastore::Jdbc,
-                Some(other) => return Err(invalid(
+        let metastore = match options.get(keys::METASTORE).map(|s| s.trim()) {
+            None | Some("filesystem") => Metastore::FileSystem,
+            Some("rest") => Metastore::Rest,
+            Some("jdbc") => Metastore::Jdbc,
+            Some(other) => {
+                return Err(invalid(
                     keys::METASTORE,
                     format!(
                         "metastore {other:?} is not supported (supported: filesystem, rest, jdbc)"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         Ok(CatalogOptions { metastore, options })
     }
 

@@ -87,8 +87,12 @@ impl JdbcCatalog {
                     format!("{v:?} is not true or false"),
                 ))
             }
-            // Java: `lock.enabled` defaults to whether the warehouse is an object store.
-            None => !(warehouse.starts_with('/') || warehouse.starts_with("file:")),
+            // Java: `lock.enabled` defaults to whether the warehouse is an object store (a
+            // local or HDFS path is not).
+            None => !matches!(
+                paimon_io::scheme_of(warehouse),
+                None | Some("file" | "hdfs" | "viewfs")
+            ),
         };
         let catalog_key = opts.get("catalog-key").unwrap_or("jdbc").to_string();
         let lock = if lock_enabled {
