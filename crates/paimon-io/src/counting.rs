@@ -194,6 +194,11 @@ impl FileIO for CountingFileIO {
         self.inner.delete_dir(path)
     }
 
+    fn rename_dir(&self, from: &str, to: &str) -> Result<()> {
+        self.record_write("rename_dir", from);
+        self.inner.rename_dir(from, to)
+    }
+
     fn delete_empty_dir(&self, path: &str) -> Result<bool> {
         self.record_write("delete_empty_dir", path);
         self.inner.delete_empty_dir(path)

@@ -202,6 +202,10 @@ impl FileIO for FaultyFileIO {
         self.inner.delete_dir(path)
     }
 
+    fn rename_dir(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename_dir(from, to)
+    }
+
     fn delete_empty_dir(&self, path: &str) -> Result<bool> {
         self.inner.delete_empty_dir(path)
     }

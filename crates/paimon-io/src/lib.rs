@@ -285,6 +285,17 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
         Ok(false)
     }
 
+    /// Renames a directory (a catalog's rename-table moves a table's directory, as Java's
+    /// `FileIO.rename` does); refused when `to` exists.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] where the storage has no directory rename (the default: object
+    /// stores); [`Error::Io`] on storage failures or when `to` exists.
+    fn rename_dir(&self, from: &str, to: &str) -> Result<()> {
+        let _ = to;
+        Err(unsupported(from, "rename_dir"))
+    }
+
     /// Creates a directory and its missing parents (a no-op on object stores, which have no
     /// directories).
     ///

@@ -149,6 +149,17 @@ impl FileIO for LocalFileIO {
         }
     }
 
+    fn rename_dir(&self, from: &str, to: &str) -> Result<()> {
+        let target = Path::new(os_path(to));
+        if target.exists() {
+            return Err(Error::from_io(
+                to,
+                std::io::Error::new(std::io::ErrorKind::AlreadyExists, "rename target exists"),
+            ));
+        }
+        fs::rename(os_path(from), target).map_err(|e| Error::from_io(from, e))
+    }
+
     fn delete_empty_dir(&self, path: &str) -> Result<bool> {
         // rmdir(2) refuses a directory with anything in it, atomically.
         match fs::remove_dir(os_path(path)) {

@@ -43,8 +43,10 @@ impl Catalog {
     }
 
     /// The catalog Java's catalog options describe: `metastore` = `filesystem` (default,
-    /// with `warehouse`) or `rest` (with `uri`, `token.provider` = `bear`, `token`,
-    /// `warehouse`, `header.*`); other keys are storage (FileIO) options.
+    /// with `warehouse`), `rest` (with `uri`, `token.provider` = `bear`, `token`,
+    /// `warehouse`, `header.*`) or `jdbc` (feature `jdbc`: `uri` =
+    /// `jdbc:postgresql://host:port/db`, `jdbc.user`, `jdbc.password`, `warehouse`,
+    /// `catalog-key`, `lock.enabled`); other keys are storage (FileIO) options.
     ///
     /// # Errors
     /// Missing or invalid options; the REST server unreachable or refusing the token.

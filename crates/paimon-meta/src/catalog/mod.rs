@@ -7,11 +7,15 @@
 //!   `FileSystemCatalog`); its tables publish `snapshot-N` themselves.
 //! * `RestCatalog` (feature `rest`): Paimon's REST catalog API 1.0 as Java 1.4.2's
 //!   `RESTCatalog` speaks it; its tables commit through the server.
+//! * `JdbcCatalog` (feature `jdbc`): Java 1.4.2's `JdbcCatalog` tables on PostgreSQL; its
+//!   tables commit under Java's JDBC lock when `lock.enabled`.
 //! * [`open_catalog`]: one of them from Java's catalog option names (`metastore`,
 //!   `warehouse`, `uri`, `token.provider`, `token`, `header.*`, FileIO options).
 
 mod filesystem;
 mod identifier;
+#[cfg(feature = "jdbc")]
+pub mod jdbc;
 mod options;
 #[cfg(feature = "rest")]
 pub mod rest;

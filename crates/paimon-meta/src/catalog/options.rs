@@ -14,6 +14,8 @@ pub enum Metastore {
     FileSystem,
     /// `rest`: Paimon's REST catalog at `uri`.
     Rest,
+    /// `jdbc`: Java's `JdbcCatalog` tables in the database at `uri` (PostgreSQL).
+    Jdbc,
 }
 
 /// Catalog options (Java's keys; see [`CatalogOptions::from_map`]).
@@ -48,15 +50,18 @@ impl CatalogOptions {
     ///
     /// # Errors
     /// [`Error::Catalog`] ([`CatalogFailure::InvalidOptions`]) for a `metastore` this build
-    /// does not know (`jdbc` and `hive` are not implemented yet).
+    /// does not know (`hive` is not implemented yet).
     pub fn from_map(options: BTreeMap<String, String>) -> Result<Self> {
         let metastore = match options.get(keys::METASTORE).map(|s| s.trim()) {
             None | Some("filesystem") => Metastore::FileSystem,
             Some("rest") => Metastore::Rest,
+            Some("jdbc") => Metastore::Jdbc,
             Some(other) => {
                 return Err(invalid(
                     keys::METASTORE,
-                    format!("metastore {other:?} is not supported (supported: filesystem, rest)"),
+                    format!(
+                        "metastore {other:?} is not supported (supported: filesystem, rest, jdbc)"
+                    ),
                 ))
             }
         };
@@ -88,8 +93,9 @@ fn invalid(key: &str, reason: String) -> Error {
     )
 }
 
-/// The catalog `options` describe: a [`FileSystemCatalog`] over `warehouse`, or (with the
-/// `rest` feature) a `RestCatalog` at `uri`, after its `GET /v1/config` handshake.
+/// The catalog `options` describe: a [`FileSystemCatalog`] over `warehouse`, (with the
+/// `rest` feature) a `RestCatalog` at `uri`, after its `GET /v1/config` handshake, or (with
+/// the `jdbc` feature) a `JdbcCatalog` in the PostgreSQL database at `uri`.
 ///
 /// # Errors
 /// Missing or invalid options; the REST handshake's errors; a storage scheme this build
@@ -103,6 +109,13 @@ pub fn open_catalog(options: &BTreeMap<String, String>) -> Result<Arc<dyn Catalo
                 .map_err(Error::io)?;
             Ok(Arc::new(FileSystemCatalog::new(io, warehouse)))
         }
+        #[cfg(feature = "jdbc")]
+        Metastore::Jdbc => Ok(Arc::new(super::jdbc::JdbcCatalog::open(&opts)?)),
+        #[cfg(not(feature = "jdbc"))]
+        Metastore::Jdbc => Err(invalid(
+            keys::METASTORE,
+            "this build has no JDBC catalog (cargo feature `jdbc` of paimon-meta)".to_string(),
+        )),
         #[cfg(feature = "rest")]
         Metastore::Rest => Ok(Arc::new(super::rest::RestCatalog::open(opts)?)),
         #[cfg(not(feature = "rest"))]
@@ -126,6 +139,8 @@ pub fn file_io_options(options: &BTreeMap<String, String>) -> BTreeMap<String, S
         "catalog-key",
         "lock.enabled",
         "lock-acquire-timeout",
+        "lock-check-max-sleep",
+        "lock-key-max-length",
         "client-pool-size",
         "cache-enabled",
     ];
@@ -136,6 +151,7 @@ pub fn file_io_options(options: &BTreeMap<String, String>) -> BTreeMap<String, S
                 && !k.starts_with(keys::HEADER_PREFIX)
                 && !k.starts_with("dlf.")
                 && !k.starts_with("rest.")
+                && !k.starts_with("jdbc.")
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
@@ -159,12 +175,34 @@ mod tests {
         assert_eq!(c.location(), w);
         let c = open_catalog(&map(&[("metastore", "filesystem"), ("warehouse", w)])).unwrap();
         assert_eq!(c.list_databases().unwrap(), Vec::<String>::new());
-        let e = open_catalog(&map(&[("metastore", "jdbc")]))
+        let e = open_catalog(&map(&[("metastore", "hive")]))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("metastore \"jdbc\" is not supported"), "{e}");
+        assert!(e.contains("metastore \"hive\" is not supported"), "{e}");
         let e = open_catalog(&map(&[])).unwrap_err().to_string();
         assert!(e.contains("option \"warehouse\" is required"), "{e}");
+    }
+
+    /// `metastore = jdbc` is Java's JDBC catalog: its options are checked before any
+    /// connection (the URI's protocol, the warehouse), and `jdbc.*` never reaches storage.
+    #[cfg(feature = "jdbc")]
+    #[test]
+    fn metastore_jdbc_checks_its_options_first() {
+        let e = open_catalog(&map(&[("metastore", "jdbc"), ("warehouse", "/tmp/w")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("option \"uri\" is required"), "{e}");
+        let e = open_catalog(&map(&[
+            ("metastore", "jdbc"),
+            ("uri", "jdbc:mysql://h/db"),
+            ("warehouse", "/tmp/w"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("JDBC protocol \"mysql\" is not supported"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -174,6 +212,7 @@ mod tests {
             ("uri", "http://x"),
             ("token", "t"),
             ("header.X-A", "1"),
+            ("jdbc.password", "secret"),
             ("s3.endpoint", "http://s3"),
         ]);
         assert_eq!(file_io_options(&m), map(&[("s3.endpoint", "http://s3")]));

@@ -35,6 +35,9 @@ public final class Main {
                     "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",
                     "  flight-sql-query JDBC_URL SQL       (rows through the Flight SQL JDBC driver, JSON lines)",
                     "  flight-sql-tables JDBC_URL          (getTables through the Flight SQL JDBC driver, JSON lines)",
+                    "  catalog-write --catalog-option K=V... DB.TABLE --from A --to B [--commits N]   (any catalog from options; create if missing, write (id, 'java-<id>') in N commits)",
+                    "  catalog-dump --catalog-option K=V... DB.TABLE   (rows through the catalog, sorted)",
+                    "  catalog-op --catalog-option K=V... list-databases|list-tables DB|create-database DB|drop-database DB|drop-table DB.T|rename-table DB.A DB.B",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
@@ -134,6 +137,15 @@ public final class Main {
                     break;
                 case "flight-sql-tables":
                     FlightSqlJdbc.tables(Args.parse(rest), out);
+                    break;
+                case "catalog-write":
+                    CatalogOracle.write(Args.parse(rest), out);
+                    break;
+                case "catalog-dump":
+                    CatalogOracle.dump(Args.parse(rest), out);
+                    break;
+                case "catalog-op":
+                    CatalogOracle.op(Args.parse(rest), out);
                     break;
                 case "write-bench-tables":
                     BenchTables.write(Args.parse(rest), out);
