@@ -19,8 +19,8 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import adbc_driver_fl
     "$VENV/bin/pip" install -q adbc-driver-flightsql==1.13.0 adbc-driver-manager==1.13.0 pyarrow
 fi
 
-# paimon-cli in the same build: one resolution of the workspace's features for both.
-cargo build --locked -p paimon-cli -p paimon-serve --bin paimon --example flight_server
+# The feature set of scripts/test.sh's workspace build: the binaries come from that build.
+cargo build --workspace --features paimon-cli/ballista --locked --bin paimon --example flight_server
 
 FLIGHT_SERVER="$CARGO_TARGET_DIR/debug/examples/flight_server" \
 PAIMON="$CARGO_TARGET_DIR/debug/paimon" \
