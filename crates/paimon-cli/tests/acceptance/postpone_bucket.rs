@@ -292,3 +292,42 @@ fn partitions_keep_their_bucket_count_and_new_ones_get_the_default() {
         "{plan}"
     );
 }
+
+#[test]
+fn partial_update_rows_merge_in_commit_order_when_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"a","type":"STRING"},{"name":"b","type":"STRING"}]}"#,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=-2",
+        "--option",
+        "merge-engine=partial-update",
+    ]);
+    for (i, rows) in [
+        r#"{"id":1,"a":"a1","b":null}
+{"id":2,"a":"a2","b":"b2"}"#,
+        r#"{"id":1,"a":null,"b":"b1"}
+{"id":2,"a":"a2-new","b":null}"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let f = dir.path().join(format!("{i}.jsonl"));
+        std::fs::write(&f, rows).unwrap();
+        ok(&["write", s(&t), "--from", s(&f)]);
+    }
+    assert_eq!(java_rows(&t), Vec::<String>::new());
+    ok(&["compact", s(&t)]);
+    let want = canonical(vec![
+        json!({"id": 1, "a": "a1", "b": "b1"}),
+        json!({"id": 2, "a": "a2-new", "b": "b2"}),
+    ]);
+    assert_eq!(java_rows(&t), want);
+    assert_eq!(our_rows(&t), want);
+}
