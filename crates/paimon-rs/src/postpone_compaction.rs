@@ -45,9 +45,19 @@ fn default_bucket_num(table: &paimon_meta::Table) -> Result<i32> {
 /// postpone bucket is empty is left as it is.
 ///
 /// # Errors
-/// Metadata, read, write and commit errors; the files written are deleted when the write or
+/// Unsupported for a table whose batch reads skip level 0 (deletion vectors, first-row);
+/// metadata, read, write and commit errors; the files written are deleted when the write or
 /// the commit fails.
 pub fn compact_postpone(table: &paimon_meta::Table, commit_user: &str) -> Result<CompactReport> {
+    if table.options().batch_scan_skip_level0() {
+        // The redistributed records land in level 0, which these tables' batch reads skip
+        // until the real buckets are compacted, and that compaction is not ours yet.
+        return Err(Error::from(paimon_meta::Error::unsupported(format!(
+            "the postpone compaction of a table whose batch reads skip level 0 (deletion \
+             vectors or first-row) (table {})",
+            table.path()
+        ))));
+    }
     let mut report = CompactReport::default();
     let Some(snapshot) = table.snapshot_manager().latest()? else {
         return Ok(report);
@@ -149,6 +159,10 @@ fn fixed_bucket_writer(table: &paimon_meta::Table, buckets: i32) -> Result<Table
     schema
         .options
         .insert("write-only".to_string(), "true".to_string());
+    // The records were the input once already: no changelog of them is written again.
+    schema
+        .options
+        .insert("changelog-producer".to_string(), "none".to_string());
     Ok(TableWrite::try_new(
         table.file_io().clone(),
         table.path(),

@@ -331,3 +331,34 @@ fn partial_update_rows_merge_in_commit_order_when_compacted() {
     assert_eq!(java_rows(&t), want);
     assert_eq!(our_rows(&t), want);
 }
+
+/// A table whose batch reads skip level 0 (whose writes Java's postpone writer does not
+/// compact either) is written, but its compaction would hide the redistributed rows: refused,
+/// and nothing committed.
+#[test]
+fn compaction_refuses_tables_whose_reads_skip_level0() {
+    for opt in ["deletion-vectors.enabled=true", "merge-engine=first-row"] {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t");
+        ok(&[
+            "create-table",
+            s(&t),
+            "--schema",
+            r#"{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"}]}"#,
+            "--primary-key",
+            "id",
+            "--option",
+            "bucket=-2",
+            "--option",
+            opt,
+        ]);
+        let f = dir.path().join("rows.jsonl");
+        std::fs::write(&f, "{\"id\":1,\"v\":\"a\"}\n").unwrap();
+        ok(&["write", s(&t), "--from", s(&f)]);
+        let out = crate::write_cmd::paimon(&["compact", s(&t)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{opt}: {err}");
+        assert!(err.contains("skip level 0"), "{opt}: {err}");
+        assert_eq!(crate::write_cmd::snapshot_count(&t), 1, "{opt}");
+    }
+}
