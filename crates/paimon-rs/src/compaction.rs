@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use paimon_meta::maintenance::CompactPlanner;
+use paimon_spec::layout::POSTPONE_BUCKET;
 use paimon_split::commit::CommitMessage;
 use paimon_split::CompactTask;
 use paimon_write::TableCompact;
@@ -115,7 +116,9 @@ impl CompactBuilder {
         Ok(self.planner()?.plan()?)
     }
 
-    /// Plans, runs every task and commits them as one COMPACT snapshot. Nothing is committed
+    /// Plans, runs every task and commits them as one COMPACT snapshot (a postpone-bucket
+    /// table: its postpone compaction, [`crate::postpone_compaction::compact_postpone`]).
+    /// Nothing is committed
     /// when a task or the commit fails, and the files the tasks wrote are deleted then.
     ///
     /// # Errors
@@ -126,8 +129,18 @@ impl CompactBuilder {
             Some(u) => u.clone(),
             None => paimon_meta::commit::fresh_commit_user("paimon-rs-compact"),
         };
+        let meta = self.table.meta();
+        if meta.is_primary_key_table() && meta.options().bucket == POSTPONE_BUCKET {
+            if self.partition.is_some() {
+                return Err(Error::invalid(
+                    "partition",
+                    "the postpone compaction redistributes every partition",
+                ));
+            }
+            return crate::postpone_compaction::compact_postpone(meta, &user);
+        }
         let threads = self.threads.unwrap_or_else(available_cores);
-        compact_table(self.table.meta(), &self.planner()?, &user, threads)
+        compact_table(meta, &self.planner()?, &user, threads)
     }
 }
 

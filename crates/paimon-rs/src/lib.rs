@@ -67,6 +67,7 @@ pub mod catalog;
 pub mod compaction;
 pub mod error;
 pub mod maintenance;
+pub mod postpone_compaction;
 pub mod scan;
 pub mod table;
 pub mod table_writer;

@@ -118,6 +118,7 @@ impl WriteBuilder {
         let user = self
             .commit_user
             .unwrap_or_else(|| paimon_meta::commit::fresh_commit_user("paimon-rs-write"));
+        let writer = writer.with_commit_user(&user)?;
         Ok(PendingWrite {
             table: self.table,
             writer,

@@ -26,6 +26,9 @@ use crate::error::{Error, Result};
 
 type ArrowResult<T> = std::result::Result<T, ArrowError>;
 
+/// The sequence number of a record not given one yet (Java `KeyValue.UNKNOWN_SEQUENCE`).
+pub const UNKNOWN_SEQUENCE: i64 = -1;
+
 /// How the records of one key are folded within a flush.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FlushMerge {
@@ -35,6 +38,10 @@ pub enum FlushMerge {
         /// `ignore-delete`.
         ignore_delete: bool,
     },
+    /// Nothing is merged nor sorted: every record is written as it came, with the unknown
+    /// sequence number -1 (Java's `PostponeBucketWriter` through its direct sink writer; the
+    /// postpone compaction gives the records their sequence numbers, in file order).
+    AsTheyCame,
     /// The first record wins (Java `FirstRowMergeFunction`); retractions are refused unless
     /// `ignore_delete`.
     FirstRow {
@@ -140,6 +147,15 @@ impl KvBuffer {
         let kinds = std::mem::take(&mut self.kinds);
         self.bytes = 0;
         let all = Records::new(batches);
+        if *merge == FlushMerge::AsTheyCame {
+            let rows: Vec<u32> = (0..all.num_rows() as u32).collect();
+            let unknown = vec![UNKNOWN_SEQUENCE; rows.len()];
+            let merged = key_value_rows(&all, &rows, key_indices, &unknown, &kinds, kv_schema)?;
+            return Ok(Flushed {
+                merged: Some(merged),
+                raw: None,
+            });
+        }
         let fields = key_indices
             .iter()
             .map(|i| SortField::new(all.data_type(*i)))
@@ -165,8 +181,8 @@ impl KvBuffer {
                     .rev()
                     .find(|i| !(ignore_delete && retract(**i as usize)))
                     .copied(),
-                // Handled by `flush_engine` above.
-                FlushMerge::Engine(_) => None,
+                // Handled above.
+                FlushMerge::Engine(_) | FlushMerge::AsTheyCame => None,
                 FlushMerge::FirstRow { ignore_delete } => {
                     if !ignore_delete && group.iter().any(|i| retract(*i as usize)) {
                         return Err(Error::Unsupported {

@@ -59,6 +59,7 @@ mod parquet_columns;
 pub mod parquet_file;
 mod parquet_int96;
 pub mod paths;
+mod postpone;
 pub mod rolling;
 mod sink;
 pub mod stats;

@@ -53,6 +53,9 @@ enum BucketMode {
     /// `bucket = -1` primary-key table: buckets found through the hash index, keyed by the
     /// trimmed primary key (with its column indices).
     Dynamic(Box<DynamicBuckets>, Vec<(usize, DataField)>),
+    /// `bucket = -2` primary-key table: every row goes to the postpone bucket
+    /// (`bucket-postpone`) until a postpone compaction redistributes it.
+    Postpone,
 }
 
 #[derive(Debug)]
@@ -99,6 +102,8 @@ pub struct TableWrite {
     root: String,
     pub(crate) fields: Vec<DataField>,
     pub(crate) core: CoreOptions,
+    /// The schema's own options (a postpone writer's are derived from them).
+    schema_options: std::collections::BTreeMap<String, String>,
     pub(crate) ctx: FileContextRef,
     input_schema: SchemaRef,
     row_schema: SchemaRef,
@@ -124,9 +129,12 @@ impl TableWrite {
     /// With `changelog-producer = input`, each flush of a bucket's buffer also writes every
     /// record it held, as it came, into changelog files (Java `MergeTreeWriter`).
     ///
+    /// A primary-key table with postpone buckets (`bucket = -2`) is written as Java's
+    /// `PostponeBucketFileStoreWrite` writes it (see [`TableWrite::with_commit_user`]).
+    ///
     /// # Errors
-    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with postpone
-    /// buckets, or dynamic buckets and a partition column outside the key; deletion vectors
+    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with
+    /// dynamic buckets and a partition column outside the key; deletion vectors
     /// or the `lookup` producer without `write-only`;
     /// data evolution; column types the table's file format cannot hold as Java writes
     /// them);
@@ -197,14 +205,33 @@ impl TableWrite {
 
     fn build(file_io: FileIORef, root: &str, schema: &TableSchema, level0: Level0) -> Result<Self> {
         let table = root.to_string();
-        let core = CoreOptions::try_new(&schema.options)?;
+        let mut core = CoreOptions::try_new(&schema.options)?;
+        let postpone = !schema.primary_keys.is_empty() && core.bucket == layout::POSTPONE_BUCKET;
+        if postpone {
+            if level0 == Level0::Compaction {
+                return Err(Error::Unsupported {
+                    feature: format!(
+                        "table {table}: compacting the postpone bucket through a bucket's \
+                         rewrite (the postpone compaction redistributes it)"
+                    ),
+                });
+            }
+            // Java `PostponeBucketFileStoreWrite`: Avro files without value stats, named
+            // after the commit user and the writer ([`TableWrite::with_commit_user`]).
+            let user = uuid::Uuid::new_v4().to_string();
+            core = CoreOptions::try_new(&crate::postpone::writer_options(
+                &schema.options,
+                &user,
+                crate::postpone::random_write_id(),
+            ))?;
+        }
         let unsupported = |what: &str| {
             Err(Error::Unsupported {
                 feature: format!("table {table}: {what}"),
             })
         };
         let has_pk = !schema.primary_keys.is_empty();
-        if has_pk {
+        if has_pk && !postpone {
             if core.bucket == 0 || core.bucket < -1 {
                 return unsupported(&format!(
                     "writing primary-key tables with bucket = {}{}",
@@ -343,6 +370,7 @@ impl TableWrite {
                     .collect::<Result<Vec<_>>>()?,
             ),
             -1 => BucketMode::Unaware,
+            layout::POSTPONE_BUCKET if postpone => BucketMode::Postpone,
             n if n > 0 => {
                 let keys = schema
                     .bucket_keys()
@@ -355,6 +383,7 @@ impl TableWrite {
         };
         let pk = if has_pk {
             let merge = match core.merge_engine {
+                _ if postpone => FlushMerge::AsTheyCame,
                 MergeEngine::Deduplicate if core.sequence_fields.is_empty() => {
                     FlushMerge::Deduplicate {
                         ignore_delete: core.ignore_delete,
@@ -377,7 +406,9 @@ impl TableWrite {
                 .collect::<Result<Vec<_>>>()?;
             // Java's writer drops what `ignore-delete` ignores before its buffer
             // (`RowKindFilter`), so the changelog never holds it.
+            // A postpone writer writes no changelog (Java `PostponeBucketWriter`).
             let raw = match core.changelog_producer {
+                _ if postpone => RawRecords::Skip,
                 paimon_spec::options::ChangelogProducer::Input if core.ignore_delete => {
                     RawRecords::NoRetractions
                 }
@@ -418,6 +449,7 @@ impl TableWrite {
             root: root.to_string(),
             fields,
             core,
+            schema_options: schema.options.clone(),
             ctx,
             input_schema,
             row_schema,
@@ -429,6 +461,19 @@ impl TableWrite {
             restored: HashMap::new(),
             pool: None,
         })
+    }
+
+    /// Names the files of a postpone-bucket table's writer after `commit_user`, as Java's
+    /// `data--u-<commit user>-s-<write id>-w-` prefix does (default: a fresh UUID in place of
+    /// the user); other tables ignore it. Call it before writing.
+    pub fn with_commit_user(mut self, commit_user: &str) -> Result<Self> {
+        if !matches!(self.bucket_mode, BucketMode::Postpone) {
+            return Ok(self);
+        }
+        let write_id = crate::postpone::random_write_id();
+        let options = crate::postpone::writer_options(&self.schema_options, commit_user, write_id);
+        self.core = CoreOptions::try_new(&options)?;
+        Ok(self)
     }
 
     /// Sets the largest sequence number already committed in a bucket (from the latest
@@ -665,7 +710,10 @@ impl TableWrite {
             // Total buckets only for fixed buckets: an absent one means the table's bucket
             // option to Java's committers (`ManifestEntryChanges`), and pypaimon 2.1's and
             // paimon-rust 0.4's committers refuse one that is not positive.
-            let total_buckets = (self.core.bucket > 0).then_some(self.core.bucket);
+            // A postpone writer's messages carry -2, as Java's do.
+            let total_buckets = (self.core.bucket > 0
+                || self.core.bucket == layout::POSTPONE_BUCKET)
+                .then_some(self.core.bucket);
             out.push(
                 CommitMessage::new(key.0.clone(), key.1)
                     .with_total_buckets(total_buckets)
@@ -791,6 +839,7 @@ impl TableWrite {
                     .collect());
             }
             BucketMode::Fixed(a) => a.assign(batch)?,
+            BucketMode::Postpone => vec![layout::POSTPONE_BUCKET; rows as usize],
             BucketMode::Dynamic(d, keys) => {
                 let hashes = key_hashes(&self.table, "primary-key", keys, batch)?;
                 let of_row: Vec<&[u8]> = partitions

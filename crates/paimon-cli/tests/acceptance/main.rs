@@ -28,6 +28,7 @@ mod memory_limit;
 mod partition_expire;
 mod paths;
 mod plan_summary;
+mod postpone_bucket;
 mod projection;
 mod projection_ids;
 mod skips;

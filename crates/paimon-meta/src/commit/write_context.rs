@@ -13,11 +13,13 @@ impl Table {
     /// wrote, as Java's writers compact before they commit: primary-key tables whose batch
     /// readers skip level 0 (deletion vectors, first-row) and tables whose `lookup`
     /// changelog that compaction writes; a `write-only` table leaves it to a dedicated
-    /// compactor.
+    /// compactor, and a postpone-bucket table's writes wait for the postpone compaction (Java's
+    /// `PostponeBucketWriter` compacts nothing).
     pub fn compacts_after_write(&self) -> bool {
         let opts = self.options();
         self.is_primary_key_table()
             && !opts.write_only
+            && opts.bucket != paimon_spec::layout::POSTPONE_BUCKET
             && (opts.deletion_vectors_enabled
                 || opts.merge_engine == MergeEngine::FirstRow
                 || opts.changelog_producer == ChangelogProducer::Lookup)

@@ -78,6 +78,8 @@ pub(crate) struct ManifestReader {
     pub(super) partitions: PartitionDecoder,
     filter: Option<Predicate>,
     skip_level0: bool,
+    /// Whether batch reads keep the postpone bucket (its compaction lists its files).
+    keep_postpone: bool,
     buckets: Option<BucketSelector>,
     pub(super) decode: DecodeOptions,
     /// Where what is read and decoded is reserved.
@@ -109,6 +111,7 @@ impl ManifestReader {
             manifest_dir: table.layout().manifest_dir(),
             partitions: PartitionDecoder::new(table.schema().partition_fields()),
             skip_level0: table.is_primary_key_table() && table.options().batch_scan_skip_level0(),
+            keep_postpone: false,
             table: table.clone(),
             filter,
             memory,
@@ -146,6 +149,11 @@ impl ManifestReader {
     /// Reserves `bytes` for `what` of the file `path`.
     pub(super) fn reserve(&self, bytes: usize, what: &str, path: &str) -> Result<()> {
         self.memory.grow(bytes, || format!("{what} {path}"))
+    }
+
+    /// Keeps the files of postpone buckets (< 0), which a batch scan skips.
+    pub fn keep_postpone(&mut self) {
+        self.keep_postpone = true;
     }
 
     /// Keeps level-0 files that a batch scan of this table would skip.
@@ -251,7 +259,10 @@ impl ManifestReader {
         let mut cache: HashMap<Vec<u8>, bool> = HashMap::new();
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
-            if batch && (e.bucket < 0 || (self.skip_level0 && e.file.level == 0)) {
+            if batch
+                && ((e.bucket < 0 && !self.keep_postpone)
+                    || (self.skip_level0 && e.file.level == 0))
+            {
                 continue;
             }
             if let Some(sel) = &self.buckets {
@@ -282,7 +293,7 @@ impl ManifestReader {
     }
 
     pub(super) fn manifest_may_match(&self, m: &ManifestFileMeta, batch: bool) -> bool {
-        if batch && m.max_bucket.is_some_and(|b| b < 0) {
+        if batch && !self.keep_postpone && m.max_bucket.is_some_and(|b| b < 0) {
             return false;
         }
         if batch && self.skip_level0 && m.max_level == Some(0) {

@@ -154,6 +154,7 @@ pub struct ScanBuilder {
     file_index_sidecars: bool,
     drop_stats: bool,
     all_levels: bool,
+    postpone: bool,
     /// The caller's pool; `None` plans on an unbounded one.
     pool: Option<Arc<dyn MemoryPool>>,
     /// The reservation of the `plan()` call under way (set on its private copy of the scan).
@@ -183,6 +184,7 @@ impl ScanBuilder {
             file_index_sidecars: true,
             drop_stats: false,
             all_levels: false,
+            postpone: false,
             pool: None,
             memory: None,
         }
@@ -257,6 +259,14 @@ impl ScanBuilder {
     /// Only for listing files: the plan's splits then overlap.
     pub fn with_all_levels(mut self, all: bool) -> Self {
         self.all_levels = all;
+        self
+    }
+
+    /// Whether the files of a postpone-bucket table's postpone bucket (`bucket-postpone`) are
+    /// kept where Java's batch scan skips them (default false): for the postpone compaction,
+    /// which lists them. Only for listing files.
+    pub fn with_postpone_bucket(mut self, keep: bool) -> Self {
+        self.postpone = keep;
         self
     }
 
@@ -467,6 +477,9 @@ impl ScanBuilder {
         let mut reader = files::ManifestReader::new(table, self.filter.clone(), memory.clone())?;
         if self.all_levels {
             reader.keep_level0();
+        }
+        if self.postpone {
+            reader.keep_postpone();
         }
         // Value stats are only read to prune files with a filter.
         if self.drop_stats && self.filter.is_none() {

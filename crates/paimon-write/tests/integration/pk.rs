@@ -172,8 +172,8 @@ fn first_row_keeps_the_first_record() {
 
 #[test]
 fn other_pk_shapes_are_refused_at_open() {
+    // (Postpone buckets, `bucket = -2`, are written: tests/acceptance/postpone_bucket.rs.)
     for opts in [
-        r#""bucket":"-2""#,
         r#""bucket":"2","changelog-producer":"lookup""#,
         r#""bucket":"2","deletion-vectors.enabled":"true""#,
     ] {

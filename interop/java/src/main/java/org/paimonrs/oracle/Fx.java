@@ -14,7 +14,9 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.manifest.BucketEntry;
+import org.apache.paimon.table.PostponeUtils;
 import org.apache.paimon.options.ExpireConfig;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -42,6 +44,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Helpers for writing reference tables through the catalog and the batch write API. */
 final class Fx implements AutoCloseable {
@@ -280,6 +283,10 @@ final class Fx implements AutoCloseable {
     }
 
     private static void compactBuckets(FileStoreTable t, boolean full) throws Exception {
+        if (t.coreOptions().bucket() == -2) {
+            compactPostponeRealBuckets(t, full);
+            return;
+        }
         t = t.copy(Map.of("write-only", "false"));
         List<BucketEntry> buckets = t.newSnapshotReader().bucketEntries();
         BatchWriteBuilder wb = t.newBatchWriteBuilder();
@@ -289,6 +296,42 @@ final class Fx implements AutoCloseable {
                 w.compact(b.partition(), b.bucket(), full);
             }
             List<CommitMessage> msgs = w.prepareCommit();
+            c.commit(msgs);
+        }
+    }
+
+    /**
+     * A postpone-bucket table's real buckets, each compacted by a writer of the table as a
+     * fixed-bucket table with the partition's known bucket count ({@code
+     * PostponeUtils.tableForFixBucketWrite}, as Flink's postpone jobs write them): its own
+     * writers ({@code PostponeBucketWriter}) compact nothing and restore no files.
+     */
+    private static void compactPostponeRealBuckets(FileStoreTable t, boolean full)
+            throws Exception {
+        Map<BinaryRow, Integer> known = PostponeUtils.getKnownNumBuckets(t);
+        Map<Integer, List<BucketEntry>> byCount = new TreeMap<>();
+        for (BucketEntry b : t.newSnapshotReader().bucketEntries()) {
+            Integer n = known.get(b.partition());
+            if (n != null && b.bucket() >= 0) {
+                byCount.computeIfAbsent(n, k -> new ArrayList<>()).add(b);
+            }
+        }
+        List<CommitMessage> msgs = new ArrayList<>();
+        for (Map.Entry<Integer, List<BucketEntry>> e : byCount.entrySet()) {
+            FileStoreTable fixed =
+                    PostponeUtils.tableForFixBucketWrite(t)
+                            .copy(Map.of(
+                                    "bucket", String.valueOf(e.getKey()),
+                                    "write-only", "false"));
+            try (BatchTableWrite w =
+                    fixed.newBatchWriteBuilder().newWrite().withIOManager(ioManager())) {
+                for (BucketEntry b : e.getValue()) {
+                    w.compact(b.partition(), b.bucket(), full);
+                }
+                msgs.addAll(w.prepareCommit());
+            }
+        }
+        try (BatchTableCommit c = t.newBatchWriteBuilder().newCommit()) {
             c.commit(msgs);
         }
     }
