@@ -112,6 +112,17 @@ pub struct OpenedScan {
     pub pool: Option<Arc<dyn MemoryPool>>,
 }
 
+impl OpenedScan {
+    /// Plans the opened scan: the snapshot read and its splits (what [`TableScan::plan`]
+    /// returns, for callers that keep the opened scan to build its reader).
+    ///
+    /// # Errors
+    /// Metadata read errors.
+    pub fn plan(&self) -> Result<ScanPlan> {
+        plan_opened(self)
+    }
+}
+
 /// A planned read running: the plan and its batches (an iterator over the splits, read on
 /// the scan's threads).
 #[derive(Debug)]

@@ -536,7 +536,10 @@ fn a_filter_types_against_the_schema_of_the_snapshot_read() {
         .with_snapshot(1)
         .plan()
         .unwrap_err();
-    assert!(matches!(later, paimon_rs::Error::Filter { .. }), "{later:?}");
+    assert!(
+        matches!(later, paimon_rs::Error::Filter { .. }),
+        "{later:?}"
+    );
     assert!(later.chain().contains("b2"), "{}", later.chain());
     let latest = table
         .scan()
