@@ -25,7 +25,6 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
-use paimon_data::SplitReader;
 use paimon_io::{file_io_for, CountingFileIO, FileIORef};
 use paimon_meta::Table;
 
@@ -240,24 +239,27 @@ fn pushdown(table: &str, filter: &str, select: Option<&str>) -> Result<()> {
         let counting = Arc::new(CountingFileIO::new(inner));
         let io: FileIORef = counting.clone();
         let start = Instant::now();
-        let t = Table::open(io.clone(), table).map_err(|e| anyhow!("{e}"))?;
-        let mut scan = t.scan();
-        let mut b = SplitReader::builder(io);
+        let mut scan = paimon_rs::Table::open(io, table)?.scan();
         if let Some(cols) = columns(select) {
-            b = b.with_projection(cols);
+            scan = scan.with_projection(cols);
         }
         if with_filter {
-            let p = paimon_rs::scan::parse_filter(filter, t.schema())?;
-            scan = scan.with_filter(p.clone());
-            b = b.with_predicate(p);
+            scan = scan.with_filter(filter)?;
         }
-        let plan = scan.plan().map_err(|e| anyhow!("{e}"))?;
+        let opened = scan.open()?;
+        let plan = opened.plan()?;
         let meta_bytes = counting.bytes_read();
-        let files: usize = plan.splits.iter().map(|s| s.data_files.len()).sum();
+        let files: usize = plan
+            .splits
+            .iter()
+            .filter_map(paimon_rs::Split::files_split)
+            .map(|s| s.data_files.len())
+            .sum();
         let mut rows = 0;
-        for batch in b
+        for batch in scan
+            .reader_builder(&opened)
             .build()
-            .read_splits(table, &plan.splits)
+            .read_any_splits(table, &plan.splits)
             .map_err(|e| anyhow!("{e}"))?
         {
             rows += batch.map_err(|e| anyhow!("{e}"))?.num_rows();

@@ -5,15 +5,12 @@ use std::sync::Arc;
 
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, ScanChoice};
-use paimon_spec::predicate::sql::parse_sql_filter;
-use paimon_spec::predicate::Predicate;
-use paimon_spec::schema::TableSchemaRef;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::convert::threads_arg;
-use crate::errors::{invalid, py as pyr};
-use crate::reader::{check_select, guard, memory_budget, RecordBatchReader, SplitReader};
+use crate::errors::{invalid, py as pyr, ToPyErr};
+use crate::reader::{guard, memory_budget, RecordBatchReader, SplitReader};
 use crate::split::Split;
 
 /// The arguments of `Table.scan`.
@@ -57,21 +54,32 @@ pub fn incremental_mode_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Inc
     }
 }
 
-/// A scan of one table with its snapshot choice, projection, filter and limit; every argument
-/// was checked when it was made.
+/// A scan of one table with its snapshot choice, projection, filter and limit: the facade's
+/// [`paimon_rs::TableScan`], opened when it was made (so every argument was checked then).
 #[pyclass(module = "paimon_rs", frozen, skip_from_py_object)]
 #[derive(Debug)]
 pub struct Scan {
-    scan: ScanBuilder,
-    schema: TableSchemaRef,
+    table_scan: paimon_rs::TableScan,
+    opened: paimon_rs::scan::OpenedScan,
     path: String,
     options: BTreeMap<String, String>,
     select: Option<Vec<String>>,
     filter_text: Option<String>,
-    filter: Option<Predicate>,
     limit: Option<usize>,
     branch: Option<String>,
     with_kind: bool,
+}
+
+/// A facade scan error as the package raised it before the facade planned its scans: a filter
+/// as paimon-spec's error, an unknown projected column as `select: ...`.
+fn scan_error(e: paimon_rs::Error) -> PyErr {
+    match e {
+        paimon_rs::Error::Filter { source, .. } => source.to_py(),
+        paimon_rs::Error::InvalidArgument { argument, reason } if argument == "with_projection" => {
+            invalid(format!("select: {reason}"))
+        }
+        other => other.to_py(),
+    }
 }
 
 impl Scan {
@@ -82,39 +90,30 @@ impl Scan {
         options: &BTreeMap<String, String>,
         a: ScanArgs,
     ) -> PyResult<Scan> {
-        let choice = &a.choice;
-        pyr(choice.check())?;
-        let (scan, schema) = guard(|| {
-            pyr(py.detach(|| {
-                let t = match &a.branch {
-                    Some(b) => table.with_branch(b)?,
-                    None => table.clone(),
-                };
-                let scan = choice.apply(t.scan())?;
-                let schema = scan.rows_schema()?;
-                Ok::<_, paimon_meta::Error>((scan, schema))
-            }))
-        })?;
-        let path = table.path().to_string();
-        if let Some(cols) = &a.select {
-            check_select(cols, &schema, &path)?;
+        let mut table_scan = paimon_rs::Table::from_meta(table.clone())
+            .scan()
+            .with_choice(a.choice.clone())
+            .with_row_kind(a.with_kind);
+        if let Some(b) = &a.branch {
+            table_scan = table_scan.with_branch(b.clone());
         }
-        let filter = match &a.filter {
-            Some(f) => Some(pyr(parse_sql_filter(f, &schema))?),
-            None => None,
-        };
-        let scan = match &filter {
-            Some(p) => scan.with_filter(p.clone()),
-            None => scan,
-        };
+        if let Some(cols) = &a.select {
+            table_scan = table_scan.with_projection(cols.clone());
+        }
+        if let Some(f) = &a.filter {
+            table_scan = table_scan.with_filter(f).map_err(scan_error)?;
+        }
+        if let Some(n) = a.limit {
+            table_scan = table_scan.with_limit(n);
+        }
+        let opened = guard(|| py.detach(|| table_scan.open()).map_err(scan_error))?;
         Ok(Scan {
-            scan,
-            schema,
-            path,
+            table_scan,
+            opened,
+            path: table.path().to_string(),
             options: options.clone(),
             select: a.select,
             filter_text: a.filter,
-            filter,
             limit: a.limit,
             branch: a.branch,
             with_kind: a.with_kind,
@@ -128,23 +127,11 @@ impl Scan {
         budget: Option<usize>,
     ) -> PyResult<SplitReader> {
         let io = crate::convert::file_io(&self.path, &self.options)?;
-        let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
-            .with_schema_id(self.schema.id)
-            .with_row_kind(self.with_kind)
+        let mut b = self
+            .table_scan
+            .reader_builder_on(Arc::clone(&io), &self.opened)
             .with_batch_size(batch_size)
             .with_parallelism(threads);
-        if let Some(cols) = &self.select {
-            b = b.with_projection(cols.clone());
-        }
-        if let Some(p) = &self.filter {
-            b = b.with_predicate(p.clone());
-        }
-        if let Some(br) = &self.branch {
-            b = b.with_branch(br.clone());
-        }
-        if let Some(n) = self.limit {
-            b = b.with_limit(n);
-        }
         if let Some(n) = budget {
             b = b.with_memory_budget(n);
         }
@@ -158,11 +145,11 @@ impl Scan {
 
     /// The control-plane scan (selection and filter).
     pub(crate) fn builder(&self) -> &ScanBuilder {
-        &self.scan
+        &self.opened.scan
     }
 
     fn planned(&self, py: Python<'_>) -> PyResult<paimon_meta::Plan> {
-        guard(|| pyr(py.detach(|| self.scan.plan())))
+        guard(|| pyr(py.detach(|| self.opened.scan.plan())))
     }
 }
 
@@ -171,7 +158,7 @@ impl Scan {
     /// Plans the scan into splits (reads metadata only).
     fn plan(&self, py: Python<'_>) -> PyResult<Plan> {
         let plan = self.planned(py)?;
-        let fields = self.schema.partition_fields();
+        let fields = self.opened.schema.partition_fields();
         let splits = plan
             .wire_splits()
             .into_iter()
@@ -240,7 +227,7 @@ impl Scan {
         let d = PyDict::new(py);
         d.set_item("select", self.select.clone())?;
         d.set_item("filter", self.filter_text.clone())?;
-        d.set_item("schema_id", self.schema.id)?;
+        d.set_item("schema_id", self.opened.schema.id)?;
         d.set_item("branch", self.branch.clone())?;
         d.set_item("with_kind", self.with_kind)?;
         d.set_item("options", self.options.clone())?;

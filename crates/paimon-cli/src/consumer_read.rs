@@ -24,7 +24,7 @@ pub fn read_as_consumer(a: &ReadArgs, id: &str) -> Result<()> {
     let consumers = opened.table.consumer_manager();
     let saved = consumers.consumer(id).map_err(|e| anyhow!("{e}"))?;
     let builder = tune(
-        reader_builder(Arc::clone(&opened.io), &opened, &a.scan),
+        reader_builder(Arc::clone(&opened.io), &opened),
         &a.output,
         opened.pool.as_ref(),
     )?;

@@ -291,7 +291,7 @@ pub fn read_to_json_lines_with(
 ) -> Result<Vec<String>> {
     let opened = scan.open(table)?;
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
-    let mut b = reader_builder(Arc::clone(&opened.io), &opened, scan);
+    let mut b = reader_builder(Arc::clone(&opened.io), &opened);
     if let Some(o) = output {
         b = tune(b, o, opened.pool.as_ref())?;
     } else if let Some(p) = &opened.pool {
@@ -392,32 +392,18 @@ pub(crate) fn tune(
     Ok(b.with_late_materialization(o.late_materialization.into()))
 }
 
-/// A reader for `opened`: its schema, projection, filter, branch and row kind.
-/// The reader of `opened`'s splits as `scan` asks (schema, projection, filter, branch, row
-/// kinds), over `io`.
-pub fn reader_builder(
-    io: FileIORef,
-    opened: &OpenedScan,
-    scan: &ScanArgs,
-) -> paimon_data::SplitReaderBuilder {
-    let mut b = SplitReader::builder(io).with_schema_id(opened.schema.id);
-    if let Some(cols) = &opened.select {
-        b = b.with_projection(cols.clone());
-    }
-    if let Some(p) = &opened.filter {
-        b = b.with_predicate(p.clone());
-    }
-    if let Some(branch) = &scan.branch {
-        b = b.with_branch(branch.clone());
-    }
-    b.with_row_kind(scan.with_kind)
+/// The reader of `opened`'s splits as its arguments ask (schema, projection, filter, branch,
+/// row kinds, the pool of `--memory-limit`) through `io`: the facade's
+/// ([`paimon_rs::TableScan::reader_builder_on`]).
+pub fn reader_builder(io: FileIORef, opened: &OpenedScan) -> paimon_data::SplitReaderBuilder {
+    opened.table_scan.reader_builder_on(io, &opened.opened)
 }
 
 fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> Result<()> {
     let plan = opened.scan.plan().map_err(|e| anyhow!("{e}"))?;
     *planned = plan.snapshot_id.or(*planned);
     let mut b = tune(
-        reader_builder(Arc::clone(&opened.io), opened, &a.scan),
+        reader_builder(Arc::clone(&opened.io), opened),
         &a.output,
         opened.pool.as_ref(),
     )?;

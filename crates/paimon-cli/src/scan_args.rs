@@ -2,16 +2,13 @@
 
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use clap::Args;
 use paimon_io::{file_io_for, FileIORef};
-use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_meta::scan::IncrementalScanMode;
-use paimon_meta::{ScanBuilder, ScanChoice, Table};
-use paimon_spec::predicate::Predicate;
-use paimon_spec::schema::TableSchemaRef;
+use paimon_meta::{ScanChoice, Table};
 
-use crate::filter::parse_filter;
+use crate::filter::scan_error;
 
 /// Which snapshot to read and how to narrow it.
 #[derive(Debug, Clone, Args, Default)]
@@ -64,25 +61,34 @@ pub struct ScanArgs {
     pub memory_limit: Option<usize>,
 }
 
-/// A table opened with its scan, the schema rows are read with, and the filter.
+/// A table opened with its scan (the facade's [`paimon_rs::TableScan`], opened), the schema
+/// rows are read with, and the filter.
 #[derive(Debug)]
 pub struct OpenedScan {
     /// The table (on the chosen branch).
     pub table: Table,
-    /// The scan builder, with snapshot selection and filter applied.
-    pub scan: ScanBuilder,
-    /// Schema of the snapshot read (Java switches to it for time travel).
-    pub schema: TableSchemaRef,
-    /// The parsed filter.
-    pub filter: Option<Predicate>,
+    /// The facade's scan the arguments describe (its reader reads the splits).
+    pub table_scan: paimon_rs::TableScan,
+    /// The scan opened: snapshot selection and filter applied, the schema of the snapshot
+    /// read (Java switches to it for time travel), the typed filter and the pool of
+    /// `--memory-limit`, which the scan plans within.
+    pub opened: paimon_rs::scan::OpenedScan,
     /// Projected column names.
     pub select: Option<Vec<String>>,
     /// The storage.
     pub io: FileIORef,
     /// The table location.
     pub path: String,
-    /// The pool of `--memory-limit`, which the scan plans within.
-    pub pool: Option<Arc<dyn MemoryPool>>,
+}
+
+/// The facade's opened scan's fields (`scan`, `schema`, `filter`, `pool`) read as the
+/// command's own.
+impl std::ops::Deref for OpenedScan {
+    type Target = paimon_rs::scan::OpenedScan;
+
+    fn deref(&self) -> &Self::Target {
+        &self.opened
+    }
 }
 
 /// Strips a trailing slash so paths compare and join predictably.
@@ -121,22 +127,65 @@ impl ScanArgs {
     /// # Errors
     /// When the table cannot be opened, the selection is malformed or the filter does not parse.
     pub fn open(&self, table: &str) -> Result<OpenedScan> {
-        let (io, mut t) = open_table(table)?;
+        let (io, t) = open_table(table)?;
         // A catalog's table is where the catalog says; a path is as given.
         let path = match crate::catalog_cmd::catalog()? {
             Some(_) => t.path().to_string(),
             None => table_location(table),
         };
+        let select = self.select.as_ref().map(|s| {
+            s.split(',')
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+        });
+        let table_scan = self.table_scan(paimon_rs::Table::from_meta(t.clone()), select.clone())?;
+        let opened = table_scan.open().map_err(scan_error)?;
+        let t = match &self.branch {
+            Some(b) => t.with_branch(b).map_err(|e| anyhow!("{e}"))?,
+            None => t,
+        };
+        Ok(OpenedScan {
+            table: t,
+            table_scan,
+            opened,
+            select,
+            io,
+            path,
+        })
+    }
+
+    /// The facade's scan of `table` these arguments describe (snapshot selection, branch,
+    /// projection `select`, filter, row kinds, memory limit).
+    ///
+    /// # Errors
+    /// A malformed `--incremental` or `--incremental-mode`.
+    pub fn table_scan(
+        &self,
+        table: paimon_rs::Table,
+        select: Option<Vec<String>>,
+    ) -> Result<paimon_rs::TableScan> {
+        let mut scan = table.scan().with_choice(self.choice()?);
         if let Some(b) = &self.branch {
-            t = t.with_branch(b).map_err(|e| anyhow!("{e}"))?;
+            scan = scan.with_branch(b.clone());
         }
-        let mut scan = t.scan();
-        let pool = self
-            .memory_limit
-            .map(|n| Arc::new(GreedyMemoryPool::new(n)) as Arc<dyn MemoryPool>);
-        if let Some(p) = &pool {
-            scan = scan.with_memory_pool(Arc::clone(p));
+        if let Some(cols) = select {
+            scan = scan.with_projection(cols);
         }
+        if let Some(f) = &self.filter {
+            scan = scan.with_filter(f).map_err(scan_error)?;
+        }
+        if let Some(n) = self.memory_limit {
+            scan = scan.with_memory_limit(n);
+        }
+        Ok(scan.with_row_kind(self.with_kind))
+    }
+
+    /// The snapshot selection of these arguments.
+    ///
+    /// # Errors
+    /// A malformed `--incremental` or `--incremental-mode`.
+    pub fn choice(&self) -> Result<ScanChoice> {
         let incremental = match &self.incremental {
             Some(inc) => Some(
                 inc.split_once(',')
@@ -157,45 +206,13 @@ impl ScanArgs {
             ),
             None => None,
         };
-        let choice = ScanChoice {
+        Ok(ScanChoice {
             snapshot: self.snapshot,
             tag: self.tag.clone(),
             timestamp_ms: self.timestamp_ms,
             incremental,
             incremental_mode,
             changes_since: self.changes_since,
-        };
-        scan = choice.apply(scan).map_err(|e| anyhow!("{e}"))?;
-        let schema = scan.rows_schema().map_err(|e| anyhow!("{e}"))?;
-        let filter = match &self.filter {
-            Some(f) => Some(parse_filter(f, &schema)?),
-            None => None,
-        };
-        if let Some(p) = &filter {
-            scan = scan.with_filter(p.clone());
-        }
-        let select = self.select.as_ref().map(|s| {
-            s.split(',')
-                .map(|c| c.trim().to_string())
-                .filter(|c| !c.is_empty())
-                .collect::<Vec<_>>()
-        });
-        if let Some(cols) = &select {
-            for c in cols {
-                if schema.field(c).is_none() && c != "_ROW_ID" && c != "_SEQUENCE_NUMBER" {
-                    bail!("--select: unknown column '{c}' in {path}");
-                }
-            }
-        }
-        Ok(OpenedScan {
-            table: t,
-            scan,
-            schema,
-            filter,
-            select,
-            io,
-            path,
-            pool,
         })
     }
 }

@@ -19,8 +19,8 @@ use datafusion::physical_plan::ExecutionPlan;
 use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
-use paimon_meta::{Plan, Table};
-use paimon_rs::Overwrite;
+use paimon_meta::Table;
+use paimon_rs::{Overwrite, ScanPlan};
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
 use paimon_split::{DataSplit, Split};
@@ -154,11 +154,14 @@ impl PaimonTableProvider {
         ))
     }
 
-    /// Plans the scan with `filter` (blocking I/O: call it off async threads).
-    fn plan(&self, filter: Option<&Predicate>) -> Result<Plan> {
-        let mut scan = self.spec.apply(self.table.scan())?;
+    /// Plans the scan with `filter` through the facade's [`paimon_rs::TableScan`] (blocking
+    /// I/O: call it off async threads). The table is already on the spec's branch.
+    fn plan(&self, filter: Option<&Predicate>) -> Result<ScanPlan> {
+        let mut scan = paimon_rs::Table::from_meta(self.table.clone())
+            .scan()
+            .with_choice(self.spec.choice());
         if let Some(p) = filter {
-            scan = scan.with_filter(p.clone());
+            scan = scan.with_filter_predicate(p.clone());
         }
         scan.plan().map_err(|e| df_err(&self.path, e))
     }
@@ -166,7 +169,7 @@ impl PaimonTableProvider {
     /// The scan node for `plan` read into `partitions` partitions.
     fn scan_exec(
         &self,
-        plan: &Plan,
+        plan: &ScanPlan,
         projection: Option<Vec<String>>,
         predicate: Option<Predicate>,
         limit: Option<usize>,
@@ -179,7 +182,7 @@ impl PaimonTableProvider {
             || self.spec.with_row_kind
             || self.spec.incremental.is_some()
             || self.spec.changes_since.is_some();
-        let groups = deal(plan.wire_splits(), partitions.max(1));
+        let groups = deal(plan.splits.clone(), partitions.max(1));
         let mut encoded = Vec::with_capacity(groups.len());
         for g in groups {
             let mut bytes = Vec::with_capacity(g.len());
@@ -208,7 +211,7 @@ impl PaimonTableProvider {
         };
         let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io)))?;
         let facts = ScanFacts {
-            splits: &plan.splits,
+            splits: &plan.plan.splits,
             schema: &self.rows_schema,
             rows_narrowed,
         };

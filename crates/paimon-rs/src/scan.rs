@@ -11,6 +11,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use futures::stream::{BoxStream, StreamExt};
 use paimon_data::{PlanBatches, SplitReader, SplitReaderBuilder};
+use paimon_io::FileIORef;
 use paimon_memory::{GreedyMemoryPool, MemoryPool};
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, ScanChoice};
@@ -111,6 +112,17 @@ pub struct OpenedScan {
     pub pool: Option<Arc<dyn MemoryPool>>,
 }
 
+impl OpenedScan {
+    /// Plans the opened scan: the snapshot read and its splits (what [`TableScan::plan`]
+    /// returns, for callers that keep the opened scan to build its reader).
+    ///
+    /// # Errors
+    /// Metadata read errors.
+    pub fn plan(&self) -> Result<ScanPlan> {
+        plan_opened(self)
+    }
+}
+
 /// A planned read running: the plan and its batches (an iterator over the splits, read on
 /// the scan's threads).
 #[derive(Debug)]
@@ -150,11 +162,15 @@ impl TableScan {
     /// Only rows matching the SQL predicate `filter`, e.g. `a > 5 AND dt = DATE '2024-01-01'`:
     /// used to skip files and row groups, then applied to the rows read.
     ///
+    /// The filter is typed against the schema of the snapshot read (time travel over schema
+    /// evolution reads a column by the name it had then), which is known only once the scan
+    /// opens: [`TableScan::open`], [`TableScan::plan`] and the reads report a filter that
+    /// does not parse or type as [`Error::Filter`], whatever order the `with_*` calls came in.
+    ///
     /// # Errors
-    /// [`Error::Filter`] when it does not parse or type against the table's columns (it is
-    /// typed again against the schema of the snapshot read when planning).
+    /// None at this call; the `Result` lets callers chain it as they chain the scan's other
+    /// fallible steps.
     pub fn with_filter(mut self, filter: &str) -> Result<Self> {
-        parse_filter(filter, self.table.schema())?;
         self.filter = Some(Filter::Sql(filter.to_string()));
         Ok(self)
     }
@@ -326,8 +342,13 @@ impl TableScan {
 
     /// The reader of `opened`'s splits as this scan asks, on one thread.
     pub fn reader_builder(&self, opened: &OpenedScan) -> SplitReaderBuilder {
-        let mut b =
-            SplitReader::builder(Arc::clone(self.table.file_io())).with_schema_id(opened.schema.id);
+        self.reader_builder_on(Arc::clone(self.table.file_io()), opened)
+    }
+
+    /// [`TableScan::reader_builder`] reading through `io` instead of the table's storage (a
+    /// wrapped `FileIO`: counting calls, adding credentials).
+    pub fn reader_builder_on(&self, io: FileIORef, opened: &OpenedScan) -> SplitReaderBuilder {
+        let mut b = SplitReader::builder(io).with_schema_id(opened.schema.id);
         if let Some(cols) = &self.projection {
             b = b.with_projection(cols.clone());
         }

@@ -403,7 +403,12 @@ fn errors_name_what_is_wrong() {
         "table identifier: 'no_database' is not of the form db.table"
     );
     let table = catalog.table("pk.dedup_compacted").unwrap();
-    let e = table.scan().with_filter("nope > 1").unwrap_err();
+    let e = table
+        .scan()
+        .with_filter("nope > 1")
+        .unwrap()
+        .plan()
+        .unwrap_err();
     assert!(matches!(e, paimon_rs::Error::Filter { .. }), "{e:?}");
     assert!(
         e.chain().starts_with("filter \"nope > 1\": "),
@@ -467,4 +472,83 @@ fn tags_branches_rollback_and_consumers() {
     assert!(table.delete_consumer("job").unwrap());
     table.delete_branch("b2").unwrap();
     assert_eq!(table.branches().unwrap(), ["b1"]);
+}
+
+/// `a` of each row of `fixtures/expected/<rel>` whose column `col` is the string `value`
+/// (Java's rows).
+fn expected_a_where(rel: &str, col: &str, value: &str) -> Vec<i32> {
+    let text = std::fs::read_to_string(repo().join("fixtures/expected").join(rel)).unwrap();
+    let mut out: Vec<i32> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r[col].as_str() == Some(value))
+        .map(|r| i32::try_from(r["a"].as_i64().unwrap()).unwrap())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The `a` values of `batches`, sorted.
+fn a_values(batches: &[RecordBatch]) -> Vec<i32> {
+    let mut out = Vec::new();
+    for b in batches {
+        let a = b
+            .column_by_name("a")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<Int32Array>()
+            .unwrap();
+        out.extend(a.iter().map(Option::unwrap));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Time travel over schema evolution: `evolution.columns` renamed `b` to `b2` after snapshot
+/// 3, so a filter on `b` types against snapshot 1's schema (the one read), whichever order
+/// the filter and the snapshot are given in, and a filter on `b2` does not.
+#[test]
+fn a_filter_types_against_the_schema_of_the_snapshot_read() {
+    let catalog = Catalog::filesystem(&warehouse()).unwrap();
+    let table = catalog.table("evolution.columns").unwrap();
+    let want = expected_a_where("evolution/columns/snapshot-1.jsonl", "b", "b-3");
+    assert_eq!(want.len(), 1);
+    let filter_first = table
+        .scan()
+        .with_filter("b = 'b-3'")
+        .unwrap()
+        .with_snapshot(1)
+        .to_arrow()
+        .unwrap();
+    assert_eq!(a_values(&filter_first), want);
+    let snapshot_first = table
+        .scan()
+        .with_snapshot(1)
+        .with_filter("b = 'b-3'")
+        .unwrap()
+        .plan()
+        .unwrap();
+    assert_eq!(snapshot_first.snapshot_id, Some(1));
+    let later = table
+        .scan()
+        .with_filter("b2 = 'b-3'")
+        .unwrap()
+        .with_snapshot(1)
+        .plan()
+        .unwrap_err();
+    assert!(
+        matches!(later, paimon_rs::Error::Filter { .. }),
+        "{later:?}"
+    );
+    assert!(later.chain().contains("b2"), "{}", later.chain());
+    let latest = table
+        .scan()
+        .with_filter("b2 = 'b-3'")
+        .unwrap()
+        .to_arrow()
+        .unwrap();
+    assert_eq!(
+        a_values(&latest),
+        expected_a_where("evolution/columns/latest.jsonl", "b2", "b-3")
+    );
 }

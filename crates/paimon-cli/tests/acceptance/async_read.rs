@@ -108,7 +108,7 @@ fn run_case(
         count: AtomicUsize::new(0),
         calls: Mutex::new(Vec::new()),
     });
-    let reader = reader_builder(io.clone(), &opened, &cli.scan).build();
+    let reader = reader_builder(io.clone(), &opened).build();
     let fields = with_kind_field(
         output_fields(&opened.schema, opened.select.as_deref()).map_err(|e| e.to_string())?,
         cli.scan.with_kind,
