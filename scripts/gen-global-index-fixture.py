@@ -5,6 +5,8 @@ no index covers. Run by scripts/gen-global-index-fixture.sh with the peers venv'
 Rows (kept in the Rust tests too): for n in 0..200: id = n, name = NULL when n % 17 == 0 else
 'n{n % 7}', k = n % 5 (four commits of 50 rows, row ids 0..199, indexed); then for i in 0..10:
 id = 1000 + i, name = 'n{i % 7}', k = i % 5 (row ids 200..209, not indexed)."""
+import json
+import os
 import sys
 
 import pyarrow as pa
@@ -42,6 +44,14 @@ def main(warehouse):
     assert t.create_global_index("id", index_type="btree") == 1
     assert t.create_global_index("name", index_type="bitmap") == 1
     write(t, [{"id": 1000 + i, "name": "n%d" % (i % 7), "k": i % 5} for i in range(10)])
+    # pypaimon's own full read (no filter), one JSON row per line sorted by id: the tests
+    # filter these rows themselves and compare with paimon-rs's indexed reads.
+    t = cat.get_table("db.t")
+    rb = t.new_read_builder()
+    rows = rb.new_read().to_arrow(rb.new_scan().plan().splits()).to_pylist()
+    with open(os.path.join(warehouse, "expected-full-read.jsonl"), "w") as out:
+        for r in sorted(rows, key=lambda r: r["id"]):
+            out.write(json.dumps(r, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
