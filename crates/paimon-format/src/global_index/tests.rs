@@ -27,7 +27,7 @@ fn rows(it: impl IntoIterator<Item = u64>) -> RoaringTreemap {
 }
 
 fn name_of(n: u64) -> Option<String> {
-    (n % 17 != 0).then(|| format!("n{}", n % 7))
+    (!n.is_multiple_of(17)).then(|| format!("n{}", n % 7))
 }
 
 #[test]

@@ -74,7 +74,8 @@ fn a_point_query_reads_one_file_and_one_row_besides_the_unindexed_file() {
 #[test]
 fn in_ranges_and_or_and_is_null_give_the_matching_rows() {
     let t = open(&table_dir());
-    let cases: Vec<(Predicate, Box<dyn Fn(i64) -> bool>)> = vec![
+    type Matches = Box<dyn Fn(i64) -> bool>;
+    let cases: Vec<(Predicate, Matches)> = vec![
         (
             leaf("id", LeafOp::In, vec![id(5), id(120)]),
             Box::new(|n| n == 5 || n == 120),
