@@ -186,7 +186,19 @@ pub fn plan(a: PlanArgs) -> Result<()> {
         let splits: Vec<Value> = plan
             .splits
             .iter()
-            .map(|s| split_json(s, partition(s)))
+            .enumerate()
+            .map(|(i, s)| {
+                let mut v = split_json(s, partition(s));
+                // Row ranges of an indexed split (global indexes narrowed the plan).
+                if let Some(r) = plan.row_ranges.as_ref().and_then(|r| r.get(i)) {
+                    v["rowRanges"] = r
+                        .iter()
+                        .map(|(a, z)| json!([a, z]))
+                        .collect::<Vec<_>>()
+                        .into();
+                }
+                v
+            })
             .collect();
         crate::outln!(
             "{}",

@@ -16,6 +16,7 @@
 pub mod avro;
 pub mod error;
 pub mod file_index;
+pub mod global_index;
 pub mod orc;
 pub mod parquet;
 pub mod value;

@@ -212,6 +212,7 @@ mod tests {
                         .collect(),
                 ),
                 external_path: None,
+                global_index: None,
             },
         }
     }

@@ -863,6 +863,7 @@ fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta 
                 .collect()
         }),
         external_path: f.external_path.clone(),
+        global_index: f.global_index.clone(),
     }
 }
 

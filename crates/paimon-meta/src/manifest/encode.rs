@@ -250,6 +250,22 @@ pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
                 .collect::<Result<Vec<_>>>()?,
         ),
     };
+    // Java 1.4's five `GlobalIndexMeta` fields (its schema has no `_SOURCE_META`).
+    let global = match &f.global_index {
+        None => Value::Null,
+        Some(g) => record(vec![
+            ("_ROW_RANGE_START", Value::Long(g.row_range_start)),
+            ("_ROW_RANGE_END", Value::Long(g.row_range_end)),
+            ("_INDEX_FIELD_ID", Value::Int(g.index_field_id)),
+            (
+                "_EXTRA_FIELD_IDS",
+                opt(g.extra_field_ids.clone(), |ids| {
+                    Value::Array(ids.into_iter().map(Value::Int).collect())
+                }),
+            ),
+            ("_INDEX_META", opt(g.index_meta.clone(), Value::Bytes)),
+        ]),
+    };
     Ok(record(vec![
         ("_VERSION", Value::Int(1)),
         ("_KIND", kind_value(e.kind)),
@@ -264,7 +280,7 @@ pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
             "_EXTERNAL_PATH",
             opt(f.external_path.clone(), Value::String),
         ),
-        ("_GLOBAL_INDEX", Value::Null),
+        ("_GLOBAL_INDEX", global),
     ]))
 }
 

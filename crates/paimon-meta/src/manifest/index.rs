@@ -4,7 +4,7 @@ use super::{decode_records, Fields, FileKind};
 use crate::error::Result;
 use paimon_format::value::{Record, Value};
 
-pub use paimon_spec::index_file::DELETION_VECTORS_INDEX;
+pub use paimon_spec::index_file::{GlobalIndexMeta, DELETION_VECTORS_INDEX};
 
 /// One entry of an index manifest (Java `IndexManifestEntry`).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,8 @@ pub struct IndexFileMeta {
     pub dv_ranges: Option<Vec<DeletionVectorMeta>>,
     /// Absolute path when stored outside the table.
     pub external_path: Option<String>,
+    /// Row range and field of a global index file (`_GLOBAL_INDEX`, 1.4+).
+    pub global_index: Option<GlobalIndexMeta>,
 }
 
 impl IndexFileMeta {
@@ -56,7 +58,7 @@ impl IndexFileMeta {
                     .collect()
             }),
             external_path: self.external_path.clone(),
-            global_index: None,
+            global_index: self.global_index.clone(),
         }
     }
 }
@@ -106,11 +108,59 @@ impl IndexManifestEntry {
                         row_count: f.long(r, "_ROW_COUNT")?,
                         dv_ranges: dv_ranges(&f, r)?,
                         external_path: f.opt_string(r, "_EXTERNAL_PATH")?,
+                        global_index: global_index(&f, r)?,
                     },
                 })
             })
             .collect()
     }
+}
+
+/// `_GLOBAL_INDEX` (Java `GlobalIndexMeta`): absent or null for other index types.
+fn global_index(f: &Fields<'_>, r: &Record) -> Result<Option<GlobalIndexMeta>> {
+    const FIELD: &str = "_GLOBAL_INDEX";
+    let g = match r.get(FIELD) {
+        Value::Null => return Ok(None),
+        Value::Record(g) => g,
+        _ => return Err(f.err(FIELD, "not a record")),
+    };
+    let opt_bytes = |name: &str| match g.get(name) {
+        Value::Null => Ok(None),
+        Value::Bytes(b) => Ok(Some(b.clone())),
+        _ => Err(f.err(FIELD, &format!("{name} is not bytes"))),
+    };
+    let extra_field_ids = match g.get("_EXTRA_FIELD_IDS") {
+        Value::Null => None,
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .map(|v| {
+                    v.as_i64()
+                        .and_then(|i| i32::try_from(i).ok())
+                        .ok_or_else(|| f.err(FIELD, "_EXTRA_FIELD_IDS holds a non-int"))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        _ => return Err(f.err(FIELD, "_EXTRA_FIELD_IDS is not an array")),
+    };
+    let meta = GlobalIndexMeta {
+        row_range_start: f.long(g, "_ROW_RANGE_START")?,
+        row_range_end: f.long(g, "_ROW_RANGE_END")?,
+        index_field_id: f.int(g, "_INDEX_FIELD_ID")?,
+        extra_field_ids,
+        index_meta: opt_bytes("_INDEX_META")?,
+        source_meta: opt_bytes("_SOURCE_META")?,
+    };
+    if meta.row_range_start < 0 || meta.row_range_end < meta.row_range_start {
+        return Err(f.err(
+            FIELD,
+            &format!(
+                "row range [{}, {}] is empty or negative",
+                meta.row_range_start, meta.row_range_end
+            ),
+        ));
+    }
+    Ok(Some(meta))
 }
 
 fn dv_ranges(f: &Fields<'_>, r: &Record) -> Result<Option<Vec<DeletionVectorMeta>>> {

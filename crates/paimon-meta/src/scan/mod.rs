@@ -14,6 +14,7 @@ mod choice;
 mod fallback;
 mod file_prune;
 mod files;
+mod global_index;
 mod incremental;
 pub(crate) mod live;
 mod live_read;
@@ -32,6 +33,7 @@ use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
 use paimon_spec::options::MergeEngine;
 use paimon_spec::predicate::Predicate;
+use paimon_split::frame::IndexedSplit;
 use paimon_split::{DataSplit, Split};
 
 use crate::error::{Error, Result};
@@ -78,6 +80,10 @@ pub struct Plan {
     /// schemas on that branch. `None` when the plan has no fallback part (Java then plans
     /// plain `DataSplit`s).
     pub fallback: Option<Vec<bool>>,
+    /// For a filtered scan of a row-tracked table whose BTree / bitmap global indexes narrowed
+    /// the rows: per split, the inclusive row-id ranges `(from, to)` to read (Java
+    /// `IndexedSplit.rowRanges`). `None` when no index restricted the plan.
+    pub row_ranges: Option<Vec<Vec<(i64, i64)>>>,
     /// What the plan holds of the scan's memory pool.
     memory: PlanReservation,
 }
@@ -99,6 +105,7 @@ impl Plan {
             snapshot_id,
             splits,
             fallback,
+            row_ranges: None,
             memory: PlanReservation::default(),
         }
     }
@@ -109,9 +116,24 @@ impl Plan {
         self.memory.0.as_ref().map_or(0, |m| m.size())
     }
 
-    /// The splits as they travel to workers: Java `FallbackDataSplit`s when the plan has a
-    /// fallback part, plain data splits otherwise.
+    /// The splits as they travel to workers: Java `IndexedSplit`s when global indexes gave
+    /// row ranges, `FallbackDataSplit`s when the plan has a fallback part, plain data splits
+    /// otherwise.
     pub fn wire_splits(&self) -> Vec<Split> {
+        if let Some(ranges) = &self.row_ranges {
+            return self
+                .splits
+                .iter()
+                .zip(ranges)
+                .map(|(s, r)| {
+                    Split::Indexed(IndexedSplit {
+                        split: s.clone(),
+                        row_ranges: r.clone(),
+                        scores: None,
+                    })
+                })
+                .collect();
+        }
         match &self.fallback {
             Some(flags) => self
                 .splits
@@ -367,6 +389,39 @@ impl ScanBuilder {
                 .get("blob-as-descriptor")
                 .is_some_and(|v| v.eq_ignore_ascii_case("true")),
         };
+        // Global indexes narrow a filtered batch scan of a data-evolution table to the rows
+        // they may match: files holding none of them are dropped before packing.
+        let indexed = match &self.filter {
+            Some(filter) if opts.data_evolution_enabled && !streaming => {
+                match global_index::row_universe(buckets.iter().flat_map(|b| b.files.iter())) {
+                    Some(universe) => {
+                        global_index::indexed_rows(table, &snapshot, filter, &universe)?
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let mut buckets = buckets;
+        if let Some(rows) = &indexed {
+            for b in &mut buckets {
+                let keep: Vec<bool> = b
+                    .files
+                    .iter()
+                    .map(|f| {
+                        global_index::file_rows(f)
+                            .is_some_and(|(a, z)| rows.range_cardinality(a..=z) > 0)
+                    })
+                    .collect();
+                if let Some(d) = &mut b.deletion_files {
+                    let mut k = keep.iter();
+                    d.retain(|_| k.next().copied().unwrap_or(true));
+                }
+                let mut k = keep.iter();
+                b.files.retain(|_| k.next().copied().unwrap_or(true));
+            }
+            buckets.retain(|b| !b.files.is_empty());
+        }
         let mut splits: Vec<DataSplit> = Vec::new();
         for mut b in buckets {
             // The bucket's files move into its splits: reserve the splits, then give back the
@@ -433,7 +488,33 @@ impl ScanBuilder {
             })?;
             memory.shrink(bucket_bytes);
         }
-        Ok(Plan::new(Some(snapshot.id), splits, None))
+        let mut plan = Plan::new(Some(snapshot.id), splits, None);
+        if let Some(rows) = &indexed {
+            plan.row_ranges = Some(
+                plan.splits
+                    .iter()
+                    .map(|s| {
+                        let mut spans: Vec<(u64, u64)> = s
+                            .data_files
+                            .iter()
+                            .filter_map(global_index::file_rows)
+                            .collect();
+                        spans.sort_unstable();
+                        let mut out: Vec<(i64, i64)> = Vec::new();
+                        for (a, z) in spans {
+                            for r in global_index::ranges_within(rows, a, z) {
+                                match out.last_mut() {
+                                    Some(last) if last.1 + 1 >= r.0 => last.1 = last.1.max(r.1),
+                                    _ => out.push(r),
+                                }
+                            }
+                        }
+                        out
+                    })
+                    .collect(),
+            );
+        }
+        Ok(plan)
     }
 
     /// The live files the plan would read, with partition, bucket and deletion file.

@@ -7,6 +7,7 @@ mod common;
 mod compact_tasks;
 mod fallback;
 mod file_pruning;
+mod global_index;
 mod java_changes;
 mod java_commit;
 mod java_expire;
