@@ -3,10 +3,12 @@
 //! and Arrow Flight SQL (ADBC, JDBC), with splits as the unit of work.
 //!
 //! Like the other engines (paimon-datafusion, paimon-ballista) this crate sits on the facade and
-//! may use both planes. [`auth`] holds who may do what (`--auth FILE`), shared by both protocols.
+//! may use both planes. [`auth`] holds who may do what (`--auth FILE`), shared by both protocols;
+//! [`rest`] is the REST catalog server.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
 pub mod auth;
+pub mod rest;
