@@ -30,6 +30,7 @@ mod paths;
 mod plan_summary;
 mod projection;
 mod projection_ids;
+mod serve;
 mod skips;
 mod split_rules;
 mod sql;
