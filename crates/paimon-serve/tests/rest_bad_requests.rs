@@ -26,7 +26,9 @@ fn bad_requests_are_4xx_and_the_server_keeps_serving() {
         );
     };
     ok();
-    let cases: Vec<(&str, String, Option<&str>, Vec<u8>, u16)> = vec![
+    // Method, path, token, body, the status expected.
+    type Case<'a> = (&'a str, String, Option<&'a str>, Vec<u8>, u16);
+    let cases: Vec<Case> = vec![
         ("GET", p("databases"), None, vec![], 401),
         ("GET", p("databases"), Some("nope"), vec![], 401),
         ("POST", p("databases"), t, b"{\"name\": ".to_vec(), 400),

@@ -2,7 +2,7 @@
 //! `scripts/java-oracle.sh rest-write` / `rest-dump`) creates, writes, commits and reads
 //! tables through it, our own REST client reads Java's rows and Java reads ours; two Java
 //! writers committing at once both land, once each; a wrong token and a grant too small are
-//! refused.
+//! refused; a rollback through the server is what Java then reads.
 
 mod common;
 
@@ -80,6 +80,16 @@ fn java_writes_through_our_server_and_both_clients_read_the_rows() {
         batch_rows(&local.table("java_db.t").unwrap().scan().to_arrow().unwrap()),
         expected
     );
+
+    // Rollback to Java's snapshot (Java `RollbackTableRequest`): Java reads Java's rows only.
+    let path = format!("/v1/{WAREHOUSE}/databases/java_db/tables/t/rollback");
+    let body = br#"{"instant":{"type":"snapshot","snapshotId":1},"fromSnapshot":null}"#;
+    let (status, answer) = http(&server.url, "POST", &path, Some("tok-reader"), body);
+    assert_eq!(status, 403, "a reader may not roll back: {answer}");
+    let (status, answer) = http(&server.url, "POST", &path, Some(TOKEN), body);
+    assert_eq!(status, 200, "{answer}");
+    let dumped = oracle(&["rest-dump", &server.url, "java_db.t", "--token", TOKEN]);
+    assert_eq!(json_rows(&dumped), rows(0, 7, "java"));
 }
 
 #[test]
