@@ -27,6 +27,7 @@ pub mod progress;
 pub mod read_cmd;
 pub mod rows;
 pub mod scan_args;
+pub mod serve_cmd;
 pub mod split_cmd;
 pub mod sql_cmd;
 pub mod table_cmd;

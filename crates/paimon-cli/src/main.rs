@@ -5,7 +5,7 @@
 use clap::{Parser, Subcommand};
 use paimon_cli::{
     alter_cmd, catalog_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd,
-    split_cmd, sql_cmd, table_cmd, versions_cmd, write_cmd,
+    serve_cmd, split_cmd, sql_cmd, table_cmd, versions_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -87,6 +87,8 @@ enum Command {
     DropTable(catalog_cmd::DropTableArgs),
     /// Rename a table (`db.a db.b`).
     RenameTable(catalog_cmd::RenameTableArgs),
+    /// Serve the warehouse's tables: Paimon's REST catalog (Java's `RESTCatalog`, pypaimon).
+    Serve(serve_cmd::ServeArgs),
 }
 
 fn main() {
@@ -150,5 +152,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::DropDatabase(a) => catalog_cmd::drop_database(a),
         Command::DropTable(a) => catalog_cmd::drop_table(a),
         Command::RenameTable(a) => catalog_cmd::rename_table(a),
+        Command::Serve(a) => serve_cmd::serve(a),
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! Like the other engines (paimon-datafusion, paimon-ballista) this crate sits on the facade and
 //! may use both planes. [`auth`] holds who may do what (`--auth FILE`), shared by both protocols;
-//! [`flight`] serves Arrow Flight SQL.
+//! [`rest`] is the REST catalog server, [`flight`] serves Arrow Flight SQL.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -12,3 +12,4 @@
 
 pub mod auth;
 pub mod flight;
+pub mod rest;

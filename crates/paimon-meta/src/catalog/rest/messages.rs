@@ -1,21 +1,24 @@
 //! The JSON bodies of the REST API 1.0 as Java 1.4.2 writes and reads them (`requests.*`,
-//! `responses.*`, `Schema`, `SchemaChange`, `Identifier`).
+//! `responses.*`, `Schema`, `SchemaChange`, `Identifier`): each message is written and read
+//! here once, for our client (the `*` writers) and for a server (`paimon serve`: the
+//! `*_from_json` readers).
 
 use serde_json::{json, Map, Value};
 
 use paimon_spec::schema::TableSchema;
+use paimon_spec::types::DataType;
 
 use crate::catalog::Identifier;
 use crate::commit::SchemaChange;
 use crate::error::{CatalogFailure, Error, Result};
 
 /// `Identifier`: `{"database": .., "object": ..}`.
-pub(crate) fn identifier(id: &Identifier) -> Value {
+pub fn identifier(id: &Identifier) -> Value {
     json!({"database": id.database, "object": id.object})
 }
 
 /// `Schema` (what `CreateTableRequest` carries): fields, keys, options, comment.
-pub(crate) fn schema(s: &TableSchema) -> Value {
+pub fn schema(s: &TableSchema) -> Value {
     let full = s.to_json();
     let mut m = Map::new();
     for k in ["fields", "partitionKeys", "primaryKeys", "options"] {
@@ -29,7 +32,7 @@ pub(crate) fn schema(s: &TableSchema) -> Value {
 }
 
 /// One `SchemaChange` with its `action`.
-pub(crate) fn schema_change(c: &SchemaChange) -> Value {
+pub fn schema_change(c: &SchemaChange) -> Value {
     match c {
         SchemaChange::SetOption { key, value } => {
             json!({"action": "setOption", "key": key, "value": value})
@@ -48,6 +51,121 @@ pub(crate) fn schema_change(c: &SchemaChange) -> Value {
             "newDataType": data_type.to_json(), "keepNullability": true
         }),
     }
+}
+
+/// A request body that is not the message it should be: what is wrong, for a 400 answer.
+fn bad_request(what: &str, reason: impl std::fmt::Display) -> Error {
+    Error::InvalidArgument {
+        table: format!("(request body: {what})"),
+        reason: reason.to_string(),
+    }
+}
+
+fn str_field<'a>(what: &str, v: &'a Value, key: &str) -> Result<&'a str> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad_request(what, format!("field {key:?} is missing or not a string")))
+}
+
+/// Reads an `Identifier` ([`identifier`]'s inverse).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `database` or `object` is missing or not a string.
+pub fn identifier_from_json(v: &Value) -> Result<Identifier> {
+    let what = "Identifier";
+    Ok(Identifier::new(
+        str_field(what, v, "database")?,
+        str_field(what, v, "object")?,
+    ))
+}
+
+/// Reads a `Schema` ([`schema`]'s inverse) as schema 0 of a new table, created `time_millis`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming what is wrong (not an object, fields without ids or
+/// types, key columns that are not fields).
+pub fn schema_from_json(v: &Value, time_millis: i64) -> Result<TableSchema> {
+    let what = "Schema";
+    let Some(o) = v.as_object() else {
+        return Err(bad_request(what, "not a JSON object"));
+    };
+    let mut full = Map::new();
+    full.insert(
+        "version".into(),
+        json!(paimon_spec::schema::CURRENT_VERSION),
+    );
+    full.insert("id".into(), json!(0));
+    for k in [
+        "fields",
+        "partitionKeys",
+        "primaryKeys",
+        "options",
+        "comment",
+    ] {
+        if let Some(x) = o.get(k).filter(|x| !x.is_null()) {
+            full.insert(k.to_string(), x.clone());
+        }
+    }
+    full.insert("timeMillis".into(), json!(time_millis));
+    TableSchema::from_json(&Value::Object(full)).map_err(|e| bad_request(what, e))
+}
+
+/// Reads one `SchemaChange` ([`schema_change`]'s inverse).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a malformed change; [`Error::Unsupported`] for an action
+/// this version does not apply (nested columns, comments, moves).
+pub fn schema_change_from_json(v: &Value) -> Result<SchemaChange> {
+    let what = "SchemaChange";
+    let action = str_field(what, v, "action")?;
+    let column = || -> Result<String> {
+        match v
+            .get("fieldNames")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([Value::String(n)]) => Ok(n.clone()),
+            Some([_, _, ..]) => Err(Error::Unsupported {
+                feature: format!("schema change {action} on a nested column"),
+            }),
+            _ => Err(bad_request(
+                what,
+                "\"fieldNames\" is not a list of one name",
+            )),
+        }
+    };
+    let data_type = |key: &str| {
+        v.get(key)
+            .ok_or_else(|| bad_request(what, format!("field {key:?} is missing")))
+            .and_then(|t| DataType::from_json(t).map_err(|e| bad_request(what, e)))
+    };
+    Ok(match action {
+        "setOption" => SchemaChange::SetOption {
+            key: str_field(what, v, "key")?.to_string(),
+            value: str_field(what, v, "value")?.to_string(),
+        },
+        "removeOption" => SchemaChange::RemoveOption {
+            key: str_field(what, v, "key")?.to_string(),
+        },
+        "addColumn" => SchemaChange::AddColumn {
+            name: column()?,
+            data_type: data_type("dataType")?,
+        },
+        "renameColumn" => SchemaChange::RenameColumn {
+            from: column()?,
+            to: str_field(what, v, "newName")?.to_string(),
+        },
+        "dropColumn" => SchemaChange::DropColumn { name: column()? },
+        "updateColumnType" => SchemaChange::UpdateColumnType {
+            name: column()?,
+            data_type: data_type("newDataType")?,
+        },
+        other => {
+            return Err(Error::Unsupported {
+                feature: format!("schema change action {other:?}"),
+            })
+        }
+    })
 }
 
 /// Reads response fields, naming the call in errors.
@@ -119,7 +237,6 @@ impl Response<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use paimon_spec::types::DataType;
 
     /// The bodies Java's Jackson mapping reads: keys of `Schema`, `SchemaChange` actions.
     #[test]
@@ -148,6 +265,66 @@ mod tests {
             identifier(&Identifier::new("d", "t")),
             json!({"database":"d","object":"t"})
         );
+    }
+
+    /// What a server reads back is what the client wrote; malformed bodies are
+    /// `InvalidArgument` (a 400), never a panic.
+    #[test]
+    fn server_reads_what_the_client_writes() {
+        let s = TableSchema::from_json_str(
+            r#"{"version":3,"id":0,"fields":[{"id":0,"name":"a","type":"INT NOT NULL"},
+                {"id":1,"name":"b","type":"STRING"}],"highestFieldId":1,"partitionKeys":[],
+                "primaryKeys":["a"],"options":{"bucket":"2"},"timeMillis":7}"#,
+        )
+        .unwrap();
+        assert_eq!(schema_from_json(&schema(&s), 7).unwrap(), s);
+        let changes = [
+            SchemaChange::SetOption {
+                key: "k".into(),
+                value: "v".into(),
+            },
+            SchemaChange::RemoveOption { key: "k".into() },
+            SchemaChange::AddColumn {
+                name: "c".into(),
+                data_type: DataType::from_json(&json!("BIGINT")).unwrap(),
+            },
+            SchemaChange::RenameColumn {
+                from: "c".into(),
+                to: "d".into(),
+            },
+            SchemaChange::DropColumn { name: "d".into() },
+            SchemaChange::UpdateColumnType {
+                name: "b".into(),
+                data_type: DataType::from_json(&json!("INT")).unwrap(),
+            },
+        ];
+        for c in &changes {
+            assert_eq!(&schema_change_from_json(&schema_change(c)).unwrap(), c);
+        }
+        let id = Identifier::new("d", "t");
+        assert_eq!(identifier_from_json(&identifier(&id)).unwrap(), id);
+        for bad in [
+            json!(1),
+            json!({"fields": "x"}),
+            json!({"fields": [{"name": "a"}]}),
+        ] {
+            assert!(matches!(
+                schema_from_json(&bad, 0),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+        assert!(matches!(
+            schema_change_from_json(&json!({"action": "addColumn", "fieldNames": [1]})),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            schema_change_from_json(&json!({"action": "updateComment"})),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            identifier_from_json(&json!({"database": "d"})),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 mod client;
 mod commit;
-mod messages;
+pub mod messages;
 mod paths;
 
 use std::collections::BTreeMap;

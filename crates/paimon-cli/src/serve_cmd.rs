@@ -1,0 +1,148 @@
+//! `paimon serve`: the service of `paimon-serve` over a warehouse (or the catalog of
+//! `--catalog-option`). It serves Paimon's REST catalog on `--rest-bind` and, with
+//! `--flight-bind`, Arrow Flight SQL beside it; it prints the bound REST URL on stdout when it is
+//! ready (so `--rest-bind 127.0.0.1:0` works), then the Flight SQL one (`grpc://HOST:PORT`), and
+//! shuts down gracefully on SIGTERM or ctrl-c (requests in flight finish, new connections are
+//! refused).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use paimon_rs::Catalog;
+use paimon_serve::auth::Users;
+use paimon_serve::flight::{serve_flight, FlightSqlServer};
+use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
+
+use crate::catalog_cmd;
+
+/// `paimon serve [WAREHOUSE] [--warehouse-name NAME] [--rest-bind HOST:PORT] [--flight-bind
+/// HOST:PORT] [--auth FILE]`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The warehouse directory or URL to serve (a filesystem catalog); without it, the catalog
+    /// of `--catalog-option` / `--catalog-options`.
+    pub warehouse: Option<String>,
+    /// The name REST clients give as `warehouse` (default: the warehouse's last path
+    /// component).
+    #[arg(long, value_name = "NAME")]
+    pub warehouse_name: Option<String>,
+    /// Where the REST catalog listens (port 0: any free port; the URL is printed).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8181")]
+    pub rest_bind: String,
+    /// Users and grants, one `TOKEN USER GRANTS` line each (see paimon_serve::auth); without
+    /// it, requests are not authenticated.
+    #[arg(long, value_name = "FILE")]
+    pub auth: Option<PathBuf>,
+    /// Where Arrow Flight SQL listens (port 0: any free port; its `grpc://` URL is printed after
+    /// the REST one). Without it, no Flight SQL. Flight SQL serves a WAREHOUSE (a filesystem
+    /// catalog), not a catalog given by options.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub flight_bind: Option<String>,
+}
+
+/// Runs the service until SIGTERM or ctrl-c.
+///
+/// # Errors
+/// No catalog (or two), an unreadable auth file, a bind that fails.
+pub fn serve(a: ServeArgs) -> Result<()> {
+    let catalog = match (&a.warehouse, catalog_cmd::catalog()?) {
+        (Some(w), None) => Catalog::filesystem(w).map_err(|e| anyhow!("{}", e.chain()))?,
+        (None, Some(c)) => c,
+        (Some(w), Some(_)) => {
+            bail!("serve: both a WAREHOUSE ({w}) and catalog options given: give one of them")
+        }
+        (None, None) => {
+            bail!("serve: give a WAREHOUSE directory or the catalog's --catalog-option KEY=VALUE")
+        }
+    };
+    let catalog = Arc::clone(catalog.catalog());
+    let name = a.warehouse_name.clone().unwrap_or_else(|| {
+        default_warehouse_name(a.warehouse.as_deref().unwrap_or(catalog.location()))
+    });
+    let mut config = RestConfig::new(name);
+    if let Some(f) = &a.auth {
+        config.users = Users::load(f)?;
+    }
+    let flight = match (&a.flight_bind, &a.warehouse) {
+        (None, _) => None,
+        (Some(bind), Some(w)) => {
+            let users = a.auth.as_ref().map(|_| config.users.clone());
+            let server = FlightSqlServer::new(w, users)
+                .map_err(|e| anyhow!("serve: Flight SQL over {w}: {e}"))?;
+            Some((bind.clone(), server))
+        }
+        (Some(_), None) => bail!(
+            "serve: --flight-bind serves a WAREHOUSE directory (a filesystem catalog), not a \
+             catalog given by --catalog-option"
+        ),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("serve: starting the runtime")?;
+    rt.block_on(async {
+        let server = RestServer::bind(&a.rest_bind, catalog, config)
+            .await
+            .with_context(|| format!("serve: binding --rest-bind {}", a.rest_bind))?;
+        let flight = match flight {
+            None => None,
+            Some((bind, f)) => {
+                let listener = tokio::net::TcpListener::bind(&bind)
+                    .await
+                    .with_context(|| format!("serve: binding --flight-bind {bind}"))?;
+                Some((listener, f))
+            }
+        };
+        let mut out = std::io::stdout();
+        writeln!(out, "{}", server.url()?)?;
+        if let Some((listener, _)) = &flight {
+            writeln!(out, "grpc://{}", listener.local_addr()?)?;
+        }
+        out.flush()?;
+        // One signal stops both servers.
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            let _ = stop.send(true);
+        });
+        let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|s| *s).await;
+        };
+        let rest = server.serve(until_stopped(stopped.clone()));
+        match flight {
+            None => rest.await?,
+            Some((listener, f)) => {
+                let flight = serve_flight(f, listener, until_stopped(stopped));
+                let (r, f) = tokio::join!(rest, flight);
+                r?;
+                f.context("serve: Flight SQL")?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Completes on SIGTERM or ctrl-c.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# `paimon serve` (the REST catalog server, issue 44) against pypaimon 2.1's REST catalog, with
+# Java 1.4.2's RESTCatalog (scripts/java-oracle.sh) and our own REST client reading what
+# pypaimon wrote:
+#
+#   1. pypaimon creates a database and a table through our server and writes two commits; it
+#      reads back exactly its rows; Java and `paimon read` (metastore=rest) read the same rows;
+#   2. a wrong token is refused;
+#   3. a pypaimon writer and two Java writers commit into one table at once: every commit lands
+#      once (snapshot count = commits) and every row is there.
+#
+# Uses the peers venv of scripts/test-peers.sh (default target/peers-venv; PEERS_VENV to
+# choose), making it if missing; builds the `paimon` CLI (PAIMON: use that binary instead); prints pass/fail counts and exits
+# non-zero on any failure.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
+START=$(date +%s)
+PASS=0
+FAIL=0
+FAILED=()
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    [[ -n "$SERVER_PID" ]] && kill "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() {
+    local name="$1"
+    shift
+    if "$@" >"$WORK/log" 2>&1; then
+        PASS=$((PASS + 1))
+        echo "PASS $name"
+    else
+        FAIL=$((FAIL + 1))
+        FAILED+=("$name")
+        echo "FAIL $name"
+        sed 's/^/    /' "$WORK/log" | tail -n 20
+    fi
+}
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+    python3 -m venv "$VENV" || exit 1
+fi
+if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(not (m.version("pypaimon") == "2.1.0" and m.version("pypaimon-rust") == "0.4.0"))' 2>/dev/null; then
+    "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0 || exit 1
+fi
+PY="$VENV/bin/python"
+PYREST="$ROOT/interop/peers/pypaimon_rest.py"
+
+if [[ -z "${PAIMON:-}" ]]; then # PAIMON: a `paimon` binary already built
+    cargo build -q -p paimon-cli --locked --bin paimon || exit 1
+    PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+fi
+
+NAME=rest_warehouse
+WH="$WORK/$NAME"
+mkdir -p "$WH"
+TOKEN=tok-admin
+printf '%s admin admin\n' "$TOKEN" >"$WORK/users"
+"$PAIMON" serve "$WH" --rest-bind 127.0.0.1:0 --auth "$WORK/users" >"$WORK/url" 2>"$WORK/serve.log" &
+SERVER_PID=$!
+for _ in $(seq 100); do
+    [[ -s "$WORK/url" ]] && break
+    sleep 0.1
+done
+URL="$(head -n1 "$WORK/url")"
+if [[ -z "$URL" ]]; then
+    cat "$WORK/serve.log"
+    echo "paimon serve did not start"
+    exit 1
+fi
+echo "paimon serve at $URL"
+
+expected() { # FROM TO TAG: the rows (id, 'TAG-id') as JSON lines
+    for ((i = $1; i < $2; i++)); do printf '{"id":%d,"v":"%s-%d"}\n' "$i" "$3" "$i"; done
+}
+same_rows() { # FILE_A FILE_B: the same rows, whatever the order and spacing
+    "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+def rows(f):
+    return sorted((r["id"], r["v"]) for r in map(json.loads, filter(str.strip, open(f))))
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+if a != b:
+    sys.exit(f"{sys.argv[1]}: {a}\n{sys.argv[2]}: {b}")
+PYEOF
+}
+snapshots() { ls "$WH/$1.db/$2/snapshot" | grep -c '^snapshot-'; }
+
+# 1.
+{ expected 0 5 py; expected 5 8 py; } >"$WORK/py.expected"
+check "pypaimon creates a table and writes through paimon serve" \
+    "$PY" "$PYREST" write "$URL" "$NAME" "$TOKEN" py_db.t 0 5
+check "pypaimon commits a second time" \
+    "$PY" "$PYREST" write "$URL" "$NAME" "$TOKEN" py_db.t 5 8
+check "two snapshots" test "$(snapshots py_db t)" = 2
+check "pypaimon reads back its rows" bash -c \
+    '"$1" "$2" dump "$3" "$4" "$5" py_db.t >"$6"' _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" \
+    "$WORK/py.dump"
+check "... exactly the rows it wrote" same_rows "$WORK/py.dump" "$WORK/py.expected"
+check "Java's RESTCatalog reads pypaimon's rows" bash -c \
+    '"$1/scripts/java-oracle.sh" rest-dump "$2" py_db.t --token "$3" >"$4"' _ "$ROOT" "$URL" \
+    "$TOKEN" "$WORK/java.dump"
+check "... the same rows" same_rows "$WORK/java.dump" "$WORK/py.expected"
+check "paimon read (metastore=rest) reads pypaimon's rows" bash -c \
+    '"$1" read py_db.t --format jsonl --catalog-option metastore=rest --catalog-option uri="$2" \
+       --catalog-option warehouse="$3" --catalog-option token="$4" >"$5"' _ "$PAIMON" "$URL" \
+    "$NAME" "$TOKEN" "$WORK/ours.dump"
+check "... the same rows" same_rows "$WORK/ours.dump" "$WORK/py.expected"
+
+# 2.
+check "a wrong token is refused" bash -c \
+    '! "$1" "$2" dump "$3" "$4" not-the-token py_db.t 2>"$5" && grep -q "401\|uthoriz" "$5"' _ \
+    "$PY" "$PYREST" "$URL" "$NAME" "$WORK/wrong.err"
+
+# 3.
+check "the race table exists" \
+    "$PY" "$PYREST" write "$URL" "$NAME" "$TOKEN" race.t 0 1
+"$PY" "$PYREST" write "$URL" "$NAME" "$TOKEN" race.t 100 110 >"$WORK/w1.log" 2>&1 &
+P1=$!
+"$ROOT/scripts/java-oracle.sh" rest-write "$URL" race.t --from 200 --to 210 --token "$TOKEN" >"$WORK/w2.log" 2>&1 &
+P2=$!
+"$ROOT/scripts/java-oracle.sh" rest-write "$URL" race.t --from 300 --to 310 --token "$TOKEN" >"$WORK/w3.log" 2>&1 &
+P3=$!
+check "the pypaimon writer commits" wait $P1
+check "the first Java writer commits" wait $P2
+check "the second Java writer commits" wait $P3
+cat "$WORK"/w[123].log
+check "every commit lands once: 4 snapshots" test "$(snapshots race t)" = 4
+{ expected 0 1 py; expected 100 110 py; expected 200 210 java; expected 300 310 java; } \
+    >"$WORK/race.expected"
+check "pypaimon reads every row" bash -c \
+    '"$1" "$2" dump "$3" "$4" "$5" race.t >"$6"' _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" \
+    "$WORK/race.dump"
+check "... exactly once" same_rows "$WORK/race.dump" "$WORK/race.expected"
+
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+STATUS=$?
+SERVER_PID=""
+check "paimon serve stops on SIGTERM with status 0" test "$STATUS" = 0
+
+echo "test-serve: $PASS passed, $FAIL failed in $(($(date +%s) - START)) s"
+if ((FAIL > 0)); then
+    printf '  failed: %s\n' "${FAILED[@]}"
+    exit 1
+fi
