@@ -6,7 +6,7 @@
 # (crates/paimon-serve/tests/python/flight_clients.py), over the bundled fixtures warehouse.
 #
 # Makes a venv (default target/flight-venv; FLIGHT_VENV to choose) with the clients, builds the
-# `paimon` CLI and paimon-serve's flight_server example, and exits non-zero on any failure.
+# `paimon` CLI (its `paimon serve --flight-bind` is the server), and exits non-zero on any failure.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,9 +20,8 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import adbc_driver_fl
 fi
 
 # The feature set of scripts/test.sh's workspace build: the binaries come from that build.
-cargo build --workspace --features paimon-cli/ballista --locked --bin paimon --example flight_server
+cargo build --workspace --features paimon-cli/ballista --locked --bin paimon
 
-FLIGHT_SERVER="$CARGO_TARGET_DIR/debug/examples/flight_server" \
 PAIMON="$CARGO_TARGET_DIR/debug/paimon" \
 WAREHOUSE="$ROOT/fixtures/warehouse" \
 ORACLE="$ROOT/scripts/java-oracle.sh" \

@@ -55,7 +55,8 @@ PY="$VENV/bin/python"
 PYREST="$ROOT/interop/peers/pypaimon_rest.py"
 
 if [[ -z "${PAIMON:-}" ]]; then # PAIMON: a `paimon` binary already built
-    cargo build -q -p paimon-cli --locked --bin paimon || exit 1
+    # The feature set of scripts/test.sh's workspace build: the binary comes from that build.
+    cargo build -q --workspace --features paimon-cli/ballista --locked --bin paimon || exit 1
     PAIMON="$CARGO_TARGET_DIR/debug/paimon"
 fi
 

@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// catalog), not a catalog given by options.
     #[arg(long, value_name = "HOST:PORT")]
     pub flight_bind: Option<String>,
+    /// How many split groups (Flight SQL endpoints, read in parallel) a scan is planned into at
+    /// most (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub flight_target_partitions: Option<usize>,
 }
 
 /// Runs the service until SIGTERM or ctrl-c.
@@ -70,8 +74,11 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         (None, _) => None,
         (Some(bind), Some(w)) => {
             let users = a.auth.as_ref().map(|_| config.users.clone());
-            let server = FlightSqlServer::new(w, users)
+            let mut server = FlightSqlServer::new(w, users)
                 .map_err(|e| anyhow!("serve: Flight SQL over {w}: {e}"))?;
+            if let Some(n) = a.flight_target_partitions {
+                server = server.with_target_partitions(n);
+            }
             Some((bind.clone(), server))
         }
         (Some(_), None) => bail!(

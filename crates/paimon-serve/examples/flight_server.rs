@@ -1,5 +1,5 @@
-//! Starts the Flight SQL service until stdin closes (the tests' server, until `paimon serve
-//! --flight-bind` exists):
+//! Starts the Flight SQL service alone until stdin closes (`paimon serve --flight-bind` runs the
+//! same server beside the REST catalog):
 //!
 //! ```text
 //! cargo run -p paimon-serve --example flight_server -- WAREHOUSE [--auth FILE]

@@ -13,13 +13,14 @@ fixtures warehouse (run by scripts/test-flight.sh, which installs them):
   flight-sql-tables (ORACLE: scripts/java-oracle.sh), runs a query (rows of `paimon sql`),
   browses GetTables, and a wrong token is refused.
 
-Environment: FLIGHT_SERVER (the flight_server example), PAIMON (the CLI), WAREHOUSE, ORACLE.
+Environment: PAIMON (the CLI, whose `paimon serve --flight-bind` is the server), WAREHOUSE, ORACLE.
 """
 
 import base64
 import concurrent.futures
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,6 @@ import adbc_driver_flightsql.dbapi as flightsql
 import pyarrow as pa
 import pyarrow.flight as flight
 
-SERVER = os.environ["FLIGHT_SERVER"]
 PAIMON = os.environ["PAIMON"]
 WAREHOUSE = os.path.abspath(os.environ["WAREHOUSE"])
 ORACLE = os.environ["ORACLE"]
@@ -41,12 +41,16 @@ def start_server(tmp):
     auth = os.path.join(tmp, "users")
     with open(auth, "w") as f:
         f.write(USERS)
+    # `paimon serve`: the REST catalog (its URL first) and Flight SQL (`grpc://HOST:PORT`).
     proc = subprocess.Popen(
-        [SERVER, WAREHOUSE, "--auth", auth, "--target-partitions", "4"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [PAIMON, "serve", WAREHOUSE, "--auth", auth, "--rest-bind", "127.0.0.1:0",
+         "--flight-bind", "127.0.0.1:0", "--flight-target-partitions", "4"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    rest = proc.stdout.readline()
+    assert rest.startswith("http://"), rest
     line = proc.stdout.readline()
-    assert line.startswith("listening on "), line
-    return proc, line.split()[-1]
+    assert line.startswith("grpc://"), line
+    return proc, line.strip()[len("grpc://"):]
 
 
 def paimon_sql_rows(sql):
@@ -112,8 +116,8 @@ def main():
         try:
             run(uri, tmp)
         finally:
-            proc.stdin.close()
-            proc.wait(timeout=20)
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=20) == 0, "paimon serve did not stop cleanly on SIGTERM"
     print(f"flight clients: ok in {time.time() - started:.1f}s")
 
 
