@@ -49,6 +49,16 @@ pub fn decode_bitmap_index(file: &[u8], key_type: &DataType) -> Result<SortedInd
     }
     let f = &file[file.len() - FOOTER_LEN..];
     let magic = be_i32(f, 44);
+    if magic != MAGIC && crate::file_index::BitmapDictionary::parse(file, key_type).is_ok() {
+        // Older Java writers (the paimon-cpp fixtures `append_with_global_index*`) stored a
+        // `BitmapFileIndex` (its version byte first, no footer) as the bitmap global index.
+        return Err(Error::unsupported(
+            WHAT,
+            format!(
+                "layout (bad footer magic {magic:#010x}; the bytes read as a BitmapFileIndex, an older writer's bitmap global index)"
+            ),
+        ));
+    }
     if magic != MAGIC {
         return Err(Error::corrupt(
             WHAT,

@@ -66,7 +66,8 @@ pub(super) fn row_universe<'a>(
 ///
 /// # Errors
 /// Storage errors and `Spec`/`Corrupt` errors naming the index manifest or index file that
-/// does not decode.
+/// does not decode. An index file in a layout we do not read (`Unsupported`) is skipped: its
+/// rows stay unrestricted.
 pub(super) fn indexed_rows(
     table: &Table,
     snapshot: &Snapshot,
@@ -125,8 +126,13 @@ pub(super) fn indexed_rows(
             None => table.layout().index_path(&f.file_name),
         };
         let data = table.file_io().read(&file_path).map_err(Error::io)?;
-        let index = decode_scalar_index(&f.index_type, &data, ty)
-            .map_err(|err| Error::corrupt(&file_path, err.to_string()))?;
+        let index = match decode_scalar_index(&f.index_type, &data, ty) {
+            Ok(index) => index,
+            // A layout we do not read (an older writer's): the file restricts nothing, so the
+            // rows it covers stay in the plan and the reader's filter decides.
+            Err(paimon_format::Error::Unsupported { .. }) => continue,
+            Err(err) => return Err(Error::corrupt(&file_path, err.to_string())),
+        };
         // Checked non-negative and ordered when the manifest was decoded.
         let (start, end) = (g.row_range_start as u64, g.row_range_end as u64);
         slot.1.covered.insert_range(start..=end);
