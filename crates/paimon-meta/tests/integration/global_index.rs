@@ -197,3 +197,29 @@ fn a_damaged_index_file_is_an_error_naming_it() {
     assert!(err.contains("CRC32"), "{err}");
     assert!(rows.is_some());
 }
+
+/// The Java-written paimon-cpp table `append_with_global_index` (README: bitmap global indexes
+/// on f0, f1, f2 over 8 rows) stores each bitmap index file in an older layout, a
+/// `BitmapFileIndex`: planning skips those files (no row ranges, the same files as a filter no
+/// index answers) instead of failing the read as corrupt.
+#[test]
+fn bitmap_files_in_the_older_layout_are_skipped_not_an_error() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../../shared/testdata/paimon-cpp/orc/append_with_global_index.db/append_with_global_index",
+    );
+    let t = open(&dir);
+    let (rows, all) = planned(&t, leaf("f3", LeafOp::Gt, vec![Datum::Double(0.0)]));
+    assert_eq!(rows, None);
+    assert!(!all.is_empty());
+    for filter in [
+        leaf("f0", LeafOp::Eq, vec![name("Emily")]),
+        leaf("f1", LeafOp::GtEq, vec![Datum::Int(10)]),
+        leaf("f2", LeafOp::IsNull, vec![]),
+    ] {
+        assert_eq!(
+            planned(&t, filter.clone()),
+            (None, all.clone()),
+            "{filter:?}"
+        );
+    }
+}
