@@ -74,12 +74,7 @@ impl FileSystemCatalog {
     /// A database (and table) name is one plain directory name: the catalog never creates or
     /// deletes outside its warehouse.
     fn check_names(&self, database: &str, table: Option<&str>) -> Result<()> {
-        layout::check_file_name("database", &format!("{database}{DB_SUFFIX}"))
-            .map_err(|e| Error::spec(&self.warehouse, e))?;
-        if let Some(table) = table {
-            layout::check_file_name("table", table).map_err(|e| Error::spec(&self.warehouse, e))?;
-        }
-        Ok(())
+        check_names(&self.warehouse, database, table)
     }
 
     pub fn database_path(&self, database: &str) -> String {
@@ -295,6 +290,18 @@ impl Catalog for FileSystemCatalog {
             .alter(changes)
             .map(|_| ())
     }
+}
+
+/// Checks that `database` (as its `<database>.db` directory) and `table` are plain directory
+/// names, so no catalog call climbs out of the warehouse; errors name `catalog`. Every catalog
+/// whose tables live in warehouse directories (filesystem, JDBC) checks names here.
+pub(super) fn check_names(catalog: &str, database: &str, table: Option<&str>) -> Result<()> {
+    layout::check_file_name("database", &format!("{database}{DB_SUFFIX}"))
+        .map_err(|e| Error::spec(catalog, e))?;
+    if let Some(table) = table {
+        layout::check_file_name("table", table).map_err(|e| Error::spec(catalog, e))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -181,16 +181,7 @@ impl JdbcCatalog {
     }
 
     fn check_names(&self, database: &str, table: Option<&str>) -> Result<()> {
-        layout::check_file_name(
-            "database",
-            &format!("{database}{}", crate::table::DB_SUFFIX),
-        )
-        .map_err(|e| Error::spec(self.connection.uri(), e))?;
-        if let Some(t) = table {
-            layout::check_file_name("table", t)
-                .map_err(|e| Error::spec(self.connection.uri(), e))?;
-        }
-        Ok(())
+        super::filesystem::check_names(self.connection.uri(), database, table)
     }
 
     fn database_exists(&self, name: &str) -> Result<bool> {
