@@ -139,12 +139,10 @@ impl ScanArgs {
                 .filter(|c| !c.is_empty())
                 .collect::<Vec<_>>()
         });
-        let table_scan = self.table_scan(paimon_rs::Table::from_meta(t.clone()), select.clone())?;
+        let table_scan = self.table_scan(paimon_rs::Table::from_meta(t), select.clone())?;
         let opened = table_scan.open().map_err(scan_error)?;
-        let t = match &self.branch {
-            Some(b) => t.with_branch(b).map_err(|e| anyhow!("{e}"))?,
-            None => t,
-        };
+        // The table on the chosen branch, as the facade opened it.
+        let t = opened.scan.table().clone();
         Ok(OpenedScan {
             table: t,
             table_scan,

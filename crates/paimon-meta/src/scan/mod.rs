@@ -196,6 +196,11 @@ struct BucketFiles {
 }
 
 impl ScanBuilder {
+    /// The table scanned (on its branch).
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
     /// A scan of the latest snapshot without filter.
     pub fn new(table: Table) -> Self {
         ScanBuilder {
