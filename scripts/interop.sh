@@ -99,7 +99,7 @@ dump_cpp() {
 round_trips() {
   local bin="${PAIMON_BIN:-$ROOT/target/debug/paimon}"
   if [[ ! -x "$bin" ]]; then
-    (cd "$ROOT" && cargo build -q -p paimon-cli) || { fail "build paimon"; return; }
+    bin=$(source "$ROOT/scripts/workspace-build.sh" && cd "$ROOT" && ws_paimon) || { fail "build paimon"; return; }
   fi
   local work="$CACHE/roundtrip"
   rm -rf "$work"; mkdir -p "$work"

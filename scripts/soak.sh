@@ -30,7 +30,7 @@
 # (`paimon-cli-write-PID-...`), and at the end every snapshot left reads, every manifest list
 # it names exists.
 #
-# Env: PAIMON (the binary; default: `cargo build -p paimon-cli`, target/debug/paimon),
+# Env: PAIMON (the binary; default: the workspace build's, scripts/workspace-build.sh),
 #      SOAK_FAULT_PUBLISH (default 0.2; 0 turns the injection off),
 #      SOAK_RETAIN (snapshots the writer's expiration keeps, default 30: about ten seconds' worth,
 #      so most rounds compare with Java and some race with an expiration),
@@ -43,8 +43,8 @@ DURATION="${1:?usage: scripts/soak.sh SECONDS}"
 FAULT="${SOAK_FAULT_PUBLISH:-0.2}"
 
 if [[ -z "${PAIMON:-}" ]]; then
-  (cd "$ROOT" && cargo build -q -p paimon-cli)
-  PAIMON="$ROOT/target/debug/paimon"
+  source "$ROOT/scripts/workspace-build.sh"
+  PAIMON=$(cd "$ROOT" && ws_paimon)
 fi
 ORACLE="$ROOT/scripts/java-oracle.sh"
 # Build the oracle jar once, before the clock starts.

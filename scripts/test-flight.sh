@@ -18,11 +18,10 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import adbc_driver_fl
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q adbc-driver-flightsql==1.13.0 adbc-driver-manager==1.13.0 pyarrow
 fi
+[[ "${1:-}" == --prepare ]] && { echo "test-flight: prepared"; exit 0; }
 
-# The feature set of scripts/test.sh's workspace build: the binaries come from that build.
-cargo build --workspace --features paimon-cli/ballista --locked --bin paimon
-
-PAIMON="$CARGO_TARGET_DIR/debug/paimon" \
+source "$ROOT/scripts/workspace-build.sh"
+PAIMON=$(ws_paimon) \
 WAREHOUSE="$ROOT/fixtures/warehouse" \
 ORACLE="$ROOT/scripts/java-oracle.sh" \
     "$VENV/bin/python" crates/paimon-serve/tests/python/flight_clients.py

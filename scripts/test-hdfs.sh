@@ -24,6 +24,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 MINIDFS=$ROOT/interop/minidfs
 
 source "$ROOT/scripts/test-lib.sh"
+source "$ROOT/scripts/workspace-build.sh"
 
 WORK=$(mktemp -d)
 DFS_PID=
@@ -41,6 +42,8 @@ if ! (cd "$MINIDFS" && { mvn -q -B -o package -DskipTests >/dev/null 2>&1 \
   fail "build interop/minidfs: $(tail -5 "$WORK/mvn.log")"
   finish
 fi
+
+[[ "${1:-}" == --prepare ]] && { echo "test-hdfs: prepared"; exit 0; }
 
 echo "== starting a one-node HDFS"
 mkfifo "$WORK/dfs.in"
@@ -62,16 +65,14 @@ fi
 pass "MiniDFSCluster up at $URL"
 export PAIMON_TEST_HDFS_URL=$URL
 
-# The features of the workspace build (the CLI's defaults), so paimon-io is not built twice.
-echo "== cargo test -p paimon-io --features s3,hdfs-native --test integration hdfs"
-cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast --test integration hdfs \
-  >"$WORK/io-test.log" 2>&1
+# paimon-io's integration tests from the workspace build (scripts/workspace-build.sh).
+echo "== paimon-io integration tests: hdfs"
+ws_test paimon-io integration hdfs >"$WORK/io-test.log" 2>&1
 grep -E '^test |test result|panicked' "$WORK/io-test.log"
 add_cargo_results "$WORK/io-test.log" "paimon-io HDFS tests" 5
 
-echo "== cargo build -p paimon-cli (HDFS is a default feature)"
-cargo build -q -p paimon-cli --locked 2>&1 | tail -20
-PAIMON=$TARGET/debug/paimon
+echo "== the workspace build's paimon (HDFS is a default feature of the CLI)"
+PAIMON=$(ws_paimon)
 ORACLE=$ROOT/scripts/java-oracle.sh
 
 # Three writers, 200 rows each, one table: (id BIGINT PK, v STRING), two buckets.

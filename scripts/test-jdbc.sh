@@ -19,6 +19,7 @@ if [[ -z "$bindir" ]]; then
 fi
 [[ -n "$bindir" ]] || { echo "test-jdbc: no PostgreSQL server binaries" >&2; exit 1; }
 echo "test-jdbc: PostgreSQL ready after $((SECONDS - start)) s ($bindir)"
+[[ "${1:-}" == --prepare ]] && { echo "test-jdbc: prepared"; exit 0; }
 
 # initdb refuses root: the cluster belongs to an unprivileged user.
 as_pg=()

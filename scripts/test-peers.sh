@@ -55,11 +55,14 @@ fi
 if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(not (m.version("pypaimon") == "2.1.0" and m.version("pypaimon-rust") == "0.4.0"))' 2>/dev/null; then
     "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0 || exit 1
 fi
+[[ "${1:-}" == --prepare ]] && { echo "test-peers: prepared"; exit 0; }
 PY="$VENV/bin/python"
 PEERS="$ROOT/interop/peers/pypaimon_messages.py"
 
-cargo build -q -p paimon-cli --locked --bin paimon || exit 1
-PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+source "$ROOT/scripts/workspace-build.sh"
+PAIMON=$(ws_paimon) || exit 1
+# paimon-split's peer_messages tests on the message files in $1.
+peer_message_tests() { PAIMON_PEER_MESSAGES="$1" ws_test paimon-split integration -q peer_messages; }
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -81,8 +84,7 @@ fi
 
 # 1. pypaimon's v14 bytes: our values equal pypaimon's, our bytes equal pypaimon's.
 check "pypaimon v14 bytes decode to pypaimon's values and re-encode byte for byte" \
-    env PAIMON_PEER_MESSAGES="$OUT" \
-    cargo test -q -p paimon-split --locked --test integration peer_messages
+    peer_message_tests "$OUT"
 
 # 2. `paimon commit` commits pypaimon's message files; pypaimon reads the rows.
 for case in append append_partitioned pk_buckets; do
@@ -112,8 +114,7 @@ check "paimon-rs reads the rows of dv_delete" bash -c \
 # 1b. and 2b. paimon-rust 0.4's v14 bytes (its writer's `CommitMessage.serialize`): our values
 # equal pypaimon's reading of them, our bytes equal paimon-rust's; `paimon commit` commits them.
 check "paimon-rust v14 bytes decode to pypaimon's values and re-encode byte for byte" \
-    env PAIMON_PEER_MESSAGES="$RUST_OUT" \
-    cargo test -q -p paimon-split --locked --test integration peer_messages
+    peer_message_tests "$RUST_OUT"
 for case in append append_partitioned pk_buckets; do
     check "paimon commit of paimon-rust's $case messages" \
         "$PAIMON" commit "$WH/peers.db/rust_$case" --message-version 14 \

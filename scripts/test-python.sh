@@ -15,7 +15,9 @@ fi
 # datafusion: the major of the workspace's datafusion-ffi (an FFI struct layout is per major).
 "$venv/bin/pip" install -q "maturin==1.16.*" pyarrow pytest pandas "ray[data]==2.60.0" \
     "datafusion>=55,<56"
-[[ -x "$target/debug/paimon" ]] || cargo build -p paimon-cli --locked
+[[ "${1:-}" == --prepare ]] && { echo "test-python: prepared"; exit 0; }
+source scripts/workspace-build.sh
+ws_paimon >/dev/null
 (cd bindings/python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
     "$venv/bin/maturin" develop --quiet --locked)
 export RAY_USAGE_STATS_ENABLED=0 RAY_DISABLE_DOCKER_CPU_WARNING=1

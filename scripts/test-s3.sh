@@ -36,6 +36,7 @@ BUCKET=paimon-test
 PREFIX=warehouse
 
 source "$ROOT/scripts/test-lib.sh"
+source "$ROOT/scripts/workspace-build.sh"
 
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import moto, boto3, flask' >/dev/null 2>&1 || ! command -v moto_server >/dev/null 2>&1; then
@@ -43,6 +44,7 @@ if ! "$PY" -c 'import moto, boto3, flask' >/dev/null 2>&1 || ! command -v moto_s
   "$PY" -m pip install --quiet 'moto[server]' || { fail "install moto[server]"; finish; }
 fi
 MOTO=$(command -v moto_server || echo "$PY -m moto.server")
+[[ "${1:-}" == --prepare ]] && { echo "test-s3: prepared"; exit 0; }
 
 WORK=$(mktemp -d)
 MOTO_PID=
@@ -107,19 +109,20 @@ for t in "${TABLES[@]}"; do
 done
 export PAIMON_TEST_S3_TABLES="$spec"
 
-echo "== cargo test -p paimon-io --features s3,hdfs-native (the CLI's defaults: one build of paimon-io)"
-if cargo test -p paimon-io --features s3,hdfs-native --locked --no-fail-fast 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
+# paimon-io's and paimon-cli's tests from the workspace build (scripts/workspace-build.sh).
+echo "== paimon-io integration tests"
+if ws_test paimon-io integration 2>&1 | tee "$WORK/io-test.log" | grep -E -A3 '^test |test result|panicked|error(\[|:)' | grep -v '^--$'; then :; fi
 add_cargo_results "$WORK/io-test.log" "paimon-io tests"
 
-echo "== cargo test -p paimon-cli --test acceptance hostile_s3 (hostile paths on S3)"
+echo "== paimon-cli acceptance tests: hostile_s3 (hostile paths on S3)"
 PAIMON_TEST_S3_HOSTILE=hostile-a,hostile-b PAIMON_TEST_S3_LOG="$WORK/moto.log" \
-  cargo test -p paimon-cli --locked --no-fail-fast --test acceptance hostile_s3 >"$WORK/hostile-test.log" 2>&1
+  ws_test paimon-cli acceptance hostile_s3 >"$WORK/hostile-test.log" 2>&1
 grep -E -A3 '^test |test result|panicked' "$WORK/hostile-test.log" | grep -v '^--$'
 add_cargo_results "$WORK/hostile-test.log" "paimon-cli hostile S3 tests" 4
 
-echo "== cargo build -p paimon-cli (S3 is a default feature)"
-if ! cargo build -q -p paimon-cli --locked 2>&1 | tail -20; then :; fi
-paimon() { cargo run -q -p paimon-cli --locked -- "$@"; }
+echo "== the workspace build's paimon (S3 is a default feature of the CLI)"
+PAIMON_BIN=$(ws_paimon)
+paimon() { "$PAIMON_BIN" "$@"; }
 
 for t in "${TABLES[@]}"; do
   table=${t%%:*}

@@ -55,9 +55,8 @@ PY="$VENV/bin/python"
 PYREST="$ROOT/interop/peers/pypaimon_rest.py"
 
 if [[ -z "${PAIMON:-}" ]]; then # PAIMON: a `paimon` binary already built
-    # The feature set of scripts/test.sh's workspace build: the binary comes from that build.
-    cargo build -q --workspace --features paimon-cli/ballista --locked --bin paimon || exit 1
-    PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+    source "$ROOT/scripts/workspace-build.sh"
+    PAIMON=$(ws_paimon) || exit 1
 fi
 
 NAME=rest_warehouse
