@@ -16,6 +16,8 @@ ws_artifact() {
   python3 -c '
 import json, os, sys
 pkg, target, kind = sys.argv[1:4]
+found = None
+# Reads every message: leaving early would close the pipe on a cargo still building.
 for line in sys.stdin:
     try:
         m = json.loads(line)
@@ -25,9 +27,10 @@ for line in sys.stdin:
         continue
     t = m["target"]
     if t["name"] == target and kind in t["kind"] and m["manifest_path"].endswith(os.sep + pkg + os.sep + "Cargo.toml"):
-        print(m["executable"])
-        sys.exit(0)
-sys.exit("no %s target %s of package %s in the workspace build" % (kind, target, pkg))
+        found = m["executable"]
+if found is None:
+    sys.exit("no %s target %s of package %s in the workspace build" % (kind, target, pkg))
+print(found)
 ' "$@"
 }
 
