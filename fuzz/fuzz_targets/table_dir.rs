@@ -148,7 +148,7 @@ fuzz_target!(|data: &[u8]| {
         };
         let mut reader = SplitReader::builder(io.clone()).with_batch_size(64);
         if let Some(p) = &filter {
-            reader = reader.with_predicate(p.clone());
+            reader = reader.with_filter(p.clone());
         }
         let reader = reader.build();
         let mut batches = 0;

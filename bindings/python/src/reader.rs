@@ -155,7 +155,7 @@ impl SplitReader {
             b = b.with_projection(cols.clone());
         }
         if let Some(f) = &filter {
-            b = b.with_predicate(pyr(parse_sql_filter(f, &schema))?);
+            b = b.with_filter(pyr(parse_sql_filter(f, &schema))?);
         }
         Ok(SplitReader {
             reader: b.build(),

@@ -16,9 +16,10 @@ use paimon_data::reader::ROW_KIND;
 use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_memory::{GreedyMemoryPool, MemoryPool};
+use paimon_rs::SplitRead;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, DataType, TypeKind};
-use paimon_split::Split;
+use paimon_split::{decode_read_options, Split, SplitReadOptions};
 
 use crate::filter::parse_filter;
 use crate::incremental_split::incremental_as_data_split;
@@ -170,6 +171,11 @@ pub struct ReadSplitArgs {
     /// Bound on the memory the read holds, e.g. `256MiB` (as `read --memory-limit`).
     #[arg(long = "memory-limit", value_parser = parse_memory_budget)]
     pub memory_limit: Option<usize>,
+    /// Read options bytes from a planner (docs/split-protocol.md: schema, branch, columns,
+    /// filter, limit, batch size, row kinds), e.g. a Flight split ticket's `options`;
+    /// instead of `--select`, `--filter`, `--schema-id` and `--branch`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["select", "filter", "schema_id", "branch"])]
+    pub options: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -422,9 +428,28 @@ fn read_opened(a: &ReadArgs, opened: &OpenedScan, planned: &mut Option<i64>) -> 
     write_output(&a.output, &schema, &batches, &fields)
 }
 
+/// `paimon read-split`: the splits read through the facade's [`SplitRead`] with the read
+/// options of `--options FILE` or of the flags.
 pub fn read_split(a: ReadSplitArgs) -> Result<()> {
     let path = table_location(&a.table);
     let io = file_io_for(&path).map_err(|e| anyhow!("{path}: {e}"))?;
+    let mut options = match &a.options {
+        Some(f) => {
+            let bytes =
+                std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
+            decode_read_options(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?
+        }
+        None => SplitReadOptions {
+            schema_id: a.schema_id,
+            branch: a.branch.clone(),
+            projection: a.select.as_ref().map(|s| {
+                s.split(',')
+                    .map(|c| c.trim().to_string())
+                    .collect::<Vec<_>>()
+            }),
+            ..SplitReadOptions::default()
+        },
+    };
     let mut splits = Vec::new();
     for f in &a.splits {
         let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
@@ -432,48 +457,39 @@ pub fn read_split(a: ReadSplitArgs) -> Result<()> {
             .map_err(|e| anyhow!("{}: {e}", f.display()))?
             .split;
         if let Split::Incremental(inc) = split {
-            let d = incremental_as_data_split(&io, &path, a.branch.as_deref(), inc)
+            let d = incremental_as_data_split(&io, &path, options.branch.as_deref(), inc)
                 .map_err(|e| anyhow!("{}: {e}", f.display()))?;
             split = Split::Data(d);
         }
         splits.push(split);
     }
-    let base = |io| {
-        let mut b = SplitReader::builder(io);
-        if let Some(id) = a.schema_id {
-            b = b.with_schema_id(id);
-        }
-        if let Some(branch) = &a.branch {
-            b = b.with_branch(branch.clone());
-        }
-        b
-    };
-    let probe = base(Arc::clone(&io)).build();
-    let mut b = base(io);
-    let table_schema = probe.table_schema(&path).map_err(|e| anyhow!("{e}"))?;
-    let select = a.select.as_ref().map(|s| {
-        s.split(',')
-            .map(|c| c.trim().to_string())
-            .collect::<Vec<_>>()
-    });
-    if let Some(cols) = &select {
-        b = b.with_projection(cols.clone());
-    }
+    let table_schema = SplitRead::new(Arc::clone(&io), &path, options.clone())
+        .reader()
+        .table_schema(&path)
+        .map_err(|e| anyhow!("{e}"))?;
     if let Some(f) = &a.filter {
-        b = b.with_predicate(parse_filter(f, &table_schema)?);
+        options.filter = Some(parse_filter(f, &table_schema)?);
     }
     if let Some(l) = a.output.limit {
-        b = b.with_limit(l);
+        let l = u64::try_from(l).unwrap_or(u64::MAX);
+        options.limit = Some(options.limit.map_or(l, |n| n.min(l)));
     }
+    let limit = options
+        .limit
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let fields = with_kind_field(
+        output_fields(&table_schema, options.projection.as_deref())?,
+        options.with_row_kind,
+    );
     let pool = a
         .memory_limit
         .map(|n| Arc::new(GreedyMemoryPool::new(n)) as Arc<dyn MemoryPool>);
-    let reader = tune(b, &a.output, pool.as_ref())?.build();
+    let read = SplitRead::new(io, &path, options);
+    let reader = tune(read.reader_builder(), &a.output, pool.as_ref())?.build();
     if a.output.format == Format::Null {
         return count_rows(&reader, &path, &splits);
     }
-    let fields = output_fields(&table_schema, select.as_deref())?;
-    let (schema, batches) = read_all(&reader, &path, &splits, a.output.limit)?;
+    let (schema, batches) = read_all(&reader, &path, &splits, limit)?;
     write_output(&a.output, &schema, &batches, &fields)
 }
 

@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use paimon_rs::Catalog;
 use paimon_serve::auth::Users;
-use paimon_serve::flight::{serve_flight, FlightSqlServer};
+use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker};
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
 
 use crate::catalog_cmd;
@@ -45,6 +45,20 @@ pub struct ServeArgs {
     /// most (default: the machine's cores).
     #[arg(long, value_name = "N")]
     pub flight_target_partitions: Option<usize>,
+    /// Flight URLs of workers (`grpc://HOST:PORT,...`, started with `--worker-bind`): the
+    /// endpoints of scan-shaped queries name them, round robin, with split tickets.
+    #[arg(
+        long,
+        value_name = "URL,URL",
+        value_delimiter = ',',
+        requires = "flight_bind"
+    )]
+    pub workers: Vec<String>,
+    /// Runs a worker instead: an Arrow Flight service on HOST:PORT that serves only `DoGet` of
+    /// split tickets over WAREHOUSE's tables (no REST, no Flight SQL); its `grpc://` URL is
+    /// printed when it is ready.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["flight_bind", "workers"])]
+    pub worker_bind: Option<String>,
 }
 
 /// Runs the service until SIGTERM or ctrl-c.
@@ -52,6 +66,9 @@ pub struct ServeArgs {
 /// # Errors
 /// No catalog (or two), an unreadable auth file, a bind that fails.
 pub fn serve(a: ServeArgs) -> Result<()> {
+    if let Some(bind) = &a.worker_bind {
+        return serve_worker(&a, bind);
+    }
     let catalog = match (&a.warehouse, catalog_cmd::catalog()?) {
         (Some(w), None) => Catalog::filesystem(w).map_err(|e| anyhow!("{}", e.chain()))?,
         (None, Some(c)) => c,
@@ -78,6 +95,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 .map_err(|e| anyhow!("serve: Flight SQL over {w}: {e}"))?;
             if let Some(n) = a.flight_target_partitions {
                 server = server.with_target_partitions(n);
+            }
+            if !a.workers.is_empty() {
+                server = server.with_workers(a.workers.clone());
             }
             Some((bind.clone(), server))
         }
@@ -129,6 +149,31 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             }
         }
         Ok(())
+    })
+}
+
+/// `paimon serve WAREHOUSE --worker-bind HOST:PORT`: a Flight worker until SIGTERM or ctrl-c.
+fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
+    let Some(w) = &a.warehouse else {
+        bail!("serve: --worker-bind serves a WAREHOUSE directory: give it")
+    };
+    let users = a.auth.as_deref().map(Users::load).transpose()?;
+    let worker = FlightWorker::new(w, users)
+        .map_err(|e| anyhow!("serve: worker over {w}: {}", e.chain()))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("serve: starting the runtime")?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(bind)
+            .await
+            .with_context(|| format!("serve: binding --worker-bind {bind}"))?;
+        let mut out = std::io::stdout();
+        writeln!(out, "grpc://{}", listener.local_addr()?)?;
+        out.flush()?;
+        paimon_serve::flight::serve_worker(worker, listener, shutdown_signal())
+            .await
+            .context("serve: worker")
     })
 }
 

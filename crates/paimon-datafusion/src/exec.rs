@@ -2,7 +2,7 @@
 //!
 //! Everything a partition needs travels in the [`ScanNode`]: the table path, the read options
 //! and the splits as Java `SPLIT_V1` bytes. A partition decodes its splits and reads them with
-//! the data plane's async entry ([`SplitReader::read_async`]): storage is read through the
+//! the data plane's async entry ([`paimon_data::SplitReader::read_async`]): storage is read through the
 //! `FileIO`'s async calls, so DataFusion's threads never block on I/O, and batches are decoded
 //! on the task that polls the stream, as DataFusion's own Parquet scan does; no thread is
 //! started. What the reader holds is reserved from the session's memory pool.
@@ -27,7 +27,6 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 use paimon_data::reader::ROW_KIND;
-use paimon_data::SplitReader;
 use paimon_io::{file_io_for, FileIORef};
 use paimon_spec::predicate::Predicate;
 
@@ -207,22 +206,16 @@ fn base_reader(
         Some(io) => Arc::clone(io),
         None => file_io_for(&node.table_path).map_err(|e| df_err(&node.table_path, e))?,
     };
-    let mut b = SplitReader::builder(io)
-        .with_schema_id(node.schema_id)
-        .with_row_kind(node.with_row_kind);
-    if let Some(cols) = columns {
-        b = b.with_projection(cols);
-    }
-    if let Some(p) = &node.predicate {
-        b = b.with_predicate(p.clone());
-    }
-    if let Some(branch) = &node.branch {
-        b = b.with_branch(branch.clone());
-    }
-    if let Some(l) = node.limit {
-        b = b.with_limit(l);
-    }
-    Ok(b)
+    let options = paimon_split::SplitReadOptions {
+        schema_id: Some(node.schema_id),
+        branch: node.branch.clone(),
+        projection: columns,
+        filter: node.predicate.clone(),
+        limit: node.limit.map(|l| u64::try_from(l).unwrap_or(u64::MAX)),
+        batch_size: None,
+        with_row_kind: node.with_row_kind,
+    };
+    Ok(paimon_rs::SplitRead::new(io, &node.table_path, options).reader_builder())
 }
 
 impl DisplayAs for PaimonScanExec {

@@ -18,7 +18,8 @@ use paimon_meta::{ScanBuilder, ScanChoice};
 use paimon_spec::predicate::sql::parse_sql_filter;
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::{TableSchema, TableSchemaRef};
-use paimon_split::Split;
+use paimon_split::read_options::MAX_BATCH_SIZE;
+use paimon_split::{encode_read_options, Split, SplitReadOptions};
 
 use crate::error::{Error, Result};
 use crate::table::available_cores;
@@ -348,26 +349,38 @@ impl TableScan {
     /// [`TableScan::reader_builder`] reading through `io` instead of the table's storage (a
     /// wrapped `FileIO`: counting calls, adding credentials).
     pub fn reader_builder_on(&self, io: FileIORef, opened: &OpenedScan) -> SplitReaderBuilder {
-        let mut b = SplitReader::builder(io).with_schema_id(opened.schema.id);
-        if let Some(cols) = &self.projection {
-            b = b.with_projection(cols.clone());
-        }
-        if let Some(p) = &opened.filter {
-            b = b.with_predicate(p.clone());
-        }
-        if let Some(branch) = &self.branch {
-            b = b.with_branch(branch.clone());
-        }
-        if let Some(n) = self.batch_size {
-            b = b.with_batch_size(n);
-        }
-        if let Some(n) = self.limit {
-            b = b.with_limit(n);
-        }
+        let mut b = SplitReader::builder(io).with_split_options(&self.read_options(opened));
         if let Some(p) = &opened.pool {
             b = b.with_memory_pool(Arc::clone(p));
         }
-        b.with_row_kind(self.with_kind)
+        b
+    }
+
+    /// How workers read `opened`'s splits (schema, branch, projection, filter, limit, batch
+    /// size, row kinds): what [`TableScan::reader_builder`] reads with, and what
+    /// [`TableScan::read_options_bytes`] sends.
+    pub fn read_options(&self, opened: &OpenedScan) -> SplitReadOptions {
+        SplitReadOptions {
+            schema_id: Some(opened.schema.id),
+            branch: self.branch.clone(),
+            projection: self.projection.clone(),
+            filter: opened.filter.clone(),
+            limit: self.limit.map(|n| u64::try_from(n).unwrap_or(u64::MAX)),
+            batch_size: self.batch_size,
+            with_row_kind: self.with_kind,
+        }
+    }
+
+    /// [`TableScan::read_options`] as the bytes of [`paimon_split::read_options`], which a
+    /// worker reads its splits' bytes with ([`crate::read_split`], [`crate::SplitRead`]).
+    ///
+    /// # Errors
+    /// As [`TableScan::open`]; a filter without Java's JSON form; a batch size out of range.
+    pub fn read_options_bytes(&self) -> Result<Vec<u8>> {
+        let opened = self.open()?;
+        let mut options = self.read_options(&opened);
+        options.batch_size = options.batch_size.map(|n| n.clamp(1, MAX_BATCH_SIZE));
+        Ok(encode_read_options(&options, &opened.schema.fields)?)
     }
 
     /// Plans and starts reading on the scan's threads: the plan and an iterator of its

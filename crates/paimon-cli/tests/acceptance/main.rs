@@ -31,6 +31,7 @@ mod plan_summary;
 mod postpone_bucket;
 mod projection;
 mod projection_ids;
+mod read_split_options;
 mod serve;
 mod skips;
 mod split_rules;

@@ -30,7 +30,7 @@ fn projection_by_field_ids_reads_javas_rows_for_the_named_columns() {
     let plan = table.scan().with_filter(filter.clone()).plan().unwrap();
     let reader = SplitReader::builder(io)
         .with_projection_ids(ids)
-        .with_predicate(filter)
+        .with_filter(filter)
         .build();
     let fields: Vec<_> = ids
         .iter()

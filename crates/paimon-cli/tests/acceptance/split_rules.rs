@@ -69,7 +69,7 @@ fn reader(select: &[&str], predicate: Option<Predicate>) -> SplitReader {
     let mut b = SplitReader::builder(Arc::new(LocalFileIO::new()))
         .with_projection(select.iter().map(|s| s.to_string()));
     if let Some(p) = predicate {
-        b = b.with_predicate(p);
+        b = b.with_filter(p);
     }
     b.build()
 }

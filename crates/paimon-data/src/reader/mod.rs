@@ -89,10 +89,35 @@ impl SplitReaderBuilder {
         self
     }
 
-    /// Row filter ([`ReadOptions::predicate`]).
-    pub fn with_predicate(mut self, predicate: Predicate) -> Self {
+    /// Row filter ([`ReadOptions::predicate`]), the name the facade's scan gives it.
+    pub fn with_filter(mut self, predicate: Predicate) -> Self {
         self.options.predicate = Some(predicate);
         self
+    }
+
+    /// The read options a planner sent as bytes ([`paimon_split::read_options`]): schema,
+    /// branch, projection, filter, limit, batch size and row kinds, each one given set on this
+    /// builder (the others keep this builder's values).
+    pub fn with_split_options(mut self, options: &paimon_split::SplitReadOptions) -> Self {
+        if let Some(id) = options.schema_id {
+            self = self.with_schema_id(id);
+        }
+        if let Some(b) = &options.branch {
+            self = self.with_branch(b.clone());
+        }
+        if let Some(cols) = &options.projection {
+            self = self.with_projection(cols.clone());
+        }
+        if let Some(p) = &options.filter {
+            self = self.with_filter(p.clone());
+        }
+        if let Some(n) = options.limit {
+            self = self.with_limit(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        if let Some(n) = options.batch_size {
+            self = self.with_batch_size(n);
+        }
+        self.with_row_kind(options.with_row_kind)
     }
 
     /// A leading `_ROW_KIND` column ([`ReadOptions::with_row_kind`]).

@@ -241,7 +241,7 @@ fn projection_filter_and_limit() {
     let t = table("orc", "append_09");
     let r = SplitReader::builder(Arc::new(LocalFileIO::new()))
         .with_projection(["f3", "f0"])
-        .with_predicate(Predicate::leaf("f3", LeafOp::Gt, vec![Datum::Double(13.0)]))
+        .with_filter(Predicate::leaf("f3", LeafOp::Gt, vec![Datum::Double(13.0)]))
         .build();
     let got = rows(&read_split_file(&r, &t, "data_split-03"));
     assert_eq!(

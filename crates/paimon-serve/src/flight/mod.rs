@@ -24,6 +24,11 @@
 //!   `CREATE EXTERNAL TABLE`, `COPY` and file-reading table functions are refused, as is DDL;
 //!   queries never write (only updates do).
 //!
+//! - Workers (`--workers URL,URL`, [`FlightSqlServer::with_workers`]): a scan-shaped query's
+//!   endpoints name the workers round robin and carry split tickets ([`split_ticket`]: split
+//!   bytes plus read options) that a worker ([`worker`], `paimon serve --worker-bind`) reads.
+//!   The planner reads split tickets too.
+//!
 //! Tickets come back from clients: a scan ticket is decoded as untrusted bytes (its table
 //! must lie in the warehouse, its splits' files in the table: the reader's path rules), and
 //! a bad ticket is an error for that call only.
@@ -32,7 +37,9 @@ mod caller;
 mod metadata;
 mod query;
 mod service;
+pub mod split_ticket;
 pub mod ticket;
+pub mod worker;
 
 use std::future::Future;
 
@@ -41,6 +48,7 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
 pub use service::FlightSqlServer;
+pub use worker::{serve_worker, FlightWorker};
 
 /// Serves Flight SQL on `listener` until `shutdown` completes (calls in flight finish).
 ///

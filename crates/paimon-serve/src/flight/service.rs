@@ -1,6 +1,7 @@
 //! [`FlightSqlServer`]: the Flight SQL service (arrow-flight's [`FlightSqlService`]).
 
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
@@ -32,7 +33,9 @@ use tonic::{Request, Response, Status, Streaming};
 use super::caller::{self, Caller};
 use super::metadata::{self, SQL_INFO, TABLE_TYPE};
 use super::query::{self, DENIED};
+use super::split_ticket::{self, SplitTicket};
 use super::ticket;
+use super::worker::read_ticket;
 use crate::auth::Users;
 
 type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
@@ -44,6 +47,9 @@ pub struct FlightSqlServer {
     catalog: PaimonCatalogProvider,
     users: Option<Arc<Users>>,
     target_partitions: usize,
+    /// Worker URLs scan endpoints name (round robin from `next_worker`); empty: none.
+    workers: Arc<[String]>,
+    next_worker: Arc<AtomicUsize>,
 }
 
 impl FlightSqlServer {
@@ -62,6 +68,8 @@ impl FlightSqlServer {
             catalog: PaimonCatalogProvider::new(&warehouse)?,
             users: users.map(Arc::new),
             target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
+            workers: Arc::from(Vec::new()),
+            next_worker: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -69,6 +77,14 @@ impl FlightSqlServer {
     /// cores available.
     pub fn with_target_partitions(mut self, n: usize) -> Self {
         self.target_partitions = n.max(1);
+        self
+    }
+
+    /// This service naming `workers` (Flight URLs such as `grpc://host:port` of
+    /// `paimon serve --worker-bind`) in scan endpoints, round robin, with split tickets
+    /// ([`super::split_ticket`]) instead of scan tickets.
+    pub fn with_workers(mut self, workers: Vec<String>) -> Self {
+        self.workers = Arc::from(workers);
         self
     }
 
@@ -97,15 +113,18 @@ impl FlightSqlServer {
         let df = query::plan(&ctx, caller, &text).await.map_err(status)?;
         let schema = df.schema().as_arrow().clone();
         let physical = df.create_physical_plan().await.map_err(status)?;
-        let scan_tickets =
-            query::scan_shaped(&physical, &Arc::new(schema.clone())).and_then(|node| {
-                node.partitions
-                    .iter()
-                    .filter(|g| !g.is_empty())
-                    .map(|g| ticket::encode(&node, g.clone()))
-                    .collect::<Result<Vec<_>, _>>()
-                    .ok()
-            });
+        let node = query::scan_shaped(&physical, &Arc::new(schema.clone()));
+        if let Some(endpoints) = self.worker_endpoints(node.as_ref())? {
+            return info_of_endpoints(&schema, descriptor, endpoints);
+        }
+        let scan_tickets = node.and_then(|node| {
+            node.partitions
+                .iter()
+                .filter(|g| !g.is_empty())
+                .map(|g| ticket::encode(&node, g.clone()))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+        });
         let tickets = match scan_tickets {
             Some(t) => t,
             None => vec![command_ticket(TicketStatementQuery {
@@ -113,6 +132,34 @@ impl FlightSqlServer {
             })],
         };
         info(&schema, descriptor, tickets)
+    }
+
+    /// The endpoints of a scan-shaped query's `node` on the workers (round robin), or `None`
+    /// without workers or when the node cannot travel as split tickets.
+    fn worker_endpoints(
+        &self,
+        node: Option<&paimon_datafusion::ScanNode>,
+    ) -> Result<Option<Vec<FlightEndpoint>>, Status> {
+        let Some(node) = node.filter(|_| !self.workers.is_empty()) else {
+            return Ok(None);
+        };
+        let Some(tickets) =
+            split_ticket::tickets_of_node(node, self.warehouse(), self.catalog.file_io())
+                .map_err(Status::internal)?
+        else {
+            return Ok(None);
+        };
+        let mut endpoints = Vec::with_capacity(tickets.len());
+        for t in tickets {
+            let i = self.next_worker.fetch_add(1, Ordering::Relaxed) % self.workers.len();
+            let url = self.workers.get(i).cloned().unwrap_or_default();
+            endpoints.push(
+                FlightEndpoint::new()
+                    .with_ticket(t.encode().map_err(Status::internal)?)
+                    .with_location(url),
+            );
+        }
+        Ok(Some(endpoints))
     }
 
     /// The rows of the query `text`, run as `caller`.
@@ -204,6 +251,19 @@ fn info(
     descriptor: FlightDescriptor,
     tickets: Vec<Ticket>,
 ) -> Result<FlightInfo, Status> {
+    let endpoints = tickets
+        .into_iter()
+        .map(|t| FlightEndpoint::new().with_ticket(t))
+        .collect();
+    info_of_endpoints(schema, descriptor, endpoints)
+}
+
+/// A `FlightInfo` of `schema` read through `endpoints`.
+fn info_of_endpoints(
+    schema: &arrow::datatypes::Schema,
+    descriptor: FlightDescriptor,
+    endpoints: Vec<FlightEndpoint>,
+) -> Result<FlightInfo, Status> {
     let mut info = FlightInfo::new()
         .try_with_schema(schema)
         .map_err(|e| Status::internal(format!("cannot encode the result schema: {e}")))?
@@ -211,8 +271,8 @@ fn info(
         .with_total_records(-1)
         .with_total_bytes(-1)
         .with_ordered(false);
-    for t in tickets {
-        info = info.with_endpoint(FlightEndpoint::new().with_ticket(t));
+    for e in endpoints {
+        info = info.with_endpoint(e);
     }
     Ok(info)
 }
@@ -338,6 +398,11 @@ impl FlightSqlService for FlightSqlServer {
         message: Any,
     ) -> Result<Response<DoGetStream>, Status> {
         let caller = self.caller(&request)?;
+        if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
+            let ticket = SplitTicket::decode_any(&message).map_err(Status::invalid_argument)?;
+            let rows = read_ticket(self.warehouse(), self.catalog.file_io(), &caller, &ticket)?;
+            return Ok(Response::new(rows));
+        }
         Ok(Response::new(self.scan(&caller, &message).await?))
     }
 
