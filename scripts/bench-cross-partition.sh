@@ -29,9 +29,9 @@ for name, shift in (("1.csv", 0), ("2.csv", 1)):
             f.write(f"{i},value-{i}-{name},p{p}\n")
 PY
 SCHEMA='{"fields":[{"name":"id","type":"BIGINT"},{"name":"v","type":"STRING"},{"name":"dt","type":"STRING"}]}'
-"$PAIMON" create-table "$WORK/plain" --schema "$SCHEMA" --primary-key id,dt --partition dt \
+"$PAIMON" create-table "$WORK/plain" --schema "$SCHEMA" --primary-key id,dt --partition-key dt \
     --option bucket=-1 >/dev/null
-"$PAIMON" create-table "$WORK/cross" --schema "$SCHEMA" --primary-key id --partition dt \
+"$PAIMON" create-table "$WORK/cross" --schema "$SCHEMA" --primary-key id --partition-key dt \
     --option bucket=-1 >/dev/null
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
 declare -A T
