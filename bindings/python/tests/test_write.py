@@ -332,7 +332,8 @@ def test_bad_data_raises_and_commits_nothing(catalog):
 
 def test_create_table_checks_the_schema_as_java_does(catalog):
     with pytest.raises(pr.InvalidArgumentError, match="must include all partition fields"):
-        catalog.create_table("db.bad", ORDERS, primary_keys=["id"], partition_keys=["dt"])
+        catalog.create_table("db.bad", ORDERS, primary_keys=["id"], partition_keys=["dt"],
+                             options={"bucket": "2"})
     with pytest.raises(pr.InvalidArgumentError, match="bucket-key"):
         catalog.create_table("db.bad", ORDERS, options={"bucket": "4"})
     with pytest.raises(pr.InvalidArgumentError, match="db.table"):

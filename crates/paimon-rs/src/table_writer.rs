@@ -11,8 +11,11 @@ use paimon_meta::Table;
 use paimon_split::commit::CommitMessage;
 use paimon_write::TableWrite;
 
+use paimon_split::Split;
+
 use crate::compaction::{compact_table, CompactReport};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::scan::TableScan;
 use crate::table::available_cores;
 
 /// Whether a write to `table` is followed by a lookup compaction of the buckets it wrote, as
@@ -32,10 +35,12 @@ pub fn compacts_after_write(table: &Table) -> bool {
 /// ([`TableWrite::with_threads`]).
 ///
 /// The writer is built as a worker builds it from the planner's bytes
-/// ([`Table::write_context`], [`TableWrite::from_context`]).
+/// ([`Table::write_context`], [`TableWrite::from_context`]). A cross-partition upsert table's
+/// writer ([`TableWrite::is_cross_partition`]) then gets its key index from the keys of the
+/// latest snapshot ([`bootstrap_cross_partition`]), or an empty one for an overwrite.
 ///
 /// # Errors
-/// What [`TableWrite::try_new`] refuses; metadata read errors.
+/// What [`TableWrite::try_new`] refuses; metadata and data read errors.
 pub fn open_writer(
     table: &Table,
     overwrite: bool,
@@ -44,7 +49,60 @@ pub fn open_writer(
 ) -> Result<TableWrite> {
     let mut ctx = table.write_context(overwrite, None)?;
     ctx.compact_after = compact_after;
-    Ok(TableWrite::from_context(table.file_io().clone(), &ctx)?.with_threads(threads)?)
+    let mut writer =
+        TableWrite::from_context(table.file_io().clone(), &ctx)?.with_threads(threads)?;
+    if writer.is_cross_partition() && !overwrite {
+        bootstrap_cross_partition(table, &mut writer)?;
+    }
+    writer.finish_bootstrap();
+    Ok(writer)
+}
+
+/// Fills a cross-partition upsert table's key index with the primary keys of its latest
+/// snapshot, each with the partition and bucket that hold it (Java `IndexBootstrap`: the
+/// table read projected to the primary key without partition columns, split by split, on
+/// the calling thread). Other tables are left as they are.
+///
+/// # Errors
+/// Metadata and data read errors; [`paimon_write::Error::Unsupported`] for a key the
+/// snapshot holds in two partitions.
+pub fn bootstrap_cross_partition(table: &Table, writer: &mut TableWrite) -> Result<()> {
+    if !writer.is_cross_partition() {
+        return Ok(());
+    }
+    // Batch reads of these tables skip level 0, which only the compaction after each write
+    // empties: a `write-only` table's level-0 keys would be missed, and written twice.
+    let opts = table.options();
+    if opts.write_only && opts.batch_scan_skip_level0() {
+        return Err(paimon_write::Error::Unsupported {
+            feature: format!(
+                "table {}: cross-partition upsert with write-only = true and deletion vectors \
+                 or first-row (the key index is read from the snapshot, whose batch read skips \
+                 the level-0 files a dedicated compactor has not compacted yet)",
+                table.path()
+            ),
+        }
+        .into());
+    }
+    let scan = TableScan::new(table.clone()).with_projection(writer.bootstrap_key_columns());
+    let opened = scan.open()?;
+    let plan = scan.plan()?;
+    let reader = scan.reader_builder(&opened).build();
+    for split in &plan.splits {
+        let Split::Data(data) = split else {
+            return Err(Error::invalid(
+                "bootstrap_cross_partition",
+                format!(
+                    "the latest snapshot of {} planned a split that is not a plain data split",
+                    table.path()
+                ),
+            ));
+        };
+        for batch in reader.read_any_splits(table.path(), std::slice::from_ref(split))? {
+            writer.bootstrap_keys(&data.partition, data.bucket, &batch?)?;
+        }
+    }
+    Ok(())
 }
 
 /// The lookup compaction after a commit of `messages` (see [`compacts_after_write`]): the

@@ -115,6 +115,25 @@ impl WriteBuilder {
             compact_after,
             threads,
         )?;
+        // A key written into an overwritten partition may be held by another one, which the
+        // overwrite does not touch: the table would hold it twice. Only a whole-table
+        // overwrite (`dynamic-partition-overwrite = false`) starts from an empty index.
+        let partial = match &self.overwrite {
+            Some(Overwrite::Partition(_)) => true,
+            Some(Overwrite::AsConfigured) => self.table.options().dynamic_partition_overwrite,
+            None => false,
+        };
+        if partial && writer.is_cross_partition() {
+            return Err(paimon_write::Error::Unsupported {
+                feature: format!(
+                    "table {}: overwriting partitions of a cross-partition upsert table (their \
+                     keys may be held by other partitions; overwrite the whole table with \
+                     dynamic-partition-overwrite = false)",
+                    self.table.path()
+                ),
+            }
+            .into());
+        }
         let user = self
             .commit_user
             .unwrap_or_else(|| paimon_meta::commit::fresh_commit_user("paimon-rs-write"));

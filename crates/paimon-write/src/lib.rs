@@ -47,6 +47,7 @@ pub mod compact;
 mod compact_changelog;
 mod compact_lookup;
 pub mod conform;
+mod cross_partition;
 pub mod data_file;
 pub mod dv_index;
 mod dynamic_bucket;

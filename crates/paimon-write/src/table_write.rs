@@ -29,6 +29,7 @@ use paimon_split::WriteContext;
 
 use crate::arrow_datum::datum_at;
 use crate::bucket::{key_hashes, BucketAssigner};
+use crate::cross_partition::{CrossPartitionIndex, Existing, Routed};
 use crate::data_file::FileFormat;
 use crate::dynamic_bucket::{BucketIndexFile, DynamicBuckets};
 use crate::error::{Error, Result};
@@ -53,6 +54,9 @@ enum BucketMode {
     /// `bucket = -1` primary-key table: buckets found through the hash index, keyed by the
     /// trimmed primary key (with its column indices).
     Dynamic(Box<DynamicBuckets>, Vec<(usize, DataField)>),
+    /// `bucket = -1` primary-key table whose key does not hold every partition column
+    /// (cross-partition upsert): buckets and partitions of known keys from the key index.
+    CrossPartition(Box<CrossPartitionIndex>),
     /// `bucket = -2` primary-key table: every row goes to the postpone bucket
     /// (`bucket-postpone`) until a postpone compaction redistributes it.
     Postpone,
@@ -132,9 +136,13 @@ impl TableWrite {
     /// A primary-key table with postpone buckets (`bucket = -2`) is written as Java's
     /// `PostponeBucketFileStoreWrite` writes it (see [`TableWrite::with_commit_user`]).
     ///
+    /// A dynamic-bucket primary-key table whose key does not hold every partition column
+    /// (cross-partition upsert) is written as Java's `GlobalIndexAssigner` writes it: its
+    /// writer needs the keys of the latest snapshot first ([`TableWrite::bootstrap_keys`],
+    /// [`TableWrite::finish_bootstrap`]; paimon-rs's `open_writer` reads them).
+    ///
     /// # Errors
-    /// [`Error::Unsupported`] for table shapes not written yet (primary keys with
-    /// dynamic buckets and a partition column outside the key; deletion vectors
+    /// [`Error::Unsupported`] for table shapes not written yet (deletion vectors
     /// or the `lookup` producer without `write-only`;
     /// data evolution; column types the table's file format cannot hold as Java writes
     /// them);
@@ -243,17 +251,6 @@ impl TableWrite {
                     }
                 ));
             }
-            if core.bucket == -1
-                && !schema
-                    .partition_keys
-                    .iter()
-                    .all(|p| schema.primary_keys.contains(p))
-            {
-                return unsupported(
-                    "writing dynamic-bucket tables whose primary key does not hold every \
-                     partition column (cross-partition upsert, Java's global index)",
-                );
-            }
             // Writers of a `full-compaction` producer write no changelog (full compaction
             // does), nor do those of the `lookup` producer: on a `write-only` table its
             // compactor writes it (Java's dedicated compaction), otherwise the lookup
@@ -355,7 +352,26 @@ impl TableWrite {
             .iter()
             .map(|k| col(k))
             .collect::<Result<Vec<_>>>()?;
+        let cross_partition = has_pk
+            && !schema
+                .partition_keys
+                .iter()
+                .all(|p| schema.primary_keys.contains(p));
         let bucket_mode = match core.bucket {
+            -1 if has_pk && cross_partition => {
+                let keys = trimmed
+                    .iter()
+                    .map(|f| {
+                        col(&f.name).map(|(i, _)| (i, row_schema.field(i).data_type().clone()))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                BucketMode::CrossPartition(Box::new(CrossPartitionIndex::try_new(
+                    &table,
+                    core.dynamic_bucket_target_row_num,
+                    Existing::of(&core.merge_engine),
+                    keys,
+                )?))
+            }
             -1 if has_pk => BucketMode::Dynamic(
                 Box::new(DynamicBuckets::new(
                     &table,
@@ -533,6 +549,94 @@ impl TableWrite {
         self
     }
 
+    /// Whether this table is written as a cross-partition upsert (`bucket = -1`, a primary
+    /// key without every partition column): its writer needs the latest snapshot's keys
+    /// ([`TableWrite::bootstrap_keys`]) and [`TableWrite::finish_bootstrap`] before it
+    /// writes.
+    pub fn is_cross_partition(&self) -> bool {
+        matches!(self.bucket_mode, BucketMode::CrossPartition(_))
+    }
+
+    /// The columns [`TableWrite::bootstrap_keys`] takes, in order: the trimmed primary key
+    /// (the primary key without partition columns).
+    pub fn bootstrap_key_columns(&self) -> Vec<String> {
+        match &self.pk {
+            Some(pk) => pk
+                .key_indices
+                .iter()
+                .map(|i| self.fields[*i].name.clone())
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Adds the keys the latest snapshot holds in one (serialized partition, bucket) to a
+    /// cross-partition table's key index (Java `IndexBootstrap`: the table read projected to
+    /// [`TableWrite::bootstrap_key_columns`], split by split); columns are cast to the key's
+    /// types. Other tables ignore it.
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`] for columns that are not the key's;
+    /// [`Error::Unsupported`] for a key the snapshot holds in two partitions.
+    pub fn bootstrap_keys(
+        &mut self,
+        partition: &[u8],
+        bucket: i32,
+        keys: &RecordBatch,
+    ) -> Result<()> {
+        let BucketMode::CrossPartition(index) = &mut self.bucket_mode else {
+            return Ok(());
+        };
+        let pk = self
+            .pk
+            .as_ref()
+            .map(|p| p.key_indices.as_slice())
+            .unwrap_or(&[]);
+        if keys.num_columns() != pk.len() {
+            return Err(Error::SchemaMismatch {
+                table: self.table.clone(),
+                reason: format!(
+                    "{} bootstrap key columns, the trimmed primary key has {}",
+                    keys.num_columns(),
+                    pk.len()
+                ),
+            });
+        }
+        let columns = keys
+            .columns()
+            .iter()
+            .zip(pk)
+            .map(|(c, i)| {
+                let want = self.row_schema.field(*i).data_type();
+                match c.data_type() == want {
+                    true => Ok(c.clone()),
+                    false => arrow_cast::cast(c, want).map_err(|e| Error::SchemaMismatch {
+                        table: self.table.clone(),
+                        reason: format!("bootstrap key column {}: {e}", self.fields[*i].name),
+                    }),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        index.bootstrap(partition, bucket, &columns)
+    }
+
+    /// Ends a cross-partition table's bootstrap: it writes from now on (an overwrite of the
+    /// whole table ends it without keys, as Java starts an empty index then).
+    pub fn finish_bootstrap(&mut self) {
+        if let BucketMode::CrossPartition(index) = &mut self.bucket_mode {
+            index.finish_bootstrap();
+        }
+    }
+
+    /// A cross-partition table's key index: the keys it holds and an estimate of its heap
+    /// bytes (`None` for other tables).
+    pub fn cross_partition_index_size(&self) -> Option<(usize, usize)> {
+        match &self.bucket_mode {
+            BucketMode::CrossPartition(index) => Some((index.len(), index.memory_bytes())),
+            _ => None,
+        }
+    }
+
     /// The Arrow schema batches must have (names and types; field metadata is ignored).
     pub fn input_schema(&self) -> &SchemaRef {
         &self.input_schema
@@ -596,19 +700,40 @@ impl TableWrite {
                 reason: "an append table takes +I rows only".into(),
             });
         }
-        let groups = self.group_rows(&batch)?;
+        let groups = match &self.bucket_mode {
+            BucketMode::CrossPartition(_) => self.cross_partition_groups(&batch, kinds)?,
+            _ => self
+                .group_rows(&batch)?
+                .into_iter()
+                .map(|(key, rows)| RowGroup {
+                    kinds: rows.iter().map(|r| kinds[*r as usize]).collect(),
+                    key,
+                    rows,
+                    set_partition: false,
+                })
+                .collect(),
+        };
         // Every partition is named before a row is written, so a bad one writes nothing.
-        for (key, _) in &groups {
-            self.writer_for(key)?;
+        for g in &groups {
+            self.writer_for(&g.key)?;
         }
-        for (key, rows) in groups {
-            let part_kinds: Vec<RowKind> = rows.iter().map(|r| kinds[*r as usize]).collect();
+        for g in groups {
+            let RowGroup {
+                key,
+                rows,
+                kinds: part_kinds,
+                set_partition,
+            } = g;
             let part = if rows.len() == batch.num_rows() {
                 batch.clone()
             } else {
                 let idx = UInt32Array::from(rows);
                 arrow_select::take::take_record_batch(&batch, &idx)
                     .map_err(|e| Error::Internal(format!("selecting rows of one bucket: {e}")))?
+            };
+            let part = match set_partition {
+                true => self.with_partition_values(&part, &key.0)?,
+                false => part,
             };
             let is_pk = self.pk.is_some();
             let w = self.writer_for(&key)?;
@@ -814,6 +939,83 @@ impl TableWrite {
         RecordBatch::try_new(self.row_schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
     }
 
+    /// The rows of a cross-partition table routed through its key index
+    /// ([`CrossPartitionIndex::route`]), grouped by (partition, bucket) in row order; a
+    /// bucket's rows that take another partition's values, or become retractions, start a
+    /// group of their own, and groups of one bucket keep the rows' order.
+    fn cross_partition_groups(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: &[RowKind],
+    ) -> Result<Vec<RowGroup>> {
+        let partitions = self.partitions(batch)?;
+        let of_row: Vec<&[u8]> = partitions
+            .of_row()
+            .map(|p| partitions.distinct[p].as_slice())
+            .collect();
+        let BucketMode::CrossPartition(index) = &mut self.bucket_mode else {
+            return Err(Error::Internal("not a cross-partition writer".into()));
+        };
+        let routed = index.route(batch, &of_row)?;
+        let mut groups: Vec<RowGroup> = Vec::new();
+        let mut last: HashMap<(u32, i32), usize> = HashMap::new();
+        for Routed {
+            row,
+            partition,
+            bucket,
+            retract,
+            set_partition,
+        } in routed
+        {
+            let kind = match retract {
+                true => RowKind::Delete,
+                false => kinds[row as usize],
+            };
+            let at = match last.get(&(partition, bucket)) {
+                Some(at) if groups[*at].set_partition == set_partition => *at,
+                _ => {
+                    groups.push(RowGroup {
+                        key: (index.partition(partition).to_vec(), bucket),
+                        rows: Vec::new(),
+                        kinds: Vec::new(),
+                        set_partition,
+                    });
+                    last.insert((partition, bucket), groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            groups[at].rows.push(row);
+            groups[at].kinds.push(kind);
+        }
+        Ok(groups)
+    }
+
+    /// `batch` with its partition columns set to the values of `partition` (Java
+    /// `ProjectToRowFunction`, for rows routed to a key's old partition).
+    fn with_partition_values(&self, batch: &RecordBatch, partition: &[u8]) -> Result<RecordBatch> {
+        let values = self.partition_values(partition)?;
+        let mut columns = batch.columns().to_vec();
+        let zeros = UInt32Array::from(vec![0u32; batch.num_rows()]);
+        for ((i, f), value) in self.partition_cols.iter().zip(&values) {
+            let one = paimon_data::datum::datum_to_array(value, &f.data_type).map_err(|e| {
+                Error::InvalidPartition {
+                    table: self.table.clone(),
+                    column: f.name.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+            let one = match one.data_type() == columns[*i].data_type() {
+                true => one,
+                false => arrow_cast::cast(&one, columns[*i].data_type())
+                    .map_err(|e| Error::Internal(format!("partition value as its column: {e}")))?,
+            };
+            columns[*i] = arrow_select::take::take(&one, &zeros, None)
+                .map_err(|e| Error::Internal(format!("repeating a partition value: {e}")))?;
+        }
+        RecordBatch::try_new(batch.schema(), columns)
+            .map_err(|e| Error::Internal(format!("setting partition values: {e}")))
+    }
+
     /// Row indices per (serialized partition, bucket), in first-seen order, rows in input order.
     fn group_rows(&mut self, batch: &RecordBatch) -> Result<Vec<(BucketKey, Vec<u32>)>> {
         let rows = batch.num_rows() as u32;
@@ -840,6 +1042,11 @@ impl TableWrite {
             }
             BucketMode::Fixed(a) => a.assign(batch)?,
             BucketMode::Postpone => vec![layout::POSTPONE_BUCKET; rows as usize],
+            BucketMode::CrossPartition(_) => {
+                return Err(Error::Internal(
+                    "a cross-partition table's rows are routed by its key index".into(),
+                ))
+            }
             BucketMode::Dynamic(d, keys) => {
                 let hashes = key_hashes(&self.table, "primary-key", keys, batch)?;
                 let of_row: Vec<&[u8]> = partitions
@@ -986,6 +1193,15 @@ impl TableWrite {
         let row = paimon_spec::binary::BinaryRow::from_serialized(serialized)?;
         Ok(row.to_datums(&types)?)
     }
+}
+
+/// Rows of one batch bound for one bucket, with their row kinds; `set_partition`: their
+/// partition columns take the bucket's partition values.
+struct RowGroup {
+    key: BucketKey,
+    rows: Vec<u32>,
+    kinds: Vec<RowKind>,
+    set_partition: bool,
 }
 
 /// The distinct serialized partitions of a batch, and its runs of rows of one partition (by

@@ -11,6 +11,7 @@ mod commit_once;
 mod compact;
 mod cpp_compact;
 mod cpp_tables;
+mod cross_partition;
 mod data_evolution_write;
 mod dynamic_bucket;
 mod external_paths;

@@ -117,22 +117,34 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
     };
     check_keys(&s.partition_keys, "partition key")?;
     check_keys(&s.primary_keys, "primary key")?;
+    let o = CoreOptions::try_new(&s.options).map_err(|e| e.to_string())?;
     if !s.primary_keys.is_empty() {
+        // A primary key without every partition column is Java's cross-partition upsert,
+        // written with dynamic buckets only (`bucket = -1`).
         if let Some(p) = s
             .partition_keys
             .iter()
             .find(|p| !s.primary_keys.contains(p))
         {
-            return Err(format!(
-                "primary key {:?} must include all partition fields (missing {p:?})",
-                s.primary_keys
-            ));
+            if o.bucket != -1 {
+                return Err(format!(
+                    "primary key {:?} must include all partition fields (missing {p:?}) unless \
+                     bucket = -1 (cross-partition upsert)",
+                    s.primary_keys
+                ));
+            }
+            if !o.sequence_fields.is_empty() {
+                return Err(format!(
+                    "sequence.field cannot be used when the primary key {:?} does not include \
+                     all partition fields {:?} (cross-partition upsert), as Java refuses it",
+                    s.primary_keys, s.partition_keys
+                ));
+            }
         }
-        if s.primary_keys.len() == s.partition_keys.len() {
+        if s.primary_keys.iter().all(|k| s.partition_keys.contains(k)) {
             return Err("the primary key must contain fields besides the partition fields".into());
         }
     }
-    let o = CoreOptions::try_new(&s.options).map_err(|e| e.to_string())?;
     crate::table::check_path_options(&o).map_err(|e| e.to_string())?;
     let bucket_keys = &o.bucket_key;
     match o.bucket {

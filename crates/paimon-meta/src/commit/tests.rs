@@ -269,9 +269,25 @@ fn create_table_validates_as_java() {
         &|s| {
             s.primary_keys = vec!["k".into()];
             s.partition_keys = vec!["p".into()];
+            s.options.insert("bucket".into(), "2".into());
         },
         "include all partition",
     );
+    bad(
+        "pk-seq",
+        &|s| {
+            s.primary_keys = vec!["k".into()];
+            s.partition_keys = vec!["p".into()];
+            s.options.insert("sequence.field".into(), "k".into());
+        },
+        "cross-partition",
+    );
+    // Java's cross-partition upsert: dynamic buckets, a key without the partition column.
+    try_create("cross", &|s| {
+        s.primary_keys = vec!["k".into()];
+        s.partition_keys = vec!["p".into()];
+    })
+    .unwrap();
     bad(
         "dup",
         &|s| s.fields.push(DataField::new(9, "k", DataType::string())),
