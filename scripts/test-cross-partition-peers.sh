@@ -13,19 +13,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(not (m.version("pypaimon") == "2.1.0" and m.version("pypaimon-rust") == "0.4.0"))' 2>/dev/null; then
-    "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0
-fi
+source "$ROOT/scripts/peers-venv.sh"
+source "$ROOT/scripts/workspace-build.sh"
 export PYTHONDONTWRITEBYTECODE=1
-PY="$VENV/bin/python"
+PY=$(peers_venv)
 PEER="$ROOT/interop/peers/cross_partition.py"
 
-cargo build -q -p paimon-cli --locked --bin paimon
-PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+PAIMON=$(ws_paimon)
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

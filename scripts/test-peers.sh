@@ -29,7 +29,6 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
 START=$(date +%s)
 PASS=0
 FAIL=0
@@ -49,14 +48,9 @@ check() {
     fi
 }
 
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV" || exit 1
-fi
-if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(not (m.version("pypaimon") == "2.1.0" and m.version("pypaimon-rust") == "0.4.0"))' 2>/dev/null; then
-    "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0 || exit 1
-fi
+source "$ROOT/scripts/peers-venv.sh"
+PY=$(peers_venv) || exit 1
 [[ "${1:-}" == --prepare ]] && { echo "test-peers: prepared"; exit 0; }
-PY="$VENV/bin/python"
 PEERS="$ROOT/interop/peers/pypaimon_messages.py"
 
 source "$ROOT/scripts/workspace-build.sh"
