@@ -36,6 +36,7 @@ mod ddl;
 mod error;
 pub mod exec;
 pub mod insert;
+mod merge;
 pub mod node_codec;
 mod partition_insert;
 pub mod policy;

@@ -15,6 +15,8 @@
 //!   committed when it fails; the result is one row, `count`;
 //! - `INSERT OVERWRITE [TABLE] t SELECT ...` replaces the partitions written (the table's
 //!   `dynamic-partition-overwrite`, the default) or the whole table (when it is false);
+//! - `MERGE INTO t USING s ON .. WHEN MATCHED [AND ..] THEN UPDATE SET .. | DELETE WHEN NOT
+//!   MATCHED [AND ..] THEN INSERT ..` on a primary-key table (`crate::merge`);
 //! - `INSERT OVERWRITE t [(cols)] PARTITION (k = v, ...) SELECT ...` replaces exactly that
 //!   partition; `INSERT INTO t [(cols)] PARTITION (k = v) ...` appends with those values
 //!   (`crate::partition_insert`, which DataFusion does not plan).
@@ -126,6 +128,9 @@ pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
     if let Some(done) = crate::ddl::run(ctx, &statement).await? {
+        return Ok(done);
+    }
+    if let Some(done) = crate::merge::run(ctx, &statement).await? {
         return Ok(done);
     }
     let plan = match crate::partition_insert::rewrite(ctx, &statement).await? {
