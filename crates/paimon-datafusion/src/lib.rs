@@ -31,6 +31,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod call;
 pub mod catalog;
 mod ddl;
 mod error;

@@ -28,6 +28,9 @@
 //! RENAME COLUMN`, `SHOW DATABASES` (`crate::ddl`). DataFusion's own `SHOW TABLES` and
 //! `DESCRIBE t` read the warehouse's tables as they are.
 //!
+//! `CALL sys.<procedure>(..)` runs the library's maintenance under Java Paimon's procedure
+//! names (`create_tag`, `rollback_to`, `expire_snapshots`, `compact`, ...: [`crate::call`]).
+//!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!
 //! DataFusion's parser does not take `AS OF` after a table name, so before parsing, the
@@ -131,6 +134,9 @@ pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame
         return Ok(done);
     }
     if let Some(done) = crate::merge::run(ctx, &statement).await? {
+        return Ok(done);
+    }
+    if let Some(done) = crate::call::run(ctx, &statement).await? {
         return Ok(done);
     }
     let plan = match crate::partition_insert::rewrite(ctx, &statement).await? {
@@ -251,7 +257,7 @@ fn as_of(tokens: &[Token]) -> Result<Option<(String, usize)>> {
 }
 
 /// `'yyyy-MM-dd HH:mm:ss[.fff]'` (or `yyyy-MM-dd`) in the local time zone as epoch millis.
-fn local_millis(text: &str) -> Result<i64> {
+pub(crate) fn local_millis(text: &str) -> Result<i64> {
     let t = text.trim();
     let parsed = NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f")
         .or_else(|_| NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f"))

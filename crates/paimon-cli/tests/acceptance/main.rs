@@ -35,6 +35,7 @@ mod serve;
 mod skips;
 mod split_rules;
 mod sql;
+mod sql_call;
 mod sql_merge;
 mod sql_write;
 mod system_tables;
