@@ -31,11 +31,13 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod call;
 pub mod catalog;
 mod ddl;
 mod error;
 pub mod exec;
 pub mod insert;
+mod merge;
 pub mod node_codec;
 mod partition_insert;
 pub mod policy;

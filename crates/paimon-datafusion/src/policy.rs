@@ -12,7 +12,8 @@
 //!   function runs while the statement is planned and may read its file then);
 //! - [`Grants`]: scans need `read`; `INSERT`, `UPDATE`, `DELETE` need `write`; DDL
 //!   (`CREATE` / `DROP` of tables, views, schemas, functions) and statements (`SET`,
-//!   `PREPARE`, transactions) need `admin`. DataFusion's own [`SQLOptions`] check of the same
+//!   `PREPARE`, transactions) need `admin`; `CALL sys.compact` needs `write`, every other
+//!   `CALL` `admin` ([`crate::call::procedure_grant`]). DataFusion's own [`SQLOptions`] check of the same
 //!   classes runs after ours.
 //!
 //! Without local files, [`crate::sql::set_policy`] also removes the session's table factories,

@@ -15,6 +15,8 @@
 //!   committed when it fails; the result is one row, `count`;
 //! - `INSERT OVERWRITE [TABLE] t SELECT ...` replaces the partitions written (the table's
 //!   `dynamic-partition-overwrite`, the default) or the whole table (when it is false);
+//! - `MERGE INTO t USING s ON .. WHEN MATCHED [AND ..] THEN UPDATE SET .. | DELETE WHEN NOT
+//!   MATCHED [AND ..] THEN INSERT ..` on a primary-key table (`crate::merge`);
 //! - `INSERT OVERWRITE t [(cols)] PARTITION (k = v, ...) SELECT ...` replaces exactly that
 //!   partition; `INSERT INTO t [(cols)] PARTITION (k = v) ...` appends with those values
 //!   (`crate::partition_insert`, which DataFusion does not plan).
@@ -25,6 +27,9 @@
 //! `DROP TABLE [IF EXISTS]`, `ALTER TABLE .. SET TBLPROPERTIES | ADD COLUMN | DROP COLUMN |
 //! RENAME COLUMN`, `SHOW DATABASES` (`crate::ddl`). DataFusion's own `SHOW TABLES` and
 //! `DESCRIBE t` read the warehouse's tables as they are.
+//!
+//! `CALL sys.<procedure>(..)` runs the library's maintenance under Java Paimon's procedure
+//! names (`create_tag`, `rollback_to`, `expire_snapshots`, `compact`, ...: [`crate::call`]).
 //!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!
@@ -126,6 +131,12 @@ pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
     if let Some(done) = crate::ddl::run(ctx, &statement).await? {
+        return Ok(done);
+    }
+    if let Some(done) = crate::merge::run(ctx, &statement).await? {
+        return Ok(done);
+    }
+    if let Some(done) = crate::call::run(ctx, &statement).await? {
         return Ok(done);
     }
     let plan = match crate::partition_insert::rewrite(ctx, &statement).await? {
@@ -246,7 +257,7 @@ fn as_of(tokens: &[Token]) -> Result<Option<(String, usize)>> {
 }
 
 /// `'yyyy-MM-dd HH:mm:ss[.fff]'` (or `yyyy-MM-dd`) in the local time zone as epoch millis.
-fn local_millis(text: &str) -> Result<i64> {
+pub(crate) fn local_millis(text: &str) -> Result<i64> {
     let t = text.trim();
     let parsed = NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f")
         .or_else(|_| NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f"))

@@ -114,6 +114,11 @@ impl PaimonTableProvider {
         &self.path
     }
 
+    /// The table (on the spec's branch).
+    pub(crate) fn meta(&self) -> &Table {
+        &self.table
+    }
+
     /// What the provider reads.
     pub fn spec(&self) -> &ScanSpec {
         &self.spec

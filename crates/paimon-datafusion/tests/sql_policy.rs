@@ -263,3 +263,45 @@ impl TableFunctionImpl for ReadCsv {
         Ok(Arc::new(ListingTable::try_new(config)?))
     }
 }
+
+#[test]
+fn call_needs_admin_and_compact_needs_write() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let admin = session_in(dir.path(), SqlPolicy::restricted(Grants::all()));
+    run(
+        &admin,
+        &rt,
+        "CREATE TABLE kv (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED); \
+         INSERT INTO kv VALUES (1, 'a')",
+    )
+    .unwrap();
+    let writer = session_in(
+        dir.path(),
+        SqlPolicy::restricted(Grants {
+            read: true,
+            write: true,
+            admin: false,
+        }),
+    );
+    let e = run(
+        &writer,
+        &rt,
+        "CALL sys.create_tag(table => 'default.kv', tag => 't')",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("admin") && e.contains("not granted"), "{e}");
+    assert!(!dir.path().join("default.db/kv/tag").exists());
+    run(
+        &writer,
+        &rt,
+        "CALL sys.compact(table => 'default.kv', compact_strategy => 'full')",
+    )
+    .unwrap();
+    let reader = session_in(dir.path(), SqlPolicy::restricted(Grants::READ));
+    let e = run(&reader, &rt, "CALL sys.compact(table => 'default.kv')")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("write") && e.contains("not granted"), "{e}");
+}

@@ -37,6 +37,8 @@ mod serve;
 mod skips;
 mod split_rules;
 mod sql;
+mod sql_call;
+mod sql_merge;
 mod sql_write;
 mod system_tables;
 mod variant;

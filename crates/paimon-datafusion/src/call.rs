@@ -1,0 +1,464 @@
+//! `CALL sys.<procedure>(...)`: the maintenance of the library under Java Paimon's Spark and
+//! Flink procedure names and argument names, named (`table => 'db.t', tag => 'x'`) or
+//! positional (in the order listed), which DataFusion parses but does not plan.
+//!
+//! | procedure | arguments | result |
+//! |---|---|---|
+//! | `create_tag` | `table, tag, snapshot` (`snapshot_id` too) | `result` true |
+//! | `delete_tag` | `table, tag` (comma-separated names) | `result` true |
+//! | `rename_tag` | `table, tag, target_tag` | `result` true |
+//! | `create_branch` | `table, branch, tag, snapshot` (`snapshot_id` too) | `result` true |
+//! | `delete_branch` | `table, branch` (comma-separated names) | `result` true |
+//! | `fast_forward` | `table, branch` | `result` true |
+//! | `rollback_to` (Flink) | `table, tag, snapshot_id` (`snapshot` too) | `previous_snapshot_id, current_snapshot_id` |
+//! | `rollback` (Spark) | `table, version` (digits: a snapshot, else a tag) | as `rollback_to` |
+//! | `expire_snapshots` | `table, retain_max, retain_min, older_than, max_deletes` | `result`: snapshots expired |
+//! | `compact` | `table, partitions, compact_strategy` (`full` / `minor`) | `result` true |
+//!
+//! `table` is `db.t` (or `t` in database `default`; `t$branch_b` for a branch). The
+//! session's policy needs the `write` grant for `compact` and `admin` for the others.
+//! Arguments not listed (e.g. `time_retained`, `where`, `order_strategy`, several
+//! `partitions` joined by `;`) are refused by name, so no call silently does less than it says.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::array::{ArrayRef, BooleanArray, Int64Array};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::prelude::{DataFrame, SessionContext};
+use datafusion::sql::parser::Statement;
+use datafusion::sql::sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Statement as Sql,
+    UnaryOperator, Value,
+};
+use paimon_meta::branch::BranchStart;
+use paimon_rs::RollbackTarget;
+
+use crate::error::df_err;
+use crate::policy::policy_of;
+use crate::table::{off_runtime, PaimonTableProvider};
+
+/// A procedure: its name and its argument names in positional order.
+struct Procedure {
+    name: &'static str,
+    args: &'static [&'static str],
+}
+
+/// The procedures (see the module docs).
+const PROCEDURES: &[Procedure] = &[
+    Procedure {
+        name: "create_tag",
+        args: &["table", "tag", "snapshot", "time_retained", "snapshot_id"],
+    },
+    Procedure {
+        name: "delete_tag",
+        args: &["table", "tag"],
+    },
+    Procedure {
+        name: "rename_tag",
+        args: &["table", "tag", "target_tag"],
+    },
+    Procedure {
+        name: "create_branch",
+        args: &["table", "branch", "tag", "snapshot", "snapshot_id"],
+    },
+    Procedure {
+        name: "delete_branch",
+        args: &["table", "branch"],
+    },
+    Procedure {
+        name: "fast_forward",
+        args: &["table", "branch"],
+    },
+    Procedure {
+        name: "rollback_to",
+        args: &["table", "tag", "snapshot_id", "snapshot"],
+    },
+    Procedure {
+        name: "rollback",
+        args: &["table", "version"],
+    },
+    Procedure {
+        name: "expire_snapshots",
+        args: &[
+            "table",
+            "retain_max",
+            "retain_min",
+            "older_than",
+            "max_deletes",
+        ],
+    },
+    Procedure {
+        name: "compact",
+        args: &[
+            "table",
+            "partitions",
+            "compact_strategy",
+            "order_strategy",
+            "order_by",
+            "where",
+            "options",
+        ],
+    },
+];
+
+/// The grant `procedure` needs: `write` for `compact`, which only rewrites data files,
+/// `admin` for the others.
+pub fn procedure_grant(procedure: &str) -> &'static str {
+    if procedure.eq_ignore_ascii_case("compact") {
+        "write"
+    } else {
+        "admin"
+    }
+}
+
+/// Runs `statement` when it is a `CALL`; `None` leaves it to DataFusion.
+///
+/// # Errors
+/// Unknown procedures or arguments, a missing grant, what the procedure itself refuses.
+pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<Option<DataFrame>> {
+    let Statement::Statement(s) = statement else {
+        return Ok(None);
+    };
+    let Sql::Call(function) = s.as_ref() else {
+        return Ok(None);
+    };
+    let full = function.name.to_string();
+    let name = full
+        .strip_prefix("sys.")
+        .or_else(|| full.strip_prefix("SYS."))
+        .unwrap_or(&full)
+        .to_lowercase();
+    let Some(procedure) = PROCEDURES.iter().find(|p| p.name == name) else {
+        let known: Vec<&str> = PROCEDURES.iter().map(|p| p.name).collect();
+        return Err(plan(format!(
+            "CALL {full}: no such procedure (known: sys.{})",
+            known.join(", sys.")
+        )));
+    };
+    let policy = policy_of(ctx);
+    let grant = procedure_grant(procedure.name);
+    let granted = match grant {
+        "write" => policy.grants.write,
+        _ => policy.grants.admin,
+    };
+    if !granted {
+        return Err(plan(format!(
+            "CALL sys.{name} needs the {grant} grant, not granted to this session"
+        )));
+    }
+    let args = Args::of(procedure, function)?;
+    let table_name = args
+        .text("table")?
+        .ok_or_else(|| args.fail("table is required"))?;
+    let provider = ctx.table_provider(table_name.as_str()).await?;
+    let Some(provider) = provider.downcast_ref::<PaimonTableProvider>() else {
+        return Err(args.fail(&format!("'{table_name}' is not a Paimon table")));
+    };
+    let path = provider.path().to_string();
+    let table = paimon_rs::Table::from_meta(provider.meta().clone());
+    let batch = match procedure.name {
+        "create_tag" => {
+            if args.given("time_retained") {
+                return Err(args.fail("time_retained is not supported"));
+            }
+            let tag = args.required("tag")?;
+            let snapshot = args.int_of(&["snapshot", "snapshot_id"])?;
+            blocking(&path, move || table.create_tag(&tag, snapshot).map(|_| ())).await?;
+            done()?
+        }
+        "delete_tag" => {
+            let tags = args.required("tag")?;
+            blocking(&path, move || {
+                for tag in names(&tags) {
+                    table.delete_tag(tag)?;
+                }
+                Ok(())
+            })
+            .await?;
+            done()?
+        }
+        "rename_tag" => {
+            let (from, to) = (args.required("tag")?, args.required("target_tag")?);
+            blocking(&path, move || table.rename_tag(&from, &to)).await?;
+            done()?
+        }
+        "create_branch" => {
+            let branch = args.required("branch")?;
+            let start = match (
+                args.text("tag")?,
+                args.int_of(&["snapshot", "snapshot_id"])?,
+            ) {
+                (Some(_), Some(_)) => return Err(args.fail("give tag or snapshot, not both")),
+                (Some(tag), None) => BranchStart::Tag(tag),
+                (None, Some(id)) => BranchStart::Snapshot(id),
+                (None, None) => BranchStart::Empty,
+            };
+            blocking(&path, move || table.create_branch(&branch, &start)).await?;
+            done()?
+        }
+        "delete_branch" => {
+            let branches = args.required("branch")?;
+            blocking(&path, move || {
+                for b in names(&branches) {
+                    table.delete_branch(b)?;
+                }
+                Ok(())
+            })
+            .await?;
+            done()?
+        }
+        "fast_forward" => {
+            let branch = args.required("branch")?;
+            blocking(&path, move || table.fast_forward(&branch)).await?;
+            done()?
+        }
+        "rollback_to" | "rollback" => {
+            let target = if procedure.name == "rollback" {
+                RollbackTarget::parse(&args.required("version")?)
+            } else {
+                match (
+                    args.text("tag")?,
+                    args.int_of(&["snapshot_id", "snapshot"])?,
+                ) {
+                    (Some(tag), None) => RollbackTarget::Tag(tag),
+                    (None, Some(id)) => RollbackTarget::Snapshot(id),
+                    _ => return Err(args.fail("give exactly one of tag and snapshot_id")),
+                }
+            };
+            let (before, after) = blocking(&path, move || {
+                let before = table.meta().snapshot_manager().latest_id()?;
+                let report = table.rollback_to(target)?;
+                Ok((before, report.snapshot_id))
+            })
+            .await?;
+            let schema = Schema::new(vec![
+                Field::new("previous_snapshot_id", DataType::Int64, true),
+                Field::new("current_snapshot_id", DataType::Int64, false),
+            ]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![
+                    Arc::new(Int64Array::from(vec![before])) as ArrayRef,
+                    Arc::new(Int64Array::from(vec![after])),
+                ],
+            )?
+        }
+        "expire_snapshots" => {
+            let mut expire = table.expire_snapshots();
+            if let Some(n) = args.int_of(&["retain_max"])? {
+                expire = expire.with_retain_max(n);
+            }
+            if let Some(n) = args.int_of(&["retain_min"])? {
+                expire = expire.with_retain_min(n);
+            }
+            if let Some(n) = args.int_of(&["max_deletes"])? {
+                expire = expire.with_max_deletes(n);
+            }
+            if let Some(t) = args.text("older_than")? {
+                let millis = crate::sql::local_millis(&t)?;
+                let now = chrono::Utc::now().timestamp_millis();
+                let age = u64::try_from(now.saturating_sub(millis)).unwrap_or(0);
+                expire = expire.with_older_than(Duration::from_millis(age));
+            }
+            let report = blocking(&path, move || expire.run()).await?;
+            let expired = i64::try_from(report.expired.len()).unwrap_or(i64::MAX);
+            let schema = Schema::new(vec![Field::new("result", DataType::Int64, false)]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![Arc::new(Int64Array::from(vec![expired])) as ArrayRef],
+            )?
+        }
+        "compact" => {
+            for refused in ["order_strategy", "order_by", "where", "options"] {
+                if args.given(refused) {
+                    return Err(args.fail(&format!("{refused} is not supported")));
+                }
+            }
+            let mut compact = table.compact();
+            match args.text("compact_strategy")?.as_deref() {
+                None | Some("minor") => {}
+                Some("full") => compact = compact.with_full(true),
+                Some(other) => {
+                    return Err(args.fail(&format!(
+                        "compact_strategy is 'full' or 'minor', not '{other}'"
+                    )))
+                }
+            }
+            if let Some(p) = args.text("partitions")? {
+                if p.contains(';') {
+                    return Err(args.fail("several partitions (joined by ';') are not supported"));
+                }
+                let mut pairs = Vec::new();
+                for kv in names(&p) {
+                    let Some((k, v)) = kv.split_once('=') else {
+                        return Err(args.fail(&format!("partitions: '{kv}' is not k=v")));
+                    };
+                    pairs.push((k.trim().to_string(), v.trim().to_string()));
+                }
+                compact = compact.with_partition(pairs);
+            }
+            blocking(&path, move || compact.run().map(|_| ())).await?;
+            done()?
+        }
+        other => return Err(plan(format!("CALL sys.{other}: not implemented"))),
+    };
+    Ok(Some(ctx.read_batch(batch)?))
+}
+
+/// One call's arguments, by name.
+struct Args {
+    procedure: &'static str,
+    values: Vec<(&'static str, Value)>,
+}
+
+impl Args {
+    /// The arguments of `function` for `procedure`: named, or positional in its order.
+    fn of(procedure: &'static Procedure, function: &Function) -> Result<Args> {
+        let fail = |why: String| plan(format!("CALL sys.{}: {why}", procedure.name));
+        let list = match &function.args {
+            FunctionArguments::List(l) => l.args.as_slice(),
+            FunctionArguments::None => &[],
+            FunctionArguments::Subquery(_) => return Err(fail("arguments are values".into())),
+        };
+        let mut values: Vec<(&'static str, Value)> = Vec::new();
+        for (i, arg) in list.iter().enumerate() {
+            let (name, expr) = match arg {
+                FunctionArg::Named { name, arg, .. } => (Some(name.value.to_lowercase()), arg),
+                FunctionArg::ExprNamed { name, arg, .. } => (
+                    match name {
+                        Expr::Identifier(id) => Some(id.value.to_lowercase()),
+                        other => return Err(fail(format!("'{other}' is not an argument name"))),
+                    },
+                    arg,
+                ),
+                FunctionArg::Unnamed(arg) => (None, arg),
+            };
+            let slot = match name {
+                Some(n) => procedure
+                    .args
+                    .iter()
+                    .copied()
+                    .find(|a| *a == n)
+                    .ok_or_else(|| {
+                        fail(format!(
+                            "no argument '{n}' (arguments: {})",
+                            procedure.args.join(", ")
+                        ))
+                    })?,
+                None => *procedure.args.get(i).ok_or_else(|| {
+                    fail(format!("takes at most {} arguments", procedure.args.len()))
+                })?,
+            };
+            let FunctionArgExpr::Expr(e) = expr else {
+                return Err(fail(format!("{slot}: not a value")));
+            };
+            let value =
+                literal(e).ok_or_else(|| fail(format!("{slot}: '{e}' is not a literal")))?;
+            if values.iter().any(|(n, _)| *n == slot) {
+                return Err(fail(format!("{slot} is given twice")));
+            }
+            // Flink 1.18's positional calls pass '' for arguments left out.
+            if !matches!(&value, Value::SingleQuotedString(s) if s.is_empty()) {
+                values.push((slot, value));
+            }
+        }
+        Ok(Args {
+            procedure: procedure.name,
+            values,
+        })
+    }
+
+    /// An error of this call.
+    fn fail(&self, why: &str) -> DataFusionError {
+        plan(format!("CALL sys.{}: {why}", self.procedure))
+    }
+
+    /// Whether `name` was given.
+    fn given(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| *n == name)
+    }
+
+    /// `name` as text (a string or a number), if given.
+    fn text(&self, name: &str) -> Result<Option<String>> {
+        Ok(self
+            .values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| match v {
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+                Value::Number(n, _) => n.clone(),
+                other => other.to_string(),
+            }))
+    }
+
+    /// `name` as text; an error when it is missing.
+    fn required(&self, name: &str) -> Result<String> {
+        self.text(name)?
+            .ok_or_else(|| self.fail(&format!("{name} is required")))
+    }
+
+    /// The first of `names` given, as an integer.
+    fn int_of(&self, names: &[&str]) -> Result<Option<i64>> {
+        for n in names {
+            if let Some(t) = self.text(n)? {
+                return t
+                    .trim()
+                    .parse::<i64>()
+                    .map(Some)
+                    .map_err(|_| self.fail(&format!("{n}: '{t}' is not an integer")));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `e` when it is a literal value (a negative number too).
+fn literal(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Value(v) => Some(v.value.clone()),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, l) => Some(Value::Number(format!("-{n}"), *l)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The comma-separated names in `list`.
+fn names(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Runs `f` (blocking storage I/O) off DataFusion's async threads; its errors name `path`.
+async fn blocking<T: Send + 'static>(
+    path: &str,
+    f: impl FnOnce() -> paimon_rs::Result<T> + Send + 'static,
+) -> Result<T> {
+    let path = path.to_string();
+    off_runtime(move || f().map_err(|e| df_err(&path, e))).await
+}
+
+/// Spark's result of a procedure that did what it was asked: one row, `result` true.
+fn done() -> Result<RecordBatch> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "result",
+        DataType::Boolean,
+        false,
+    )]));
+    let column: ArrayRef = Arc::new(BooleanArray::from(vec![true]));
+    Ok(RecordBatch::try_new(schema, vec![column])?)
+}
+
+/// A planning error with `text`.
+fn plan(text: String) -> DataFusionError {
+    DataFusionError::Plan(text)
+}
