@@ -35,9 +35,8 @@ fn dictionary_block(entries: &[(Vec<u8>, u64, u64)]) -> Vec<u8> {
 }
 
 fn as_i32(v: u64, what: &str) -> Result<i32> {
-    i32::try_from(v).map_err(|_| {
-        Error::unsupported("bitmap global index", format!("{what} {v} exceeds 2 GiB"))
-    })
+    i32::try_from(v)
+        .map_err(|_| Error::unsupported("bitmap global index", format!("{what} {v} exceeds 2 GiB")))
 }
 
 /// Encodes `rows` (any order; equal serialized keys share one bitmap).

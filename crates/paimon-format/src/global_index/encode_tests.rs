@@ -58,7 +58,10 @@ fn only_null_rows_encode_with_null_keys_in_the_meta() {
     for kind in [BTREE_INDEX, BITMAP_INDEX] {
         let out = encode_scalar_index(kind, &rows, &ty, &IndexWriteOptions::default()).unwrap();
         let meta = SortedIndexFileMeta::decode(&out.meta).unwrap();
-        assert_eq!((meta.first_key, meta.last_key, meta.has_nulls), (None, None, true));
+        assert_eq!(
+            (meta.first_key, meta.last_key, meta.has_nulls),
+            (None, None, true)
+        );
         let idx = decode_scalar_index(kind, &out.bytes, &ty).unwrap();
         assert_eq!(idx.nulls(), &(0..5u64).collect::<RoaringTreemap>());
         assert_eq!(idx.entries().count(), 0);
@@ -89,9 +92,16 @@ fn key_strategy() -> impl Strategy<Value = (DataType, Vec<Option<Datum>>)> {
             v.into_iter().map(|k| k.map(Datum::String)).collect()
         )),
         proptest::collection::vec(proptest::option::of(-99i64..99), 0..100).prop_map(|v| (
-            DataType::nullable(TypeKind::Decimal { precision: 30, scale: 2 }),
+            DataType::nullable(TypeKind::Decimal {
+                precision: 30,
+                scale: 2
+            }),
             v.into_iter()
-                .map(|k| k.map(|u| Datum::Decimal { unscaled: i128::from(u) * 1_000_000_007, precision: 30, scale: 2 }))
+                .map(|k| k.map(|u| Datum::Decimal {
+                    unscaled: i128::from(u) * 1_000_000_007,
+                    precision: 30,
+                    scale: 2
+                }))
                 .collect()
         )),
     ]

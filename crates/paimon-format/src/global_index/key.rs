@@ -91,12 +91,7 @@ pub fn decode_key(bytes: &[u8], ty: &DataType) -> Result<Datum> {
 /// `Unsupported` for a key type the format does not index, or a value that is not of `ty`
 /// (NULL included: NULL rows are kept apart by the writers).
 pub fn encode_key(key: &Datum, ty: &DataType) -> Result<Vec<u8>> {
-    let mismatch = || {
-        Error::unsupported(
-            WHAT,
-            format!("value {key:?} for key type {:?}", ty.kind),
-        )
-    };
+    let mismatch = || Error::unsupported(WHAT, format!("value {key:?} for key type {:?}", ty.kind));
     Ok(match (&ty.kind, key) {
         (TypeKind::Boolean, Datum::Boolean(b)) => vec![u8::from(*b)],
         (TypeKind::TinyInt, Datum::TinyInt(v)) => v.to_le_bytes().to_vec(),
@@ -122,8 +117,7 @@ pub fn encode_key(key: &Datum, ty: &DataType) -> Result<Vec<u8>> {
                 let mut start = 0;
                 while start < 15 {
                     let (b, next) = (be[start], be[start + 1]);
-                    let redundant =
-                        (b == 0 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
+                    let redundant = (b == 0 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
                     if !redundant {
                         break;
                     }

@@ -54,6 +54,6 @@ pub fn decode_scalar_index(
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod encode_tests;
+#[cfg(test)]
+mod tests;
