@@ -4,8 +4,8 @@
 
 use clap::{Parser, Subcommand};
 use paimon_cli::{
-    alter_cmd, catalog_cmd, compact_cmd, create_cmd, files_cmd, maintenance_cmd, read_cmd,
-    serve_cmd, split_cmd, sql_cmd, table_cmd, versions_cmd, write_cmd,
+    alter_cmd, catalog_cmd, compact_cmd, create_cmd, files_cmd, global_index_cmd, maintenance_cmd,
+    read_cmd, serve_cmd, split_cmd, sql_cmd, table_cmd, versions_cmd, write_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -43,6 +43,9 @@ enum Command {
     /// Run compaction task files written by `compact --plan-only` into commit message files
     /// (the worker command; `commit` commits them).
     CompactTask(compact_cmd::CompactTaskArgs),
+    /// Build a BTree or bitmap global index over a row-tracked table's column and commit it
+    /// (only the rows not indexed yet).
+    CreateGlobalIndex(global_index_cmd::CreateGlobalIndexArgs),
     /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
     ExpireSnapshots(maintenance_cmd::ExpireArgs),
     /// Drop the partitions older than the table's `partition.expiration-time` (Java
@@ -134,6 +137,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::CompareRows(a) => read_cmd::compare_rows(a),
         Command::Compact(a) => compact_cmd::compact(a),
         Command::CompactTask(a) => compact_cmd::compact_task(a),
+        Command::CreateGlobalIndex(a) => global_index_cmd::create_global_index(a),
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
         Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),

@@ -66,6 +66,7 @@
 pub mod catalog;
 pub mod compaction;
 pub mod error;
+pub mod global_index;
 pub mod maintenance;
 pub mod postpone_compaction;
 pub mod scan;

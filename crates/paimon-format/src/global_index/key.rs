@@ -82,3 +82,62 @@ pub fn decode_key(bytes: &[u8], ty: &DataType) -> Result<Datum> {
         other => return Err(Error::unsupported(WHAT, format!("key type {other:?}"))),
     })
 }
+
+/// Serializes one non-null key of `ty` as [`decode_key`] reads it (Java `KeySerializer`:
+/// DECIMAL above precision 18 as the shortest big-endian two's complement, as
+/// `BigInteger.toByteArray`).
+///
+/// # Errors
+/// `Unsupported` for a key type the format does not index, or a value that is not of `ty`
+/// (NULL included: NULL rows are kept apart by the writers).
+pub fn encode_key(key: &Datum, ty: &DataType) -> Result<Vec<u8>> {
+    let mismatch = || Error::unsupported(WHAT, format!("value {key:?} for key type {:?}", ty.kind));
+    Ok(match (&ty.kind, key) {
+        (TypeKind::Boolean, Datum::Boolean(b)) => vec![u8::from(*b)],
+        (TypeKind::TinyInt, Datum::TinyInt(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::SmallInt, Datum::SmallInt(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::Int, Datum::Int(v))
+        | (TypeKind::Date, Datum::Date(v))
+        | (TypeKind::Time { .. }, Datum::Time(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::BigInt, Datum::BigInt(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::Float, Datum::Float(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::Double, Datum::Double(v)) => v.to_le_bytes().to_vec(),
+        (TypeKind::Char { .. } | TypeKind::VarChar { .. }, Datum::String(s)) => {
+            s.as_bytes().to_vec()
+        }
+        (TypeKind::Decimal { precision, .. }, Datum::Decimal { unscaled, .. }) => {
+            if *precision <= 18 {
+                i64::try_from(*unscaled)
+                    .map_err(|_| mismatch())?
+                    .to_le_bytes()
+                    .to_vec()
+            } else {
+                let be = unscaled.to_be_bytes();
+                // Drop leading bytes that only repeat the sign of the next one.
+                let mut start = 0;
+                while start < 15 {
+                    let (b, next) = (be[start], be[start + 1]);
+                    let redundant = (b == 0 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
+                    if !redundant {
+                        break;
+                    }
+                    start += 1;
+                }
+                be[start..].to_vec()
+            }
+        }
+        (TypeKind::Timestamp { precision }, Datum::Timestamp { millis, nanos })
+        | (
+            TypeKind::LocalZonedTimestamp { precision },
+            Datum::LocalZonedTimestamp { millis, nanos },
+        ) => {
+            let mut out = millis.to_le_bytes().to_vec();
+            if *precision > 3 {
+                let nanos = u64::try_from(*nanos).map_err(|_| mismatch())?;
+                super::write_block::put_var(&mut out, nanos);
+            }
+            out
+        }
+        _ => return Err(mismatch()),
+    })
+}

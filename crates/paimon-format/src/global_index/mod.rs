@@ -1,19 +1,27 @@
 //! Scalar global index files (Java `BTreeIndexReader`, `BitmapIndexReader`,
-//! `SortedIndexFileMeta`): pure decoders over a whole file's bytes.
+//! `SortedIndexFileMeta`): pure decoders over a whole file's bytes, and the encoders writing
+//! the same bytes pypaimon 2.1 writes ([`encode_scalar_index`]).
 //!
 //! Both index types decode to a [`SortedIndex`]: the distinct keys in key order, each with the
 //! row ids (local to the index file's row range) holding it, and the rows holding NULL.
 //! Planning evaluates predicates on it ([`SortedIndex::equal`], [`SortedIndex::range`], ...).
 
 mod bitmap;
+mod bitmap_write;
 mod block;
 mod btree;
+mod btree_write;
+mod encode;
+mod file_meta;
 mod key;
 mod sorted;
+mod write_block;
 
 pub use bitmap::decode_bitmap_index;
 pub use btree::decode_btree_index;
-pub use key::decode_key;
+pub use encode::{encode_scalar_index, sort_index_rows, EncodedIndex, IndexRow, IndexWriteOptions};
+pub use file_meta::SortedIndexFileMeta;
+pub use key::{decode_key, encode_key};
 pub use sorted::SortedIndex;
 
 /// `_INDEX_TYPE` of BTree global index files.
@@ -45,5 +53,7 @@ pub fn decode_scalar_index(
     }
 }
 
+#[cfg(test)]
+mod encode_tests;
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use roaring::RoaringTreemap;
 use std::ops::Bound;
 
-fn fixture(prefix: &str) -> Vec<u8> {
+pub(super) fn fixture(prefix: &str) -> Vec<u8> {
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/global-index/db.db/t/index"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# pypaimon 2.1 reads global indexes paimon-rs built (issue 46): a copy of fixtures/global-index
+# at its fourth snapshot (the 200 rows written before pypaimon built its indexes) gets a BTree
+# index on `id` and a bitmap index on `name` from `paimon create-global-index`; then
+# scripts/check-global-index-peer.py checks pypaimon's filtered plans use them (IndexedSplits
+# with exactly the matching row ranges) and return the expected rows.
+#
+# Uses the peers venv scripts/test-peers.sh makes (target/peers-venv; PEERS_VENV to choose),
+# creating it the same way when absent. Exits non-zero on any failure.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
+if [[ ! -x "$VENV/bin/python" ]]; then
+    python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("pypaimon") != "2.1.0")' 2>/dev/null; then
+    "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0
+fi
+
+cargo build -q -p paimon-cli --locked --bin paimon
+PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+T="$WORK/wh/db.db/t"
+mkdir -p "$WORK/wh/db.db"
+cp -r fixtures/global-index/db.db/t "$T"
+# Back to snapshot 4: no index yet.
+rm -f "$T"/snapshot/snapshot-{5,6,7} "$T"/index/*
+echo 4 >"$T/snapshot/LATEST"
+
+"$PAIMON" create-global-index "$T" --column id --type btree
+"$PAIMON" create-global-index "$T" --column name --type bitmap
+"$VENV/bin/python" scripts/check-global-index-peer.py "$WORK/wh"
