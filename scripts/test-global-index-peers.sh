@@ -12,16 +12,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-VENV="${PEERS_VENV:-$CARGO_TARGET_DIR/peers-venv}"
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("pypaimon") != "2.1.0")' 2>/dev/null; then
-    "$VENV/bin/pip" install -q pypaimon==2.1.0 pypaimon-rust==0.4.0
-fi
-
-cargo build -q -p paimon-cli --locked --bin paimon
-PAIMON="$CARGO_TARGET_DIR/debug/paimon"
+source "$ROOT/scripts/peers-venv.sh"
+source "$ROOT/scripts/workspace-build.sh"
+PY=$(peers_venv)
+PAIMON=$(ws_paimon)
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -34,4 +28,4 @@ echo 4 >"$T/snapshot/LATEST"
 
 "$PAIMON" create-global-index "$T" --column id --type btree
 "$PAIMON" create-global-index "$T" --column name --type bitmap
-"$VENV/bin/python" scripts/check-global-index-peer.py "$WORK/wh"
+"$PY" scripts/check-global-index-peer.py "$WORK/wh"
