@@ -93,6 +93,7 @@ impl CatalogOptions {
 ///
 /// # Errors
 /// A value other than `true` or `false` (naming `uri`).
+#[cfg_attr(not(any(feature = "jdbc", feature = "hive")), allow(dead_code))]
 pub(super) fn lock_enabled(opts: &CatalogOptions, warehouse: &str, uri: &str) -> Result<bool> {
     match opts.get("lock.enabled").map(str::trim) {
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),

@@ -79,7 +79,14 @@ impl HiveLock {
                     "no LockResponse",
                 ))
             }
-            Err(t) => return Err(self.failed(what.to_string(), format!("{t:?}"))),
+            Err(t) => {
+                return Err(Error::catalog(
+                    self.client.uri(),
+                    CatalogFailure::Refused,
+                    what.to_string(),
+                    format!("{t:?}"),
+                ))
+            }
         };
         match (v.field(1), v.field(2)) {
             (Some(Value::I64(id)), Some(Value::I32(state))) => Ok((*id, *state)),
