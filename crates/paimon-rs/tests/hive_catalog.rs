@@ -184,7 +184,11 @@ fn registered_as_java_registers_and_read_by_java() {
     assert_eq!(catalog.list_tables(&db).unwrap(), vec!["t".to_string()]);
     let table = catalog.table(&t).unwrap();
     assert_eq!(
-        table.write().batches([batch(&table, 0, 5)]).unwrap().snapshots,
+        table
+            .write()
+            .batches([batch(&table, 0, 5)])
+            .unwrap()
+            .snapshots,
         vec![1]
     );
     assert_eq!(
@@ -239,7 +243,8 @@ fn registered_as_java_registers_and_read_by_java() {
     );
     let view = hms_view(&uri, &cp, &["table", &db, "t2"]);
     assert!(
-        view.iter().any(|l| l.starts_with("location=") && l.ends_with(&format!("{db}.db/t2"))),
+        view.iter()
+            .any(|l| l.starts_with("location=") && l.ends_with(&format!("{db}.db/t2"))),
         "{view:?}"
     );
     assert!(!wh.path().join(format!("{db}.db/t")).exists());
@@ -279,9 +284,7 @@ fn commits_need_the_metastore_lock() {
     let db = format!("lk_{}", std::process::id());
     let t = format!("{db}.t");
     let plain = Catalog::open(options(&uri, &w, false)).unwrap();
-    plain
-        .create_database(&db, false, &BTreeMap::new())
-        .unwrap();
+    plain.create_database(&db, false, &BTreeMap::new()).unwrap();
     plain.create_table(&t, schema(), false).unwrap();
 
     let locked = Catalog::open(options(&uri, &w, true)).unwrap();
@@ -297,7 +300,10 @@ fn commits_need_the_metastore_lock() {
         .to_string();
     assert!(e.contains(&format!("lock {t}")), "{e}");
     assert!(e.contains(&uri), "{e}");
-    assert!(!wh.path().join(format!("{db}.db/t/snapshot/snapshot-1")).exists());
+    assert!(!wh
+        .path()
+        .join(format!("{db}.db/t/snapshot/snapshot-1"))
+        .exists());
     assert!(rows_of(&plain.table(&t).unwrap().scan().to_arrow().unwrap()).is_empty());
     plain.drop_database(&db, false, true).unwrap();
 }

@@ -15,9 +15,9 @@
 //!   `warehouse`, `uri`, `token.provider`, `token`, `header.*`, FileIO options).
 
 mod filesystem;
-mod identifier;
 #[cfg(feature = "hive")]
 pub mod hive;
+mod identifier;
 #[cfg(feature = "jdbc")]
 pub mod jdbc;
 mod options;

@@ -281,7 +281,10 @@ mod tests {
         ]))
         .unwrap_err()
         .to_string();
-        assert!(e.contains("is not a thrift://host:port metastore URI"), "{e}");
+        assert!(
+            e.contains("is not a thrift://host:port metastore URI"),
+            "{e}"
+        );
         let e = open_catalog(&map(&[
             ("metastore", "hive"),
             ("uri", "thrift://127.0.0.1:9083"),

@@ -122,10 +122,14 @@ impl Client {
         idempotent: bool,
         args: impl Fn(&mut Writer),
     ) -> CallResult {
-        let mut guard = self
-            .conn
-            .lock()
-            .map_err(|_| Error::catalog(self.uri.clone(), CatalogFailure::Unreachable, method, "client lock poisoned"))?;
+        let mut guard = self.conn.lock().map_err(|_| {
+            Error::catalog(
+                self.uri.clone(),
+                CatalogFailure::Unreachable,
+                method,
+                "client lock poisoned",
+            )
+        })?;
         let attempts = if idempotent { 2 } else { 1 };
         let mut last = None;
         for _ in 0..attempts {
@@ -149,17 +153,16 @@ impl Client {
             }
         }
         Err(last.unwrap_or_else(|| {
-            Error::catalog(self.uri.clone(), CatalogFailure::Unreachable, method, "no attempt")
+            Error::catalog(
+                self.uri.clone(),
+                CatalogFailure::Unreachable,
+                method,
+                "no attempt",
+            )
         }))
     }
 
-    fn exchange(
-        &self,
-        stream: &TcpStream,
-        method: &str,
-        seq: i32,
-        request: &[u8],
-    ) -> CallResult {
+    fn exchange(&self, stream: &TcpStream, method: &str, seq: i32, request: &[u8]) -> CallResult {
         let io_err = |e: std::io::Error| {
             Error::catalog(
                 self.uri.clone(),
@@ -304,7 +307,11 @@ mod tests {
         w.buf
     }
 
-    fn decode(bytes: &[u8], method: &str, seq: i32) -> std::result::Result<std::result::Result<Option<Value>, Thrown>, DecodeError> {
+    fn decode(
+        bytes: &[u8],
+        method: &str,
+        seq: i32,
+    ) -> std::result::Result<std::result::Result<Option<Value>, Thrown>, DecodeError> {
         decode_reply(&mut Reader::new(bytes, bytes.len() as u64), method, seq)
     }
 
@@ -344,7 +351,10 @@ mod tests {
     #[test]
     fn refuses_uris_that_are_not_thrift() {
         let e = Client::new("http://h:1").unwrap_err().to_string();
-        assert!(e.contains("is not a thrift://host:port metastore URI"), "{e}");
+        assert!(
+            e.contains("is not a thrift://host:port metastore URI"),
+            "{e}"
+        );
         assert!(Client::new("thrift://127.0.0.1:9083").is_ok());
     }
 

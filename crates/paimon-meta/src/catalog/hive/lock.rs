@@ -68,7 +68,11 @@ impl HiveLock {
         Error::catalog(self.client.uri(), CatalogFailure::Conflict, what, reason)
     }
 
-    fn response(&self, what: &str, reply: std::result::Result<Option<Value>, Thrown>) -> Result<(i64, i32)> {
+    fn response(
+        &self,
+        what: &str,
+        reply: std::result::Result<Option<Value>, Thrown>,
+    ) -> Result<(i64, i32)> {
         let v = match reply {
             Ok(Some(v)) => v,
             Ok(None) => {

@@ -415,7 +415,10 @@ impl Catalog for HiveCatalog {
                 columns,
                 parameters: table_parameters(schema),
             };
-            match self.client.call("create_table", false, |w| hms.write(w, 1))? {
+            match self
+                .client
+                .call("create_table", false, |w| hms.write(w, 1))?
+            {
                 Ok(_) => Ok(()),
                 Err(Thrown::AlreadyExists(_)) => Err(self.exists_error("table", id.to_string())),
                 Err(Thrown::NoSuchObject(_)) => {

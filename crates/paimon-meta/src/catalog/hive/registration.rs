@@ -270,7 +270,10 @@ mod tests {
             ("partition", "dt"),
             ("bucket-key", "id"),
             ("table_type", "PAIMON"),
-            ("storage_handler", "org.apache.paimon.hive.PaimonStorageHandler"),
+            (
+                "storage_handler",
+                "org.apache.paimon.hive.PaimonStorageHandler",
+            ),
             ("comment", "a table"),
         ]
         .iter()

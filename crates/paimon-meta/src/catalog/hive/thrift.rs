@@ -239,8 +239,8 @@ impl<R: Read> Reader<R> {
             ));
         }
         let kind = (word & 0xff) as u8;
-        let name = String::from_utf8(self.binary()?)
-            .or_else(|_| malformed("method name is not UTF-8"))?;
+        let name =
+            String::from_utf8(self.binary()?).or_else(|_| malformed("method name is not UTF-8"))?;
         let seq = self.i32()?;
         Ok(Header { name, kind, seq })
     }
@@ -519,7 +519,10 @@ mod tests {
         let at = 4 + 4 + 17 + 4 + 3 + 1;
         bytes[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
         let e = read(&bytes).unwrap_err();
-        assert!(matches!(e, DecodeError::Malformed(ref m) if m.contains("list size")), "{e}");
+        assert!(
+            matches!(e, DecodeError::Malformed(ref m) if m.contains("list size")),
+            "{e}"
+        );
         bytes[at..at + 4].copy_from_slice(&(-1i32).to_be_bytes());
         assert_eq!(
             read(&bytes).unwrap_err(),
