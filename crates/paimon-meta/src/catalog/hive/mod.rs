@@ -621,3 +621,90 @@ mod tests {
         assert_eq!(normalize_location("/w/t"), "/w/t");
     }
 }
+
+/// Against a real metastore (`PAIMON_HIVE_TEST_URI`, set by `scripts/test-hive.sh`; skipped
+/// without it): a database and a table registered, listed, opened at the registered location,
+/// renamed (the directory follows) and dropped, through the catalog alone.
+#[cfg(test)]
+mod metastore_tests {
+    use super::*;
+
+    fn schema() -> TableSchema {
+        TableSchema::from_json_str(
+            r#"{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT NOT NULL"},
+                {"id":1,"name":"v","type":"STRING","description":"the value"}],
+                "highestFieldId":1,"partitionKeys":[],"primaryKeys":["id"],
+                "options":{"bucket":"1"},"timeMillis":0}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn register_rename_drop_on_a_real_metastore() {
+        let Ok(uri) = std::env::var("PAIMON_HIVE_TEST_URI") else {
+            eprintln!("skipped: PAIMON_HIVE_TEST_URI is not set (scripts/test-hive.sh sets it)");
+            return;
+        };
+        let wh = tempfile::tempdir().unwrap();
+        let w = wh.path().to_str().unwrap();
+        let opts = CatalogOptions::from_map(
+            [
+                ("metastore", "hive"),
+                ("uri", uri.as_str()),
+                ("warehouse", w),
+                ("lock.enabled", "false"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        )
+        .unwrap();
+        let c = HiveCatalog::open(&opts).unwrap();
+        let c: &dyn Catalog = &c;
+        let db = format!("meta_{}", std::process::id());
+        c.create_database(&db, false, &BTreeMap::new()).unwrap();
+        assert!(c.list_databases().unwrap().contains(&db));
+        let d = c.get_database(&db).unwrap();
+        assert!(
+            d.location.as_deref().unwrap().ends_with(&format!("{w}/{db}.db")),
+            "{d:?}"
+        );
+        let id = Identifier::new(db.clone(), "t");
+        c.create_table(&id, schema(), false).unwrap();
+        let e = c.create_table(&id, schema(), false).unwrap_err();
+        assert!(matches!(e, Error::CatalogObjectExists { .. }), "{e}");
+        assert_eq!(c.list_tables(&db).unwrap(), vec!["t".to_string()]);
+        let t = c.get_table(&id).unwrap();
+        assert_eq!(t.path(), format!("{w}/{db}.db/t"));
+        assert_eq!(t.schema().primary_keys, vec!["id".to_string()]);
+
+        let to = Identifier::new(db.clone(), "t2");
+        c.rename_table(&id, &to, false).unwrap();
+        assert_eq!(c.list_tables(&db).unwrap(), vec!["t2".to_string()]);
+        assert_eq!(c.get_table(&to).unwrap().path(), format!("{w}/{db}.db/t2"));
+        assert!(!wh.path().join(format!("{db}.db/t")).exists());
+        let e = c.get_table(&id).unwrap_err();
+        assert!(
+            matches!(e, Error::CatalogObjectNotFound { kind: "table", .. }),
+            "{e}"
+        );
+
+        let change = SchemaChange::SetOption {
+            key: "snapshot.num-retained.max".into(),
+            value: "7".into(),
+        };
+        c.alter_table(&to, &[change], false).unwrap();
+        assert_eq!(
+            c.get_table(&to).unwrap().schema().options["snapshot.num-retained.max"],
+            "7"
+        );
+
+        let e = c.drop_database(&db, false, false).unwrap_err();
+        assert!(e.to_string().contains("not empty"), "{e}");
+        c.drop_table(&to, false).unwrap();
+        assert_eq!(c.list_tables(&db).unwrap(), Vec::<String>::new());
+        assert!(!wh.path().join(format!("{db}.db/t2")).exists());
+        c.drop_database(&db, false, false).unwrap();
+        assert!(!c.list_databases().unwrap().contains(&db));
+    }
+}
