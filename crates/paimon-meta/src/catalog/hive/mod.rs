@@ -666,7 +666,10 @@ mod metastore_tests {
         assert!(c.list_databases().unwrap().contains(&db));
         let d = c.get_database(&db).unwrap();
         assert!(
-            d.location.as_deref().unwrap().ends_with(&format!("{w}/{db}.db")),
+            d.location
+                .as_deref()
+                .unwrap()
+                .ends_with(&format!("{w}/{db}.db")),
             "{d:?}"
         );
         let id = Identifier::new(db.clone(), "t");
