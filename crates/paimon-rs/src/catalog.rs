@@ -46,7 +46,9 @@ impl Catalog {
     /// with `warehouse`), `rest` (with `uri`, `token.provider` = `bear`, `token`,
     /// `warehouse`, `header.*`) or `jdbc` (feature `jdbc`: `uri` =
     /// `jdbc:postgresql://host:port/db`, `jdbc.user`, `jdbc.password`, `warehouse`,
-    /// `catalog-key`, `lock.enabled`); other keys are storage (FileIO) options.
+    /// `catalog-key`, `lock.enabled`) or `hive` (feature `hive`: `uri` =
+    /// `thrift://host:port`, `warehouse`, `lock.enabled`); other keys are storage (FileIO)
+    /// options.
     ///
     /// # Errors
     /// Missing or invalid options; the REST server unreachable or refusing the token.

@@ -9,10 +9,14 @@
 //!   `RESTCatalog` speaks it; its tables commit through the server.
 //! * `JdbcCatalog` (feature `jdbc`): Java 1.4.2's `JdbcCatalog` tables on PostgreSQL; its
 //!   tables commit under Java's JDBC lock when `lock.enabled`.
+//! * `HiveCatalog` (feature `hive`): Java 1.4.2's `HiveCatalog` registrations in a Hive
+//!   Metastore (Thrift); its tables commit under the metastore's lock when `lock.enabled`.
 //! * [`open_catalog`]: one of them from Java's catalog option names (`metastore`,
 //!   `warehouse`, `uri`, `token.provider`, `token`, `header.*`, FileIO options).
 
 mod filesystem;
+#[cfg(feature = "hive")]
+pub mod hive;
 mod identifier;
 #[cfg(feature = "jdbc")]
 pub mod jdbc;

@@ -16,6 +16,8 @@ pub enum Metastore {
     Rest,
     /// `jdbc`: Java's `JdbcCatalog` tables in the database at `uri` (PostgreSQL).
     Jdbc,
+    /// `hive`: Java's `HiveCatalog` registrations in the Hive Metastore at `uri`.
+    Hive,
 }
 
 /// Catalog options (Java's keys; see [`CatalogOptions::from_map`]).
@@ -50,17 +52,19 @@ impl CatalogOptions {
     ///
     /// # Errors
     /// [`Error::Catalog`] ([`CatalogFailure::InvalidOptions`]) for a `metastore` this build
-    /// does not know (`hive` is not implemented yet).
+    /// does not know.
     pub fn from_map(options: BTreeMap<String, String>) -> Result<Self> {
         let metastore = match options.get(keys::METASTORE).map(|s| s.trim()) {
             None | Some("filesystem") => Metastore::FileSystem,
             Some("rest") => Metastore::Rest,
             Some("jdbc") => Metastore::Jdbc,
+            Some("hive") => Metastore::Hive,
             Some(other) => {
                 return Err(invalid(
                     keys::METASTORE,
                     format!(
-                        "metastore {other:?} is not supported (supported: filesystem, rest, jdbc)"
+                        "metastore {other:?} is not supported (supported: filesystem, rest, \
+                         jdbc, hive)"
                     ),
                 ))
             }
@@ -84,6 +88,52 @@ impl CatalogOptions {
     }
 }
 
+/// `lock.enabled` of a JDBC or Hive catalog; unset, Java's default: whether the warehouse is
+/// on an object store (a local or HDFS path is not).
+///
+/// # Errors
+/// A value other than `true` or `false` (naming `uri`).
+#[cfg_attr(not(any(feature = "jdbc", feature = "hive")), allow(dead_code))]
+pub(super) fn lock_enabled(opts: &CatalogOptions, warehouse: &str, uri: &str) -> Result<bool> {
+    match opts.get("lock.enabled").map(str::trim) {
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+        Some(v) => Err(Error::catalog(
+            uri,
+            CatalogFailure::InvalidOptions,
+            "option lock.enabled",
+            format!("{v:?} is not true or false"),
+        )),
+        None => Ok(!matches!(
+            paimon_io::scheme_of(warehouse),
+            None | Some("file" | "hdfs" | "viewfs")
+        )),
+    }
+}
+
+/// A duration option (`30 s`, `8 min`, millis), `default` when unset.
+///
+/// # Errors
+/// A value that is not a duration.
+#[cfg_attr(not(any(feature = "jdbc", feature = "hive")), allow(dead_code))]
+pub(super) fn duration_option(
+    opts: &CatalogOptions,
+    key: &str,
+    default: std::time::Duration,
+) -> Result<std::time::Duration> {
+    match opts.get(key) {
+        None => Ok(default),
+        Some(v) => paimon_spec::options::parse_duration_millis(v)
+            .map(std::time::Duration::from_millis)
+            .ok_or_else(|| {
+                invalid(
+                    key,
+                    format!("{v:?} is not a duration (such as '30 s' or '8 min')"),
+                )
+            }),
+    }
+}
+
 fn invalid(key: &str, reason: String) -> Error {
     Error::catalog(
         "",
@@ -95,7 +145,8 @@ fn invalid(key: &str, reason: String) -> Error {
 
 /// The catalog `options` describe: a [`FileSystemCatalog`] over `warehouse`, (with the
 /// `rest` feature) a `RestCatalog` at `uri`, after its `GET /v1/config` handshake, or (with
-/// the `jdbc` feature) a `JdbcCatalog` in the PostgreSQL database at `uri`.
+/// the `jdbc` feature) a `JdbcCatalog` in the PostgreSQL database at `uri`, or (with the
+/// `hive` feature) a `HiveCatalog` on the Hive Metastore at `uri`.
 ///
 /// # Errors
 /// Missing or invalid options; the REST handshake's errors; a storage scheme this build
@@ -115,6 +166,13 @@ pub fn open_catalog(options: &BTreeMap<String, String>) -> Result<Arc<dyn Catalo
         Metastore::Jdbc => Err(invalid(
             keys::METASTORE,
             "this build has no JDBC catalog (cargo feature `jdbc` of paimon-meta)".to_string(),
+        )),
+        #[cfg(feature = "hive")]
+        Metastore::Hive => Ok(Arc::new(super::hive::HiveCatalog::open(&opts)?)),
+        #[cfg(not(feature = "hive"))]
+        Metastore::Hive => Err(invalid(
+            keys::METASTORE,
+            "this build has no Hive catalog (cargo feature `hive` of paimon-meta)".to_string(),
         )),
         #[cfg(feature = "rest")]
         Metastore::Rest => Ok(Arc::new(super::rest::RestCatalog::open(opts)?)),
@@ -141,6 +199,8 @@ pub fn file_io_options(options: &BTreeMap<String, String>) -> BTreeMap<String, S
         "lock-acquire-timeout",
         "lock-check-max-sleep",
         "lock-key-max-length",
+        "hive-conf-dir",
+        "hadoop-conf-dir",
         "client-pool-size",
         "cache-enabled",
     ];
@@ -175,10 +235,10 @@ mod tests {
         assert_eq!(c.location(), w);
         let c = open_catalog(&map(&[("metastore", "filesystem"), ("warehouse", w)])).unwrap();
         assert_eq!(c.list_databases().unwrap(), Vec::<String>::new());
-        let e = open_catalog(&map(&[("metastore", "hive")]))
+        let e = open_catalog(&map(&[("metastore", "glue")]))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("metastore \"hive\" is not supported"), "{e}");
+        assert!(e.contains("metastore \"glue\" is not supported"), "{e}");
         let e = open_catalog(&map(&[])).unwrap_err().to_string();
         assert!(e.contains("option \"warehouse\" is required"), "{e}");
     }
@@ -203,6 +263,37 @@ mod tests {
             e.contains("JDBC protocol \"mysql\" is not supported"),
             "{e}"
         );
+    }
+
+    /// `metastore = hive` checks its options before any connection: `uri` must be
+    /// `thrift://host:port`, `lock.enabled` a boolean.
+    #[cfg(feature = "hive")]
+    #[test]
+    fn metastore_hive_checks_its_options_first() {
+        let e = open_catalog(&map(&[("metastore", "hive"), ("warehouse", "/tmp/w")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("option \"uri\" is required"), "{e}");
+        let e = open_catalog(&map(&[
+            ("metastore", "hive"),
+            ("uri", "http://127.0.0.1:9083"),
+            ("warehouse", "/tmp/w"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("is not a thrift://host:port metastore URI"),
+            "{e}"
+        );
+        let e = open_catalog(&map(&[
+            ("metastore", "hive"),
+            ("uri", "thrift://127.0.0.1:9083"),
+            ("warehouse", "/tmp/w"),
+            ("lock.enabled", "yes"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\"yes\" is not true or false"), "{e}");
     }
 
     #[test]

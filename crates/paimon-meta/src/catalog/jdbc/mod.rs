@@ -19,13 +19,12 @@ use std::time::Duration;
 
 use paimon_io::FileIORef;
 use paimon_spec::layout;
-use paimon_spec::options::parse_duration_millis;
 use paimon_spec::schema::TableSchema;
 
 use self::connection::{is_conflict, Connection, ConnectionSpec};
 use self::lock::JdbcLock;
 pub use self::lock::JdbcSnapshotCommit;
-use super::options::{file_io_options, keys, CatalogOptions};
+use super::options::{duration_option, file_io_options, keys, lock_enabled, CatalogOptions};
 use super::{Catalog, Database, FileSystemCatalog, Identifier};
 use crate::commit::{create_table_at, SchemaChange};
 use crate::error::{CatalogFailure, Error, Result};
@@ -46,22 +45,6 @@ pub struct JdbcCatalog {
     lock: Option<JdbcLock>,
 }
 
-fn duration_option(opts: &CatalogOptions, key: &str, default: Duration) -> Result<Duration> {
-    match opts.get(key) {
-        None => Ok(default),
-        Some(v) => parse_duration_millis(v)
-            .map(Duration::from_millis)
-            .ok_or_else(|| {
-                Error::catalog(
-                    "",
-                    CatalogFailure::InvalidOptions,
-                    format!("option {key}"),
-                    format!("{v:?} is not a duration (such as '30 s' or '8 min')"),
-                )
-            }),
-    }
-}
-
 impl JdbcCatalog {
     /// Connects to the catalog database of `options` and creates Java's tables where missing.
     ///
@@ -76,24 +59,7 @@ impl JdbcCatalog {
         let io: FileIORef =
             paimon_io::file_io_with_options(warehouse, &file_io_options(&opts.options))
                 .map_err(Error::io)?;
-        let lock_enabled = match opts.get("lock.enabled").map(str::trim) {
-            Some(v) if v.eq_ignore_ascii_case("true") => true,
-            Some(v) if v.eq_ignore_ascii_case("false") => false,
-            Some(v) => {
-                return Err(Error::catalog(
-                    connection.uri(),
-                    CatalogFailure::InvalidOptions,
-                    "option lock.enabled",
-                    format!("{v:?} is not true or false"),
-                ))
-            }
-            // Java: `lock.enabled` defaults to whether the warehouse is an object store (a
-            // local or HDFS path is not).
-            None => !matches!(
-                paimon_io::scheme_of(warehouse),
-                None | Some("file" | "hdfs" | "viewfs")
-            ),
-        };
+        let lock_enabled = lock_enabled(opts, warehouse, connection.uri())?;
         let catalog_key = opts.get("catalog-key").unwrap_or("jdbc").to_string();
         let lock = if lock_enabled {
             Some(JdbcLock {
