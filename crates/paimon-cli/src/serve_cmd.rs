@@ -12,14 +12,16 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use paimon_rs::Catalog;
+use paimon_rs::meta::catalog::Identifier;
 use paimon_serve::auth::Users;
+use paimon_serve::policy::Policies;
 use paimon_serve::flight::{serve_flight, FlightSqlServer};
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
 
 use crate::catalog_cmd;
 
 /// `paimon serve [WAREHOUSE] [--warehouse-name NAME] [--rest-bind HOST:PORT] [--flight-bind
-/// HOST:PORT] [--auth FILE]`.
+/// HOST:PORT] [--auth FILE] [--policies FILE]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The warehouse directory or URL to serve (a filesystem catalog); without it, the catalog
@@ -36,6 +38,11 @@ pub struct ServeArgs {
     /// it, requests are not authenticated.
     #[arg(long, value_name = "FILE")]
     pub auth: Option<PathBuf>,
+    /// Row filters and column masks per user and table (JSON, see paimon_serve::policy;
+    /// needs --auth): the tables they name carry `query-auth.enabled`, REST clients get the
+    /// caller's rules from the `auth` endpoint, Flight SQL applies them to every scan.
+    #[arg(long, value_name = "FILE")]
+    pub policies: Option<PathBuf>,
     /// Where Arrow Flight SQL listens (port 0: any free port; its `grpc://` URL is printed after
     /// the REST one). Without it, no Flight SQL. Flight SQL serves a WAREHOUSE (a filesystem
     /// catalog), not a catalog given by options.
@@ -50,7 +57,8 @@ pub struct ServeArgs {
 /// Runs the service until SIGTERM or ctrl-c.
 ///
 /// # Errors
-/// No catalog (or two), an unreadable auth file, a bind that fails.
+/// No catalog (or two), an unreadable auth or policies file, a policy that does not fit its
+/// table, a bind that fails.
 pub fn serve(a: ServeArgs) -> Result<()> {
     let catalog = match (&a.warehouse, catalog_cmd::catalog()?) {
         (Some(w), None) => Catalog::filesystem(w).map_err(|e| anyhow!("{}", e.chain()))?,
@@ -70,6 +78,18 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     if let Some(f) = &a.auth {
         config.users = Users::load(f)?;
     }
+    if let Some(f) = &a.policies {
+        let policies = Policies::load(f, &config.users)?;
+        policies
+            .check(|db, t| {
+                catalog
+                    .get_table(&Identifier::new(db, t))
+                    .ok()
+                    .map(|t| t.schema().as_ref().clone())
+            })
+            .with_context(|| format!("serve: policies file {}", f.display()))?;
+        config.policies = policies;
+    }
     let flight = match (&a.flight_bind, &a.warehouse) {
         (None, _) => None,
         (Some(bind), Some(w)) => {
@@ -79,6 +99,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             if let Some(n) = a.flight_target_partitions {
                 server = server.with_target_partitions(n);
             }
+            server = server.with_policies(config.policies.clone());
             Some((bind.clone(), server))
         }
         (Some(_), None) => bail!(

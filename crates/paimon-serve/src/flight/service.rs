@@ -32,8 +32,9 @@ use tonic::{Request, Response, Status, Streaming};
 use super::caller::{self, Caller};
 use super::metadata::{self, SQL_INFO, TABLE_TYPE};
 use super::query::{self, DENIED};
-use super::ticket;
+use super::{query_auth, ticket};
 use crate::auth::Users;
+use crate::policy::Policies;
 
 type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
 
@@ -44,6 +45,7 @@ pub struct FlightSqlServer {
     catalog: PaimonCatalogProvider,
     users: Option<Arc<Users>>,
     target_partitions: usize,
+    policies: Arc<Policies>,
 }
 
 impl FlightSqlServer {
@@ -62,7 +64,15 @@ impl FlightSqlServer {
             catalog: PaimonCatalogProvider::new(&warehouse)?,
             users: users.map(Arc::new),
             target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
+            policies: Arc::new(Policies::default()),
         })
+    }
+
+    /// This service applying `policies` (row filters and column masks per user and table)
+    /// to every read.
+    pub fn with_policies(mut self, policies: Policies) -> Self {
+        self.policies = Arc::new(policies);
+        self
     }
 
     /// This service planning scans into at most `n` split groups (endpoints); default: the
@@ -78,11 +88,40 @@ impl FlightSqlServer {
     }
 
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
-        caller::caller(self.users.as_deref(), request.metadata())
+        let c = caller::caller(self.users.as_deref(), request.metadata())?;
+        let restricted = c.name().is_some_and(|u| self.policies.has_user(u));
+        Ok(c.under_policy(restricted))
     }
 
     fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
         query::session(&self.catalog, caller, self.target_partitions, false)
+    }
+
+    /// A scan-shaped query's node with the caller's rules in its splits; `None` (the query
+    /// then runs on the server) unless it is scan-shaped, which a query over a table under
+    /// the caller's policy must be.
+    fn restricted_scan(
+        &self,
+        caller: &Caller,
+        plan: &datafusion::logical_expr::LogicalPlan,
+        shaped: Option<paimon_datafusion::ScanNode>,
+    ) -> Result<Option<paimon_datafusion::ScanNode>, Status> {
+        let shaped =
+            shaped.filter(|_| !query_auth::scans_restricted_system_table(&self.policies, caller, plan));
+        let Some(node) = shaped else {
+            query_auth::refuse_unshaped(&self.policies, caller, plan).map_err(status)?;
+            return Ok(None);
+        };
+        let (db, table) = ticket::table_of(self.catalog.warehouse(), &node.table_path)
+            .ok_or_else(|| {
+                Status::internal(format!(
+                    "the scan of {} is not of a table of the warehouse",
+                    node.table_path
+                ))
+            })?;
+        query_auth::restrict(&self.policies, caller, self.catalog.file_io(), node, &db, &table)
+            .map(Some)
+            .map_err(status)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
@@ -97,8 +136,10 @@ impl FlightSqlServer {
         let df = query::plan(&ctx, caller, &text).await.map_err(status)?;
         let schema = df.schema().as_arrow().clone();
         let physical = df.create_physical_plan().await.map_err(status)?;
-        let scan_tickets =
-            query::scan_shaped(&physical, &Arc::new(schema.clone())).and_then(|node| {
+        let shaped = query::scan_shaped(&physical, &Arc::new(schema.clone()));
+        let scan_tickets = self
+            .restricted_scan(caller, df.logical_plan(), shaped)?
+            .and_then(|node| {
                 node.partitions
                     .iter()
                     .filter(|g| !g.is_empty())
@@ -119,6 +160,7 @@ impl FlightSqlServer {
     async fn run(&self, caller: &Caller, text: &str) -> Result<DoGetStream, Status> {
         let ctx = self.session(caller);
         let df = query::plan(&ctx, caller, text).await.map_err(status)?;
+        query_auth::refuse_unshaped(&self.policies, caller, df.logical_plan()).map_err(status)?;
         let stream = df.execute_stream().await.map_err(status)?;
         Ok(encode_stream(stream))
     }
@@ -131,6 +173,15 @@ impl FlightSqlServer {
                 "{DENIED} reading {db}.{table} needs the read grant on it"
             )));
         }
+        query_auth::check_ticket(
+            &self.policies,
+            caller,
+            self.catalog.file_io(),
+            &node,
+            &db,
+            &table,
+        )
+        .map_err(status)?;
         let groups = node.partitions.len();
         let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(self.catalog.file_io())))
             .map_err(status)?;
@@ -492,6 +543,7 @@ impl FlightSqlService for FlightSqlServer {
         let df = query::plan_update(&ctx, &caller, &query.query)
             .await
             .map_err(status)?;
+        query_auth::refuse_unshaped(&self.policies, &caller, df.logical_plan()).map_err(status)?;
         let batches = df.collect().await.map_err(status)?;
         let mut rows: i64 = 0;
         for b in &batches {

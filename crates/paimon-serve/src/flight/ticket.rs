@@ -75,7 +75,7 @@ pub(crate) fn decode(any: &Any, warehouse: &str) -> Result<(ScanNode, String, St
 }
 
 /// The database and table of `table_path` when it is `<warehouse>/<db>.db/<table>`.
-fn table_of(warehouse: &str, table_path: &str) -> Option<(String, String)> {
+pub(crate) fn table_of(warehouse: &str, table_path: &str) -> Option<(String, String)> {
     let below = table_path
         .strip_prefix(warehouse.trim_end_matches('/'))?
         .strip_prefix('/')?;
