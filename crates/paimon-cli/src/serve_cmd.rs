@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use paimon_rs::Catalog;
 use paimon_rs::meta::catalog::Identifier;
+use paimon_rs::Catalog;
 use paimon_serve::auth::Users;
-use paimon_serve::policy::Policies;
 use paimon_serve::flight::{serve_flight, FlightSqlServer};
+use paimon_serve::policy::Policies;
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
 
 use crate::catalog_cmd;

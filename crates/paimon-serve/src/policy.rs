@@ -115,13 +115,14 @@ impl Policies {
             file: file.to_string(),
             reason,
         };
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| invalid(format!("not JSON: {e}")))?;
+        let v: Value = serde_json::from_str(text).map_err(|e| invalid(format!("not JSON: {e}")))?;
         let root = v
             .as_object()
             .ok_or_else(|| invalid("expected an object {\"policies\": [...]}".into()))?;
         if let Some(k) = root.keys().find(|k| *k != "policies") {
-            return Err(invalid(format!("unknown key {k:?} (expected \"policies\")")));
+            return Err(invalid(format!(
+                "unknown key {k:?} (expected \"policies\")"
+            )));
         }
         let list = root
             .get("policies")
@@ -228,8 +229,7 @@ impl Policies {
         }
         Ok(Some(QueryAuth {
             filter,
-            column_masking: (!policy.column_masks.is_empty())
-                .then(|| policy.column_masks.clone()),
+            column_masking: (!policy.column_masks.is_empty()).then(|| policy.column_masks.clone()),
         }))
     }
 }

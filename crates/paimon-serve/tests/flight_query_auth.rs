@@ -81,7 +81,10 @@ async fn client(addr: SocketAddr, token: &str) -> FlightSqlServiceClient<Channel
     c
 }
 
-async fn read(c: &mut FlightSqlServiceClient<Channel>, t: &Ticket) -> Result<Vec<RecordBatch>, String> {
+async fn read(
+    c: &mut FlightSqlServiceClient<Channel>,
+    t: &Ticket,
+) -> Result<Vec<RecordBatch>, String> {
     let stream = c.do_get(t.clone()).await.map_err(|e| e.to_string())?;
     stream.try_collect().await.map_err(|e| e.to_string())
 }
@@ -91,8 +94,15 @@ async fn query(
     c: &mut FlightSqlServiceClient<Channel>,
     sql: &str,
 ) -> Result<(Vec<Ticket>, Vec<RecordBatch>), String> {
-    let info = c.execute(sql.to_string(), None).await.map_err(|e| e.to_string())?;
-    let tickets: Vec<Ticket> = info.endpoint.iter().map(|e| e.ticket.clone().unwrap()).collect();
+    let info = c
+        .execute(sql.to_string(), None)
+        .await
+        .map_err(|e| e.to_string())?;
+    let tickets: Vec<Ticket> = info
+        .endpoint
+        .iter()
+        .map(|e| e.ticket.clone().unwrap())
+        .collect();
     let mut rows = Vec::new();
     for t in &tickets {
         rows.extend(read(c, t).await?);
@@ -148,7 +158,10 @@ async fn a_user_under_a_policy_reads_only_filtered_masked_rows() {
         let node = ticket::node_of(&t.ticket).unwrap();
         for frame in node.partitions.iter().flatten() {
             let split = decode_any(frame).unwrap().split;
-            assert!(matches!(split, Split::QueryAuth { auth: Some(_), .. }), "{split:?}");
+            assert!(
+                matches!(split, Split::QueryAuth { auth: Some(_), .. }),
+                "{split:?}"
+            );
             for b in worker.read_bytes(&node.table_path, frame).unwrap() {
                 read_by_worker.push(b.unwrap());
             }
@@ -192,16 +205,26 @@ async fn a_user_without_a_policy_reads_every_row() {
     let (tickets, batches) = query(&mut plain, "SELECT * FROM db.t").await.unwrap();
     assert_eq!(rows(&batches), expected(0..6, ""));
     for t in &tickets {
-        for frame in ticket::node_of(&t.ticket).unwrap().partitions.iter().flatten() {
+        for frame in ticket::node_of(&t.ticket)
+            .unwrap()
+            .partitions
+            .iter()
+            .flatten()
+        {
             let split = decode_any(frame).unwrap().split;
             assert!(!matches!(split, Split::QueryAuth { .. }), "{split:?}");
         }
     }
-    let (_, batches) = query(&mut plain, "SELECT count(*) AS n FROM db.t").await.unwrap();
+    let (_, batches) = query(&mut plain, "SELECT count(*) AS n FROM db.t")
+        .await
+        .unwrap();
     let n = batches[0].column(0);
     let n = arrow::compute::cast(n, &arrow::datatypes::DataType::Int64).unwrap();
     assert_eq!(
-        n.as_any().downcast_ref::<arrow::array::Int64Array>().unwrap().value(0),
+        n.as_any()
+            .downcast_ref::<arrow::array::Int64Array>()
+            .unwrap()
+            .value(0),
         6
     );
 }

@@ -26,7 +26,14 @@ fn masked(from: i32, to: i32) -> std::collections::BTreeMap<i32, String> {
 fn java_reads_only_the_rows_and_values_the_policy_allows() {
     let server = start_with_policies(Some(AUTH), Some(POLICIES));
     oracle(&[
-        "rest-write", &server.url, "java_db.t", "--from", "0", "--to", "7", "--token",
+        "rest-write",
+        &server.url,
+        "java_db.t",
+        "--from",
+        "0",
+        "--to",
+        "7",
+        "--token",
         "tok-admin",
     ]);
     // The table carries the option that makes clients ask.
@@ -41,10 +48,22 @@ fn java_reads_only_the_rows_and_values_the_policy_allows() {
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["schema"]["options"]["query-auth.enabled"], "true");
 
-    let dumped = oracle(&["rest-dump", &server.url, "java_db.t", "--token", "tok-reader"]);
+    let dumped = oracle(&[
+        "rest-dump",
+        &server.url,
+        "java_db.t",
+        "--token",
+        "tok-reader",
+    ]);
     assert_eq!(json_rows(&dumped), masked(3, 7));
     // Without a policy: every row, as written.
-    let dumped = oracle(&["rest-dump", &server.url, "java_db.t", "--token", "tok-plain"]);
+    let dumped = oracle(&[
+        "rest-dump",
+        &server.url,
+        "java_db.t",
+        "--token",
+        "tok-plain",
+    ]);
     assert_eq!(json_rows(&dumped), rows(0, 7, "java"));
 
     // Our REST client: the plan's splits carry the reader's rules, every read path applies
@@ -71,7 +90,10 @@ fn java_reads_only_the_rows_and_values_the_policy_allows() {
     assert_eq!(batch_rows(&read), masked(3, 7));
     let plain = Catalog::open(client_options(&server.url, "tok-plain")).unwrap();
     let table = plain.table("java_db.t").unwrap();
-    assert_eq!(batch_rows(&table.scan().to_arrow().unwrap()), rows(0, 7, "java"));
+    assert_eq!(
+        batch_rows(&table.scan().to_arrow().unwrap()),
+        rows(0, 7, "java")
+    );
     assert!(table
         .scan()
         .plan()
@@ -85,22 +107,40 @@ fn java_reads_only_the_rows_and_values_the_policy_allows() {
 fn the_auth_endpoint_answers_the_callers_rules() {
     let server = start_with_policies(Some(AUTH), Some(POLICIES));
     oracle(&[
-        "rest-write", &server.url, "java_db.t", "--from", "0", "--to", "2", "--token",
+        "rest-write",
+        &server.url,
+        "java_db.t",
+        "--from",
+        "0",
+        "--to",
+        "2",
+        "--token",
         "tok-admin",
     ]);
     let path = format!("/v1/{WAREHOUSE}/databases/java_db/tables/t/auth");
-    let (status, body) = http(&server.url, "POST", &path, Some("tok-reader"), br#"{"select": ["id", "v"]}"#);
+    let (status, body) = http(
+        &server.url,
+        "POST",
+        &path,
+        Some("tok-reader"),
+        br#"{"select": ["id", "v"]}"#,
+    );
     assert_eq!(status, 200, "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let filter: serde_json::Value =
-        serde_json::from_str(v["filter"][0].as_str().unwrap()).unwrap();
+    let filter: serde_json::Value = serde_json::from_str(v["filter"][0].as_str().unwrap()).unwrap();
     assert_eq!(filter["function"], "GREATER_OR_EQUAL");
     assert_eq!(filter["transform"]["fieldRef"]["name"], "id");
     assert_eq!(filter["literals"], serde_json::json!([3]));
     let mask: serde_json::Value =
         serde_json::from_str(v["columnMasking"]["v"].as_str().unwrap()).unwrap();
     assert_eq!(mask["name"], "UPPER");
-    let (status, body) = http(&server.url, "POST", &path, Some("tok-plain"), br#"{"select": null}"#);
+    let (status, body) = http(
+        &server.url,
+        "POST",
+        &path,
+        Some("tok-plain"),
+        br#"{"select": null}"#,
+    );
     assert_eq!(status, 200, "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v, serde_json::json!({"filter": null, "columnMasking": {}}));

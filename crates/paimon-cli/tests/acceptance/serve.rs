@@ -80,7 +80,8 @@ fn serve_refuses_a_malformed_policies_file_at_startup() {
     let dir = tempfile::tempdir().unwrap();
     let auth = dir.path().join("users");
     std::fs::write(&auth, "tok-a alice read\n").unwrap();
-    let warehouse = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/warehouse");
+    let warehouse =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/warehouse");
     for (text, needle) in [
         ("{\"policies\": [", "not JSON"),
         (
@@ -107,6 +108,9 @@ fn serve_refuses_a_malformed_policies_file_at_startup() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{text}: started");
         assert!(out.stdout.is_empty(), "{text}: printed a URL");
-        assert!(err.contains("policies.json") && err.contains(needle), "{needle}: {err}");
+        assert!(
+            err.contains("policies.json") && err.contains(needle),
+            "{needle}: {err}"
+        );
     }
 }

@@ -109,7 +109,11 @@ pub(crate) fn check_ticket(
 ///
 /// # Errors
 /// A permission refusal ([`DENIED`]) naming the table.
-pub(crate) fn refuse_unshaped(policies: &Policies, caller: &Caller, plan: &LogicalPlan) -> Result<()> {
+pub(crate) fn refuse_unshaped(
+    policies: &Policies,
+    caller: &Caller,
+    plan: &LogicalPlan,
+) -> Result<()> {
     let Some(user) = caller.name() else {
         return Ok(());
     };

@@ -106,22 +106,29 @@ impl FlightSqlServer {
         plan: &datafusion::logical_expr::LogicalPlan,
         shaped: Option<paimon_datafusion::ScanNode>,
     ) -> Result<Option<paimon_datafusion::ScanNode>, Status> {
-        let shaped =
-            shaped.filter(|_| !query_auth::scans_restricted_system_table(&self.policies, caller, plan));
+        let shaped = shaped
+            .filter(|_| !query_auth::scans_restricted_system_table(&self.policies, caller, plan));
         let Some(node) = shaped else {
             query_auth::refuse_unshaped(&self.policies, caller, plan).map_err(status)?;
             return Ok(None);
         };
-        let (db, table) = ticket::table_of(self.catalog.warehouse(), &node.table_path)
-            .ok_or_else(|| {
+        let (db, table) =
+            ticket::table_of(self.catalog.warehouse(), &node.table_path).ok_or_else(|| {
                 Status::internal(format!(
                     "the scan of {} is not of a table of the warehouse",
                     node.table_path
                 ))
             })?;
-        query_auth::restrict(&self.policies, caller, self.catalog.file_io(), node, &db, &table)
-            .map(Some)
-            .map_err(status)
+        query_auth::restrict(
+            &self.policies,
+            caller,
+            self.catalog.file_io(),
+            node,
+            &db,
+            &table,
+        )
+        .map(Some)
+        .map_err(status)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is

@@ -98,8 +98,7 @@ impl RestServer {
     ) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let shared = Arc::new(Shared {
-            service: Service::new(catalog, config.warehouse_name)
-                .with_policies(config.policies),
+            service: Service::new(catalog, config.warehouse_name).with_policies(config.policies),
             users: config.users,
         });
         let router = Router::new()

@@ -28,9 +28,9 @@ use crate::error::{CatalogFailure, Error, Result};
 use crate::table::{Table, MAIN_BRANCH};
 use client::{Object, RestClient};
 pub use commit::RestSnapshotCommit;
-pub use query_auth::RestQueryAuth;
 use messages::Response;
 use paths::Paths;
+pub use query_auth::RestQueryAuth;
 
 /// A REST catalog server (Java `RESTCatalog`).
 #[derive(Debug, Clone)]

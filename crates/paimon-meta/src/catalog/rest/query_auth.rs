@@ -29,9 +29,9 @@ impl RestQueryAuth {
 impl QueryAuthSource for RestQueryAuth {
     fn auth(&self, select: Option<&[String]>) -> Result<Option<QueryAuth>> {
         let body = json!({ "select": select });
-        let answer = self
-            .client
-            .post(&self.path, &body, &Object::table(self.id.full_table_name()))?;
+        let answer =
+            self.client
+                .post(&self.path, &body, &Object::table(self.id.full_table_name()))?;
         let r = Response {
             uri: self.client.uri(),
             what: format!("POST {}", self.path),
