@@ -11,15 +11,17 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use paimon_rs::meta::catalog::Identifier;
 use paimon_rs::Catalog;
 use paimon_serve::auth::Users;
 use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker};
+use paimon_serve::policy::Policies;
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
 
 use crate::catalog_cmd;
 
 /// `paimon serve [WAREHOUSE] [--warehouse-name NAME] [--rest-bind HOST:PORT] [--flight-bind
-/// HOST:PORT] [--auth FILE]`.
+/// HOST:PORT] [--auth FILE] [--policies FILE]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The warehouse directory or URL to serve (a filesystem catalog); without it, the catalog
@@ -36,6 +38,11 @@ pub struct ServeArgs {
     /// it, requests are not authenticated.
     #[arg(long, value_name = "FILE")]
     pub auth: Option<PathBuf>,
+    /// Row filters and column masks per user and table (JSON, see paimon_serve::policy;
+    /// needs --auth): the tables they name carry `query-auth.enabled`, REST clients get the
+    /// caller's rules from the `auth` endpoint, Flight SQL applies them to every scan.
+    #[arg(long, value_name = "FILE")]
+    pub policies: Option<PathBuf>,
     /// Where Arrow Flight SQL listens (port 0: any free port; its `grpc://` URL is printed after
     /// the REST one). Without it, no Flight SQL. Flight SQL serves a WAREHOUSE (a filesystem
     /// catalog), not a catalog given by options.
@@ -64,7 +71,8 @@ pub struct ServeArgs {
 /// Runs the service until SIGTERM or ctrl-c.
 ///
 /// # Errors
-/// No catalog (or two), an unreadable auth file, a bind that fails.
+/// No catalog (or two), an unreadable auth or policies file, a policy that does not fit its
+/// table, a bind that fails.
 pub fn serve(a: ServeArgs) -> Result<()> {
     if let Some(bind) = &a.worker_bind {
         return serve_worker(&a, bind);
@@ -87,6 +95,18 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     if let Some(f) = &a.auth {
         config.users = Users::load(f)?;
     }
+    if let Some(f) = &a.policies {
+        let policies = Policies::load(f, &config.users)?;
+        policies
+            .check(|db, t| {
+                catalog
+                    .get_table(&Identifier::new(db, t))
+                    .ok()
+                    .map(|t| t.schema().as_ref().clone())
+            })
+            .with_context(|| format!("serve: policies file {}", f.display()))?;
+        config.policies = policies;
+    }
     let flight = match (&a.flight_bind, &a.warehouse) {
         (None, _) => None,
         (Some(bind), Some(w)) => {
@@ -99,6 +119,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             if !a.workers.is_empty() {
                 server = server.with_workers(a.workers.clone());
             }
+            server = server.with_policies(config.policies.clone());
             Some((bind.clone(), server))
         }
         (Some(_), None) => bail!(
@@ -158,8 +179,15 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
         bail!("serve: --worker-bind serves a WAREHOUSE directory: give it")
     };
     let users = a.auth.as_deref().map(Users::load).transpose()?;
+    let policies = match (&a.policies, &users) {
+        (Some(f), Some(u)) => Policies::load(f, u)
+            .with_context(|| format!("serve: policies file {}", f.display()))?,
+        (Some(_), None) => bail!("serve: --policies needs --auth (policies name its users)"),
+        (None, _) => Policies::default(),
+    };
     let worker = FlightWorker::new(w, users)
-        .map_err(|e| anyhow!("serve: worker over {w}: {}", e.chain()))?;
+        .map_err(|e| anyhow!("serve: worker over {w}: {}", e.chain()))?
+        .with_policies(policies);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -44,6 +44,7 @@ pub mod error;
 mod file_name;
 pub mod maintenance;
 pub mod manifest;
+pub mod query_auth;
 pub mod scan;
 pub mod schema_manager;
 pub mod snapshot;

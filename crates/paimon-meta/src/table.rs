@@ -9,6 +9,7 @@ use paimon_spec::schema::TableSchemaRef;
 
 use crate::catalog::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
+use crate::query_auth::{query_auth_enabled, QueryAuthSource};
 use crate::scan::{LiveFile, ScanBuilder};
 use crate::schema_manager::{SchemaManager, TagManager};
 use crate::snapshot::{Snapshot, SnapshotManager};
@@ -24,6 +25,8 @@ pub struct Table {
     inner: Arc<TableInner>,
     /// How commits publish their snapshot (the filesystem's, or the catalog's).
     snapshot_commit: Arc<dyn SnapshotCommit>,
+    /// Where the caller's query-auth rules come from (the catalog's), if anywhere.
+    query_auth: Option<Arc<dyn QueryAuthSource>>,
 }
 
 #[derive(Debug)]
@@ -129,6 +132,7 @@ impl Table {
                 schemas,
             }),
             snapshot_commit: Arc::new(RenamingSnapshotCommit),
+            query_auth: None,
         })
     }
 
@@ -138,7 +142,25 @@ impl Table {
         Table {
             inner: self.inner.clone(),
             snapshot_commit: commit,
+            query_auth: self.query_auth.clone(),
         }
+    }
+
+    /// This table with its query-auth rules coming from `source` (the catalog's), asked
+    /// when the table's options say `query-auth.enabled` (see [`crate::query_auth`]).
+    pub fn with_query_auth(&self, source: Arc<dyn QueryAuthSource>) -> Table {
+        Table {
+            query_auth: Some(source),
+            ..self.clone()
+        }
+    }
+
+    /// Where this table's query-auth rules come from, when its options turn query auth on
+    /// and a catalog answers for it.
+    pub fn query_auth(&self) -> Option<&dyn QueryAuthSource> {
+        self.query_auth
+            .as_deref()
+            .filter(|_| query_auth_enabled(&self.inner.schema.options))
     }
 
     /// How commits on this table publish their snapshot.
@@ -151,10 +173,12 @@ impl Table {
     /// # Errors
     /// As [`Table::open_branch`].
     pub fn with_branch(&self, branch: &str) -> Result<Table> {
-        Ok(
-            Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)?
-                .with_snapshot_commit(self.snapshot_commit.clone()),
-        )
+        let table = Self::open_branch(self.inner.file_io.clone(), &self.inner.path, branch)?
+            .with_snapshot_commit(self.snapshot_commit.clone());
+        Ok(Table {
+            query_auth: self.query_auth.clone(),
+            ..table
+        })
     }
 
     /// The roots this table's files may lie under: its directory and its

@@ -205,6 +205,11 @@ impl Users {
         found
     }
 
+    /// Whether a user of this name has a token.
+    pub fn has_user(&self, name: &str) -> bool {
+        self.by_token.values().any(|u| u.name == name)
+    }
+
     /// Whether no user is configured.
     pub fn is_empty(&self) -> bool {
         self.by_token.is_empty()

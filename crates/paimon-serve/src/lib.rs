@@ -4,6 +4,7 @@
 //!
 //! Like the other engines (paimon-datafusion, paimon-ballista) this crate sits on the facade and
 //! may use both planes. [`auth`] holds who may do what (`--auth FILE`), shared by both protocols;
+//! [`policy`] the row filters and column masks per user and table (`--policies FILE`);
 //! [`rest`] is the REST catalog server, [`flight`] serves Arrow Flight SQL.
 #![cfg_attr(
     not(test),
@@ -12,4 +13,5 @@
 
 pub mod auth;
 pub mod flight;
+pub mod policy;
 pub mod rest;

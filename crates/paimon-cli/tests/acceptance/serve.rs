@@ -72,3 +72,45 @@ fn serve_prints_its_url_answers_and_stops_on_sigterm() {
         .unwrap();
     assert!(status.success(), "{status}: {err}");
 }
+
+/// A policies file that cannot be used stops `serve` before it binds, naming the file and
+/// what is wrong: malformed JSON, a misspelt key, a filter naming a column the table lacks.
+#[test]
+fn serve_refuses_a_malformed_policies_file_at_startup() {
+    let dir = tempfile::tempdir().unwrap();
+    let auth = dir.path().join("users");
+    std::fs::write(&auth, "tok-a alice read\n").unwrap();
+    let warehouse =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/warehouse");
+    for (text, needle) in [
+        ("{\"policies\": [", "not JSON"),
+        (
+            r#"{"policies": [{"user": "alice", "table": "append.unaware", "row_filter": "id > 1"}]}"#,
+            "unknown key \"row_filter\"",
+        ),
+        (
+            r#"{"policies": [{"user": "alice", "table": "append.unaware", "rowFilter": "nope > 1"}]}"#,
+            "the policy of user alice on append.unaware",
+        ),
+    ] {
+        let policies = dir.path().join("policies.json");
+        std::fs::write(&policies, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_paimon"))
+            .arg("serve")
+            .arg(&warehouse)
+            .args(["--rest-bind", "127.0.0.1:0", "--auth"])
+            .arg(&auth)
+            .arg("--policies")
+            .arg(&policies)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}: started");
+        assert!(out.stdout.is_empty(), "{text}: printed a URL");
+        assert!(
+            err.contains("policies.json") && err.contains(needle),
+            "{needle}: {err}"
+        );
+    }
+}

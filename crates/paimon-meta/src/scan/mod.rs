@@ -33,7 +33,7 @@ use paimon_spec::binary::Datum;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile};
 use paimon_spec::options::MergeEngine;
 use paimon_spec::predicate::Predicate;
-use paimon_split::frame::IndexedSplit;
+use paimon_split::frame::{IndexedSplit, QueryAuth};
 use paimon_split::{DataSplit, Split};
 
 use crate::error::{Error, Result};
@@ -84,6 +84,9 @@ pub struct Plan {
     /// the rows: per split, the inclusive row-id ranges `(from, to)` to read (Java
     /// `IndexedSplit.rowRanges`). `None` when no index restricted the plan.
     pub row_ranges: Option<Vec<Vec<(i64, i64)>>>,
+    /// The caller's row filters and column masks, for a table under query auth whose catalog
+    /// answered with rules (see [`crate::query_auth`]): every wire split carries them.
+    pub auth: Option<QueryAuth>,
     /// What the plan holds of the scan's memory pool.
     memory: PlanReservation,
 }
@@ -106,6 +109,7 @@ impl Plan {
             splits,
             fallback,
             row_ranges: None,
+            auth: None,
             memory: PlanReservation::default(),
         }
     }
@@ -118,8 +122,22 @@ impl Plan {
 
     /// The splits as they travel to workers: Java `IndexedSplit`s when global indexes gave
     /// row ranges, `FallbackDataSplit`s when the plan has a fallback part, plain data splits
-    /// otherwise.
+    /// otherwise; each inside a Java `QueryAuthSplit` when the plan has query-auth rules.
     pub fn wire_splits(&self) -> Vec<Split> {
+        let splits = self.unrestricted_splits();
+        match &self.auth {
+            None => splits,
+            Some(auth) => splits
+                .into_iter()
+                .map(|s| Split::QueryAuth {
+                    split: Box::new(s),
+                    auth: Some(auth.clone()),
+                })
+                .collect(),
+        }
+    }
+
+    fn unrestricted_splits(&self) -> Vec<Split> {
         if let Some(ranges) = &self.row_ranges {
             return self
                 .splits
@@ -328,6 +346,9 @@ impl ScanBuilder {
         let mut scan = self.clone();
         scan.memory = Some(memory.clone());
         let mut plan = scan.plan_within()?;
+        if let Some(source) = self.table.query_auth() {
+            plan.auth = source.auth(None)?;
+        }
         let bytes =
             memory::splits_heap(&plan.splits) + plan.fallback.as_ref().map_or(0, Vec::capacity);
         memory.resize(bytes, || "the plan's splits".to_string())?;

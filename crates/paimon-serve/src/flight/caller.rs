@@ -10,9 +10,25 @@ use crate::auth::{Access, User, Users};
 
 /// The caller of one request: a user, or anyone when the server has no users.
 #[derive(Debug, Clone)]
-pub(crate) struct Caller(Option<User>);
+pub(crate) struct Caller(Option<User>, bool);
 
 impl Caller {
+    /// The caller, marked as having row filters or column masks on some table (its SQL then
+    /// names tables only as tables, never in a table function's string).
+    pub(crate) fn under_policy(self, restricted: bool) -> Self {
+        Caller(self.0, restricted)
+    }
+
+    /// Whether the caller has row filters or column masks on some table.
+    pub(crate) fn restricted(&self) -> bool {
+        self.1
+    }
+
+    /// The caller's user name; `None` when the server has no users.
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.0.as_ref().map(|u| u.name.as_str())
+    }
+
     /// Whether the caller may read `database.table`.
     pub(crate) fn may_read(&self, database: &str, table: &str) -> bool {
         self.0
@@ -54,7 +70,7 @@ impl Caller {
 /// names none of them.
 pub(crate) fn caller(users: Option<&Users>, metadata: &MetadataMap) -> Result<Caller, Status> {
     let Some(users) = users else {
-        return Ok(Caller(None));
+        return Ok(Caller(None, false));
     };
     let token = bearer(metadata)?.ok_or_else(|| {
         Status::unauthenticated("no bearer token: send `authorization: Bearer TOKEN`, or log in with the handshake (user name, token as password)")
@@ -62,7 +78,7 @@ pub(crate) fn caller(users: Option<&Users>, metadata: &MetadataMap) -> Result<Ca
     users
         .authenticate(token)
         .cloned()
-        .map(|u| Caller(Some(u)))
+        .map(|u| Caller(Some(u), false))
         .ok_or_else(|| Status::unauthenticated("unknown token"))
 }
 

@@ -20,6 +20,10 @@
 //!   handshake (user name and token as password), which answers with the bearer token. A
 //!   query needs `read` on every table it scans; listings show only what the caller may
 //!   read. Without `--auth` every caller reads and writes every table.
+//! - Row filters and column masks ([`crate::policy`], [`FlightSqlServer::with_policies`]): a
+//!   caller under a policy on a table gets scan tickets whose splits carry its rules (Java
+//!   query-auth splits, applied by whichever reader reads them); a ticket without them and
+//!   any query over the table that is not scan-shaped are refused.
 //! - The SQL reads the warehouse and nothing else ([`paimon_datafusion::sql::SqlPolicy`]):
 //!   `CREATE EXTERNAL TABLE`, `COPY` and file-reading table functions are refused, as is DDL;
 //!   queries never write (only updates do).
@@ -36,6 +40,7 @@
 mod caller;
 mod metadata;
 mod query;
+mod query_auth;
 mod service;
 pub mod split_ticket;
 pub mod ticket;

@@ -21,7 +21,8 @@ use super::caller::Caller;
 
 /// A session over `catalog`'s warehouse for `caller`: no local files, no DDL, writes only
 /// when `write` (an update) and the caller has a write grant, and `paimon_incremental(..)`
-/// (which names its table in a string) only for callers who read every table.
+/// (which names its table in a string) only for callers who read every table without row
+/// filters or column masks.
 pub(crate) fn session(
     catalog: &PaimonCatalogProvider,
     caller: &Caller,
@@ -35,7 +36,7 @@ pub(crate) fn session(
         write: write && caller.writes_anywhere(),
         ..Grants::READ
     });
-    if !caller.reads_catalog() {
+    if !caller.reads_catalog() || caller.restricted() {
         policy
             .table_functions
             .retain(|f| !f.eq_ignore_ascii_case("paimon_incremental"));

@@ -34,9 +34,10 @@ use super::caller::{self, Caller};
 use super::metadata::{self, SQL_INFO, TABLE_TYPE};
 use super::query::{self, DENIED};
 use super::split_ticket::{self, SplitTicket};
-use super::ticket;
 use super::worker::read_ticket;
+use super::{query_auth, ticket};
 use crate::auth::Users;
+use crate::policy::Policies;
 
 type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
 
@@ -50,6 +51,7 @@ pub struct FlightSqlServer {
     /// Worker URLs scan endpoints name (round robin from `next_worker`); empty: none.
     workers: Arc<[String]>,
     next_worker: Arc<AtomicUsize>,
+    policies: Arc<Policies>,
 }
 
 impl FlightSqlServer {
@@ -70,7 +72,15 @@ impl FlightSqlServer {
             target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
             workers: Arc::from(Vec::new()),
             next_worker: Arc::new(AtomicUsize::new(0)),
+            policies: Arc::new(Policies::default()),
         })
+    }
+
+    /// This service applying `policies` (row filters and column masks per user and table)
+    /// to every read.
+    pub fn with_policies(mut self, policies: Policies) -> Self {
+        self.policies = Arc::new(policies);
+        self
     }
 
     /// This service planning scans into at most `n` split groups (endpoints); default: the
@@ -94,11 +104,47 @@ impl FlightSqlServer {
     }
 
     fn caller<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
-        caller::caller(self.users.as_deref(), request.metadata())
+        let c = caller::caller(self.users.as_deref(), request.metadata())?;
+        let restricted = c.name().is_some_and(|u| self.policies.has_user(u));
+        Ok(c.under_policy(restricted))
     }
 
     fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
         query::session(&self.catalog, caller, self.target_partitions, false)
+    }
+
+    /// A scan-shaped query's node with the caller's rules in its splits; `None` (the query
+    /// then runs on the server) unless it is scan-shaped, which a query over a table under
+    /// the caller's policy must be.
+    fn restricted_scan(
+        &self,
+        caller: &Caller,
+        plan: &datafusion::logical_expr::LogicalPlan,
+        shaped: Option<paimon_datafusion::ScanNode>,
+    ) -> Result<Option<paimon_datafusion::ScanNode>, Status> {
+        let shaped = shaped
+            .filter(|_| !query_auth::scans_restricted_system_table(&self.policies, caller, plan));
+        let Some(node) = shaped else {
+            query_auth::refuse_unshaped(&self.policies, caller, plan).map_err(status)?;
+            return Ok(None);
+        };
+        let (db, table) =
+            ticket::table_of(self.catalog.warehouse(), &node.table_path).ok_or_else(|| {
+                Status::internal(format!(
+                    "the scan of {} is not of a table of the warehouse",
+                    node.table_path
+                ))
+            })?;
+        query_auth::restrict(
+            &self.policies,
+            caller,
+            self.catalog.file_io(),
+            node,
+            &db,
+            &table,
+        )
+        .map(Some)
+        .map_err(status)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
@@ -113,9 +159,15 @@ impl FlightSqlServer {
         let df = query::plan(&ctx, caller, &text).await.map_err(status)?;
         let schema = df.schema().as_arrow().clone();
         let physical = df.create_physical_plan().await.map_err(status)?;
-        let node = query::scan_shaped(&physical, &Arc::new(schema.clone()));
-        if let Some(endpoints) = self.worker_endpoints(node.as_ref())? {
-            return info_of_endpoints(&schema, descriptor, endpoints);
+        let shaped = query::scan_shaped(&physical, &Arc::new(schema.clone()));
+        let node = self.restricted_scan(caller, df.logical_plan(), shaped)?;
+        // A caller under a policy reads through this service's scan tickets, whose splits are
+        // checked to carry the rules: workers refuse them (worker::read_ticket).
+        let restricted = caller.name().is_some_and(|u| self.policies.has_user(u));
+        if !restricted {
+            if let Some(endpoints) = self.worker_endpoints(node.as_ref())? {
+                return info_of_endpoints(&schema, descriptor, endpoints);
+            }
         }
         let scan_tickets = node.and_then(|node| {
             node.partitions
@@ -166,6 +218,7 @@ impl FlightSqlServer {
     async fn run(&self, caller: &Caller, text: &str) -> Result<DoGetStream, Status> {
         let ctx = self.session(caller);
         let df = query::plan(&ctx, caller, text).await.map_err(status)?;
+        query_auth::refuse_unshaped(&self.policies, caller, df.logical_plan()).map_err(status)?;
         let stream = df.execute_stream().await.map_err(status)?;
         Ok(encode_stream(stream))
     }
@@ -178,6 +231,15 @@ impl FlightSqlServer {
                 "{DENIED} reading {db}.{table} needs the read grant on it"
             )));
         }
+        query_auth::check_ticket(
+            &self.policies,
+            caller,
+            self.catalog.file_io(),
+            &node,
+            &db,
+            &table,
+        )
+        .map_err(status)?;
         let groups = node.partitions.len();
         let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(self.catalog.file_io())))
             .map_err(status)?;
@@ -400,7 +462,13 @@ impl FlightSqlService for FlightSqlServer {
         let caller = self.caller(&request)?;
         if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
             let ticket = SplitTicket::decode_any(&message).map_err(Status::invalid_argument)?;
-            let rows = read_ticket(self.warehouse(), self.catalog.file_io(), &caller, &ticket)?;
+            let rows = read_ticket(
+                self.warehouse(),
+                self.catalog.file_io(),
+                &caller,
+                &self.policies,
+                &ticket,
+            )?;
             return Ok(Response::new(rows));
         }
         Ok(Response::new(self.scan(&caller, &message).await?))
@@ -557,6 +625,7 @@ impl FlightSqlService for FlightSqlServer {
         let df = query::plan_update(&ctx, &caller, &query.query)
             .await
             .map_err(status)?;
+        query_auth::refuse_unshaped(&self.policies, &caller, df.logical_plan()).map_err(status)?;
         let batches = df.collect().await.map_err(status)?;
         let mut rows: i64 = 0;
         for b in &batches {

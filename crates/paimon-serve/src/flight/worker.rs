@@ -31,6 +31,7 @@ use super::caller::{self, Caller};
 use super::query::DENIED;
 use super::split_ticket::SplitTicket;
 use crate::auth::Users;
+use crate::policy::Policies;
 
 type Boxed<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -40,6 +41,7 @@ pub struct FlightWorker {
     warehouse: String,
     io: FileIORef,
     users: Option<Arc<Users>>,
+    policies: Arc<Policies>,
 }
 
 impl FlightWorker {
@@ -54,7 +56,15 @@ impl FlightWorker {
             io: paimon_rs::io::file_io_for(&warehouse)?,
             warehouse,
             users: users.map(Arc::new),
+            policies: Arc::new(Policies::default()),
         })
+    }
+
+    /// This worker knowing `policies`: it refuses split tickets of a table under the caller's
+    /// policy (those are read through the planner's scan tickets, which carry the rules).
+    pub fn with_policies(mut self, policies: Policies) -> Self {
+        self.policies = Arc::new(policies);
+        self
     }
 
     /// The warehouse served.
@@ -85,6 +95,7 @@ pub(crate) fn read_ticket(
     warehouse: &str,
     io: &FileIORef,
     caller: &Caller,
+    policies: &Policies,
     ticket: &SplitTicket,
 ) -> Result<Boxed<FlightData>, Status> {
     if !caller.may_read(&ticket.database, &ticket.table) {
@@ -92,6 +103,20 @@ pub(crate) fn read_ticket(
             "{DENIED} reading {}.{} needs the read grant on it",
             ticket.database, ticket.table
         )));
+    }
+    // Split tickets carry no proof of the caller's row filters and column masks: a table under
+    // the caller's policy is read only through the planner's checked scan tickets.
+    if let Some(user) = caller.name() {
+        if policies
+            .policy(user, &ticket.database, &ticket.table)
+            .is_some()
+        {
+            return Err(Status::permission_denied(format!(
+                "{DENIED} {}.{} is read under row filters and column masks: read it through \
+                 the planner's scan tickets, not a split ticket",
+                ticket.database, ticket.table
+            )));
+        }
     }
     let path = format!("{warehouse}/{}.db/{}", ticket.database, ticket.table);
     let invalid = |e: paimon_rs::Error| Status::invalid_argument(one_line(&e.chain()));
@@ -179,7 +204,7 @@ impl FlightService for FlightWorker {
         let caller = caller::caller(self.users.as_deref(), request.metadata())?;
         let ticket =
             SplitTicket::decode(&request.get_ref().ticket).map_err(Status::invalid_argument)?;
-        let rows = read_ticket(&self.warehouse, &self.io, &caller, &ticket)?;
+        let rows = read_ticket(&self.warehouse, &self.io, &caller, &self.policies, &ticket)?;
         Ok(Response::new(rows))
     }
 

@@ -27,6 +27,7 @@ pub use error::ApiError;
 pub use routes::Service;
 
 use crate::auth::Users;
+use crate::policy::Policies;
 use request::Request;
 
 /// How the REST server runs.
@@ -38,6 +39,8 @@ pub struct RestConfig {
     pub users: Users,
     /// The largest request body accepted.
     pub max_body_bytes: usize,
+    /// Row filters and column masks per user and table (the `auth` endpoint).
+    pub policies: Policies,
 }
 
 impl RestConfig {
@@ -47,6 +50,7 @@ impl RestConfig {
             warehouse_name: warehouse_name.into(),
             users: Users::default(),
             max_body_bytes: 8 << 20,
+            policies: Policies::default(),
         }
     }
 }
@@ -94,7 +98,7 @@ impl RestServer {
     ) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let shared = Arc::new(Shared {
-            service: Service::new(catalog, config.warehouse_name),
+            service: Service::new(catalog, config.warehouse_name).with_policies(config.policies),
             users: config.users,
         });
         let router = Router::new()

@@ -17,6 +17,11 @@ use serde_json::{json, Value};
 use super::error::ApiError;
 use super::request::Request;
 use crate::auth::Access;
+use crate::policy::Policies;
+
+/// The table option that makes Java's, pypaimon's and our REST clients call the `auth`
+/// endpoint before planning (Java `CoreOptions.QUERY_AUTH_ENABLED`).
+pub const QUERY_AUTH_ENABLED: &str = "query-auth.enabled";
 
 /// What the handlers share: the catalog, the warehouse's name, one commit at a time per
 /// table.
@@ -25,6 +30,7 @@ pub struct Service {
     catalog: Arc<dyn Catalog>,
     warehouse_name: String,
     commit_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    policies: Policies,
 }
 
 type Answer = Result<Value, ApiError>;
@@ -36,7 +42,15 @@ impl Service {
             catalog,
             warehouse_name,
             commit_locks: Mutex::new(HashMap::new()),
+            policies: Policies::default(),
         }
+    }
+
+    /// This service with row filters and column masks per user and table: tables they name
+    /// carry `query-auth.enabled = true`, and the `auth` endpoint returns the caller's rules.
+    pub fn with_policies(mut self, policies: Policies) -> Self {
+        self.policies = policies;
+        self
     }
 
     /// The warehouse's name (the prefix of every path after `/v1/`).
@@ -80,6 +94,7 @@ impl Service {
                 }
                 ("POST", ["databases", db, "tables", t, "rollback"]) => self.rollback(r, db, t),
                 ("GET", ["databases", db, "tables", t, "token"]) => self.data_token(r, db, t),
+                ("POST", ["databases", db, "tables", t, "auth"]) => self.auth_table(r, db, t),
                 ("POST", ["tables", "rename"]) => self.rename_table(r),
                 _ => Err(not_found(r)),
             },
@@ -198,6 +213,9 @@ impl Service {
         let mut s = messages::schema(schema);
         if let Some(o) = s.get_mut("options").and_then(Value::as_object_mut) {
             o.remove("path");
+            if self.policies.covers(db, t) {
+                o.insert(QUERY_AUTH_ENABLED.into(), Value::String("true".into()));
+            }
         }
         Ok(json!({
             "id": table_id(&id),
@@ -404,6 +422,38 @@ impl Service {
             }
         }
         Ok(json!({}))
+    }
+
+    /// `POST .../auth` (Java `AuthTableQueryRequest` / `AuthTableQueryResponse`): the
+    /// caller's row filter (Java predicate JSON) and column masks on the table; none for a
+    /// caller without a policy on it. The masks cover every column the policy names, whatever
+    /// the request's `select` (the reader applies those it returns or filters on).
+    fn auth_table(&self, r: &Request, db: &str, t: &str) -> Answer {
+        r.require_table(Access::Read, db, t)?;
+        if !r.body.is_empty() {
+            let body = r.json()?;
+            match body.get("select") {
+                None | Some(Value::Null | Value::Array(_)) => {}
+                Some(_) => {
+                    return Err(ApiError::bad_request(
+                        "AuthTableQueryRequest: \"select\" is not a list",
+                    ))
+                }
+            }
+        }
+        let (_, table) = self.table(db, t)?;
+        let auth = match &r.user {
+            Some(u) => self
+                .policies
+                .auth(&u.name, db, t, table.schema())
+                .map_err(|e| ApiError::new(500, e.to_string()))?,
+            None => None,
+        };
+        let (filter, masks) = match auth {
+            Some(a) => (a.filter, a.column_masking.unwrap_or_default()),
+            None => (None, BTreeMap::new()),
+        };
+        Ok(json!({"filter": filter, "columnMasking": masks}))
     }
 
     /// `GET .../token` (Java `GetTableTokenResponse`): a local warehouse needs no

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use paimon_rs::arrow_array::{Array, Int32Array, StringArray};
 use paimon_rs::RecordBatch;
 use paimon_serve::auth::Users;
+use paimon_serve::policy::Policies;
 use paimon_serve::rest::{RestConfig, RestServer};
 
 /// The warehouse name the Java oracle's REST client asks for.
@@ -38,6 +39,11 @@ impl Drop for Running {
 
 /// Starts the server on `127.0.0.1:0`; `auth`: the text of an auth file.
 pub fn start(auth: Option<&str>) -> Running {
+    start_with_policies(auth, None)
+}
+
+/// [`start`] with `policies`, the text of a policies file.
+pub fn start_with_policies(auth: Option<&str>, policies: Option<&str>) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let warehouse = dir.path().join(WAREHOUSE);
     std::fs::create_dir_all(&warehouse).unwrap();
@@ -45,6 +51,9 @@ pub fn start(auth: Option<&str>) -> Running {
     let mut config = RestConfig::new(WAREHOUSE);
     if let Some(text) = auth {
         config.users = Users::parse(text, "auth").unwrap();
+    }
+    if let Some(text) = policies {
+        config.policies = Policies::parse(text, "policies", &config.users).unwrap();
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -5,12 +5,14 @@
 //!
 //! Tables are read from the path the server returns, with the storage options of the
 //! catalog (or, under `data-token.enabled`, the server's data token); their commits go
-//! through the server.
+//! through the server. A table whose options say `query-auth.enabled` is planned with the
+//! caller's row filters and column masks from `POST .../auth` ([`RestQueryAuth`]).
 
 mod client;
 mod commit;
 pub mod messages;
 mod paths;
+mod query_auth;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use client::{Object, RestClient};
 pub use commit::RestSnapshotCommit;
 use messages::Response;
 use paths::Paths;
+pub use query_auth::RestQueryAuth;
 
 /// A REST catalog server (Java `RESTCatalog`).
 #[derive(Debug, Clone)]
@@ -313,12 +316,18 @@ impl Catalog for RestCatalog {
         let info = self.load_table(id)?;
         let io = self.file_io(id, &info.path)?;
         let table = Table::open_branch(io, &info.path, id.branch().unwrap_or(MAIN_BRANCH))?;
-        Ok(table.with_snapshot_commit(Arc::new(RestSnapshotCommit::new(
-            self.client.clone(),
-            self.paths.commit_table(&id.database, &id.object),
-            id.clone(),
-            info.id,
-        ))))
+        Ok(table
+            .with_snapshot_commit(Arc::new(RestSnapshotCommit::new(
+                self.client.clone(),
+                self.paths.commit_table(&id.database, &id.object),
+                id.clone(),
+                info.id,
+            )))
+            .with_query_auth(Arc::new(RestQueryAuth::new(
+                self.client.clone(),
+                self.paths.auth_table(&id.database, id.table_name()),
+                id.clone(),
+            ))))
     }
 
     fn create_table(

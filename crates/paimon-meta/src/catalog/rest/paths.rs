@@ -62,6 +62,10 @@ impl Paths {
         format!("{}/commit", self.table(db, table))
     }
 
+    pub(crate) fn auth_table(&self, db: &str, table: &str) -> String {
+        format!("{}/auth", self.table(db, table))
+    }
+
     pub(crate) fn table_token(&self, db: &str, table: &str) -> String {
         format!("{}/token", self.table(db, table))
     }
