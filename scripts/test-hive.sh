@@ -18,6 +18,7 @@ mvn -B -q -f interop/hive-metastore/pom.xml dependency:build-classpath \
     exit 1
 }
 echo "test-hive: metastore classpath resolved after $((SECONDS - start)) s"
+[[ "${1:-}" == --prepare ]] && { rm -rf "$dir"; echo "test-hive: prepared"; exit 0; }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$dir/conf"
@@ -66,9 +67,10 @@ export PAIMON_HIVE_TEST_REQUIRED=1
 rc=0
 # The catalog alone (paimon-meta), then through the facade with writes, the metastore's own
 # client and Java's reads (one oracle answers them: scripts/with-oracle.sh).
-cargo test -p paimon-meta --features hive,jdbc,rest --locked --lib metastore_tests || rc=$?
-scripts/with-oracle.sh cargo test -p paimon-rs --features hive,jdbc,rest --locked \
-    --test hive_catalog || rc=$?
+# Both from the workspace build (scripts/workspace-build.sh), where the CLI turns `hive` on.
+source scripts/workspace-build.sh
+ws_test paimon-meta lib metastore_tests || rc=$?
+scripts/with-oracle.sh bash -c 'source scripts/workspace-build.sh && ws_test paimon-rs hive_catalog' || rc=$?
 if [[ $rc -ne 0 ]]; then
     echo "test-hive: metastore log tail:" >&2
     grep -v '^\s*at ' "$dir/metastore.log" | tail -30 >&2

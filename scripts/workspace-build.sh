@@ -26,7 +26,11 @@ for line in sys.stdin:
     if m.get("reason") != "compiler-artifact" or not m.get("executable"):
         continue
     t = m["target"]
-    if t["name"] == target and kind in t["kind"] and m["manifest_path"].endswith(os.sep + pkg + os.sep + "Cargo.toml"):
+    if target == "lib":  # the unit tests of the library: a lib target built in test mode
+        wanted = "lib" in t["kind"] and m["profile"]["test"]
+    else:
+        wanted = t["name"] == target and kind in t["kind"]
+    if wanted and m["manifest_path"].endswith(os.sep + pkg + os.sep + "Cargo.toml"):
         found = m["executable"]
 if found is None:
     sys.exit("no %s target %s of package %s in the workspace build" % (kind, target, pkg))
@@ -41,7 +45,8 @@ ws_paimon() {
 }
 
 # ws_test_bin PACKAGE TARGET: builds the workspace's tests (a no-op after scripts/test.sh) and
-# prints the path of PACKAGE's test executable TARGET (`integration`, `acceptance`, ...).
+# prints the path of PACKAGE's test executable TARGET (`integration`, `acceptance`, ...; `lib`
+# for the library's unit tests).
 ws_test_bin() {
   cargo test "${WS_CARGO_ARGS[@]}" --no-run -q --message-format=json-render-diagnostics \
     | ws_artifact "$1" "$2" test
