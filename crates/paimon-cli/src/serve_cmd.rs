@@ -180,8 +180,9 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
     };
     let users = a.auth.as_deref().map(Users::load).transpose()?;
     let policies = match (&a.policies, &users) {
-        (Some(f), Some(u)) => Policies::load(f, u)
-            .with_context(|| format!("serve: policies file {}", f.display()))?,
+        (Some(f), Some(u)) => {
+            Policies::load(f, u).with_context(|| format!("serve: policies file {}", f.display()))?
+        }
         (Some(_), None) => bail!("serve: --policies needs --auth (policies name its users)"),
         (None, _) => Policies::default(),
     };

@@ -9,7 +9,7 @@ use paimon_spec::schema::TableSchemaRef;
 
 use crate::catalog::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
-use crate::query_auth::{query_auth_enabled, QueryAuthSource};
+use crate::query_auth::QueryAuthSource;
 use crate::scan::{LiveFile, ScanBuilder};
 use crate::schema_manager::{SchemaManager, TagManager};
 use crate::snapshot::{Snapshot, SnapshotManager};
@@ -146,8 +146,9 @@ impl Table {
         }
     }
 
-    /// This table with its query-auth rules coming from `source` (the catalog's), asked
-    /// when the table's options say `query-auth.enabled` (see [`crate::query_auth`]).
+    /// This table with its query-auth rules coming from `source` (the catalog's, which
+    /// attaches it when the table's options, its own or those its server answered with, say
+    /// `query-auth.enabled`; see [`crate::query_auth`]).
     pub fn with_query_auth(&self, source: Arc<dyn QueryAuthSource>) -> Table {
         Table {
             query_auth: Some(source),
@@ -155,12 +156,10 @@ impl Table {
         }
     }
 
-    /// Where this table's query-auth rules come from, when its options turn query auth on
-    /// and a catalog answers for it.
+    /// Where this table's query-auth rules come from, when its catalog put it under query
+    /// auth.
     pub fn query_auth(&self) -> Option<&dyn QueryAuthSource> {
-        self.query_auth
-            .as_deref()
-            .filter(|_| query_auth_enabled(&self.inner.schema.options))
+        self.query_auth.as_deref()
     }
 
     /// How commits on this table publish their snapshot.

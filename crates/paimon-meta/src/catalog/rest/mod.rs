@@ -32,6 +32,8 @@ use messages::Response;
 use paths::Paths;
 pub use query_auth::RestQueryAuth;
 
+use crate::query_auth::query_auth_enabled;
+
 /// A REST catalog server (Java `RESTCatalog`).
 #[derive(Debug, Clone)]
 pub struct RestCatalog {
@@ -52,6 +54,9 @@ pub struct TableInfo {
     pub is_external: bool,
     /// Its latest schema id.
     pub schema_id: i64,
+    /// Whether the options the server returned turn query auth on (`query-auth.enabled`): a
+    /// server sets it for tables under a policy, in its answer only, not in the schema files.
+    pub query_auth: bool,
 }
 
 impl RestCatalog {
@@ -132,6 +137,15 @@ impl RestCatalog {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
             schema_id: r.body.get("schemaId").and_then(Value::as_i64).unwrap_or(0),
+            query_auth: r
+                .body
+                .pointer("/schema/options")
+                .and_then(Value::as_object)
+                .is_some_and(|o| {
+                    o.get(crate::query_auth::QUERY_AUTH_ENABLED)
+                        .and_then(Value::as_str)
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                }),
         })
     }
 
@@ -316,18 +330,22 @@ impl Catalog for RestCatalog {
         let info = self.load_table(id)?;
         let io = self.file_io(id, &info.path)?;
         let table = Table::open_branch(io, &info.path, id.branch().unwrap_or(MAIN_BRANCH))?;
-        Ok(table
-            .with_snapshot_commit(Arc::new(RestSnapshotCommit::new(
-                self.client.clone(),
-                self.paths.commit_table(&id.database, &id.object),
-                id.clone(),
-                info.id,
-            )))
-            .with_query_auth(Arc::new(RestQueryAuth::new(
+        let table = table.with_snapshot_commit(Arc::new(RestSnapshotCommit::new(
+            self.client.clone(),
+            self.paths.commit_table(&id.database, &id.object),
+            id.clone(),
+            info.id,
+        )));
+        // Asked when the server's answer or the table's own options turn query auth on.
+        if info.query_auth || query_auth_enabled(&table.schema().options) {
+            Ok(table.with_query_auth(Arc::new(RestQueryAuth::new(
                 self.client.clone(),
                 self.paths.auth_table(&id.database, id.table_name()),
                 id.clone(),
             ))))
+        } else {
+            Ok(table)
+        }
     }
 
     fn create_table(
