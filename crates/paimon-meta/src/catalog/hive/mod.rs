@@ -1,6 +1,6 @@
 //! The Hive Metastore catalog (Java `HiveCatalog`, Paimon 1.4.2): databases and tables are
-//! registered in a Hive Metastore over Thrift exactly as Java registers them (see
-//! [`registration`]); a table's files live at the location the metastore holds for it
+//! registered in a Hive Metastore over Thrift exactly as Java registers them (see the
+//! `registration` module); a table's files live at the location the metastore holds for it
 //! (`<warehouse>/<db>.db/<table>` for the tables this catalog creates). Under `lock.enabled`
 //! (Java's default: only on an object store) schema changes and snapshot publishes hold the
 //! metastore's table lock, as Java's `HiveCatalogLock` takes it.
@@ -8,7 +8,7 @@
 //! Options (Java's names): `uri` (`thrift://host:port`, several comma-separated), `warehouse`,
 //! `lock.enabled`, `lock-acquire-timeout`, `lock-check-max-sleep`, and the FileIO options.
 //!
-//! The Thrift client is a small hand-written binary-protocol client ([`thrift`], [`client`])
+//! The Thrift client is a small hand-written binary-protocol client (modules `thrift`, `client`)
 //! for the calls the catalog makes; every reply is decoded with bounds.
 
 mod client;
