@@ -9,7 +9,7 @@ import java.util.Set;
 /** Minimal command-line parsing: {@code --flag}, {@code --key value} (repeatable) and positionals. */
 final class Args {
 
-    private static final Set<String> BOOLEAN_FLAGS = Set.of("--with-kind", "--sort", "--no-manifest-merge", "--minor");
+    private static final Set<String> BOOLEAN_FLAGS = Set.of("--with-kind", "--sort", "--no-manifest-merge", "--minor", "--write-only");
 
     final List<String> positional = new ArrayList<>();
     final Map<String, List<String>> options = new LinkedHashMap<>();

@@ -23,6 +23,7 @@ import java.io.PrintStream;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -59,6 +60,9 @@ final class CommitLoop {
         long round = 0;
         long nextId = 0;
         long rounds = a.getLong("--rounds", Long.MAX_VALUE);
+        // --write-only: the appends only write level-0 files (no compaction on write), so a
+        // compaction afterwards always has files to merge.
+        boolean writeOnly = a.has("--write-only");
         while (round < rounds && System.nanoTime() < deadline) {
             round++;
             table = Commands.open(path);
@@ -68,7 +72,7 @@ final class CommitLoop {
                 long seq = table.primaryKeys().isEmpty() ? nextId++ : rnd.nextInt(1000);
                 rows.add(Generated.row(rt, seq, rnd));
             }
-            Fx.commit(table, rows);
+            Fx.commit(writeOnly ? table.copy(Map.of("write-only", "true")) : table, rows);
             emit(out, "append", table);
             if (round % 4 == 0) {
                 try {
