@@ -36,7 +36,8 @@ cat >"$dir/conf/metastore-site.xml" <<EOF
   <property><name>metastore.event.db.notification.api.auth</name><value>false</value></property>
 </configuration>
 EOF
-java -cp "$dir/conf:$(cat "$dir/classpath.txt")" org.apache.hadoop.hive.metastore.HiveMetaStore \
+java -Dderby.stream.error.file="$dir/derby.log" -cp "$dir/conf:$(cat "$dir/classpath.txt")" \
+    org.apache.hadoop.hive.metastore.HiveMetaStore \
     -p "$port" </dev/null >"$dir/metastore.log" 2>&1 &
 hms=$!
 cleanup() {
