@@ -305,3 +305,24 @@ fn call_needs_admin_and_compact_needs_write() {
         .to_string();
     assert!(e.contains("write") && e.contains("not granted"), "{e}");
 }
+
+/// `SHOW CREATE TABLE` of a Paimon table is refused by name (DataFusion answered it with an
+/// empty definition: only views have one in `information_schema`); a view keeps its answer.
+#[test]
+fn show_create_table_of_a_paimon_table_is_refused_not_empty() {
+    let rt = runtime();
+    let ctx = sql::session(&warehouse()).unwrap();
+    sql::set_policy(&ctx, SqlPolicy::local_user(false));
+    let err = run(&ctx, &rt, "SHOW CREATE TABLE append.unaware").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("SHOW CREATE TABLE append.unaware: not supported for Paimon tables"),
+        "{err}"
+    );
+    run(&ctx, &rt, "CREATE VIEW v AS SELECT 1 AS one").unwrap();
+    let rows = run(&ctx, &rt, "SHOW CREATE TABLE v").unwrap();
+    let text = arrow::util::pretty::pretty_format_batches(&rows)
+        .unwrap()
+        .to_string();
+    assert!(text.contains("SELECT 1 AS one"), "{text}");
+}
