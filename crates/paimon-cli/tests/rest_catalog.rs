@@ -3,29 +3,11 @@
 //! REST, the CLI lists and reads it, writes rows that Java reads back through REST, manages
 //! databases and tables; a wrong token is one error line naming the URI.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+
+use paimon_test_utils::{oracle, JavaRestServer};
 
 const TOKEN: &str = "cli-rest-token";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn oracle(args: &[&str]) -> String {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run scripts/java-oracle.sh");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn paimon(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_paimon"))
@@ -44,40 +26,11 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Starts Java's REST catalog server over `dir/data`; the server (until its stdin closes) and
-/// its URL.
-fn rest_server(dir: &std::path::Path) -> (std::process::Child, String) {
-    let url_file = dir.join("url");
-    let data = dir.join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let server = Command::new(repo().join("scripts/java-oracle.sh"))
-        .arg("rest-server")
-        .arg(&data)
-        .arg(&url_file)
-        .args(["--token", TOKEN])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    let started = Instant::now();
-    while !url_file.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(900),
-            "rest-server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let url = std::fs::read_to_string(&url_file)
-        .unwrap()
-        .trim()
-        .to_string();
-    (server, url)
-}
-
 #[test]
 fn the_cli_reads_writes_and_manages_tables_through_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = rest_server(dir.path());
+    let server = JavaRestServer::start(TOKEN);
+    let url = server.url.clone();
     oracle(&[
         "rest-write",
         &url,
@@ -171,8 +124,7 @@ fn the_cli_reads_writes_and_manages_tables_through_rest() {
             url.trim_end_matches('/')
         )
     );
-    drop(server.stdin.take());
-    server.wait().unwrap();
+    server.stop();
 }
 
 /// `create-table`, `write`, `compact`, `expire-snapshots`, `alter-table` and a distributed
@@ -181,7 +133,8 @@ fn the_cli_reads_writes_and_manages_tables_through_rest() {
 #[test]
 fn the_cli_creates_compacts_and_expires_tables_by_name_through_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = rest_server(dir.path());
+    let server = JavaRestServer::start(TOKEN);
+    let url = server.url.clone();
     let uri_opt = format!("uri={url}");
     let tok_opt = format!("token={TOKEN}");
     let cat = [
@@ -275,8 +228,7 @@ fn the_cli_creates_compacts_and_expires_tables_by_name_through_rest() {
         "{\"id\":1,\"v\":\"a\",\"w\":null}\n{\"id\":2,\"v\":\"b2\",\"w\":null}\n\
          {\"id\":3,\"v\":\"c\",\"w\":null}\n{\"id\":4,\"v\":\"d\",\"w\":40}\n"
     );
-    drop(server.stdin.take());
-    server.wait().unwrap();
+    server.stop();
 }
 
 /// Under a catalog, TABLE is `db.table`: a path given together with catalog options is

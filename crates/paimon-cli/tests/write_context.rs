@@ -4,30 +4,15 @@
 //! commits, and the worker's rows win over the committed rows of the same keys (the restored
 //! sequence numbers). Java Paimon 1.4.2 reads the same rows.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
 mod cli;
 use cli::{ok, paimon, s};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
+use paimon_test_utils::copy_dir;
+use paimon_test_utils::repo;
 
 /// `(id, v, n)` of each row `paimon read` gives, sorted by id.
 fn rows(t: &Path) -> Vec<Row> {

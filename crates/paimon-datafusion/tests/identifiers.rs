@@ -5,13 +5,10 @@
 //! a fixture table, so `"db"."../../x"` names a real table outside the warehouse: the
 //! query would read its rows if the name were taken as a path.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use paimon_datafusion::{sql, PaimonCatalogProvider};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::repo;
 
 /// `<tmp>/wh/db.db` and `<tmp>/x` (a link to `append.db/unaware`); the warehouse path.
 fn warehouse_beside_a_table(tmp: &Path) -> String {

@@ -4,7 +4,6 @@
 //! one slice.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, BinaryArray, RecordBatch};
@@ -17,11 +16,8 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use paimon_datafusion::exec::split_input_schema;
 use paimon_datafusion::sql::session_with_config;
 use paimon_datafusion::{PaimonScanExec, PaimonSplitReadExec, SplitsAsInput};
+use paimon_test_utils::repo;
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn session(extension: bool) -> SessionContext {
     let mut config = SessionConfig::new().with_target_partitions(3);

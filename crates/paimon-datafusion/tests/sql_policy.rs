@@ -18,10 +18,7 @@ use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use paimon_datafusion::sql::{self, Grants, SqlPolicy};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::repo;
 
 fn warehouse() -> String {
     repo().join("fixtures/warehouse").display().to_string()

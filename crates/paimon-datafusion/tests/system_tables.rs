@@ -9,7 +9,6 @@
 //! the schema directory), and `partitions` of equal names.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow::array::{Array, AsArray};
@@ -19,6 +18,7 @@ use datafusion::prelude::SessionContext;
 use paimon_datafusion::system::{system_batch, system_table, SYSTEM_TABLES};
 use paimon_spec::binary::json::format_timestamp;
 use paimon_spec::types::{DataField, TypeKind};
+use paimon_test_utils::repo;
 use serde_json::{json, Map, Value};
 
 /// The system tables built from metadata (`audit_log` is a scan of the table).
@@ -28,10 +28,6 @@ fn built() -> Vec<&'static str> {
         .copied()
         .filter(|n| *n != "audit_log")
         .collect()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The absolute path of a table under `fixtures/warehouse` or `../shared/testdata/paimon-cpp`

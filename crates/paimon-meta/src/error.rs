@@ -190,6 +190,34 @@ impl std::fmt::Display for CatalogFailure {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// [`Error::CatalogObjectNotFound`]: the `kind` (`database`, `table`) `name` is not in
+    /// `catalog`.
+    pub(crate) fn not_found_in(catalog: &str, kind: &'static str, name: impl Into<String>) -> Self {
+        Error::CatalogObjectNotFound {
+            kind,
+            name: name.into(),
+            catalog: catalog.to_string(),
+        }
+    }
+
+    /// [`Error::CatalogObjectExists`]: the `kind` `name` is already in `catalog`.
+    pub(crate) fn exists_in(catalog: &str, kind: &'static str, name: impl Into<String>) -> Self {
+        Error::CatalogObjectExists {
+            kind,
+            name: name.into(),
+            catalog: catalog.to_string(),
+        }
+    }
+
+    /// A drop of database `name` (at `path`) that still holds `tables` tables, without
+    /// cascade.
+    pub(crate) fn database_not_empty(path: String, name: &str, tables: usize) -> Self {
+        Error::InvalidCommit {
+            table: path,
+            reason: format!("database {name} is not empty ({tables} tables); drop it with cascade"),
+        }
+    }
+
     /// Builds [`Error::Corrupt`].
     pub fn corrupt(path: impl Into<String>, reason: impl Into<String>) -> Self {
         Error::Corrupt {

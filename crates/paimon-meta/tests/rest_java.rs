@@ -8,8 +8,6 @@
 #![cfg(feature = "rest")]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -17,95 +15,19 @@ use paimon_meta::catalog::{open_catalog, Catalog, Identifier};
 use paimon_meta::commit::SchemaChange;
 use paimon_meta::{CatalogFailure, Error};
 use paimon_spec::schema::TableSchema;
+use paimon_test_utils::{oracle, JavaRestServer};
 
 const TOKEN: &str = "rest-test-token";
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A running `rest-server`; it stops when its stdin closes.
-struct Server {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let url_file = dir.path().join("url");
-        let data = dir.path().join("data");
-        std::fs::create_dir_all(&data).unwrap();
-        let child = Command::new(repo().join("scripts/java-oracle.sh"))
-            .arg("rest-server")
-            .arg(&data)
-            .arg(&url_file)
-            .args(["--token", TOKEN])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("run scripts/java-oracle.sh (needs java)");
-        let started = Instant::now();
-        while !url_file.exists() {
-            assert!(
-                started.elapsed() < Duration::from_secs(900),
-                "rest-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let url = std::fs::read_to_string(&url_file)
-            .unwrap()
-            .trim()
-            .to_string();
-        Server {
-            child,
-            url,
-            _dir: dir,
-        }
-    }
-
-    fn stop(mut self) {
-        drop(self.child.stdin.take());
-        self.child.wait().unwrap();
-    }
-
-    fn options(&self, token: &str) -> BTreeMap<String, String> {
-        [
-            ("metastore", "rest"),
-            ("uri", self.url.as_str()),
-            ("token.provider", "bear"),
-            ("token", token),
-            ("warehouse", "rest_warehouse"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-    }
-
-    fn catalog(&self) -> Arc<dyn Catalog> {
-        open_catalog(&self.options(TOKEN)).unwrap()
-    }
+/// Our REST client of `server`.
+fn catalog(server: &JavaRestServer) -> Arc<dyn Catalog> {
+    open_catalog(&server.options(TOKEN)).unwrap()
 }
 
 /// One server for the tests of this file (it exits with the test process: its stdin closes).
-fn shared() -> &'static Server {
-    static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(Server::start)
-}
-
-fn oracle(args: &[&str]) -> String {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run scripts/java-oracle.sh");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+fn shared() -> &'static JavaRestServer {
+    static SERVER: OnceLock<JavaRestServer> = OnceLock::new();
+    SERVER.get_or_init(|| JavaRestServer::start(TOKEN))
 }
 
 fn schema(id_type: &str) -> TableSchema {
@@ -153,7 +75,7 @@ fn java_writes_through_rest_and_we_load_and_plan_its_table() {
         "--token",
         TOKEN,
     ]);
-    let c = server.catalog();
+    let c = catalog(server);
     assert!(c.list_databases().unwrap().contains(&"java_db".to_string()));
     assert_eq!(c.list_tables("java_db").unwrap(), vec!["t".to_string()]);
     let id = Identifier::parse("java_db.t").unwrap();
@@ -189,7 +111,7 @@ fn java_writes_through_rest_and_we_load_and_plan_its_table() {
 #[test]
 fn we_create_and_commit_through_rest_and_java_reads_the_rows() {
     let server = shared();
-    let c = server.catalog();
+    let c = catalog(server);
     c.create_database("rs_db", false, &BTreeMap::new()).unwrap();
     let e = c
         .create_database("rs_db", false, &BTreeMap::new())
@@ -297,7 +219,7 @@ fn a_wrong_token_is_an_authorization_failure_naming_the_uri() {
 
 #[test]
 fn a_stopped_server_is_reported_unreachable_at_once() {
-    let server = Server::start();
+    let server = JavaRestServer::start(TOKEN);
     let options = server.options(TOKEN);
     let c = open_catalog(&options).unwrap();
     c.list_databases().unwrap();

@@ -5,7 +5,7 @@
 //! copy, their reports checked against what the table holds.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,10 +14,8 @@ use paimon_rs::arrow_array::{
     Array, ArrayRef, Int32Array, Int64Array, StringArray, TimestampMillisecondArray,
 };
 use paimon_rs::{Catalog, Overwrite, RecordBatch, Table};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::copy_dir;
+use paimon_test_utils::repo;
 
 fn warehouse() -> String {
     repo().join("fixtures/warehouse").display().to_string()
@@ -60,19 +58,6 @@ fn rows_of(batches: &[RecordBatch]) -> BTreeMap<i32, Option<String>> {
         }
     }
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 /// A copy of `fixtures/warehouse/<db>.db/<table>` in a temporary directory.

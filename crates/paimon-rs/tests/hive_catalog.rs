@@ -11,17 +11,11 @@
 #![cfg(feature = "hive")]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 
-use paimon_rs::arrow_array::{Array, ArrayRef, Int32Array, StringArray};
 use paimon_rs::meta::Error as MetaError;
-use paimon_rs::{Catalog, Error, RecordBatch};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_rs::{Catalog, Error};
+use paimon_test_utils::{batch_row_list, id_v_batch, json_row_list, repo, row_list};
 
 /// The metastore's URI and classpath, or `None` (after saying why).
 fn hms() -> Option<(String, String)> {
@@ -87,48 +81,7 @@ fn java_rows(warehouse: &str, table: &str) -> Vec<(i32, String)> {
         "catalog-dump {table}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut rows: Vec<(i32, String)> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                i32::try_from(v["id"].as_i64().unwrap()).unwrap(),
-                v["v"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
-}
-
-fn rows_of(batches: &[RecordBatch]) -> Vec<(i32, String)> {
-    let mut out = Vec::new();
-    for b in batches {
-        let id = b.column_by_name("id").unwrap();
-        let id = id.as_any().downcast_ref::<Int32Array>().unwrap();
-        let v = b.column_by_name("v").unwrap();
-        let v = v.as_any().downcast_ref::<StringArray>().unwrap();
-        for i in 0..b.num_rows() {
-            out.push((id.value(i), v.value(i).to_string()));
-        }
-    }
-    out.sort();
-    out
-}
-
-fn rows(from: i32, to: i32) -> Vec<(i32, String)> {
-    (from..to).map(|i| (i, format!("rs-{i}"))).collect()
-}
-
-fn batch(table: &paimon_rs::Table, from: i32, to: i32) -> RecordBatch {
-    let ids: Vec<i32> = (from..to).collect();
-    let v: Vec<String> = ids.iter().map(|i| format!("rs-{i}")).collect();
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(Int32Array::from(ids)),
-        Arc::new(StringArray::from(v)),
-    ];
-    RecordBatch::try_new(table.arrow_schema(), cols).unwrap()
+    json_row_list(&String::from_utf8(out.stdout).unwrap())
 }
 
 /// A primary-key table (`id`), one bucket, with a comment on `v`.
@@ -186,14 +139,14 @@ fn registered_as_java_registers_and_read_by_java() {
     assert_eq!(
         table
             .write()
-            .batches([batch(&table, 0, 5)])
+            .batches([id_v_batch(table.arrow_schema(), 0, 5, "rs")])
             .unwrap()
             .snapshots,
         vec![1]
     );
     assert_eq!(
-        rows_of(&catalog.table(&t).unwrap().scan().to_arrow().unwrap()),
-        rows(0, 5)
+        batch_row_list(&catalog.table(&t).unwrap().scan().to_arrow().unwrap()),
+        row_list(0, 5, "rs")
     );
 
     // The metastore's view: what Java's HiveCatalog writes for this table.
@@ -232,7 +185,7 @@ fn registered_as_java_registers_and_read_by_java() {
     assert_eq!(view, want);
 
     // Java Paimon reads our rows where the metastore says the table is.
-    assert_eq!(java_rows(&w, &t), rows(0, 5));
+    assert_eq!(java_rows(&w, &t), row_list(0, 5, "rs"));
 
     // Our rename: the metastore has the new name, the directory moved with it.
     let t2 = format!("{db}.t2");
@@ -249,10 +202,10 @@ fn registered_as_java_registers_and_read_by_java() {
     );
     assert!(!wh.path().join(format!("{db}.db/t")).exists());
     assert_eq!(
-        rows_of(&catalog.table(&t2).unwrap().scan().to_arrow().unwrap()),
-        rows(0, 5)
+        batch_row_list(&catalog.table(&t2).unwrap().scan().to_arrow().unwrap()),
+        row_list(0, 5, "rs")
     );
-    assert_eq!(java_rows(&w, &t2), rows(0, 5));
+    assert_eq!(java_rows(&w, &t2), row_list(0, 5, "rs"));
 
     // A drop through the metastore's client: we see the table gone.
     catalog.create_table(&t, schema(), false).unwrap();
@@ -295,7 +248,7 @@ fn commits_need_the_metastore_lock() {
     );
     let e = table
         .write()
-        .batches([batch(&table, 0, 1)])
+        .batches([id_v_batch(table.arrow_schema(), 0, 1, "rs")])
         .unwrap_err()
         .to_string();
     assert!(e.contains(&format!("lock {t}")), "{e}");
@@ -304,6 +257,6 @@ fn commits_need_the_metastore_lock() {
         .path()
         .join(format!("{db}.db/t/snapshot/snapshot-1"))
         .exists());
-    assert!(rows_of(&plain.table(&t).unwrap().scan().to_arrow().unwrap()).is_empty());
+    assert!(batch_row_list(&plain.table(&t).unwrap().scan().to_arrow().unwrap()).is_empty());
     plain.drop_database(&db, false, true).unwrap();
 }

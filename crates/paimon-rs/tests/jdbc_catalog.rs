@@ -9,18 +9,13 @@
 #![cfg(feature = "jdbc")]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use paimon_rs::arrow_array::{Array, ArrayRef, Int32Array, StringArray};
 use paimon_rs::meta::{CatalogFailure, Error as MetaError};
-use paimon_rs::{Catalog, Error, RecordBatch};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_rs::{Catalog, Error};
+use paimon_test_utils::{batch_row_list, id_v_batch, json_row_list, repo, row_list};
 
 /// The test database's connection, or `None` (after saying why) when none is configured.
 struct Pg {
@@ -99,52 +94,6 @@ fn oracle(cmd: &str, options: &BTreeMap<String, String>, args: &[&str]) -> Strin
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Java's rows, sorted by id (Java sorts its JSON lines as text).
-fn java_rows(text: &str) -> Vec<(i32, String)> {
-    let mut rows: Vec<(i32, String)> = text
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                i32::try_from(v["id"].as_i64().unwrap()).unwrap(),
-                v["v"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
-}
-
-/// Every row, sorted (duplicates kept: a commit landing twice shows).
-fn rows_of(batches: &[RecordBatch]) -> Vec<(i32, String)> {
-    let mut out = Vec::new();
-    for b in batches {
-        let id = b.column_by_name("id").unwrap();
-        let id = id.as_any().downcast_ref::<Int32Array>().unwrap();
-        let v = b.column_by_name("v").unwrap();
-        let v = v.as_any().downcast_ref::<StringArray>().unwrap();
-        for i in 0..b.num_rows() {
-            out.push((id.value(i), v.value(i).to_string()));
-        }
-    }
-    out.sort();
-    out
-}
-
-fn rows(from: i32, to: i32, tag: &str) -> Vec<(i32, String)> {
-    (from..to).map(|i| (i, format!("{tag}-{i}"))).collect()
-}
-
-fn batch(table: &paimon_rs::Table, from: i32, to: i32) -> RecordBatch {
-    let ids: Vec<i32> = (from..to).collect();
-    let v: Vec<String> = ids.iter().map(|i| format!("rs-{i}")).collect();
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(Int32Array::from(ids)),
-        Arc::new(StringArray::from(v)),
-    ];
-    RecordBatch::try_new(table.arrow_schema(), cols).unwrap()
-}
-
 fn schema() -> paimon_rs::spec::schema::TableSchema {
     paimon_rs::spec::schema::TableSchema::from_json_str(
         r#"{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT"},
@@ -170,7 +119,10 @@ fn java_and_we_share_one_catalog() {
     assert_eq!(catalog.list_databases().unwrap(), vec!["jdb".to_string()]);
     assert_eq!(catalog.list_tables("jdb").unwrap(), vec!["t".to_string()]);
     let t = catalog.table("jdb.t").unwrap();
-    assert_eq!(rows_of(&t.scan().to_arrow().unwrap()), rows(0, 5, "java"));
+    assert_eq!(
+        batch_row_list(&t.scan().to_arrow().unwrap()),
+        row_list(0, 5, "java")
+    );
     assert!(wh.path().join("jdb.db/t/snapshot/snapshot-1").exists());
 
     // We create, write and commit; Java lists and reads ours.
@@ -187,7 +139,10 @@ fn java_and_we_share_one_catalog() {
     );
     let t = catalog.table("rs_db.a").unwrap();
     assert_eq!(
-        t.write().batches([batch(&t, 0, 4)]).unwrap().snapshots,
+        t.write()
+            .batches([id_v_batch(t.arrow_schema(), 0, 4, "rs")])
+            .unwrap()
+            .snapshots,
         vec![1]
     );
     assert_eq!(
@@ -195,16 +150,16 @@ fn java_and_we_share_one_catalog() {
         "a\n"
     );
     assert_eq!(
-        java_rows(&oracle("catalog-dump", &opts, &["rs_db.a"])),
-        rows(0, 4, "rs")
+        json_row_list(&oracle("catalog-dump", &opts, &["rs_db.a"])),
+        row_list(0, 4, "rs")
     );
 
     // Our rename moves the row and the directory: Java reads the table by its new name.
     catalog.rename_table("rs_db.a", "rs_db.b", false).unwrap();
     assert!(!wh.path().join("rs_db.db/a").exists());
     assert_eq!(
-        java_rows(&oracle("catalog-dump", &opts, &["rs_db.b"])),
-        rows(0, 4, "rs")
+        json_row_list(&oracle("catalog-dump", &opts, &["rs_db.b"])),
+        row_list(0, 4, "rs")
     );
 
     // Java drops its table and renames ours back; we see both.
@@ -271,7 +226,12 @@ fn commits_take_javas_lock_and_every_commit_lands_once() {
     );
     let writer = {
         let t = t.clone();
-        std::thread::spawn(move || t.write().batches([batch(&t, 10, 11)]).unwrap().snapshots)
+        std::thread::spawn(move || {
+            t.write()
+                .batches([id_v_batch(t.arrow_schema(), 10, 11, "rs")])
+                .unwrap()
+                .snapshots
+        })
     };
     std::thread::sleep(Duration::from_millis(1500));
     assert!(!writer.is_finished(), "the commit went on without the lock");
@@ -294,19 +254,21 @@ fn commits_take_javas_lock_and_every_commit_lands_once() {
     .unwrap();
     let started = Instant::now();
     for i in 0..6 {
-        t.write().batches([batch(&t, 20 + i, 21 + i)]).unwrap();
+        t.write()
+            .batches([id_v_batch(t.arrow_schema(), 20 + i, 21 + i, "rs")])
+            .unwrap();
     }
     let status = java_child.wait().unwrap();
     assert!(status.success(), "Java's writes failed");
-    let mut expected = rows(0, 2, "java");
-    expected.extend(rows(10, 11, "rs"));
-    expected.extend(rows(20, 26, "rs"));
-    expected.extend(rows(100, 106, "java"));
+    let mut expected = row_list(0, 2, "java");
+    expected.extend(row_list(10, 11, "rs"));
+    expected.extend(row_list(20, 26, "rs"));
+    expected.extend(row_list(100, 106, "java"));
     expected.sort();
     let t = catalog.table("ldb.t").unwrap();
-    assert_eq!(rows_of(&t.scan().to_arrow().unwrap()), expected);
+    assert_eq!(batch_row_list(&t.scan().to_arrow().unwrap()), expected);
     assert_eq!(
-        java_rows(&oracle("catalog-dump", &opts, &["ldb.t"])),
+        json_row_list(&oracle("catalog-dump", &opts, &["ldb.t"])),
         expected
     );
     let snapshots = std::fs::read_dir(wh.path().join("ldb.db/t/snapshot"))

@@ -5,14 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use paimon_rs::arrow_array::{Array, Int32Array, StringArray};
 use paimon_rs::{read_split, Catalog, RecordBatch, SplitRead, StreamExt};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::repo;
 
 /// `(id, v)` of Java's rows of `pk/dedup_compacted` with `id < 12`.
 fn java_rows_below_12() -> BTreeMap<i32, Option<String>> {

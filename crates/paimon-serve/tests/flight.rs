@@ -2,17 +2,22 @@
 //! client: rows equal Java's (`fixtures/expected`), scans come back as one ticket per split
 //! group, tokens and grants hold, hostile tickets are errors and the server keeps serving.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use arrow::array::RecordBatch;
 use arrow_flight::sql::client::FlightSqlServiceClient;
 use arrow_flight::sql::{Any, CommandGetDbSchemas, CommandGetPrimaryKeys, CommandGetTables};
 use arrow_flight::{FlightInfo, Ticket};
+use common::{java_rows, json_lines};
 use futures::TryStreamExt;
 use paimon_serve::auth::Users;
 use paimon_serve::flight::{serve_flight, ticket, FlightSqlServer};
+use paimon_test_utils::copy_dir;
+use paimon_test_utils::repo;
 use prost::Message;
 use tonic::transport::Channel;
 
@@ -22,10 +27,6 @@ const DENIED: &str = "does not have permission";
 const INVALID: &str = "invalid argument";
 
 const USERS: &str = "tok-alice alice read\ntok-bob bob read:pk\n";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// A server on a free loopback port, for the test's lifetime.
 async fn start(users: Option<&str>, partitions: usize) -> SocketAddr {
@@ -82,31 +83,6 @@ async fn query(
         out.extend(read(c, e.ticket.as_ref().unwrap()).await?);
     }
     Ok(out)
-}
-
-/// Rows as sorted JSON lines (arrow's JSON writer, nulls written as Java's dump writes them).
-fn json_lines(batches: &[RecordBatch]) -> BTreeSet<String> {
-    let mut buf = Vec::new();
-    let mut w = arrow::json::WriterBuilder::new()
-        .with_explicit_nulls(true)
-        .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
-    for b in batches {
-        w.write(b).unwrap();
-    }
-    w.finish().unwrap();
-    String::from_utf8(buf)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn java_rows(file: &str) -> BTreeSet<String> {
-    std::fs::read_to_string(repo().join("fixtures/expected").join(file))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 fn is_scan_ticket(t: &Ticket) -> bool {
@@ -431,18 +407,6 @@ async fn prepared_statements_run_as_their_caller() {
         java_rows("append/unaware/q-select-id-name-lt10.jsonl")
     );
     prepared.close().await.unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 #[tokio::test]

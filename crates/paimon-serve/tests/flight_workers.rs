@@ -4,21 +4,20 @@
 //! (`fixtures/expected`). Hostile tickets (bad bytes, a table outside the warehouse, a split
 //! naming files outside its table) are errors, and the worker keeps serving good ones.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 
 use arrow::array::RecordBatch;
 use arrow_flight::sql::client::FlightSqlServiceClient;
 use arrow_flight::{FlightClient, FlightInfo, Ticket};
+use common::{java_rows, json_lines};
 use futures::TryStreamExt;
 use paimon_serve::flight::split_ticket::SplitTicket;
 use paimon_serve::flight::{serve_flight, serve_worker, FlightSqlServer, FlightWorker};
+use paimon_test_utils::repo;
 use tonic::transport::Channel;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn warehouse() -> String {
     repo().join("fixtures/warehouse").display().to_string()
@@ -79,30 +78,6 @@ async fn read_endpoints(info: &FlightInfo, workers: &[SocketAddr]) -> Vec<Record
         assert_eq!(used.len(), 2, "round robin over both workers");
     }
     out
-}
-
-fn json_lines(batches: &[RecordBatch]) -> BTreeSet<String> {
-    let mut buf = Vec::new();
-    let mut w = arrow::json::WriterBuilder::new()
-        .with_explicit_nulls(true)
-        .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
-    for b in batches {
-        w.write(b).unwrap();
-    }
-    w.finish().unwrap();
-    String::from_utf8(buf)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn java_rows(file: &str) -> BTreeSet<String> {
-    std::fs::read_to_string(repo().join("fixtures/expected").join(file))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 async fn execute(planner: SocketAddr, sql: &str) -> FlightInfo {

@@ -229,7 +229,7 @@ pub fn encode_modified_utf8(s: &str) -> Vec<u8> {
 ///
 /// # Errors
 /// A reason string on malformed input or unpaired surrogates.
-pub fn decode_modified_utf8(bytes: &[u8]) -> Result<String, String> {
+pub(crate) fn decode_modified_utf8(bytes: &[u8]) -> Result<String, String> {
     let mut units: Vec<u16> = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {

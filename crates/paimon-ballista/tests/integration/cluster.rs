@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::SessionContext;
+use paimon_test_utils::repo;
 use serde_json::Value;
 
 const QUERY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -31,15 +32,6 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(120);
 /// handed back). Ballista's own liveness bug, not a wrong answer: the test accepts a job
 /// that hangs this way (and only this way) as an outcome that returned no rows.
 const BALLISTA_RECOVERY_HANG: &str = "Ignore TaskStatus update";
-
-/// The repository root, without `..` (an executor's warehouse and the table paths it is
-/// sent are compared segment by segment, and a `..` is refused outright).
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 pub(crate) fn warehouse() -> String {
     repo().join("fixtures/warehouse").display().to_string()

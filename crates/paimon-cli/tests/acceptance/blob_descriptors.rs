@@ -116,14 +116,14 @@ fn blob_as_descriptor_returns_the_descriptors() {
     let rows = read(&t, &["--blob-as-descriptor"]);
     assert_eq!(rows.len(), 3);
     for (i, row) in rows.iter().enumerate() {
-        let d = BlobDescriptor::parse(&unhex(&row["b0"])).unwrap();
+        let d = BlobDescriptor::parse("descriptor", &unhex(&row["b0"])).unwrap();
         assert!(
             d.uri.ends_with(&format!("/raw_blob/b0-row-{i}.bin")),
             "{d:?}"
         );
         assert_eq!((d.offset, d.length), (0, None), "{d:?}");
     }
-    let d = BlobDescriptor::parse(&unhex(&rows[1]["b1"])).unwrap();
+    let d = BlobDescriptor::parse("descriptor", &unhex(&rows[1]["b1"])).unwrap();
     assert!(
         d.uri.contains("/external_blob/") && d.uri.ends_with(".blob"),
         "{d:?}"

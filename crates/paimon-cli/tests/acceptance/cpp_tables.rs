@@ -9,10 +9,7 @@ use paimon_cli::read_cmd::{output_fields, read_to_json_lines};
 use paimon_cli::scan_args::ScanArgs;
 
 use crate::skips::skip_reason;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::repo;
 
 pub(crate) fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, String, ScanArgs, PathBuf)>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)

@@ -9,15 +9,12 @@ use paimon_cli::read_cmd::{output_fields, read_to_json_lines};
 use paimon_cli::scan_args::ScanArgs;
 
 use crate::skips::skip_reason;
+use paimon_test_utils::repo;
 
 #[derive(Debug, Parser)]
 struct Cli {
     #[command(flatten)]
     scan: ScanArgs,
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// (case name, table dir, scan args, expected file)

@@ -9,10 +9,8 @@ use std::time::{Duration, SystemTime};
 
 use paimon_cli::read_cmd::read_to_json_lines;
 use paimon_cli::scan_args::ScanArgs;
-
-pub(crate) fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+pub(crate) use paimon_test_utils::copy_dir;
+pub(crate) use paimon_test_utils::repo;
 
 pub(crate) fn java_dump(table: &Path, scan: &[&str]) -> Vec<String> {
     let mut args = vec!["dump", table.to_str().unwrap()];
@@ -78,18 +76,6 @@ pub(crate) fn paimon(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-pub(crate) fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn listing(root: &Path) -> BTreeSet<PathBuf> {

@@ -1,11 +1,7 @@
 //! Where the suite's tables are.
 
+pub use paimon_test_utils::repo;
 use std::path::{Path, PathBuf};
-
-/// The repository root.
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Table directories (a `schema` and a `snapshot` directory) under `dir`, recursively, sorted.
 pub fn table_dirs(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -4,14 +4,10 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use paimon_serve::flight::split_ticket::SplitTicket;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use paimon_test_utils::repo;
 
 fn paimon(args: &[&str]) -> BTreeSet<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_paimon"))

@@ -2,17 +2,14 @@
 //! Paimon 1.4.2 (`scripts/java-oracle.sh dump TABLE --sort`) must read exactly the rows kept
 //! in each test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
 use arrow::array::{Int32Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
+use paimon_test_utils::repo;
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 pub(crate) fn paimon(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_paimon"))

@@ -8,17 +8,14 @@ use std::time::{Duration, Instant};
 use paimon_cli::compare::diff_rows;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::DataField;
+pub use paimon_test_utils::copy_dir;
+pub use paimon_test_utils::repo;
 
 /// Wall-clock bound of one run: a damaged input must never make the reader spin.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
 /// Address-space bound of one run (KiB, for `ulimit -v`): a lying length must never make the
 /// reader allocate gigabytes. Generous enough for a debug binary with its thread stacks.
 pub const MEMORY_KIB: u64 = 3 * 1024 * 1024;
-
-/// The workspace root.
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// A finished (or killed) run of the binary.
 #[derive(Debug)]
@@ -186,20 +183,6 @@ pub fn judge_read(
             run.code,
             run.stderr.trim()
         )),
-    }
-}
-
-/// Copies a directory tree.
-pub fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).expect("mkdir");
-    for e in std::fs::read_dir(src).expect("read_dir") {
-        let e = e.expect("entry");
-        let to = dst.join(e.file_name());
-        if e.file_type().expect("file type").is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).expect("copy");
-        }
     }
 }
 

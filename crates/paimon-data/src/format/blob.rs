@@ -50,11 +50,15 @@ pub struct BlobFile<'a> {
 }
 
 impl<'a> BlobFile<'a> {
-    /// Parses the footer and index of `data`, a whole blob file.
+    /// Parses the footer and index of `data`, the whole blob file at `path`.
     ///
     /// # Errors
-    /// A description of what does not follow the format.
-    pub fn parse(data: &'a [u8]) -> std::result::Result<Self, String> {
+    /// [`Error::Corrupt`] naming `path` and what does not follow the format.
+    pub fn parse(path: &str, data: &'a [u8]) -> Result<Self> {
+        Self::decode(data).map_err(|reason| Error::corrupt(path, reason))
+    }
+
+    fn decode(data: &'a [u8]) -> std::result::Result<Self, String> {
         let size = data.len();
         let footer = size
             .checked_sub(5)
@@ -163,11 +167,15 @@ const DESCRIPTOR_MAGIC: u64 = 0x424C_4F42_4445_5343;
 
 impl BlobDescriptor {
     /// Parses `[version u8][magic i64 LE, version ≥ 2][uriLen i32 LE][uri][offset i64 LE]
-    /// [length i64 LE]`.
+    /// [length i64 LE]`, a descriptor stored in the data file at `path`.
     ///
     /// # Errors
-    /// A description of what does not follow the layout.
-    pub fn parse(bytes: &[u8]) -> std::result::Result<Self, String> {
+    /// [`Error::Corrupt`] naming `path` and what does not follow the layout.
+    pub fn parse(path: &str, bytes: &[u8]) -> Result<Self> {
+        Self::decode(bytes).map_err(|reason| Error::corrupt(path, reason))
+    }
+
+    fn decode(bytes: &[u8]) -> std::result::Result<Self, String> {
         let mut pos = 0usize;
         let mut take = |n: usize| -> std::result::Result<&[u8], String> {
             let out = pos
@@ -245,7 +253,7 @@ pub fn decompress_delta_varint(bytes: &[u8]) -> std::result::Result<Vec<i64>, St
 
 /// Decodes a blob file held in memory into batches of its one column.
 pub(super) fn decode(path: &str, data: Bytes, req: &DecodeRequest) -> Result<BatchIter> {
-    let file = BlobFile::parse(&data).map_err(|r| Error::corrupt(path, r))?;
+    let file = BlobFile::parse(path, &data)?;
     let column = match req.columns.as_slice() {
         [] => None,
         [name] => Some(name.clone()),
@@ -394,7 +402,7 @@ mod tests {
     #[test]
     fn round_trip_with_nulls() {
         let data = encode(&[Some(b"abc"), None, Some(b""), Some(&[0u8; 300])]);
-        let f = BlobFile::parse(&data).unwrap();
+        let f = BlobFile::parse("t.blob", &data).unwrap();
         assert_eq!(f.len(), 4);
         assert_eq!(f.get(0).unwrap(), BlobValue::Bytes(b"abc"));
         assert_eq!(f.get(1).unwrap(), BlobValue::Null);
@@ -408,12 +416,12 @@ mod tests {
         let data = encode(&[Some(b"abcdef"), Some(b"xyz")]);
         let mut flipped = data.clone();
         flipped[5] ^= 1;
-        let f = BlobFile::parse(&flipped).unwrap();
+        let f = BlobFile::parse("t.blob", &flipped).unwrap();
         assert!(f.get(0).unwrap_err().contains("CRC"));
         assert_eq!(f.get(1).unwrap(), BlobValue::Bytes(b"xyz"));
         // Every truncation and every single-byte change either parses or errors; no panic.
         for cut in 0..data.len() {
-            if let Ok(f) = BlobFile::parse(&data[..cut]) {
+            if let Ok(f) = BlobFile::parse("t.blob", &data[..cut]) {
                 for i in 0..f.len() {
                     let _ = f.get(i);
                 }
@@ -423,14 +431,14 @@ mod tests {
             for bit in 0..8 {
                 let mut d = data.clone();
                 d[pos] ^= 1 << bit;
-                if let Ok(f) = BlobFile::parse(&d) {
+                if let Ok(f) = BlobFile::parse("t.blob", &d) {
                     for i in 0..f.len() {
                         let _ = f.get(i);
                     }
                 }
             }
         }
-        assert!(BlobFile::parse(&[]).is_err());
+        assert!(BlobFile::parse("t.blob", &[]).is_err());
         assert!(decompress_delta_varint(&[0xff; 11]).is_err());
     }
 
@@ -443,7 +451,7 @@ mod tests {
         b.extend_from_slice(&7i64.to_le_bytes());
         b.extend_from_slice(&9i64.to_le_bytes());
         assert_eq!(
-            BlobDescriptor::parse(&b).unwrap(),
+            BlobDescriptor::parse("t.blob", &b).unwrap(),
             BlobDescriptor {
                 uri: "/a/b1".into(),
                 offset: 7,
@@ -451,11 +459,11 @@ mod tests {
             }
         );
         for cut in 0..b.len() {
-            assert!(BlobDescriptor::parse(&b[..cut]).is_err());
+            assert!(BlobDescriptor::parse("t.blob", &b[..cut]).is_err());
         }
         let mut v1 = vec![1u8];
         v1.extend_from_slice(&b[9..]);
-        assert_eq!(BlobDescriptor::parse(&v1).unwrap().uri, "/a/b1");
+        assert_eq!(BlobDescriptor::parse("t.blob", &v1).unwrap().uri, "/a/b1");
     }
 
     #[test]
@@ -465,7 +473,7 @@ mod tests {
             "/../../fixtures/warehouse/append.db/blob/bucket-0/data-5bb36e27-612a-4c98-9f1b-370f8443abf9-1.blob"
         );
         let data = std::fs::read(path).unwrap();
-        let f = BlobFile::parse(&data).unwrap();
+        let f = BlobFile::parse("t.blob", &data).unwrap();
         assert!(!f.is_empty());
         for i in 0..f.len() {
             f.get(i).unwrap();

@@ -116,8 +116,7 @@ impl Resolver {
 
     /// The bytes `descriptor` points to, once its URI is rewritten and found trusted.
     fn value(&self, descriptor: &[u8]) -> Result<Bytes> {
-        let d = BlobDescriptor::parse(descriptor)
-            .map_err(|r| Error::corrupt(&self.ctx.bucket_dir, r))?;
+        let d = BlobDescriptor::parse(&self.ctx.bucket_dir, descriptor)?;
         let uri = rewrite(
             &d.uri,
             &self.ctx.table_path,

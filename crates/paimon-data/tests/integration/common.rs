@@ -1,23 +1,12 @@
 //! Helpers: locating test data, reading splits, rendering rows.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::util::display::array_value_to_string;
 use arrow_array::RecordBatch;
 use paimon_data::SplitReader;
 use paimon_io::LocalFileIO;
-
-/// `../shared/testdata/paimon-cpp`, failing loudly when absent.
-pub fn cpp_testdata() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/paimon-cpp");
-    assert!(
-        p.is_dir(),
-        "test data missing: {} (the shared test data must sit next to the repository)",
-        p.display()
-    );
-    p
-}
+pub use paimon_test_utils::cpp_testdata;
 
 /// The directory of table `name` in format family `fmt` (e.g. "orc", "append_09").
 pub fn table(fmt: &str, name: &str) -> String {

@@ -105,11 +105,7 @@ impl FileSystemCatalog {
 
 impl FileSystemCatalog {
     fn not_found(&self, kind: &'static str, name: String) -> Error {
-        Error::CatalogObjectNotFound {
-            kind,
-            name,
-            catalog: self.warehouse.clone(),
-        }
+        Error::not_found_in(&self.warehouse, kind, name)
     }
 
     fn database_exists(&self, database: &str) -> Result<bool> {
@@ -164,11 +160,7 @@ impl Catalog for FileSystemCatalog {
             return if ignore_if_exists {
                 Ok(())
             } else {
-                Err(Error::CatalogObjectExists {
-                    kind: "database",
-                    name: name.to_string(),
-                    catalog: self.warehouse.clone(),
-                })
+                Err(Error::exists_in(&self.warehouse, "database", name))
             };
         }
         self.file_io
@@ -187,13 +179,11 @@ impl Catalog for FileSystemCatalog {
         }
         let tables = FileSystemCatalog::list_tables(self, name)?;
         if !cascade && !tables.is_empty() {
-            return Err(Error::InvalidCommit {
-                table: self.database_path(name),
-                reason: format!(
-                    "database {name} is not empty ({} tables); drop it with cascade",
-                    tables.len()
-                ),
-            });
+            return Err(Error::database_not_empty(
+                self.database_path(name),
+                name,
+                tables.len(),
+            ));
         }
         self.file_io
             .delete_dir(&self.database_path(name))
@@ -228,11 +218,7 @@ impl Catalog for FileSystemCatalog {
             return if ignore_if_exists {
                 Ok(())
             } else {
-                Err(Error::CatalogObjectExists {
-                    kind: "table",
-                    name: id.to_string(),
-                    catalog: self.warehouse.clone(),
-                })
+                Err(Error::exists_in(&self.warehouse, "table", id.to_string()))
             };
         }
         let path = self.table_path(&id.database, &id.object);

@@ -9,19 +9,7 @@ use paimon_split::commit::CommitMessage;
 
 use super::*;
 use crate::scan::LiveFile;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
+use paimon_test_utils::copy_dir;
 
 /// A private copy of `fixtures/warehouse/<rel>`.
 pub(super) fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {

@@ -14,21 +14,10 @@ use crate::error::Error;
 use crate::manifest::encode::ManifestWriteOptions;
 use crate::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::table::Table;
+use paimon_test_utils::copy_dir;
 
 /// A private copy of `fixtures/warehouse/<rel>` at `<tempdir>/t`.
 fn copy_fixture(rel: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let p = e.unwrap().path();
-            let dst = to.join(p.file_name().unwrap());
-            if p.is_dir() {
-                copy_dir(&p, &dst);
-            } else {
-                std::fs::copy(&p, dst).unwrap();
-            }
-        }
-    }
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/warehouse")
         .join(rel);

@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use paimon_format::avro::*;
+use paimon_test_utils::copy_dir;
 
 const MIB: usize = 1 << 20;
 
@@ -179,19 +180,6 @@ fn zero_width_record_count_error_names_the_manifest() {
             matches!(&e, crate::Error::Corrupt { path: p, reason } if p == path && reason.contains("zero bytes")),
             "{e}"
         );
-    }
-}
-
-/// Copies the directory `from` to `to`, recursively.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
     }
 }
 

@@ -1,21 +1,15 @@
 //! Locating the shared test tables and the repository, running the Java oracle.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use paimon_meta::Table;
+pub use paimon_test_utils::copy_dir;
+pub use paimon_test_utils::repo;
 
 /// `../shared/testdata/paimon-cpp`, or a panic naming the missing path.
 pub fn testdata() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/paimon-cpp");
-    let p = p.canonicalize().unwrap_or(p);
-    assert!(
-        p.is_dir(),
-        "test data missing: {} (the shared test tables must be present)",
-        p.display()
-    );
-    p
+    paimon_test_utils::cpp_testdata()
 }
 
 /// Every table directory (has `schema/` and `snapshot/`), excluding branch directories.
@@ -57,38 +51,10 @@ pub fn open(rel: &str) -> Table {
         .unwrap_or_else(|e| panic!("open {rel}: {e}"))
 }
 
-/// The repository root (for `fixtures/` and `scripts/`).
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// `scripts/java-oracle.sh ARGS`, its stdout lines; panics with stderr when Java fails.
 pub fn oracle(args: &[&str]) -> Vec<String> {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    assert!(
-        out.status.success(),
-        "java-oracle {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    paimon_test_utils::oracle(args)
         .lines()
         .map(str::to_string)
         .collect()
-}
-
-/// Copies a directory tree (a table, to change it in a test).
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }

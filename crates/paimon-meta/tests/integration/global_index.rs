@@ -9,6 +9,7 @@ use std::sync::Arc;
 use paimon_meta::Table;
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
+use paimon_test_utils::copy_dir;
 
 fn table_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/global-index/db.db/t")
@@ -145,19 +146,6 @@ fn predicates_the_indexes_cannot_answer_plan_every_file_without_row_ranges() {
         let (rows, files) = planned(&t, p.clone());
         assert_eq!(rows, None, "{p:?}");
         assert_eq!(files, ALL_FILES.into(), "{p:?}");
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
     }
 }
 

@@ -207,7 +207,7 @@ impl FlightSqlServer {
             let url = self.workers.get(i).cloned().unwrap_or_default();
             endpoints.push(
                 FlightEndpoint::new()
-                    .with_ticket(t.encode().map_err(Status::internal)?)
+                    .with_ticket(t.encode().map_err(|e| Status::internal(e.to_string()))?)
                     .with_location(url),
             );
         }
@@ -461,7 +461,8 @@ impl FlightSqlService for FlightSqlServer {
     ) -> Result<Response<DoGetStream>, Status> {
         let caller = self.caller(&request)?;
         if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
-            let ticket = SplitTicket::decode_any(&message).map_err(Status::invalid_argument)?;
+            let ticket = SplitTicket::decode_any(&message)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
             let rows = read_ticket(
                 self.warehouse(),
                 self.catalog.file_io(),

@@ -54,14 +54,19 @@ pub struct SplitTicket {
     pub splits: Vec<Vec<u8>>,
 }
 
+/// What is wrong with a split ticket (its message names the field and the cause).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TicketError(String);
+
 impl SplitTicket {
     /// The ticket's bytes (an `Any`).
     ///
     /// # Errors
     /// When the options are not UTF-8 (read options are JSON).
-    pub fn encode(&self) -> Result<Ticket, String> {
+    pub fn encode(&self) -> Result<Ticket, TicketError> {
         let options = std::str::from_utf8(&self.options)
-            .map_err(|_| "split ticket: the read options are not UTF-8 JSON".to_string())?;
+            .map_err(|_| TicketError("split ticket: the read options are not UTF-8 JSON".into()))?;
         let splits: Vec<String> = self.splits.iter().map(|s| STANDARD.encode(s)).collect();
         let value = json!({
             "version": SPLIT_TICKET_VERSION,
@@ -81,12 +86,12 @@ impl SplitTicket {
     ///
     /// # Errors
     /// A message saying what is wrong with the ticket.
-    pub fn decode_any(any: &Any) -> Result<SplitTicket, String> {
+    pub fn decode_any(any: &Any) -> Result<SplitTicket, TicketError> {
         if any.type_url != SPLIT_TICKET_TYPE {
-            return Err(format!(
+            return Err(TicketError(format!(
                 "a worker serves split tickets ({SPLIT_TICKET_TYPE}), not '{}'",
                 any.type_url.chars().take(200).collect::<String>()
-            ));
+            )));
         }
         SplitTicket::decode_value(&any.value)
     }
@@ -95,14 +100,14 @@ impl SplitTicket {
     ///
     /// # Errors
     /// A message saying what is wrong with the ticket.
-    pub fn decode(ticket: &[u8]) -> Result<SplitTicket, String> {
-        let any =
-            Any::decode(ticket).map_err(|e| format!("split ticket: not a protobuf Any: {e}"))?;
+    pub fn decode(ticket: &[u8]) -> Result<SplitTicket, TicketError> {
+        let any = Any::decode(ticket)
+            .map_err(|e| TicketError(format!("split ticket: not a protobuf Any: {e}")))?;
         SplitTicket::decode_any(&any)
     }
 
-    fn decode_value(bytes: &[u8]) -> Result<SplitTicket, String> {
-        let bad = |why: &str| format!("split ticket: {why}");
+    fn decode_value(bytes: &[u8]) -> Result<SplitTicket, TicketError> {
+        let bad = |why: &str| TicketError(format!("split ticket: {why}"));
         if bytes.len() > MAX_TICKET_BYTES {
             return Err(bad(&format!("more than {MAX_TICKET_BYTES} bytes")));
         }
@@ -260,7 +265,7 @@ mod tests {
             ),
             (value(r#"{"version":2}"#), "version"),
         ] {
-            let e = SplitTicket::decode(&bytes).unwrap_err();
+            let e = SplitTicket::decode(&bytes).unwrap_err().to_string();
             assert!(e.contains(what), "{what}: {e}");
         }
     }

@@ -202,8 +202,8 @@ impl FlightService for FlightWorker {
         request: Request<Ticket>,
     ) -> Result<Response<Self::DoGetStream>, Status> {
         let caller = caller::caller(self.users.as_deref(), request.metadata())?;
-        let ticket =
-            SplitTicket::decode(&request.get_ref().ticket).map_err(Status::invalid_argument)?;
+        let ticket = SplitTicket::decode(&request.get_ref().ticket)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let rows = read_ticket(&self.warehouse, &self.io, &caller, &self.policies, &ticket)?;
         Ok(Response::new(rows))
     }

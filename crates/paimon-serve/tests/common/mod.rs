@@ -2,24 +2,20 @@
 //! Java oracle (`scripts/java-oracle.sh`), raw HTTP requests, rows as maps.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
-use paimon_rs::arrow_array::{Array, Int32Array, StringArray};
 use paimon_rs::RecordBatch;
 use paimon_serve::auth::Users;
 use paimon_serve::policy::Policies;
 use paimon_serve::rest::{RestConfig, RestServer};
 
 /// The warehouse name the Java oracle's REST client asks for.
-pub const WAREHOUSE: &str = "rest_warehouse";
-
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+pub use paimon_test_utils::java_rest::WAREHOUSE;
+#[allow(unused_imports)]
+pub use paimon_test_utils::{batch_rows, json_rows, oracle, oracle_output, repo, rows};
 
 /// Our REST server over a fresh filesystem warehouse, serving until dropped.
 pub struct Running {
@@ -77,58 +73,6 @@ pub fn start_with_policies(auth: Option<&str>, policies: Option<&str>) -> Runnin
     }
 }
 
-/// Runs the Java oracle.
-pub fn oracle_output(args: &[&str]) -> Output {
-    Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)")
-}
-
-/// Runs the Java oracle, which must succeed; its stdout.
-pub fn oracle(args: &[&str]) -> String {
-    let out = oracle_output(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// `(id, v)` rows of the oracle's JSON lines.
-pub fn json_rows(text: &str) -> BTreeMap<i32, String> {
-    text.lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                i32::try_from(v["id"].as_i64().unwrap()).unwrap(),
-                v["v"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// `(id, v)` rows of batches.
-pub fn batch_rows(batches: &[RecordBatch]) -> BTreeMap<i32, String> {
-    let mut out = BTreeMap::new();
-    for b in batches {
-        let id = b.column_by_name("id").unwrap();
-        let id = id.as_any().downcast_ref::<Int32Array>().unwrap();
-        let v = b.column_by_name("v").unwrap();
-        let v = v.as_any().downcast_ref::<StringArray>().unwrap();
-        for i in 0..b.num_rows() {
-            out.insert(id.value(i), v.value(i).to_string());
-        }
-    }
-    out
-}
-
-pub fn rows(from: i32, to: i32, tag: &str) -> BTreeMap<i32, String> {
-    (from..to).map(|i| (i, format!("{tag}-{i}"))).collect()
-}
-
 /// One raw HTTP/1.1 request; the status and body of the answer.
 pub fn http(
     url: &str,
@@ -165,14 +109,31 @@ pub fn http(
 
 /// Our REST client's options for `url`.
 pub fn client_options(url: &str, token: &str) -> BTreeMap<String, String> {
-    [
-        ("metastore", "rest"),
-        ("uri", url),
-        ("token.provider", "bear"),
-        ("token", token),
-        ("warehouse", WAREHOUSE),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect()
+    paimon_test_utils::java_rest::client_options(url, token, WAREHOUSE)
+}
+
+/// Rows as sorted JSON lines (arrow's JSON writer, nulls written as Java's dump writes them).
+pub fn json_lines(batches: &[RecordBatch]) -> BTreeSet<String> {
+    let mut buf = Vec::new();
+    let mut w = arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    String::from_utf8(buf)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Java's rows of a fixture query (`fixtures/expected/<file>`), as JSON lines.
+pub fn java_rows(file: &str) -> BTreeSet<String> {
+    std::fs::read_to_string(repo().join("fixtures/expected").join(file))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }

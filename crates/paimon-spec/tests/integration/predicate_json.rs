@@ -4,8 +4,6 @@
 //! and our encoding of that predicate is Java's JSON. A property test round-trips random
 //! predicates over every scalar column of that table.
 
-use std::path::PathBuf;
-
 use paimon_spec::binary::Datum;
 use paimon_spec::predicate::{LeafOp, Predicate};
 use paimon_spec::predicate_json::{
@@ -13,12 +11,9 @@ use paimon_spec::predicate_json::{
 };
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, TypeKind};
+use paimon_test_utils::repo;
 use proptest::prelude::*;
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn fields() -> Vec<DataField> {
     let p = repo().join("fixtures/warehouse/append.db/all_types_parquet/schema/schema-0");

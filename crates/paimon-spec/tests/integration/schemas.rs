@@ -5,16 +5,7 @@ use std::path::{Path, PathBuf};
 
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchema;
-
-fn testdata() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/paimon-cpp");
-    assert!(
-        p.exists(),
-        "missing {}: tests need ../shared/testdata",
-        p.display()
-    );
-    p
-}
+use paimon_test_utils::cpp_testdata;
 
 fn schema_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -37,7 +28,7 @@ fn schema_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_schema_file_parses_and_prints_back() {
     let mut files = Vec::new();
-    schema_files(&testdata(), &mut files);
+    schema_files(&cpp_testdata(), &mut files);
     assert!(
         files.len() >= 160,
         "only {} schema files found",
@@ -74,7 +65,7 @@ fn every_schema_file_parses_and_prints_back() {
 
 #[test]
 fn known_schema_values() {
-    let dir = testdata().join("orc/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone/schema/schema-0");
+    let dir = cpp_testdata().join("orc/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone/schema/schema-0");
     let s = TableSchema::from_json_str(&std::fs::read_to_string(dir).unwrap()).unwrap();
     assert_eq!(s.fields.len(), 8);
     assert_eq!(s.fields[3].name, "ts_nano");

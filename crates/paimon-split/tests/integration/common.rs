@@ -2,8 +2,7 @@ use std::path::PathBuf;
 
 /// `../shared/testdata` from the repository root; panics with a clear message when absent.
 pub fn testdata(rel: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
-    let p = root.join(rel);
+    let p = paimon_test_utils::shared_testdata().join(rel);
     assert!(
         p.exists(),
         "test data {} is missing: these tests need ../shared/testdata beside the repository",

@@ -10,16 +10,12 @@ use paimon_data::SplitReader;
 use paimon_io::LocalFileIO;
 use paimon_spec::schema::TableSchema;
 use paimon_split::{encode_split, DataSplit, SplitEnvelope};
+pub use paimon_test_utils::repo;
 use paimon_write::{CommitMessage, TableWrite};
-
-/// The repository root.
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// `../shared/testdata` next to the repository.
 pub fn testdata() -> PathBuf {
-    repo().join("../shared/testdata")
+    paimon_test_utils::shared_testdata()
 }
 
 /// Creates `dir/schema/schema-0` from a schema JSON and returns the parsed schema.

@@ -80,19 +80,11 @@ impl HiveCatalog {
     }
 
     fn not_found(&self, kind: &'static str, name: String) -> Error {
-        Error::CatalogObjectNotFound {
-            kind,
-            name,
-            catalog: self.client.uri().to_string(),
-        }
+        Error::not_found_in(self.client.uri(), kind, name)
     }
 
     fn exists_error(&self, kind: &'static str, name: String) -> Error {
-        Error::CatalogObjectExists {
-            kind,
-            name,
-            catalog: self.client.uri().to_string(),
-        }
+        Error::exists_in(self.client.uri(), kind, name)
     }
 
     fn refused(&self, what: String, reason: String) -> Error {
@@ -319,13 +311,11 @@ impl Catalog for HiveCatalog {
         }
         let tables = Catalog::list_tables(self, name)?;
         if !cascade && !tables.is_empty() {
-            return Err(Error::InvalidCommit {
-                table: self.files.database_path(name),
-                reason: format!(
-                    "database {name} is not empty ({} tables); drop it with cascade",
-                    tables.len()
-                ),
-            });
+            return Err(Error::database_not_empty(
+                self.files.database_path(name),
+                name,
+                tables.len(),
+            ));
         }
         // As Java's dropDatabaseImpl: each table dropped through the catalog first, then the
         // database with its data (`deleteData = true, cascade = true`).

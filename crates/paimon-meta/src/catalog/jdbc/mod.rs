@@ -131,19 +131,11 @@ impl JdbcCatalog {
     }
 
     fn not_found(&self, kind: &'static str, name: String) -> Error {
-        Error::CatalogObjectNotFound {
-            kind,
-            name,
-            catalog: self.connection.uri().to_string(),
-        }
+        Error::not_found_in(self.connection.uri(), kind, name)
     }
 
     fn exists_error(&self, kind: &'static str, name: String) -> Error {
-        Error::CatalogObjectExists {
-            kind,
-            name,
-            catalog: self.connection.uri().to_string(),
-        }
+        Error::exists_in(self.connection.uri(), kind, name)
     }
 
     fn check_names(&self, database: &str, table: Option<&str>) -> Result<()> {
@@ -273,13 +265,11 @@ impl Catalog for JdbcCatalog {
         }
         let tables = Catalog::list_tables(self, name)?;
         if !cascade && !tables.is_empty() {
-            return Err(Error::InvalidCommit {
-                table: self.files.database_path(name),
-                reason: format!(
-                    "database {name} is not empty ({} tables); drop it with cascade",
-                    tables.len()
-                ),
-            });
+            return Err(Error::database_not_empty(
+                self.files.database_path(name),
+                name,
+                tables.len(),
+            ));
         }
         let key = &self.catalog_key;
         self.connection.run(sql::DELETE_DATABASE_TABLES, |c| {

@@ -235,18 +235,10 @@ impl RestClient {
         let failure = match status {
             401 | 403 => CatalogFailure::NotAuthorized,
             404 if object.kind != "catalog" => {
-                return Error::CatalogObjectNotFound {
-                    kind: object.kind,
-                    name: object.name,
-                    catalog: self.uri.clone(),
-                }
+                return Error::not_found_in(&self.uri, object.kind, object.name)
             }
             409 if object.kind != "catalog" => {
-                return Error::CatalogObjectExists {
-                    kind: object.kind,
-                    name: object.name,
-                    catalog: self.uri.clone(),
-                }
+                return Error::exists_in(&self.uri, object.kind, object.name)
             }
             409 => CatalogFailure::Conflict,
             s if s >= 500 => CatalogFailure::ServerError,

@@ -1,0 +1,63 @@
+//! Where the repository and the test data are. The shared test data (`../shared/testdata`,
+//! beside the repository) is read in place, never copied; a missing directory is a panic
+//! naming it, never a silent skip.
+
+use std::path::{Path, PathBuf};
+
+/// The repository's root directory.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root of crates/paimon-test-utils")
+}
+
+/// `../shared/testdata` beside the repository.
+///
+/// # Panics
+/// When it does not exist: the tests need it.
+pub fn shared_testdata() -> PathBuf {
+    let p = repo().join("../shared/testdata");
+    assert!(
+        p.is_dir(),
+        "test data {} is missing: these tests need ../shared/testdata beside the repository",
+        p.display()
+    );
+    p
+}
+
+/// The Java-written tables of paimon-cpp's test data (`../shared/testdata/paimon-cpp`).
+pub fn cpp_testdata() -> PathBuf {
+    shared_testdata().join("paimon-cpp")
+}
+
+/// One of Java's golden files (`../shared/testdata/java-compat/<name>`).
+pub fn java_compat(name: &str) -> PathBuf {
+    shared_testdata().join("java-compat").join(name)
+}
+
+/// The repository's own fixtures (`fixtures/`), written by our scripts.
+pub fn fixtures() -> PathBuf {
+    repo().join("fixtures")
+}
+
+/// Copies the directory tree `from` to `to` (a table, to change it in a test).
+///
+/// # Panics
+/// On any I/O error, naming the path.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
+    let entries =
+        std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display()));
+    for e in entries {
+        let p = e
+            .unwrap_or_else(|e| panic!("read {}: {e}", from.display()))
+            .path();
+        let dst = to.join(p.file_name().expect("a directory entry has a name"));
+        if p.is_dir() {
+            copy_dir(&p, &dst);
+        } else {
+            std::fs::copy(&p, &dst).unwrap_or_else(|e| panic!("copy {}: {e}", p.display()));
+        }
+    }
+}
