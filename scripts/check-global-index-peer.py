@@ -4,7 +4,9 @@ row id n: id = n, name = NULL when n % 17 == 0 else 'n{n % 7}', k = n % 5), with
 on `id` and a bitmap index on `name` written by `paimon create-global-index`.
 
 For each filter, pypaimon's plan must be IndexedSplits whose row ranges are exactly the rows
-the filter keeps (so pypaimon used our index files), and its read must return those rows."""
+the filter keeps (so pypaimon used our index files), and its read must return those rows.
+With `--dropped COLUMN` (after `paimon drop-global-index`), filters on that column must plan
+plain splits with no row ranges, and still return the same rows."""
 import sys
 
 from pypaimon import CatalogFactory
@@ -24,7 +26,7 @@ def ranges(ids):
     return [tuple(r) for r in out]
 
 
-def main(warehouse):
+def main(warehouse, dropped=None):
     t = CatalogFactory.create({"warehouse": warehouse}).get_table("db.t")
     rows = [row(n) for n in range(200)]
     cases = [
@@ -49,7 +51,10 @@ def main(warehouse):
                             for r in (s.row_ranges() if hasattr(s, "row_ranges") else []))
         want_ranges = ranges(r["id"] for r in expected)
         got = sorted(rb.new_read().to_arrow(splits).to_pylist(), key=lambda r: r["id"])
-        ok = kinds == ["IndexedSplit"] and got_ranges == want_ranges and got == expected
+        if dropped is not None and text.startswith(dropped + " "):
+            ok = "IndexedSplit" not in kinds and not got_ranges and got == expected
+        else:
+            ok = kinds == ["IndexedSplit"] and got_ranges == want_ranges and got == expected
         print("%s %s: %d rows, splits %s, row ranges %s" % (
             "PASS" if ok else "FAIL", text, len(got), kinds, got_ranges))
         if not ok:
@@ -59,4 +64,10 @@ def main(warehouse):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    if len(args) == 3 and args[1] == "--dropped":
+        main(args[0], args[2])
+    elif len(args) == 1:
+        main(args[0])
+    else:
+        sys.exit("usage: check-global-index-peer.py WAREHOUSE [--dropped COLUMN]")

@@ -3,7 +3,9 @@
 # at its fourth snapshot (the 200 rows written before pypaimon built its indexes) gets a BTree
 # index on `id` and a bitmap index on `name` from `paimon create-global-index`; then
 # scripts/check-global-index-peer.py checks pypaimon's filtered plans use them (IndexedSplits
-# with exactly the matching row ranges) and return the expected rows.
+# with exactly the matching row ranges) and return the expected rows. Then `paimon
+# drop-global-index` drops the bitmap index: pypaimon plans `name` filters without it (and
+# still `id` filters with the BTree index), with the same rows; a rebuild restores it.
 #
 # Uses the peers venv scripts/test-peers.sh makes (target/peers-venv; PEERS_VENV to choose),
 # creating it the same way when absent. Exits non-zero on any failure.
@@ -27,5 +29,9 @@ rm -f "$T"/snapshot/snapshot-{5,6,7} "$T"/index/*
 echo 4 >"$T/snapshot/LATEST"
 
 "$PAIMON" create-global-index "$T" --column id --type btree
+"$PAIMON" create-global-index "$T" --column name --type bitmap
+"$PY" scripts/check-global-index-peer.py "$WORK/wh"
+"$PAIMON" drop-global-index "$T" --column name --type bitmap
+"$PY" scripts/check-global-index-peer.py "$WORK/wh" --dropped name
 "$PAIMON" create-global-index "$T" --column name --type bitmap
 "$PY" scripts/check-global-index-peer.py "$WORK/wh"

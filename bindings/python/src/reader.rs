@@ -8,8 +8,10 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow::record_batch::{RecordBatch, RecordBatchReader as ArrowReader};
 use paimon_io::FileIORef;
+use paimon_rs::SplitRead;
 use paimon_spec::predicate::sql::parse_sql_filter;
 use paimon_spec::schema::TableSchema;
+use paimon_split::SplitReadOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -88,11 +90,13 @@ impl SplitReader {
     /// `schema_id`: read with that schema (a time-travel plan's); `branch`: the branch whose
     /// schemas describe the table; `with_kind`: add a leading `_ROW_KIND` column; `limit`:
     /// stop after that many rows; `path_rewrites`: `(from, to)` prefixes replaced in the
-    /// splits' file paths (a table moved since it was planned).
+    /// splits' file paths (a table moved since it was planned); `read_options`: the read
+    /// options bytes a planner sent (`Scan.read_options_bytes()`), instead of `select`,
+    /// `filter`, `batch_size`, `schema_id`, `branch`, `with_kind` and `limit`.
     #[new]
     #[pyo3(signature = (table_path, select=None, filter=None, batch_size=None, threads=None,
                         memory_budget=None, options=None, *, schema_id=None, branch=None,
-                        with_kind=None, limit=None, path_rewrites=None))]
+                        with_kind=None, limit=None, path_rewrites=None, read_options=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -108,16 +112,10 @@ impl SplitReader {
         with_kind: Option<Bound<'_, PyAny>>,
         limit: Option<Bound<'_, PyAny>>,
         path_rewrites: Option<Bound<'_, PyAny>>,
+        read_options: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let table_path = location_arg(table_path, "table_path")?;
-        let select: Option<Vec<String>> = arg(select.as_ref(), "select", "a list of column names")?;
-        let filter: Option<String> = arg(filter.as_ref(), "filter", "SQL filter text (a str)")?;
-        let batch_size = crate::convert::batch_size(batch_size.as_ref())?;
         let threads = threads_arg(threads.as_ref())?;
-        let schema_id: Option<i64> = arg(schema_id.as_ref(), "schema_id", "a schema id (an int)")?;
-        let branch: Option<String> = arg(branch.as_ref(), "branch", "a branch name (a str)")?;
-        let with_kind = arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false);
-        let limit: Option<usize> = arg(limit.as_ref(), "limit", "a non-negative int")?;
         let path_rewrites: Option<Vec<(String, String)>> = arg(
             path_rewrites.as_ref(),
             "path_rewrites",
@@ -126,37 +124,70 @@ impl SplitReader {
         let budget = self::memory_budget(memory_budget.as_ref())?;
         let path = table_location(&table_path);
         let io = file_io(&path, &options_arg(options.as_ref())?)?;
-        let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
-            .with_batch_size(batch_size)
-            .with_parallelism(threads)
-            .with_row_kind(with_kind);
-        if let Some(id) = schema_id {
-            b = b.with_schema_id(id);
-        }
-        if let Some(br) = &branch {
-            b = b.with_branch(br.clone());
-        }
+        let read_options: Option<Vec<u8>> = arg(
+            read_options.as_ref(),
+            "read_options",
+            "read options bytes (Scan.read_options_bytes())",
+        )?;
+        let read = match read_options {
+            Some(bytes) => {
+                let given = [
+                    ("select", &select),
+                    ("filter", &filter),
+                    ("batch_size", &batch_size),
+                    ("schema_id", &schema_id),
+                    ("branch", &branch),
+                    ("with_kind", &with_kind),
+                    ("limit", &limit),
+                ];
+                if let Some((name, _)) = given.iter().find(|(_, v)| v.is_some()) {
+                    return Err(invalid(format!(
+                        "read_options: the bytes already say how to read; {name} cannot be \
+                         given beside them"
+                    )));
+                }
+                pyr(SplitRead::from_bytes(Arc::clone(&io), &path, &bytes))?
+            }
+            None => {
+                let select: Option<Vec<String>> =
+                    arg(select.as_ref(), "select", "a list of column names")?;
+                let filter: Option<String> =
+                    arg(filter.as_ref(), "filter", "SQL filter text (a str)")?;
+                let limit: Option<u64> = arg(limit.as_ref(), "limit", "a non-negative int")?;
+                let mut split_options = SplitReadOptions {
+                    schema_id: arg(schema_id.as_ref(), "schema_id", "a schema id (an int)")?,
+                    branch: arg(branch.as_ref(), "branch", "a branch name (a str)")?,
+                    projection: None,
+                    filter: None,
+                    limit,
+                    batch_size: Some(crate::convert::batch_size(batch_size.as_ref())?),
+                    with_row_kind: arg(with_kind.as_ref(), "with_kind", "a bool")?.unwrap_or(false),
+                };
+                if select.is_some() || filter.is_some() {
+                    // The schema read (the schema id's, on the branch) types the columns.
+                    let probe = SplitRead::new(Arc::clone(&io), &path, split_options.clone());
+                    let reader = probe.reader();
+                    let p = path.clone();
+                    let schema = guard(|| pyr(py.detach(|| reader.table_schema(&p))))?;
+                    if let Some(cols) = &select {
+                        check_select(cols, &schema, &path)?;
+                    }
+                    split_options.projection = select;
+                    if let Some(f) = &filter {
+                        split_options.filter = Some(pyr(parse_sql_filter(f, &schema))?);
+                    }
+                }
+                SplitRead::new(Arc::clone(&io), &path, split_options)
+            }
+        };
+        let mut b = read.reader_builder().with_parallelism(threads);
         if let Some(n) = budget {
             b = b.with_memory_budget(n);
-        }
-        if let Some(n) = limit {
-            b = b.with_limit(n);
         }
         for (from, to) in path_rewrites.unwrap_or_default() {
             b = b.with_path_rewrite(from, to);
         }
-        let probe = b.build();
-        let p = path.clone();
-        let schema = guard(|| pyr(py.detach(|| probe.table_schema(&p))))?;
-        let mut b = paimon_data::SplitReader::builder(Arc::clone(&io))
-            .with_options(probe.options().clone());
-        if let Some(cols) = &select {
-            check_select(cols, &schema, &path)?;
-            b = b.with_projection(cols.clone());
-        }
-        if let Some(f) = &filter {
-            b = b.with_filter(pyr(parse_sql_filter(f, &schema))?);
-        }
+        let branch = read.options().branch.clone();
         Ok(SplitReader {
             reader: b.build(),
             io,

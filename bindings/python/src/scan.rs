@@ -6,7 +6,7 @@ use std::sync::Arc;
 use paimon_meta::scan::IncrementalScanMode;
 use paimon_meta::{ScanBuilder, ScanChoice};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert::threads_arg;
 use crate::errors::{invalid, py as pyr, ToPyErr};
@@ -232,6 +232,13 @@ impl Scan {
         d.set_item("with_kind", self.with_kind)?;
         d.set_item("options", self.options.clone())?;
         Ok(d)
+    }
+
+    /// The same as bytes (`paimon_split::read_options`, versioned JSON): a worker reads this
+    /// scan's split bytes with `SplitReader(table_path, read_options=...)`.
+    fn read_options_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = guard(|| pyr(py.detach(|| self.table_scan.read_options_bytes())))?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     /// The Arrow schema of the rows this scan returns.

@@ -564,6 +564,50 @@ impl Table {
         crate::maintenance::remove_orphan_files(py, &self.table, older_than, dry_run)
     }
 
+    /// Builds a global index (`"btree"` or `"bitmap"`) over `column` of a row-tracked table
+    /// for the rows no such index covers yet, and commits it, as `paimon create-global-index`
+    /// does; `options`: build options (`sorted-index.records-per-file`...). Returns `{"files":
+    /// n, "rows": n, "row_ranges": [(start, end)], "snapshots": [ids]}`.
+    #[pyo3(signature = (column, index_type, options=None))]
+    fn create_global_index<'py>(
+        &self,
+        py: Python<'py>,
+        column: &str,
+        index_type: &str,
+        options: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut build =
+            paimon_rs::Table::from_meta(self.table.clone()).create_global_index(column, index_type);
+        for (k, v) in options.unwrap_or_default() {
+            build = build.with_option(k, v);
+        }
+        let r = pyr(py.detach(|| build.run()))?;
+        let out = PyDict::new(py);
+        out.set_item("files", r.files)?;
+        out.set_item("rows", r.rows)?;
+        out.set_item("row_ranges", r.row_ranges)?;
+        out.set_item("snapshots", r.snapshots)?;
+        Ok(out)
+    }
+
+    /// Drops the global index of `index_type` over `column` in one commit, as `paimon
+    /// drop-global-index` does. Returns `{"files": n, "snapshots": [ids]}` (no snapshot when
+    /// the table held no such index).
+    fn drop_global_index<'py>(
+        &self,
+        py: Python<'py>,
+        column: &str,
+        index_type: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let drop =
+            paimon_rs::Table::from_meta(self.table.clone()).drop_global_index(column, index_type);
+        let r = pyr(py.detach(|| drop.run()))?;
+        let out = PyDict::new(py);
+        out.set_item("files", r.files)?;
+        out.set_item("snapshots", r.snapshots)?;
+        Ok(out)
+    }
+
     /// The table at its latest snapshot as a DataFusion table provider, for the `datafusion`
     /// Python package (`SessionContext.register_table(name, table)` calls this with its
     /// session); filters, projections and limits are pushed into our scan. Raises

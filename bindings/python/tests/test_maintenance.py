@@ -126,3 +126,33 @@ def test_expire_partitions_drops_the_old_ones_java_reads_the_rest(tmp_path):
     java_equals(t, pa.table({"id": [2, 3, 4], "dt": ["20200102", "20990101", "x"]}, schema=schema), tmp_path)
     with pytest.raises(pr.InvalidArgumentError, match="expiration"):
         t.expire_partitions()
+
+
+def test_global_index_built_and_dropped_from_python(tmp_path):
+    """fixtures/global-index at its fourth snapshot: 200 rows, row id n holding id = n and
+    name = NULL when n % 17 == 0 else 'n{n % 7}' (scripts/gen-global-index-fixture.py)."""
+    from conftest import FIXTURES
+
+    dst = tmp_path / "t"
+    shutil.copytree(FIXTURES / "global-index" / "db.db" / "t", dst)
+    for n in (5, 6, 7):
+        (dst / "snapshot" / f"snapshot-{n}").unlink()
+    shutil.rmtree(dst / "index")
+    (dst / "snapshot" / "LATEST").write_text("4")
+    t = pr.Table(str(dst))
+
+    built = t.create_global_index("name", "bitmap", options={"sorted-index.records-per-file": "50"})
+    assert (built["files"], built["rows"], built["snapshots"]) == (4, 200, [5])
+    assert built["row_ranges"] == [(0, 199)] * 4
+    want = sorted(n for n in range(200) if n % 17 != 0 and n % 7 == 3)
+    got = lambda: sorted(t.scan(filter="name = 'n3'").to_arrow().column("id").to_pylist())
+    assert got() == want
+    assert t.create_global_index("name", "bitmap")["snapshots"] == []
+
+    dropped = t.drop_global_index("name", "bitmap")
+    assert (dropped["files"], dropped["snapshots"]) == (4, [6])
+    assert got() == want
+    assert t.drop_global_index("name", "bitmap") == {"files": 0, "snapshots": []}
+    with pytest.raises(pr.InvalidArgumentError, match="unknown column 'nope'"):
+        t.drop_global_index("nope", "bitmap")
+    assert t.create_global_index("name", "bitmap")["rows"] == 200

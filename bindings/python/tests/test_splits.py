@@ -1,6 +1,7 @@
 """Splits: Java-planned split files read through SplitReader, splits planned here read in
 another process from their bytes, byte round trips, hostile bytes."""
 
+import json
 import pickle
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 import paimon_rs as pr
-from conftest import EXPECTED, FIXTURES, REPO, WAREHOUSE, compare
+from conftest import EXPECTED, FIXTURES, REPO, WAREHOUSE, compare, scan_kwargs
 
 # (split dir, table, reader kwargs, expected rows): the cases scripts/gen-plans.sh recorded.
 JAVA_SPLITS = [
@@ -128,3 +129,51 @@ def test_two_threads_reading_at_once_both_finish():
         th.join(timeout=120)
     assert not errors and not any(th.is_alive() for th in threads)
     assert results == [want] * 10
+
+
+# The queries of fixtures/queries.json that shape a read (projection, filter, time travel):
+# the planner sends only the read options bytes and the split bytes.
+OPTION_QUERIES = [
+    q
+    for q in json.loads((FIXTURES / "queries.json").read_text())
+    if any(a in q["args"] for a in ("--select", "--filter", "--snapshot", "--tag"))
+    and not any(a in q["args"] for a in ("--changes-since", "--incremental-between", "--timestamp-ms"))
+][:8]
+
+OPTIONS_WORKER = """
+import sys, pyarrow as pa, paimon_rs as pr
+table, options, out = sys.argv[1], sys.argv[2], sys.argv[3]
+blobs = [open(p, "rb").read() for p in sys.argv[4:]]
+reader = pr.SplitReader(table, read_options=open(options, "rb").read())
+t = pa.table(reader.read(blobs).read_all())
+with pa.OSFile(out, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+    w.write_table(t)
+"""
+
+
+@pytest.mark.parametrize("q", OPTION_QUERIES, ids=[q["expected"] for q in OPTION_QUERIES])
+def test_a_worker_reads_with_the_planners_read_options_bytes(q, tmp_path):
+    path = str(table_dir(q["table"]))
+    scan = pr.Table.open(path).scan(**scan_kwargs(q["args"]))
+    options = tmp_path / "options.json"
+    options.write_bytes(scan.read_options_bytes())
+    blobs = []
+    for i, s in enumerate(scan.plan().splits):
+        p = tmp_path / f"split-{i}.bin"
+        p.write_bytes(s.to_bytes(frame="split-v1"))
+        blobs.append(str(p))
+    out = tmp_path / "remote.arrow"
+    subprocess.run([sys.executable, "-c", OPTIONS_WORKER, path, str(options), str(out), *blobs], check=True)
+    remote = pa.ipc.open_file(str(out)).read_all()
+    assert compare(path, EXPECTED / q["expected"], remote, q["args"], tmp_path) is None
+
+
+def test_read_options_bytes_stand_alone_and_are_checked():
+    path = str(table_dir("append/unaware"))
+    options = pr.Table.open(path).scan(select=["id"], filter="id < 3").read_options_bytes()
+    with pytest.raises(pr.InvalidArgumentError, match="select cannot be given beside them"):
+        pr.SplitReader(path, read_options=options, select=["id"])
+    with pytest.raises(pr.CorruptError):
+        pr.SplitReader(path, read_options=b"{not json")
+    with pytest.raises(pr.PaimonError):
+        pr.SplitReader(path, read_options=options.replace(b'"id"', b'"nope"', 1)).schema

@@ -46,6 +46,8 @@ enum Command {
     /// Build a BTree or bitmap global index over a row-tracked table's column and commit it
     /// (only the rows not indexed yet).
     CreateGlobalIndex(global_index_cmd::CreateGlobalIndexArgs),
+    /// Drop a global index of one column and type (one commit; files go with expiry).
+    DropGlobalIndex(global_index_cmd::DropGlobalIndexArgs),
     /// Remove old snapshots and the files only they use (Java `ExpireSnapshotsImpl`).
     ExpireSnapshots(maintenance_cmd::ExpireArgs),
     /// Drop the partitions older than the table's `partition.expiration-time` (Java
@@ -138,6 +140,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compact(a) => compact_cmd::compact(a),
         Command::CompactTask(a) => compact_cmd::compact_task(a),
         Command::CreateGlobalIndex(a) => global_index_cmd::create_global_index(a),
+        Command::DropGlobalIndex(a) => global_index_cmd::drop_global_index(a),
         Command::ExpireSnapshots(a) => maintenance_cmd::expire_snapshots(a),
         Command::ExpirePartitions(a) => maintenance_cmd::expire_partitions(a),
         Command::RemoveOrphanFiles(a) => maintenance_cmd::remove_orphan_files(a),

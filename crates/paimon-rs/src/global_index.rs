@@ -5,6 +5,10 @@
 //! a file, row ids local to the range), and one commit adds them to the index manifest as
 //! global index entries of bucket 0 with the range, the column's field id and the files'
 //! first/last keys (`SortedIndexFileMeta`). A second build indexes only the rows added since.
+//!
+//! Dropping ([`DropGlobalIndex`]) commits the removal of every index file of one column and
+//! type from the index manifest in one snapshot; the files stay until snapshot expiry and
+//! orphan-file removal take them, as for any file a later snapshot no longer lists.
 
 use std::collections::BTreeMap;
 
@@ -356,24 +360,12 @@ impl CreateGlobalIndex {
         snapshot: &paimon_meta::Snapshot,
         field_id: i32,
     ) -> Result<Vec<(i64, i64)>> {
-        let Some(name) = &snapshot.index_manifest else {
-            return Ok(Vec::new());
-        };
-        let meta = self.table.meta();
-        let path = meta.layout().manifest_path(name);
-        let bytes = meta.file_io().read(&path)?;
-        let mut out = Vec::new();
-        for e in IndexManifestEntry::decode_index_manifest(&path, bytes)? {
-            let f = &e.index_file;
-            let Some(g) = &f.global_index else { continue };
-            if e.kind == FileKind::Add
-                && f.index_type == self.index_type
-                && g.index_field_id == field_id
-                && g.extra_field_ids.as_ref().is_none_or(|x| x.is_empty())
-            {
-                out.push((g.row_range_start, g.row_range_end));
-            }
-        }
+        let out = index_entries(&self.table, snapshot)?
+            .iter()
+            .filter(|e| is_index_of(e, &self.index_type, field_id))
+            .filter_map(|e| e.index_file.global_index.as_ref())
+            .map(|g| (g.row_range_start, g.row_range_end))
+            .collect();
         Ok(merge(out))
     }
 }
@@ -415,6 +407,114 @@ fn subtract(ranges: &[(i64, i64)], minus: &[(i64, i64)]) -> Vec<(i64, i64)> {
     out
 }
 
+/// What a drop did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DropGlobalIndexReport {
+    /// Index files removed from the index manifest.
+    pub files: usize,
+    /// The snapshots committed (empty when the table held no such index).
+    pub snapshots: Vec<i64>,
+}
+
+/// Drops the global index of one column and type: `table.drop_global_index("id",
+/// "btree").run()`.
+#[derive(Debug, Clone)]
+pub struct DropGlobalIndex {
+    table: Table,
+    column: String,
+    index_type: String,
+    commit_user: String,
+}
+
+impl DropGlobalIndex {
+    /// A drop of the `index_type` index over `column` of `table`.
+    pub fn new(table: &Table, column: impl Into<String>, index_type: impl Into<String>) -> Self {
+        DropGlobalIndex {
+            table: table.clone(),
+            column: column.into(),
+            index_type: index_type.into(),
+            commit_user: format!("drop-global-index-{}", uuid::Uuid::new_v4()),
+        }
+    }
+
+    /// Commits as `user` instead of a fresh one.
+    pub fn with_commit_user(mut self, user: impl Into<String>) -> Self {
+        self.commit_user = user.into();
+        self
+    }
+
+    /// Removes the index's entries from the latest snapshot's index manifest in one commit.
+    ///
+    /// # Errors
+    /// An unknown column; read, storage and commit errors (nothing is committed then).
+    pub fn run(&self) -> Result<DropGlobalIndexReport> {
+        let meta = self.table.meta();
+        let field = meta.schema().field(&self.column).ok_or_else(|| {
+            Error::invalid(
+                "drop_global_index",
+                format!("unknown column '{}' in {}", self.column, meta.path()),
+            )
+        })?;
+        let Some(snapshot) = meta.snapshot_manager().latest()? else {
+            return Ok(DropGlobalIndexReport::default());
+        };
+        let mut by_bucket: BTreeMap<(Vec<u8>, i32), Vec<IndexFileMeta>> = BTreeMap::new();
+        for e in index_entries(&self.table, &snapshot)? {
+            if is_index_of(&e, &self.index_type, field.id) {
+                by_bucket
+                    .entry((e.partition, e.bucket))
+                    .or_default()
+                    .push(e.index_file.to_spec());
+            }
+        }
+        let messages: Vec<CommitMessage> = by_bucket
+            .into_iter()
+            .map(|((partition, bucket), files)| {
+                let mut m = CommitMessage::new(partition, bucket);
+                m.data_increment.deleted_index_files = files;
+                m
+            })
+            .collect();
+        if messages.is_empty() {
+            return Ok(DropGlobalIndexReport::default());
+        }
+        let files = messages
+            .iter()
+            .map(|m| m.data_increment.deleted_index_files.len())
+            .sum();
+        let snapshots = self
+            .table
+            .new_commit(&self.commit_user)
+            .commit(BATCH_COMMIT_IDENTIFIER, &messages)?;
+        Ok(DropGlobalIndexReport { files, snapshots })
+    }
+}
+
+/// The index manifest entries of `snapshot` (none without an index manifest).
+fn index_entries(
+    table: &Table,
+    snapshot: &paimon_meta::Snapshot,
+) -> Result<Vec<IndexManifestEntry>> {
+    let Some(name) = &snapshot.index_manifest else {
+        return Ok(Vec::new());
+    };
+    let meta = table.meta();
+    let path = meta.layout().manifest_path(name);
+    let bytes = meta.file_io().read(&path)?;
+    Ok(IndexManifestEntry::decode_index_manifest(&path, bytes)?)
+}
+
+/// Whether `e` adds a global index file of `index_type` over the one field `field_id`.
+fn is_index_of(e: &IndexManifestEntry, index_type: &str, field_id: i32) -> bool {
+    let f = &e.index_file;
+    f.global_index.as_ref().is_some_and(|g| {
+        e.kind == FileKind::Add
+            && f.index_type == index_type
+            && g.index_field_id == field_id
+            && g.extra_field_ids.as_ref().is_none_or(|x| x.is_empty())
+    })
+}
+
 impl Table {
     /// A build of a BTree or bitmap global index over `column` (see [`CreateGlobalIndex`]).
     pub fn create_global_index(
@@ -423,6 +523,15 @@ impl Table {
         index_type: impl Into<String>,
     ) -> CreateGlobalIndex {
         CreateGlobalIndex::new(self, column, index_type)
+    }
+
+    /// A drop of the global index of `index_type` over `column` (see [`DropGlobalIndex`]).
+    pub fn drop_global_index(
+        &self,
+        column: impl Into<String>,
+        index_type: impl Into<String>,
+    ) -> DropGlobalIndex {
+        DropGlobalIndex::new(self, column, index_type)
     }
 }
 

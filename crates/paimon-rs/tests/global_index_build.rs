@@ -14,21 +14,10 @@ use paimon_rs::io::LocalFileIO;
 use paimon_rs::meta::manifest::IndexManifestEntry;
 use paimon_rs::split::Split;
 use paimon_rs::{RecordBatch, Table};
+use paimon_test_utils::copy_dir;
 
 fn fixture_table() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/global-index/db.db/t")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// A copy of the fixture table at snapshot 4: 200 rows (row ids 0..=199), no index.
@@ -246,6 +235,48 @@ fn a_second_build_indexes_only_the_rows_added_since() {
         ids_read(&small, "name = 'n3'").len(),
         (0..200).filter(|n| n % 7 == 3 && n % 17 != 0).count()
     );
+}
+
+/// Dropping one index leaves the other: plans of its column go back to whole files (the rows
+/// the filter keeps unchanged), and a rebuild indexes every row again. pypaimon 2.1 checks the
+/// same on our drop (scripts/test-global-index-peers.sh).
+#[test]
+fn a_dropped_index_is_no_longer_planned_and_can_be_built_again() {
+    let (_dir, table) = unindexed_copy();
+    table.create_global_index("id", "btree").run().unwrap();
+    table.create_global_index("name", "bitmap").run().unwrap();
+    let n3: Vec<i64> = (0..200).filter(|n| n % 7 == 3 && n % 17 != 0).collect();
+    assert!(planned_ranges(&table, None, "name = 'n3'")
+        .iter()
+        .all(Option::is_some));
+
+    let dropped = table.drop_global_index("name", "bitmap").run().unwrap();
+    assert_eq!((dropped.files, dropped.snapshots.clone()), (1, vec![7]));
+    let left: Vec<_> = index_entries(&table, None)
+        .iter()
+        .map(|e| e.index_file.index_type.clone())
+        .collect();
+    assert_eq!(left, vec!["btree".to_string()]);
+    assert!(planned_ranges(&table, None, "name = 'n3'")
+        .iter()
+        .all(Option::is_none));
+    assert_eq!(ids_read(&table, "name = 'n3'"), n3);
+    assert_eq!(
+        planned_ranges(&table, None, "id = 42"),
+        vec![Some(vec![(42, 42)])]
+    );
+    // Nothing left to drop: nothing committed.
+    let again = table.drop_global_index("name", "bitmap").run().unwrap();
+    assert_eq!((again.files, again.snapshots.len()), (0, 0));
+    let err = table.drop_global_index("nope", "bitmap").run().unwrap_err();
+    assert!(err.to_string().contains("unknown column 'nope'"), "{err}");
+
+    let rebuilt = table.create_global_index("name", "bitmap").run().unwrap();
+    assert_eq!((rebuilt.rows, rebuilt.row_ranges), (200, vec![(0, 199)]));
+    assert_eq!(ids_read(&table, "name = 'n3'"), n3);
+    assert!(planned_ranges(&table, None, "name = 'n3'")
+        .iter()
+        .all(Option::is_some));
 }
 
 #[test]

@@ -122,6 +122,8 @@ class Scan:
         """A ``pyarrow.Table`` (needs pyarrow)."""
     def to_pandas(self, batch_size: int = 8192, threads: Optional[int] = None, memory_budget: Union[int, str, None] = None) -> Any:
         """A ``pandas.DataFrame`` (needs pyarrow and pandas)."""
+    def read_options_bytes(self) -> bytes:
+        """The read options as bytes for ``SplitReader(table_path, read_options=...)``."""
     @property
     def read_options(self) -> Dict[str, Any]: ...
     @property
@@ -263,6 +265,12 @@ class Table:
         """Drops partitions older than ``expiration_time`` as Java's ``PartitionExpire``;
         returns ``{"partitions": [{column: value}], "snapshots": [ids]}`` (with ``dry_run``,
         what would go)."""
+    def create_global_index(self, column: str, index_type: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """Builds a ``btree`` or ``bitmap`` global index over ``column`` (rows not yet indexed)
+        and commits it: ``{"files", "rows", "row_ranges", "snapshots"}``."""
+    def drop_global_index(self, column: str, index_type: str) -> Dict[str, Any]:
+        """Drops the global index of ``index_type`` over ``column`` in one commit:
+        ``{"files", "snapshots"}``."""
     def remove_orphan_files(self, older_than: str = "1 d", dry_run: bool = False) -> List[str]:
         """Deletes unreferenced files older than ``older_than``; returns their paths."""
     def __datafusion_table_provider__(self, session: Any) -> Any:
@@ -373,7 +381,11 @@ class SplitReader:
         with_kind: bool = False,
         limit: Optional[int] = None,
         path_rewrites: Optional[Sequence[Tuple[str, str]]] = None,
-    ) -> None: ...
+        read_options: Optional[bytes] = None,
+    ) -> None:
+        """``read_options``: the bytes of ``Scan.read_options_bytes()`` from a planner, in place
+        of ``select``, ``filter``, ``batch_size``, ``schema_id``, ``branch``, ``with_kind`` and
+        ``limit`` (giving one of them beside it is an error)."""
     def read(self, split: Union[Split, bytes, Sequence[Union[Split, bytes]]]) -> RecordBatchReader: ...
     def read_async(
         self, split: Union[Split, bytes, Sequence[Union[Split, bytes]]]
