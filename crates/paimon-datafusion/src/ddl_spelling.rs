@@ -238,10 +238,11 @@ fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String
                     comment = Some(j);
                 }
             }
-            Token::Word(_) if (is(j, "WITH") || is(j, "TBLPROPERTIES")) => {
-                if ts.get(j + 1).map(|t| &t.token) == Some(&Token::LParen) {
-                    options.get_or_insert(j + 1);
-                }
+            Token::Word(_)
+                if (is(j, "WITH") || is(j, "TBLPROPERTIES"))
+                    && ts.get(j + 1).map(|t| &t.token) == Some(&Token::LParen) =>
+            {
+                options.get_or_insert(j + 1);
             }
             _ => {}
         }
@@ -298,13 +299,13 @@ fn alter_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)
                 // the list's top level starts the next `ADD COLUMN`.
                 edits.push((ts[i].start, ts[i + 2].end, "ADD COLUMN ".into()));
                 let mut depth = 0i32;
-                for j in i + 3..close {
-                    match &ts[j].token {
+                for t in &ts[i + 3..close] {
+                    match &t.token {
                         Token::LParen | Token::Lt => depth += 1,
                         Token::RParen | Token::Gt => depth -= 1,
                         Token::ShiftRight => depth -= 2,
                         Token::Comma if depth == 0 => {
-                            edits.push((ts[j].start, ts[j].end, ", ADD COLUMN".into()))
+                            edits.push((t.start, t.end, ", ADD COLUMN".into()))
                         }
                         _ => {}
                     }

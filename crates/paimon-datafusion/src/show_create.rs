@@ -24,11 +24,11 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
+use datafusion::common::TableReference;
 use datafusion::error::Result;
 use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{ShowCreateObject, Statement as Sql};
-use datafusion::common::TableReference;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::type_sql::{quote_name, quote_string, sql_type_text};
 
