@@ -12,6 +12,10 @@
 //! | `fast_forward` | `table, branch` | `result` true |
 //! | `rollback_to` (Flink) | `table, tag, snapshot_id` (`snapshot` too) | `previous_snapshot_id, current_snapshot_id` |
 //! | `rollback` (Spark) | `table, version` (digits: a snapshot, else a tag) | as `rollback_to` |
+//! | `create_tag_from_timestamp` | `table, tag, timestamp` (epoch millis: the first snapshot at or after it) | `tagName, snapshot, commit_time, watermark` |
+//! | `rollback_to_timestamp` | `table, timestamp` (epoch millis: the last snapshot at or before it) | as `rollback_to` |
+//! | `remove_orphan_files` | `table, older_than` (`'yyyy-MM-dd HH:mm:ss'`, local; one day ago by default), `dry_run` | `result`: each orphan file's path |
+//! | `expire_partitions` | `table, expiration_time` (`'1 d'`), `timestamp_formatter, timestamp_pattern, expire_strategy, max_expires` | `expired_partitions`: `k=v, k2=v2` each |
 //! | `expire_snapshots` | `table, retain_max, retain_min, older_than, max_deletes` | `result`: snapshots expired |
 //! | `compact` | `table, partitions, compact_strategy` (`full` / `minor`) | `result` true |
 //!
@@ -23,7 +27,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{ArrayRef, BooleanArray, Int64Array};
+use arrow::array::{ArrayRef, BooleanArray, Int64Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use datafusion::error::{DataFusionError, Result};
@@ -79,6 +83,30 @@ const PROCEDURES: &[Procedure] = &[
     Procedure {
         name: "rollback",
         args: &["table", "version"],
+    },
+    Procedure {
+        name: "create_tag_from_timestamp",
+        args: &["table", "tag", "timestamp", "time_retained"],
+    },
+    Procedure {
+        name: "rollback_to_timestamp",
+        args: &["table", "timestamp"],
+    },
+    Procedure {
+        name: "remove_orphan_files",
+        args: &["table", "older_than", "dry_run"],
+    },
+    Procedure {
+        name: "expire_partitions",
+        args: &[
+            "table",
+            "expiration_time",
+            "timestamp_formatter",
+            "timestamp_pattern",
+            "expire_strategy",
+            "max_expires",
+            "options",
+        ],
     },
     Procedure {
         name: "expire_snapshots",
@@ -234,16 +262,136 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
                 Ok((before, report.snapshot_id))
             })
             .await?;
+            rollback_result(before, after)?
+        }
+        "create_tag_from_timestamp" => {
+            if args.given("time_retained") {
+                return Err(args.fail("time_retained is not supported"));
+            }
+            let tag = args.required("tag")?;
+            let millis = args
+                .int_of(&["timestamp"])?
+                .ok_or_else(|| args.fail("timestamp is required"))?;
+            let snapshot = blocking(&path, move || {
+                Ok(table
+                    .meta()
+                    .create_tag_from_timestamp(&tag, millis, None)
+                    .map(|s| (tag, s))?)
+            })
+            .await?;
+            let (tag, snapshot) = snapshot;
             let schema = Schema::new(vec![
-                Field::new("previous_snapshot_id", DataType::Int64, true),
-                Field::new("current_snapshot_id", DataType::Int64, false),
+                Field::new("tagName", DataType::Utf8, true),
+                Field::new("snapshot", DataType::Int64, true),
+                Field::new("commit_time", DataType::Int64, true),
+                Field::new("watermark", DataType::Utf8, true),
             ]);
+            // Java prints the watermark with `String.valueOf`: "null" when there is none.
+            let watermark = snapshot
+                .watermark
+                .map_or_else(|| "null".to_string(), |w| w.to_string());
             RecordBatch::try_new(
                 Arc::new(schema),
                 vec![
-                    Arc::new(Int64Array::from(vec![before])) as ArrayRef,
-                    Arc::new(Int64Array::from(vec![after])),
+                    Arc::new(StringArray::from(vec![tag])) as ArrayRef,
+                    Arc::new(Int64Array::from(vec![snapshot.id])),
+                    Arc::new(Int64Array::from(vec![snapshot.time_millis])),
+                    Arc::new(StringArray::from(vec![watermark])),
                 ],
+            )?
+        }
+        "rollback_to_timestamp" => {
+            let millis = args
+                .int_of(&["timestamp"])?
+                .ok_or_else(|| args.fail("timestamp is required"))?;
+            let fail = args.fail(&format!(
+                "no snapshot committed at or before {millis} (epoch millis)"
+            ));
+            let rolled = blocking(&path, move || {
+                let snapshots = table.meta().snapshot_manager();
+                let before = snapshots.latest_id()?;
+                let Some(target) = snapshots.earlier_or_equal_time_millis(millis)? else {
+                    return Ok(None);
+                };
+                let report = table.rollback_to(RollbackTarget::Snapshot(target.id))?;
+                Ok(Some((before, report.snapshot_id)))
+            })
+            .await?;
+            let (before, after) = rolled.ok_or(fail)?;
+            rollback_result(before, after)?
+        }
+        "remove_orphan_files" => {
+            let mut clean = table.remove_orphan_files();
+            if let Some(t) = args.text("older_than")? {
+                let millis = crate::sql::local_millis(&t)?;
+                let now = chrono::Utc::now().timestamp_millis();
+                let age = u64::try_from(now.saturating_sub(millis)).unwrap_or(0);
+                clean = clean.with_older_than(Duration::from_millis(age));
+            }
+            match args.text("dry_run")?.as_deref() {
+                None | Some("false") => {}
+                Some("true") => clean = clean.with_dry_run(true),
+                Some(other) => {
+                    return Err(args.fail(&format!("dry_run is true or false, not '{other}'")))
+                }
+            }
+            let report = blocking(&path, move || clean.run()).await?;
+            let schema = Schema::new(vec![Field::new("result", DataType::Utf8, true)]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![Arc::new(StringArray::from(report.files)) as ArrayRef],
+            )?
+        }
+        "expire_partitions" => {
+            if args.given("options") {
+                return Err(args.fail("options is not supported"));
+            }
+            let mut expire = table.expire_partitions();
+            if let Some(t) = args.text("expiration_time")? {
+                let ms = paimon_spec::options::parse_duration_millis(&t).ok_or_else(|| {
+                    args.fail(&format!(
+                        "expiration_time '{t}' is not a duration ('1 d', '12 h')"
+                    ))
+                })?;
+                expire = expire.with_expiration_time(Duration::from_millis(ms));
+            }
+            if let Some(f) = args.text("timestamp_formatter")? {
+                expire = expire.with_timestamp_formatter(f);
+            }
+            if let Some(p) = args.text("timestamp_pattern")? {
+                expire = expire.with_timestamp_pattern(p);
+            }
+            if let Some(s) = args.text("expire_strategy")? {
+                let strategy = paimon_rs::maintenance::partition_expire_strategy(&s)
+                    .map_err(|e| args.fail(&e.to_string()))?;
+                expire = expire.with_strategy(strategy);
+            }
+            if let Some(n) = args.int_of(&["max_expires"])? {
+                let n = usize::try_from(n)
+                    .map_err(|_| args.fail(&format!("max_expires {n} is negative")))?;
+                expire = expire.with_max_expires(n);
+            }
+            let keys = table.meta().schema().partition_keys.clone();
+            let report = blocking(&path, move || expire.run()).await?;
+            // Java prints each partition as its `Map.toString` without the braces, keys in
+            // partition order.
+            let mut rows: Vec<String> = report
+                .partitions
+                .iter()
+                .map(|p| {
+                    keys.iter()
+                        .filter_map(|k| p.get(k).map(|v| format!("{k}={v}")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .collect();
+            if rows.is_empty() {
+                rows.push("No expired partitions.".into());
+            }
+            let schema = Schema::new(vec![Field::new("expired_partitions", DataType::Utf8, true)]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![Arc::new(StringArray::from(rows)) as ArrayRef],
             )?
         }
         "expire_snapshots" => {
@@ -456,6 +604,21 @@ fn done() -> Result<RecordBatch> {
     )]));
     let column: ArrayRef = Arc::new(BooleanArray::from(vec![true]));
     Ok(RecordBatch::try_new(schema, vec![column])?)
+}
+
+/// The result of a rollback: `previous_snapshot_id, current_snapshot_id`.
+fn rollback_result(before: Option<i64>, after: i64) -> Result<RecordBatch> {
+    let schema = Schema::new(vec![
+        Field::new("previous_snapshot_id", DataType::Int64, true),
+        Field::new("current_snapshot_id", DataType::Int64, false),
+    ]);
+    Ok(RecordBatch::try_new(
+        Arc::new(schema),
+        vec![
+            Arc::new(Int64Array::from(vec![before])) as ArrayRef,
+            Arc::new(Int64Array::from(vec![after])),
+        ],
+    )?)
 }
 
 /// A planning error with `text`.

@@ -5,16 +5,21 @@
 //! - `DROP DATABASE|SCHEMA [IF EXISTS] db [CASCADE]`: refused while it holds tables unless
 //!   `CASCADE`;
 //! - `CREATE TABLE [IF NOT EXISTS] db.t (col TYPE [NOT NULL] [COMMENT '..'], ...,
-//!   [PRIMARY KEY (a, b) NOT ENFORCED]) [PARTITIONED BY (dt)] [COMMENT '..'] [WITH (..) |
+//!   [PRIMARY KEY (a, b) NOT ENFORCED]) [COMMENT '..'] [PARTITIONED BY (dt)] [WITH (..) |
 //!   TBLPROPERTIES (..)]`: the first schema, published through paimon-meta's
 //!   `create_table_at` (as `paimon create-table` publishes it); column types are Paimon's
-//!   type names as the schema JSON takes them;
+//!   type names, nested ones included (`MAP<STRING, ROW<a INT>>`,
+//!   `paimon_spec::type_sql`); the option `comment` is the table's comment (Spark's
+//!   property; `COMMENT '..'` is written as it);
+//! - `CREATE TABLE [IF NOT EXISTS] db.t2 LIKE db.t1`: `t1`'s columns, keys, partitioning and
+//!   options;
 //! - `CREATE TABLE [IF NOT EXISTS] db.t [PARTITIONED BY (..)] [WITH (..)] AS SELECT ..`: the
 //!   query's columns, then its rows in one commit (the table is dropped again when the
 //!   insert fails);
 //! - `DROP TABLE [IF EXISTS] db.t`: the table directory;
-//! - `ALTER TABLE db.t SET TBLPROPERTIES (..) | ADD [COLUMN] c TYPE | DROP [COLUMN] c |
-//!   RENAME COLUMN a TO b` (comma-separated, applied as one schema change through
+//! - `ALTER TABLE db.t SET TBLPROPERTIES (..) | SET (..) | UNSET TBLPROPERTIES (..) | RESET (..) |
+//!   ADD [COLUMN] c TYPE | ADD COLUMNS (..) | DROP [COLUMN] c | RENAME COLUMN a TO b`
+//!   (comma-separated, applied as one schema change through
 //!   paimon-meta's `Table::alter`, as `paimon alter-table`); `RENAME TO` is refused (the
 //!   storage layer has no directory rename yet);
 //! - `SHOW DATABASES`: one row per `<db>.db` directory.
@@ -26,11 +31,14 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::{DFParser, Statement};
 use datafusion::sql::sqlparser::ast::{
-    ColumnOption, CreateTable, CreateTableOptions, Expr, HiveDistributionStyle, ObjectName,
-    ObjectNamePart, ObjectType, SchemaName, SqlOption, Statement as Sql, TableConstraint, Value,
+    ColumnOption, CreateTable, CreateTableLikeKind, CreateTableOptions, DataType as SqlType, Expr,
+    HiveDistributionStyle, ObjectName, ObjectNamePart, ObjectType, SchemaName, SqlOption,
+    Statement as Sql, TableConstraint, Value,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use paimon_spec::schema::{TableSchema, CURRENT_VERSION};
+use paimon_spec::type_sql::parse_sql_type;
+use paimon_spec::types::DataType;
 use serde_json::{json, Map, Value as Json};
 
 use crate::catalog::PaimonCatalogProvider;
@@ -106,6 +114,7 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
             )?;
             create_database(&catalog, &one_name(name, normalize)?, *if_not_exists)
         }
+        Sql::CreateTable(t) if t.like.is_some() => create_table_like(&catalog, t, normalize),
         Sql::CreateTable(t) => create_table(&catalog, t, normalize),
         Sql::AlterTable(t) => alter_table(&catalog, t, normalize),
         Sql::Drop {
@@ -412,23 +421,25 @@ fn create_table_with(
     }
     let mut fields = Vec::new();
     let field = |c: &datafusion::sql::sqlparser::ast::ColumnDef, partition: bool| {
-        let mut ty = c.data_type.to_string();
+        // `PARTITIONED BY (dt)` names a column; `(dt STRING)` (Hive) also declares it.
+        if partition && c.data_type == SqlType::Unspecified {
+            return Ok(None);
+        }
+        let mut ty = column_type(&c.data_type)
+            .map_err(|e| refuse(format!("the type of {} ({e})", c.name)))?;
         let mut description = None;
         for o in &c.options {
             match &o.option {
-                ColumnOption::NotNull => ty.push_str(" NOT NULL"),
+                ColumnOption::NotNull => ty = ty.with_nullable(false),
                 ColumnOption::Null => {}
                 ColumnOption::Comment(text) => description = Some(text.clone()),
                 other => return Err(refuse(format!("column option '{other}' of {}", c.name))),
             }
         }
-        if partition && ty.is_empty() {
-            return Ok(None);
-        }
         let mut f = Map::new();
         f.insert("id".into(), json!(-1));
         f.insert("name".into(), json!(ident(&c.name, normalize)));
-        f.insert("type".into(), json!(ty));
+        f.insert("type".into(), ty.to_json());
         if let Some(d) = description {
             f.insert("description".into(), json!(d));
         }
@@ -443,7 +454,6 @@ fn create_table_with(
     let mut partition_keys = Vec::new();
     if let HiveDistributionStyle::PARTITIONED { columns } = &t.hive_distribution {
         for c in columns {
-            // `PARTITIONED BY (dt)` names a column; `(dt STRING)` (Hive) also declares it.
             if let Some(f) = field(c, true)? {
                 fields.push(f);
             }
@@ -467,6 +477,7 @@ fn create_table_with(
         }
     }
     let mut options = Map::new();
+    let mut comment = None;
     match &t.table_options {
         CreateTableOptions::None => {}
         CreateTableOptions::With(o) | CreateTableOptions::TableProperties(o) => {
@@ -474,7 +485,14 @@ fn create_table_with(
                 let SqlOption::KeyValue { key, value } = kv else {
                     return Err(refuse(format!("option '{kv}'")));
                 };
-                options.insert(key.value.clone(), json!(option_text(value, &refuse)?));
+                let value = option_text(value, &refuse)?;
+                // Spark's `comment` property is the table's comment (`COMMENT '..'` is
+                // written as it by `crate::ddl_spelling`).
+                if key.value == TABLE_COMMENT {
+                    comment = Some(value);
+                } else {
+                    options.insert(key.value.clone(), json!(value));
+                }
             }
         }
         other => return Err(refuse(format!("options '{other}'"))),
@@ -492,10 +510,98 @@ fn create_table_with(
             datafusion::sql::sqlparser::ast::CommentDef::WithEq(s)
             | datafusion::sql::sqlparser::ast::CommentDef::WithoutEq(s) => s.clone(),
         };
+        comment = Some(text);
+    }
+    if let Some(text) = comment {
         schema["comment"] = json!(text);
     }
     let mut schema =
         TableSchema::from_json(&schema).map_err(|e| refuse(format!("the schema ({e})")))?;
+    schema.time_millis = now_millis();
+    paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
+        .map_err(|e| df_err(&dir, e))?;
+    Ok(())
+}
+
+/// `CREATE TABLE [IF NOT EXISTS] db.t2 LIKE db.t1`: `t1`'s latest schema (columns with their
+/// types and comments, primary and partition keys, options) as `t2`'s first schema, its
+/// field ids numbered afresh as a new table's, as Flink's `LIKE` on a Paimon catalog copies
+/// them. The new table's comment is its own (none): Flink takes only the statement's.
+fn create_table_like(
+    catalog: &PaimonCatalogProvider,
+    t: &CreateTable,
+    normalize: bool,
+) -> Result<()> {
+    let refuse = |what: String| {
+        DataFusionError::Plan(format!("CREATE TABLE {}: {what} is not supported", t.name))
+    };
+    let like = match &t.like {
+        Some(CreateTableLikeKind::Plain(like)) if like.defaults.is_none() => like,
+        Some(CreateTableLikeKind::Plain(like)) => return Err(refuse(format!("'{like}'"))),
+        Some(CreateTableLikeKind::Parenthesized(like)) => {
+            return Err(refuse(format!("'({like})'")))
+        }
+        None => {
+            return Err(DataFusionError::Internal(
+                "CREATE TABLE LIKE without LIKE".into(),
+            ))
+        }
+    };
+    let mut rest = t.clone();
+    rest.like = None;
+    if let Some(what) = unsupported_clauses(&rest)? {
+        return Err(refuse(what));
+    }
+    if !rest.columns.is_empty()
+        || !rest.constraints.is_empty()
+        || rest.hive_distribution != HiveDistributionStyle::NONE
+        || rest.table_options != CreateTableOptions::None
+        || rest.comment.is_some()
+        || rest.query.is_some()
+    {
+        return Err(refuse(
+            "LIKE with columns, keys, partitioning, options or a query of its own".into(),
+        ));
+    }
+    let plain = |name: &ObjectName| -> Result<String> {
+        let (db, table) = table_name(name, normalize)?;
+        let (dir, parsed) = catalog.table_dir(&db, &table)?;
+        if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+            return Err(refuse(format!(
+                "'{name}': a name with a branch, system table or time travel"
+            )));
+        }
+        Ok(dir)
+    };
+    let source_dir = plain(&like.name)?;
+    let dir = plain(&t.name)?;
+    let source = paimon_meta::Table::open(catalog.file_io().clone(), &source_dir)
+        .map_err(|e| df_err(&source_dir, e))?;
+    let mut schema = source.schema().as_ref().clone();
+    fn unnumber(fields: &mut [paimon_spec::types::DataField]) {
+        for f in fields {
+            f.id = -1;
+            unnumber_type(&mut f.data_type);
+        }
+    }
+    fn unnumber_type(t: &mut DataType) {
+        use paimon_spec::types::TypeKind;
+        match &mut t.kind {
+            TypeKind::Row(fields) => unnumber(fields),
+            TypeKind::Array(e) | TypeKind::Multiset(e) | TypeKind::Vector { element: e, .. } => {
+                unnumber_type(e)
+            }
+            TypeKind::Map { key, value } => {
+                unnumber_type(key);
+                unnumber_type(value);
+            }
+            _ => {}
+        }
+    }
+    unnumber(&mut schema.fields);
+    schema.id = 0;
+    schema.highest_field_id = -1;
+    schema.comment = None;
     schema.time_millis = now_millis();
     paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
         .map_err(|e| df_err(&dir, e))?;
@@ -539,18 +645,41 @@ fn alter_table(
     {
         return Err(refuse(format!("'{t}'")));
     }
+    let (db, name) = table_name(&t.name, normalize)?;
+    let (dir, parsed) = catalog.table_dir(&db, &name)?;
+    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+        return Err(refuse(
+            "a name with a branch, system table or time travel".into(),
+        ));
+    }
+    let table =
+        paimon_meta::Table::open(catalog.file_io().clone(), &dir).map_err(|e| df_err(&dir, e))?;
     let mut changes = Vec::new();
     for op in &t.operations {
         match op {
-            Op::SetTblProperties { table_properties } => {
-                for kv in table_properties {
+            // Spark's `SET TBLPROPERTIES (..)`, Flink's `SET (..)`.
+            Op::SetTblProperties {
+                table_properties: options,
+            }
+            | Op::SetOptionsParens { options } => {
+                for kv in options {
                     let SqlOption::KeyValue { key, value } = kv else {
                         return Err(refuse(format!("property '{kv}'")));
                     };
-                    changes.push(SchemaChange::SetOption {
-                        key: key.value.clone(),
-                        value: option_text(value, &refuse)?,
-                    });
+                    // `'k' = NULL`: `UNSET TBLPROPERTIES ('k')` / `RESET ('k')` as
+                    // `crate::ddl_spelling` writes them.
+                    let removed = matches!(value, Expr::Value(v) if v.value == Value::Null);
+                    // An absent key is no error, as Java's `SchemaChange.removeOption`.
+                    if removed {
+                        changes.push(SchemaChange::RemoveOption {
+                            key: key.value.clone(),
+                        });
+                    } else {
+                        changes.push(SchemaChange::SetOption {
+                            key: key.value.clone(),
+                            value: option_text(value, &refuse)?,
+                        });
+                    }
                 }
             }
             Op::AddColumn {
@@ -559,8 +688,7 @@ fn alter_table(
                 column_position: None,
                 ..
             } if column_def.options.is_empty() => {
-                let text = serde_json::Value::String(column_def.data_type.to_string()).to_string();
-                let data_type = paimon_spec::types::DataType::from_json_str(&text)
+                let data_type = column_type(&column_def.data_type)
                     .map_err(|e| refuse(format!("the type of {} ({e})", column_def.name)))?;
                 changes.push(SchemaChange::AddColumn {
                     name: ident(&column_def.name, normalize),
@@ -589,17 +717,25 @@ fn alter_table(
             other => return Err(refuse(format!("'{other}'"))),
         }
     }
-    let (db, name) = table_name(&t.name, normalize)?;
-    let (dir, parsed) = catalog.table_dir(&db, &name)?;
-    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
-        return Err(refuse(
-            "a name with a branch, system table or time travel".into(),
-        ));
-    }
-    let table =
-        paimon_meta::Table::open(catalog.file_io().clone(), &dir).map_err(|e| df_err(&dir, e))?;
     table.alter(&changes).map_err(|e| df_err(&dir, e))?;
     Ok(())
+}
+
+/// The `WITH` / `TBLPROPERTIES` key that holds the table's comment (Spark's `comment`
+/// property; a `COMMENT '..'` clause is rewritten to it by `crate::ddl_spelling`).
+pub(crate) const TABLE_COMMENT: &str = "comment";
+
+/// A column's type as Paimon's: the text `crate::ddl_spelling` quoted as a custom type, or
+/// the parser's own type printed back, read as a Paimon SQL type name.
+fn column_type(t: &SqlType) -> std::result::Result<DataType, String> {
+    let text = match t {
+        SqlType::Custom(name, modifiers) if modifiers.is_empty() => match name.0.as_slice() {
+            [ObjectNamePart::Identifier(i)] if i.quote_style == Some('"') => i.value.clone(),
+            _ => t.to_string(),
+        },
+        _ => t.to_string(),
+    };
+    parse_sql_type(&text).map_err(|e| e.to_string())
 }
 
 /// A `WITH` key or value: a quoted string, a number, a boolean or a (dotted) name.

@@ -34,6 +34,7 @@
 pub mod call;
 pub mod catalog;
 mod ddl;
+mod ddl_spelling;
 mod error;
 pub mod exec;
 pub mod insert;
@@ -44,6 +45,7 @@ pub mod policy;
 pub mod pushdown;
 pub mod row_level;
 pub mod scan_spec;
+mod show_create;
 pub mod sql;
 mod stats;
 pub mod system;

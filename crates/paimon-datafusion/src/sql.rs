@@ -25,8 +25,11 @@
 //! `DROP DATABASE|SCHEMA [IF EXISTS] .. [CASCADE]`, `CREATE TABLE [IF NOT EXISTS] db.t (..,
 //! PRIMARY KEY (..) NOT ENFORCED) [PARTITIONED BY (..)] [WITH (..) | TBLPROPERTIES (..)]`,
 //! `DROP TABLE [IF EXISTS]`, `ALTER TABLE .. SET TBLPROPERTIES | ADD COLUMN | DROP COLUMN |
-//! RENAME COLUMN`, `SHOW DATABASES` (`crate::ddl`). DataFusion's own `SHOW TABLES` and
-//! `DESCRIBE t` read the warehouse's tables as they are.
+//! RENAME COLUMN | UNSET TBLPROPERTIES | RESET`, `CREATE TABLE .. LIKE`, `SHOW DATABASES`
+//! (`crate::ddl`), with Paimon's type names (`MAP<K, V>`, `ROW<..>`, `TIMESTAMP_LTZ(3)`:
+//! `crate::ddl_spelling`). `SHOW CREATE TABLE t` prints a Paimon table's `CREATE TABLE`
+//! (`crate::show_create`). DataFusion's own `SHOW TABLES` and `DESCRIBE t` read the
+//! warehouse's tables as they are.
 //!
 //! `CALL sys.<procedure>(..)` runs the library's maintenance under Java Paimon's procedure
 //! names (`create_tag`, `rollback_to`, `expire_snapshots`, `compact`, ...: [`crate::call`]).
@@ -110,12 +113,14 @@ pub fn register(ctx: &SessionContext, catalog: Arc<PaimonCatalogProvider>) {
     ctx.register_udtf("paimon_incremental", Arc::new(Incremental { catalog }));
 }
 
-/// Parses `sql` (one statement or several separated by `;`), time travel folded in.
+/// Parses `sql` (one statement or several separated by `;`), time travel folded in and
+/// Flink's and Spark's DDL spellings the parser rejects rewritten (`crate::ddl_spelling`).
 ///
 /// # Errors
 /// A syntax error, or a malformed `AS OF`.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let sql = fold_time_travel(sql)?;
+    let sql = crate::ddl_spelling::rewrite(&sql)?;
     Ok(DFParser::parse_sql_with_dialect(&sql, &GenericDialect {})?
         .into_iter()
         .collect())
@@ -130,7 +135,9 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
 pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
-    refuse_show_create(ctx, &statement).await?;
+    if let Some(done) = crate::show_create::run(ctx, &statement).await? {
+        return Ok(done);
+    }
     if let Some(done) = crate::ddl::run(ctx, &statement).await? {
         return Ok(done);
     }
@@ -149,36 +156,6 @@ pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame
     };
     policy.check_plan(&plan)?;
     ctx.execute_logical_plan(plan).await
-}
-
-/// Refuses `SHOW CREATE TABLE` of a Paimon table. DataFusion answers it from
-/// `information_schema`, which holds a definition only for views: for a Paimon table the
-/// answer was an empty definition, a wrong answer. Refused until the DDL is generated from the
-/// table's schema; views and other tables keep DataFusion's answer.
-async fn refuse_show_create(ctx: &SessionContext, statement: &Statement) -> Result<()> {
-    use datafusion::sql::sqlparser::ast::{ShowCreateObject, Statement as SqlStatement};
-    let Statement::Statement(s) = statement else {
-        return Ok(());
-    };
-    let SqlStatement::ShowCreate {
-        obj_type: ShowCreateObject::Table,
-        obj_name,
-    } = s.as_ref()
-    else {
-        return Ok(());
-    };
-    let name = obj_name.to_string();
-    let paimon = ctx
-        .table_provider(name.as_str())
-        .await
-        .is_ok_and(|p| p.downcast_ref::<PaimonTableProvider>().is_some());
-    if paimon {
-        return Err(DataFusionError::NotImplemented(format!(
-            "SHOW CREATE TABLE {name}: not supported for Paimon tables yet (`paimon schema` \
-             prints the table's schema)"
-        )));
-    }
-    Ok(())
 }
 
 /// Plans the single statement `sql`.
@@ -204,6 +181,7 @@ fn fold_time_travel(sql: &str) -> Result<String> {
         .tokenize()
         .map_err(|e| DataFusionError::SQL(Box::new(e.into()), None))?;
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut folded = false;
     let mut i = 0;
     while i < tokens.len() {
         if let Some((suffix, consumed)) = as_of(&tokens[i..])? {
@@ -230,10 +208,16 @@ fn fold_time_travel(sql: &str) -> Result<String> {
                 });
             }
             i += consumed;
+            folded = true;
             continue;
         }
         out.push(tokens[i].clone());
         i += 1;
+    }
+    if !folded {
+        // Tokens print strings without their escapes (`'it''s'` as `'it's'`): text with
+        // nothing to fold stays as typed.
+        return Ok(sql.to_string());
     }
     Ok(out.iter().map(ToString::to_string).collect())
 }

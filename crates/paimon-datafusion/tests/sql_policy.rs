@@ -303,18 +303,27 @@ fn call_needs_admin_and_compact_needs_write() {
     assert!(e.contains("write") && e.contains("not granted"), "{e}");
 }
 
-/// `SHOW CREATE TABLE` of a Paimon table is refused by name (DataFusion answered it with an
-/// empty definition: only views have one in `information_schema`); a view keeps its answer.
+/// `SHOW CREATE TABLE` of a Paimon table answers the `CREATE TABLE` of its schema (the
+/// fixture's `schema/schema-0`, written by Java: the columns and options below); DataFusion
+/// answered it with an empty definition, since only views have one in `information_schema`.
+/// A view keeps DataFusion's answer.
 #[test]
-fn show_create_table_of_a_paimon_table_is_refused_not_empty() {
+fn show_create_table_of_a_paimon_table_prints_its_schema() {
     let rt = runtime();
     let ctx = sql::session(&warehouse()).unwrap();
     sql::set_policy(&ctx, SqlPolicy::local_user(false));
-    let err = run(&ctx, &rt, "SHOW CREATE TABLE append.unaware").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("SHOW CREATE TABLE append.unaware: not supported for Paimon tables"),
-        "{err}"
+    let rows = run(&ctx, &rt, "SHOW CREATE TABLE append.unaware").unwrap();
+    let definition = rows[0]
+        .column_by_name("definition")
+        .unwrap()
+        .as_string::<i32>()
+        .value(0)
+        .to_string();
+    assert_eq!(
+        definition,
+        "CREATE TABLE append.unaware (\n  `id` INT,\n  `name` STRING,\n  `price` DOUBLE,\n  \
+         `amount` DECIMAL(12, 2),\n  `dt` DATE,\n  `ts` TIMESTAMP(6),\n  `flag` BOOLEAN,\n  \
+         `tags` ARRAY<STRING>\n)\nWITH (\n  'bucket' = '-1'\n)"
     );
     run(&ctx, &rt, "CREATE VIEW v AS SELECT 1 AS one").unwrap();
     let rows = run(&ctx, &rt, "SHOW CREATE TABLE v").unwrap();

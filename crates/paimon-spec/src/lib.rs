@@ -33,6 +33,7 @@ pub mod predicate;
 pub mod predicate_json;
 pub mod schema;
 pub mod stats;
+pub mod type_sql;
 pub mod types;
 
 pub use error::{Error, Result};

@@ -463,7 +463,7 @@ fn split_nullability(s: &str) -> (&str, bool) {
     }
 }
 
-fn parse_atomic(text: &str) -> Result<DataType> {
+pub(crate) fn parse_atomic(text: &str) -> Result<DataType> {
     let bad = || Error::corrupt("data type JSON", format!("unknown type '{text}'"));
     let (body, nullable) = split_nullability(text);
     let upper = body.to_ascii_uppercase();

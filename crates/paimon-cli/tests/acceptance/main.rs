@@ -38,6 +38,7 @@ mod skips;
 mod split_rules;
 mod sql;
 mod sql_call;
+mod sql_ddl;
 mod sql_merge;
 mod sql_write;
 mod system_tables;

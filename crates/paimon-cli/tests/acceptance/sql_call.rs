@@ -161,3 +161,174 @@ fn expire_snapshots_and_compact_through_call() {
     assert!(!t.join("snapshot/snapshot-1").exists());
     assert_eq!(java_rows(&t), want);
 }
+
+/// `timeMillis` and `watermark` of snapshot `id` of `t`, from its file.
+fn snapshot_time(t: &Path, id: i64) -> (i64, Value) {
+    let text = std::fs::read_to_string(t.join(format!("snapshot/snapshot-{id}"))).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    (v["timeMillis"].as_i64().unwrap(), v["watermark"].clone())
+}
+
+#[test]
+fn tags_and_rollbacks_by_timestamp_through_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = wh.join("db.db").join("kv");
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        KV,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=1",
+    ]);
+    for (i, v) in [(1, "a"), (2, "b"), (3, "c")] {
+        sql(wh, &format!("INSERT INTO db.kv VALUES ({i}, '{v}')"));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (t1, _) = snapshot_time(&t, 1);
+    let (t2, watermark) = snapshot_time(&t, 2);
+    // The first snapshot committed at or after the time: snapshot 2 for a time after 1's.
+    let watermark = match watermark {
+        Value::Number(n) => n.to_string(),
+        _ => "null".to_string(),
+    };
+    assert_eq!(
+        sql(
+            wh,
+            &format!(
+                "CALL sys.create_tag_from_timestamp(table => 'db.kv', tag => 'at2', timestamp => {})",
+                t1 + 1
+            )
+        ),
+        format!("tagName,snapshot,commit_time,watermark\nat2,2,{t2},{watermark}\n")
+    );
+    assert_eq!(java_at(&t, &["--tag", "at2"]), rows(&[(1, "a"), (2, "b")]));
+    let err = paimon(&[
+        "sql",
+        s(wh),
+        &format!(
+            "CALL sys.create_tag_from_timestamp('db.kv', 'late', {})",
+            i64::MAX / 2
+        ),
+    ]);
+    assert!(!err.status.success());
+    assert!(!t.join("tag/tag-late").exists());
+
+    // The last snapshot committed at or before the time.
+    assert_eq!(
+        sql(
+            wh,
+            &format!("CALL sys.rollback_to_timestamp('db.kv', {})", t2 + 1)
+        ),
+        "previous_snapshot_id,current_snapshot_id\n3,2\n"
+    );
+    assert_eq!(java_rows(&t), rows(&[(1, "a"), (2, "b")]));
+    let before = snapshot_count(&t);
+    let err = paimon(&[
+        "sql",
+        s(wh),
+        &format!(
+            "CALL sys.rollback_to_timestamp(table => 'db.kv', timestamp => {})",
+            t1 - 1
+        ),
+    ]);
+    assert!(!err.status.success());
+    let err = String::from_utf8_lossy(&err.stderr);
+    assert!(err.contains("no snapshot committed at or before"), "{err}");
+    assert_eq!(snapshot_count(&t), before);
+    assert_eq!(java_rows(&t), rows(&[(1, "a"), (2, "b")]));
+}
+
+#[test]
+fn remove_orphan_files_and_expire_partitions_through_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = wh.join("db.db").join("kv");
+    ok(&[
+        "create-table",
+        s(&t),
+        "--schema",
+        KV,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=1",
+    ]);
+    sql(wh, "INSERT INTO db.kv VALUES (1, 'a')");
+    let orphan = t.join("bucket-0").join("data-orphan-0.parquet");
+    std::fs::write(&orphan, b"not referenced").unwrap();
+    // Java's own cleanup lists the same orphan (dry run).
+    let java = crate::maintenance::oracle(&[
+        "remove-orphan-files",
+        s(&t),
+        "--older-than-ms",
+        "0",
+        "--dry-run",
+        "true",
+    ]);
+    assert!(java.contains("data-orphan-0.parquet"), "{java}");
+    let dry = sql(
+        wh,
+        "CALL sys.remove_orphan_files(table => 'db.kv', older_than => '2999-01-01 00:00:00', dry_run => true)",
+    );
+    assert!(
+        dry.starts_with("result\n")
+            && dry.contains("data-orphan-0.parquet")
+            && dry.lines().count() == 2,
+        "{dry}"
+    );
+    assert!(orphan.exists(), "a dry run deletes nothing");
+    sql(
+        wh,
+        "CALL sys.remove_orphan_files('db.kv', '2999-01-01 00:00:00')",
+    );
+    assert!(!orphan.exists());
+    assert_eq!(java_rows(&t), rows(&[(1, "a")]));
+
+    let p = wh.join("db.db").join("events");
+    ok(&[
+        "create-table",
+        s(&p),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"INT"},{"name":"dt","type":"STRING"}]}"#,
+        "--partition-key",
+        "dt",
+    ]);
+    sql(
+        wh,
+        "INSERT INTO db.events VALUES (1, '20200101'), (2, '20200102'), (3, '29990101')",
+    );
+    assert_eq!(
+        sql(
+            wh,
+            "CALL sys.expire_partitions(table => 'db.events', expiration_time => '1 d', \
+             timestamp_formatter => 'yyyyMMdd')"
+        )
+        .lines()
+        .collect::<std::collections::BTreeSet<_>>(),
+        ["expired_partitions", "dt=20200101", "dt=20200102"]
+            .into_iter()
+            .collect()
+    );
+    assert_eq!(
+        java_rows(&p),
+        canonical(vec![json!({"id": 3, "dt": "29990101"})])
+    );
+    assert_eq!(
+        sql(
+            wh,
+            "CALL sys.expire_partitions(table => 'db.events', expiration_time => '1 d', \
+             timestamp_formatter => 'yyyyMMdd')"
+        ),
+        "expired_partitions\nNo expired partitions.\n"
+    );
+    let err = paimon(&[
+        "sql",
+        s(wh),
+        "CALL sys.expire_partitions(table => 'db.events', expiration_time => 'soon')",
+    ]);
+    assert!(String::from_utf8_lossy(&err.stderr).contains("not a duration"));
+}

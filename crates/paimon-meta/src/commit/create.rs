@@ -202,7 +202,7 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
         );
     }
     let pk: HashSet<String> = s.primary_keys.iter().cloned().collect();
-    let mut next_id = s.fields.iter().map(|f| f.id).max().unwrap_or(-1);
+    let mut next_id = highest_id(&s.fields);
     let mut ids = HashSet::new();
     let mut fields: Vec<DataField> = Vec::with_capacity(s.fields.len());
     for mut f in std::mem::take(&mut s.fields) {
@@ -210,6 +210,8 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
             next_id += 1;
             f.id = next_id;
         }
+        // Java's `Schema.Builder.column`: the column's id, then its nested fields' ids.
+        number_nested(&mut f.data_type, &mut next_id);
         if pk.contains(&f.name) {
             f.data_type = f.data_type.with_nullable(false);
         }
@@ -225,6 +227,31 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
             .map_or(0, |d| d.as_millis() as i64);
     }
     Ok(s)
+}
+
+/// Gives the nested row fields of `t` that have no id yet (a negative one) the ids after
+/// `next`; a nested field's own fields come before it, as Java's `ReassignFieldId` numbers
+/// them (`c ROW<a INT, r ROW<x INT>>` created as column 0: a 1, x 2, r 3).
+fn number_nested(t: &mut paimon_spec::types::DataType, next: &mut i32) {
+    match &mut t.kind {
+        TypeKind::Row(fields) => {
+            for f in fields {
+                number_nested(&mut f.data_type, next);
+                if f.id < 0 {
+                    *next += 1;
+                    f.id = *next;
+                }
+            }
+        }
+        TypeKind::Array(e) | TypeKind::Multiset(e) | TypeKind::Vector { element: e, .. } => {
+            number_nested(e, next)
+        }
+        TypeKind::Map { key, value } => {
+            number_nested(key, next);
+            number_nested(value, next);
+        }
+        _ => {}
+    }
 }
 
 /// The highest field id, nested row fields included (Java `RowType.currentHighestFieldId`).
