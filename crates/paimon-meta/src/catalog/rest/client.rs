@@ -41,6 +41,22 @@ impl Object {
         }
     }
 
+    /// A table's tag (`tag db.t:name`): a 404 about it is the tag missing.
+    pub(crate) fn tag(table: &crate::catalog::Identifier, name: &str) -> Self {
+        Object {
+            kind: "tag",
+            name: format!("{}:{name}", table.full_table_name()),
+        }
+    }
+
+    /// A table's branch (`branch db.t:name`).
+    pub(crate) fn branch(table: &crate::catalog::Identifier, name: &str) -> Self {
+        Object {
+            kind: "branch",
+            name: format!("{}:{name}", table.full_table_name()),
+        }
+    }
+
     pub(crate) fn catalog() -> Self {
         Object {
             kind: "catalog",
