@@ -19,7 +19,7 @@ use crate::scan::PartitionDecoder;
 use crate::table::Table;
 
 /// The sums of one partition, or of one bucket of it (Java `PartitionEntry` / `BucketEntry`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PartitionEntry {
     /// The serialized partition row.
     pub partition: Vec<u8>,

@@ -247,7 +247,7 @@ pub trait Catalog: Debug + Send + Sync {
         if !table.tag_manager().exists(name)? {
             return Err(Error::TagNotFound {
                 name: name.to_string(),
-                path: table.layout().tag_dir(),
+                path: table.tag_manager().layout().tag_dir(),
             });
         }
         table.delete_tag(name).map(|_| ())

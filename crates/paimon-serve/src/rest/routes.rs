@@ -248,7 +248,16 @@ impl Service {
 
     fn table(&self, db: &str, t: &str) -> Result<(Identifier, Table), ApiError> {
         let id = Identifier::new(db, t);
-        let table = self.catalog.get_table(&id)?;
+        let table = self.catalog.get_table(&id).map_err(|e| {
+            // A catalog that finds no table files says "not found" about a path: the answer
+            // names the table, so clients map it to their table-missing error.
+            let e = ApiError::from(e);
+            if e.status == 404 && e.resource_type.is_none() {
+                ApiError::not_found("TABLE", id.full_table_name(), e.message)
+            } else {
+                e
+            }
+        })?;
         Ok((id, table))
     }
 
