@@ -189,7 +189,7 @@ impl RestClient {
                 }
                 Ok((status, text)) => {
                     let e = self.status_error(status, &text, &what, about);
-                    if status < 500 {
+                    if status < 500 || status == 501 {
                         return Err(e);
                     }
                     last = Some(e);
@@ -265,6 +265,7 @@ impl RestClient {
                 }
             }
             409 => CatalogFailure::Conflict,
+            501 => CatalogFailure::NotImplemented,
             s if s >= 500 => CatalogFailure::ServerError,
             _ => CatalogFailure::Refused,
         };

@@ -451,8 +451,18 @@ impl Catalog for RestCatalog {
     fn list_partitions(&self, id: &Identifier) -> Result<Vec<Partition>> {
         let path = self.paths.partitions(&id.database, id.table_name());
         let about = Self::table_object(id);
-        let mut out = self
-            .list_pages(&path, "partitions", &about)?
+        let pages = match self.list_pages(&path, "partitions", &about) {
+            Ok(p) => p,
+            // A server that keeps no partitions (Java's `RESTCatalogServer` for a table
+            // without `metastore.partitioned-table`) answers 501: as Java's `RESTCatalog`
+            // does, the partitions are then computed from the table's own files.
+            Err(Error::Catalog {
+                failure: CatalogFailure::NotImplemented,
+                ..
+            }) => return Partition::of_table(&self.get_table(id)?),
+            Err(e) => return Err(e),
+        };
+        let mut out = pages
             .iter()
             .map(|v| {
                 messages::partition_from_json(v)
