@@ -171,11 +171,14 @@ mod tests {
     fn patterns_and_prefixes() {
         let like = NameFilter::Like("tableNamePattern");
         assert_eq!(
-            names("tableNamePattern=a%", like).unwrap().0,
+            names("tableNamePattern=a%25", like).unwrap().0,
             ["a", "ab", "abc"]
         );
         assert_eq!(names("tableNamePattern=_b", like).unwrap().0, ["ab"]);
-        assert_eq!(names("tableNamePattern=%c", like).unwrap().0, ["abc", "c"]);
+        assert_eq!(
+            names("tableNamePattern=%25c", like).unwrap().0,
+            ["abc", "c"]
+        );
         let prefix = NameFilter::Prefix("tagNamePrefix");
         assert_eq!(names("tagNamePrefix=ab", prefix).unwrap().0, ["ab", "abc"]);
     }
