@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// One metric: its name, type, help text and value per endpoint.
+type Series = (&'static str, &'static str, &'static str, fn(&Counters) -> String);
+
 #[derive(Debug, Default, Clone, Copy)]
 struct Counters {
     requests: u64,
@@ -47,7 +50,7 @@ impl Metrics {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         let mut out = String::new();
-        let series: [(&str, &str, &str, fn(&Counters) -> String); 3] = [
+        let series: [Series; 3] = [
             (
                 "paimon_rest_requests_total",
                 "counter",
