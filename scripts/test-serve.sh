@@ -7,7 +7,11 @@
 #      reads back exactly its rows; Java and `paimon read` (metastore=rest) read the same rows;
 #   2. a wrong token is refused;
 #   3. a pypaimon writer and two Java writers commit into one table at once: every commit lands
-#      once (snapshot count = commits) and every row is there.
+#      once (snapshot count = commits) and every row is there;
+#   4. pypaimon lists the partitions of a table Java wrote (in pages of 2) and they equal what
+#      Java's RESTCatalog lists through us and Java's FileSystemCatalog on the files; it creates
+#      a tag and a branch from it through us and reads them back, and Java sees them on the
+#      files.
 #
 # Uses the peers venv of scripts/test-peers.sh (default target/peers-venv; PEERS_VENV to
 # choose), making it if missing; builds the `paimon` CLI (PAIMON: use that binary instead); prints pass/fail counts and exits
@@ -133,6 +137,41 @@ check "pypaimon reads every row" bash -c \
     '"$1" "$2" dump "$3" "$4" "$5" race.t >"$6"' _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" \
     "$WORK/race.dump"
 check "... exactly once" same_rows "$WORK/race.dump" "$WORK/race.expected"
+
+# 4.
+JREST=(--catalog-option metastore=rest --catalog-option "uri=$URL" --catalog-option token.provider=bear
+    --catalog-option "token=$TOKEN" --catalog-option "warehouse=$NAME")
+JFS=(--catalog-option "warehouse=$WH")
+same_json_lines() { # FILE_A FILE_B: the same JSON values line by line
+    "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+a, b = ([json.loads(l) for l in open(f) if l.strip()] for f in sys.argv[1:3])
+if a != b or not a:
+    sys.exit(f"{sys.argv[1]}: {a}\n{sys.argv[2]}: {b}")
+PYEOF
+}
+check "Java writes a partitioned table through paimon serve" \
+    "$ROOT/scripts/java-oracle.sh" catalog-write "${JREST[@]}" parts_db.t --from 0 --to 20 \
+    --commits 2 --parts 3
+check "pypaimon lists its partitions in pages" bash -c \
+    '"$1" "$2" partitions "$3" "$4" "$5" parts_db.t >"$6"' _ "$PY" "$PYREST" "$URL" "$NAME" \
+    "$TOKEN" "$WORK/py.parts"
+check "Java's RESTCatalog lists them through us" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t partitions >"$2"' _ "$ROOT" \
+    "$WORK/java.parts" "${JREST[@]}"
+check "Java's FileSystemCatalog lists them on the files" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t partitions >"$2"' _ "$ROOT" \
+    "$WORK/fs.parts" "${JFS[@]}"
+check "... pypaimon's partitions are Java's" same_json_lines "$WORK/py.parts" "$WORK/fs.parts"
+check "... and Java's through us" same_json_lines "$WORK/java.parts" "$WORK/fs.parts"
+check "pypaimon creates a tag and a branch through us and reads them back" bash -c \
+    '"$1" "$2" versions "$3" "$4" "$5" parts_db.t >"$6" && cat "$6" &&
+     grep -qx "{\"tags\":\[\"py_t\"\],\"tag_snapshot\":1,\"branches\":\[\"py_b\"\]}" "$6"' \
+    _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" "$WORK/py.versions"
+check "Java sees pypaimon's tag and branch on the files" bash -c \
+    'test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-tags)" = "[\"py_t\"]" &&
+     test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-branches)" = "[\"py_b\"]"' \
+    _ "$ROOT" "${JFS[@]}"
 
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"

@@ -6,6 +6,14 @@
     python pypaimon_rest.py dump URI WAREHOUSE TOKEN DB.TABLE
         Prints every row of the table as read through the REST catalog, as sorted JSON lines
         {"id": .., "v": ..}.
+    python pypaimon_rest.py partitions URI WAREHOUSE TOKEN DB.TABLE
+        Prints the table's partitions through list_partitions_paged (pages of 2, following
+        the page tokens) as JSON lines with Java's keys (spec, recordCount, fileSizeInBytes,
+        fileCount, lastFileCreationTime, totalBuckets, done), sorted by spec.
+    python pypaimon_rest.py versions URI WAREHOUSE TOKEN DB.TABLE
+        Creates tag py_t on snapshot 1 and branch py_b from it, then prints
+        {"tags": [...], "tag_snapshot": N, "branches": [...]} as pypaimon reads them back
+        (tags in pages of 1).
 """
 
 import json
@@ -55,12 +63,56 @@ def dump(uri, warehouse, token, name):
         print(json.dumps({"id": i, "v": v}))
 
 
+def partitions(uri, warehouse, token, name):
+    c = catalog(uri, warehouse, token)
+    rows, token_ = [], None
+    for _ in range(1000):
+        page = c.list_partitions_paged(name, 2, token_, None)
+        for p in page.elements:
+            rows.append({
+                "spec": dict(sorted(p.spec.items())),
+                "recordCount": p.record_count,
+                "fileSizeInBytes": p.file_size_in_bytes,
+                "fileCount": p.file_count,
+                "lastFileCreationTime": p.last_file_creation_time,
+                "totalBuckets": p.total_buckets,
+                "done": p.done,
+            })
+        token_ = page.next_page_token
+        if not token_:
+            break
+    for r in sorted(rows, key=lambda r: str(r["spec"])):
+        print(json.dumps(r, separators=(",", ":")))
+
+
+def versions(uri, warehouse, token, name):
+    c = catalog(uri, warehouse, token)
+    c.create_tag(name, "py_t", 1)
+    c.create_branch(name, "py_b", "py_t")
+    tags, token_ = [], None
+    for _ in range(1000):
+        page = c.list_tags_paged(name, 1, token_, None)
+        tags.extend(page.elements)
+        token_ = page.next_page_token
+        if not token_:
+            break
+    print(json.dumps({
+        "tags": tags,
+        "tag_snapshot": c.get_tag(name, "py_t").snapshot.id,
+        "branches": sorted(c.list_branches(name)),
+    }, separators=(",", ":")))
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "write":
         write(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]))
     elif cmd == "dump":
         dump(argv[2], argv[3], argv[4], argv[5])
+    elif cmd == "partitions":
+        partitions(argv[2], argv[3], argv[4], argv[5])
+    elif cmd == "versions":
+        versions(argv[2], argv[3], argv[4], argv[5])
     else:
         sys.exit(f"unknown command {cmd}")
 

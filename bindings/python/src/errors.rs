@@ -182,6 +182,7 @@ impl ToPyErr for paimon_meta::Error {
                 CatalogFailure::Unreachable
                 | CatalogFailure::Refused
                 | CatalogFailure::ServerError
+                | CatalogFailure::NotImplemented
                 | CatalogFailure::MalformedResponse => CatalogError::new_err(msg),
             },
             // A table whose options ask for what paimon-rs does not do (a format table).

@@ -166,6 +166,9 @@ pub enum CatalogFailure {
     Refused,
     /// 5xx after the retries an idempotent call gets.
     ServerError,
+    /// 501: the server does not implement the call (Java `NotImplementedException`); not
+    /// retried.
+    NotImplemented,
     /// A response that is not the JSON the API defines.
     MalformedResponse,
     /// Options that do not configure a catalog (unknown `metastore`, missing `uri`...).
@@ -180,6 +183,7 @@ impl std::fmt::Display for CatalogFailure {
             CatalogFailure::Conflict => "conflict on",
             CatalogFailure::Refused => "refused",
             CatalogFailure::ServerError => "server error on",
+            CatalogFailure::NotImplemented => "not implemented by the server for",
             CatalogFailure::MalformedResponse => "malformed response to",
             CatalogFailure::InvalidOptions => "invalid options for",
         })

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use paimon_meta::catalog::{open_catalog, Catalog, Identifier};
+use paimon_meta::catalog::{open_catalog, BranchStart, Catalog, Identifier};
 use paimon_meta::commit::SchemaChange;
 use paimon_meta::{CatalogFailure, Error};
 use paimon_spec::schema::TableSchema;
@@ -248,5 +248,122 @@ fn a_stopped_server_is_reported_unreachable_at_once() {
             "catalog {uri}: unreachable on GET /v1/paimon/databases"
         )),
         "{msg}"
+    );
+}
+
+/// `catalog-meta` of the oracle through Java's REST client of `server`, its output lines.
+fn java_meta(server: &Server, args: &[&str]) -> Vec<String> {
+    let options = [
+        "metastore=rest".to_string(),
+        format!("uri={}", server.url),
+        "token.provider=bear".to_string(),
+        format!("token={TOKEN}"),
+        "warehouse=rest_warehouse".to_string(),
+    ];
+    let mut all: Vec<&str> = vec!["catalog-meta"];
+    for o in &options {
+        all.extend(["--catalog-option", o.as_str()]);
+    }
+    all.extend(args);
+    oracle(&all).lines().map(str::to_string).collect()
+}
+
+/// Our client's partitions, tags and branches against Java's own `RESTCatalogServer`: the
+/// partitions it lists equal what Java's client lists from the same server; tags and branches
+/// we create through it are what Java's client then lists (and the reverse); a missing tag is
+/// a missing `tag` object naming the table and the tag.
+#[test]
+fn partitions_tags_and_branches_against_javas_server() {
+    let server = shared();
+    let write = [
+        "catalog-write",
+        "--catalog-option",
+        "metastore=rest",
+        "--catalog-option",
+        &format!("uri={}", server.url),
+        "--catalog-option",
+        "token.provider=bear",
+        "--catalog-option",
+        &format!("token={TOKEN}"),
+        "--catalog-option",
+        "warehouse=rest_warehouse",
+        "meta_db.parts",
+        "--from",
+        "0",
+        "--to",
+        "20",
+        "--commits",
+        "2",
+        "--parts",
+        "3",
+    ];
+    oracle(&write);
+    let c = server.catalog();
+    let id = Identifier::parse("meta_db.parts").unwrap();
+
+    // Partitions: ours equal Java's, field by field.
+    let ours = c.list_partitions(&id).unwrap();
+    let java: Vec<serde_json::Value> = java_meta(server, &["meta_db.parts", "partitions"])
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(ours.len(), 3);
+    assert_eq!(ours.len(), java.len());
+    for (p, j) in ours.iter().zip(&java) {
+        let spec: BTreeMap<String, String> = serde_json::from_value(j["spec"].clone()).unwrap();
+        assert_eq!(p.spec, spec);
+        assert_eq!(p.record_count, j["recordCount"].as_i64().unwrap());
+        assert_eq!(p.file_size_in_bytes, j["fileSizeInBytes"].as_i64().unwrap());
+        assert_eq!(p.file_count, j["fileCount"].as_i64().unwrap());
+        assert_eq!(
+            p.last_file_creation_time,
+            j["lastFileCreationTime"].as_i64().unwrap()
+        );
+        assert_eq!(
+            i64::from(p.total_buckets),
+            j["totalBuckets"].as_i64().unwrap()
+        );
+    }
+    // p=0: 7 rows, p=1: 7, p=2: 6 (ids 0..20 by id % 3).
+    assert_eq!(
+        ours.iter().map(|p| p.record_count).collect::<Vec<_>>(),
+        [7, 7, 6]
+    );
+
+    // Tags: ours listed by Java, Java's listed by us.
+    c.create_tag(&id, "ours", Some(1), None).unwrap();
+    java_meta(server, &["meta_db.parts", "create-tag", "javas"]);
+    assert_eq!(c.list_tags(&id).unwrap(), ["javas", "ours"]);
+    assert_eq!(
+        java_meta(server, &["meta_db.parts", "tags"]),
+        vec![r#"["javas","ours"]"#]
+    );
+    assert_eq!(c.get_tag(&id, "ours").unwrap().snapshot.id, 1);
+    assert_eq!(c.get_tag(&id, "javas").unwrap().snapshot.id, 2);
+    let e = c.get_tag(&id, "nope").unwrap_err();
+    assert!(
+        matches!(&e, Error::CatalogObjectNotFound { kind: "tag", name, .. } if name == "meta_db.parts:nope"),
+        "{e}"
+    );
+
+    // Branches: ours from a tag, listed by Java; dropped by us, gone for Java.
+    c.create_branch(&id, "b1", &BranchStart::Tag("ours".into()))
+        .unwrap();
+    assert_eq!(c.list_branches(&id).unwrap(), ["b1"]);
+    assert_eq!(
+        java_meta(server, &["meta_db.parts", "branches"]),
+        vec![r#"["b1"]"#]
+    );
+    let branch = Identifier::parse("meta_db.parts$branch_b1").unwrap();
+    assert_eq!(planned_rows(c.as_ref(), &branch), (Some(1), 10));
+    c.drop_branch(&id, "b1").unwrap();
+    assert_eq!(
+        java_meta(server, &["meta_db.parts", "branches"]),
+        vec!["[]"]
+    );
+    c.delete_tag(&id, "ours").unwrap();
+    assert_eq!(
+        java_meta(server, &["meta_db.parts", "tags"]),
+        vec![r#"["javas"]"#]
     );
 }

@@ -150,3 +150,195 @@ fn bad_requests_are_4xx_and_the_server_keeps_serving() {
         (200, r#"{"databases":["db"],"nextPageToken":null}"#)
     );
 }
+
+/// Paging, tags and branches refuse what is wrong with a 4xx naming it (a page token the
+/// server never handed out, a count that is not one, a missing or existing tag or branch),
+/// the server keeps serving, and `/metrics` counts the requests and the errors per endpoint.
+#[test]
+fn bad_pages_tags_and_branches_are_4xx_and_metrics_count_them() {
+    let server = start(None);
+    let url = &server.url;
+    let p = |s: &str| format!("/v1/{WAREHOUSE}/{s}");
+    let (status, body) = http(url, "POST", &p("databases"), None, b"{\"name\": \"db\"}");
+    assert_eq!(status, 200, "{body}");
+    let create = r#"{"identifier":{"database":"db","object":"t"},"schema":{"fields":[{"id":0,"name":"a","type":"INT"}],"partitionKeys":[],"primaryKeys":[],"options":{},"comment":null}}"#;
+    let (status, body) = http(
+        url,
+        "POST",
+        &p("databases/db/tables"),
+        None,
+        create.as_bytes(),
+    );
+    assert_eq!(status, 200, "{body}");
+    // Method, path, body, the status expected, and a resource type the error must name.
+    type Case<'a> = (&'a str, String, &'a [u8], u16, Option<&'a str>);
+    let cases: Vec<Case> = vec![
+        ("GET", p("databases?pageToken=garbage"), b"", 400, None),
+        ("GET", p("databases?pageToken=n:zz"), b"", 400, None),
+        (
+            "GET",
+            p("databases/db/tables?maxResults=ten"),
+            b"",
+            400,
+            None,
+        ),
+        (
+            "GET",
+            p("databases/db/tables?maxResults=-1"),
+            b"",
+            400,
+            None,
+        ),
+        (
+            "GET",
+            p("databases/db/tables/t/partitions?pageToken=x"),
+            b"",
+            400,
+            None,
+        ),
+        (
+            "GET",
+            p("databases/db/tables/t/tags/nope"),
+            b"",
+            404,
+            Some("TAG"),
+        ),
+        (
+            "DELETE",
+            p("databases/db/tables/t/tags/nope"),
+            b"",
+            404,
+            Some("TAG"),
+        ),
+        (
+            "GET",
+            p("databases/db/tables/t/tags/..%2Fx"),
+            b"",
+            400,
+            None,
+        ),
+        // The table has no snapshot to tag.
+        (
+            "POST",
+            p("databases/db/tables/t/tags"),
+            b"{\"tagName\": \"t1\"}",
+            404,
+            Some("SNAPSHOT"),
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/tags"),
+            b"{\"tagName\": 1}",
+            400,
+            None,
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/tags"),
+            b"{\"tagName\": \"t1\", \"timeRetained\": \"soon\"}",
+            400,
+            None,
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/branches"),
+            b"{\"branch\": \"b\", \"fromTag\": \"nope\"}",
+            404,
+            Some("TAG"),
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/branches"),
+            b"{\"branch\": \"main\"}",
+            400,
+            None,
+        ),
+        (
+            "DELETE",
+            p("databases/db/tables/t/branches/nope"),
+            b"",
+            404,
+            Some("BRANCH"),
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/branches/nope/forward"),
+            b"{}",
+            404,
+            Some("BRANCH"),
+        ),
+        ("GET", p("databases/nope/views"), b"", 404, Some("DATABASE")),
+        (
+            "GET",
+            p("databases/db/tables/nope/partitions"),
+            b"",
+            404,
+            Some("TABLE"),
+        ),
+    ];
+    for (method, path, body, want, kind) in &cases {
+        let (status, answer) = http(url, method, path, None, body);
+        assert_eq!(status, *want, "{method} {path}: {answer}");
+        let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(v["code"], *want, "{answer}");
+        if let Some(kind) = kind {
+            assert_eq!(v["resourceType"], *kind, "{method} {path}: {answer}");
+        }
+    }
+    // A branch twice is a 409; views and functions are empty lists.
+    let (status, body) = http(
+        url,
+        "POST",
+        &p("databases/db/tables/t/branches"),
+        None,
+        b"{\"branch\": \"b\"}",
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = http(
+        url,
+        "POST",
+        &p("databases/db/tables/t/branches"),
+        None,
+        b"{\"branch\": \"b\"}",
+    );
+    assert_eq!(status, 409, "{body}");
+    for (path, key) in [
+        ("views", "views"),
+        ("functions", "functions"),
+        ("view-details", "viewDetails"),
+    ] {
+        let (status, body) = http(url, "GET", &p(&format!("databases/db/{path}")), None, b"");
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v[key], serde_json::json!([]), "{body}");
+    }
+    // The server still serves, and its metrics count what happened.
+    let (status, body) = http(url, "GET", &p("databases"), None, b"");
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"databases":["db"],"nextPageToken":null}"#)
+    );
+    let (status, metrics) = http(url, "GET", "/metrics", None, b"");
+    assert_eq!(status, 200, "{metrics}");
+    let line = |name: &str, method: &str, path: &str| {
+        let prefix = format!("{name}{{method=\"{method}\",path=\"{path}\"}} ");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {metrics}"))
+            .to_string()
+    };
+    let tag = "/v1/{prefix}/databases/{database}/tables/{table}/tags/{tag}";
+    assert_eq!(line("paimon_rest_requests_total", "GET", tag), "2");
+    assert_eq!(line("paimon_rest_errors_total", "GET", tag), "2");
+    let dbs = "/v1/{prefix}/databases";
+    // Two bad page tokens and one listing; the POST creating `db` is another endpoint.
+    assert_eq!(line("paimon_rest_requests_total", "GET", dbs), "3");
+    assert_eq!(line("paimon_rest_errors_total", "GET", dbs), "2");
+    assert!(
+        line("paimon_rest_request_seconds_sum", "GET", dbs)
+            .parse::<f64>()
+            .unwrap()
+            > 0.0
+    );
+}

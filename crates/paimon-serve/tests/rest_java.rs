@@ -173,3 +173,205 @@ fn two_java_writers_commit_at_once_and_every_commit_lands_once() {
     let dumped = oracle(&["rest-dump", &server.url, "race.t"]);
     assert_eq!(json_rows(&dumped), expected);
 }
+
+/// Java's catalog options for our server (`--catalog-option` pairs of `catalog-meta`).
+fn java_rest(url: &str) -> Vec<String> {
+    [
+        "metastore=rest".to_string(),
+        format!("uri={url}"),
+        "token.provider=bear".to_string(),
+        format!("token={TOKEN}"),
+        format!("warehouse={WAREHOUSE}"),
+    ]
+    .into_iter()
+    .flat_map(|o| ["--catalog-option".to_string(), o])
+    .collect()
+}
+
+/// Java's own `FileSystemCatalog` over the warehouse our server serves.
+fn java_fs(warehouse: &std::path::Path) -> Vec<String> {
+    vec![
+        "--catalog-option".to_string(),
+        format!("warehouse={}", warehouse.display()),
+    ]
+}
+
+/// `catalog-meta` of the oracle through `catalog` (its options), its output lines.
+fn meta(catalog: &[String], args: &[&str]) -> Vec<String> {
+    let mut all: Vec<&str> = vec!["catalog-meta"];
+    all.extend(catalog.iter().map(String::as_str));
+    all.extend(args);
+    oracle(&all).lines().map(str::to_string).collect()
+}
+
+/// `catalog-meta` expected to fail: its stderr.
+fn meta_fails(catalog: &[String], args: &[&str]) -> String {
+    let mut all: Vec<&str> = vec!["catalog-meta"];
+    all.extend(catalog.iter().map(String::as_str));
+    all.extend(args);
+    let out = oracle_output(&all);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn json(line: &str) -> serde_json::Value {
+    serde_json::from_str(line).unwrap()
+}
+
+/// Java 1.4.2's `RESTCatalog` lists partitions (paged too), tags and branches through our
+/// server, and what it sees equals what Java's own `FileSystemCatalog` sees on the same
+/// warehouse; tags and branches it creates through us are the table's own (our library and
+/// Java's filesystem catalog see them; Java reads the branch's rows through us); missing and
+/// existing tags and branches are the exceptions Java's client maps them to.
+#[test]
+fn java_lists_partitions_tags_and_branches_through_our_server() {
+    let server = start(Some(AUTH));
+    let rest = java_rest(&server.url);
+    let fs = java_fs(&server.warehouse);
+    // 20 rows in 2 commits (ids 0..10, 10..20), partitioned by id % 3.
+    let mut write: Vec<&str> = vec!["catalog-write"];
+    write.extend(rest.iter().map(String::as_str));
+    write.extend([
+        "java_db.parts",
+        "--from",
+        "0",
+        "--to",
+        "20",
+        "--commits",
+        "2",
+        "--parts",
+        "3",
+    ]);
+    oracle(&write);
+
+    // Partitions: Java through us equals Java on the files; the counts are the rows written.
+    let through_us = meta(&rest, &["java_db.parts", "partitions"]);
+    let on_files = meta(&fs, &["java_db.parts", "partitions"]);
+    assert_eq!(through_us, on_files);
+    let counts: Vec<(String, i64, i64)> = through_us
+        .iter()
+        .map(|l| {
+            let v = json(l);
+            (
+                v["spec"]["p"].as_str().unwrap().to_string(),
+                v["recordCount"].as_i64().unwrap(),
+                v["fileCount"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    // p=0: ids 0,3,..,18 (7); p=1: 1,..,19 (7); p=2: 2,..,17 (6); one file per commit each.
+    assert_eq!(
+        counts,
+        vec![
+            ("0".to_string(), 7, 2),
+            ("1".to_string(), 7, 2),
+            ("2".to_string(), 6, 2)
+        ]
+    );
+    let pages = meta(&rest, &["java_db.parts", "partitions-paged", "--max", "2"]);
+    assert_eq!(pages, vec![r#"[{"p":"0"},{"p":"1"}]"#, r#"[{"p":"2"}]"#]);
+    let pages = meta(
+        &rest,
+        &["java_db.parts", "partitions-paged", "--pattern", "p=2%"],
+    );
+    assert_eq!(pages, vec![r#"[{"p":"2"}]"#]);
+
+    // Tags created through us, listed in pages of one, read back by Java on the files.
+    meta(
+        &rest,
+        &["java_db.parts", "create-tag", "t1", "--snapshot", "1"],
+    );
+    meta(
+        &rest,
+        &["java_db.parts", "create-tag", "t2", "--retained", "1 h"],
+    );
+    assert_eq!(
+        meta(&rest, &["java_db.parts", "tags", "--max", "1"]),
+        vec![r#"["t1"]"#, r#"["t2"]"#]
+    );
+    assert_eq!(
+        meta(&fs, &["java_db.parts", "table-tags"]),
+        vec![r#"["t1","t2"]"#]
+    );
+    for (tag, snapshot, retained) in [("t1", 1, None), ("t2", 2, Some("PT1H"))] {
+        let got = json(&meta(&rest, &["java_db.parts", "get-tag", tag])[0]);
+        let want = json(&meta(&fs, &["java_db.parts", "table-tag", tag])[0]);
+        assert_eq!(got, want);
+        assert_eq!(got["snapshotId"], snapshot);
+        assert_eq!(got["tagTimeRetained"].as_str(), retained);
+    }
+    let err = meta_fails(&rest, &["java_db.parts", "get-tag", "nope"]);
+    assert!(err.contains("TagNotExistException"), "{err}");
+    let err = meta_fails(&rest, &["java_db.parts", "create-tag", "t1"]);
+    assert!(err.contains("TagAlreadyExistException"), "{err}");
+
+    // A branch from tag t1 through us: Java reads its rows (snapshot 1) through us.
+    meta(
+        &rest,
+        &["java_db.parts", "create-branch", "b1", "--from-tag", "t1"],
+    );
+    assert_eq!(
+        meta(&rest, &["java_db.parts", "branches"]),
+        vec![r#"["b1"]"#]
+    );
+    assert_eq!(
+        meta(&fs, &["java_db.parts", "table-branches"]),
+        vec![r#"["b1"]"#]
+    );
+    let local = Catalog::filesystem(server.warehouse.to_str().unwrap()).unwrap();
+    assert_eq!(
+        local
+            .table("java_db.parts")
+            .unwrap()
+            .meta()
+            .branches()
+            .unwrap(),
+        vec!["b1".to_string()]
+    );
+    let dumped = oracle(&[
+        "rest-dump",
+        &server.url,
+        "java_db.parts$branch_b1",
+        "--token",
+        TOKEN,
+    ]);
+    assert_eq!(json_rows(&dumped), rows(0, 10, "java"));
+    let err = meta_fails(&rest, &["java_db.parts", "create-branch", "b1"]);
+    assert!(err.contains("BranchAlreadyExistException"), "{err}");
+    let err = meta_fails(
+        &rest,
+        &["java_db.parts", "create-branch", "b2", "--from-tag", "nope"],
+    );
+    assert!(err.contains("TagNotExistException"), "{err}");
+
+    // Fast-forward main to the branch: main holds snapshot 1's rows again, and of its tags
+    // only the branch's (t1) is left (t2 tagged a snapshot the branch replaced).
+    meta(&rest, &["java_db.parts", "fast-forward", "b1"]);
+    let dumped = oracle(&["rest-dump", &server.url, "java_db.parts", "--token", TOKEN]);
+    assert_eq!(json_rows(&dumped), rows(0, 10, "java"));
+    assert_eq!(
+        meta(&fs, &["java_db.parts", "table-tags"]),
+        vec![r#"["t1"]"#]
+    );
+    meta(&rest, &["java_db.parts", "drop-branch", "b1"]);
+    assert_eq!(meta(&rest, &["java_db.parts", "branches"]), vec!["[]"]);
+    let err = meta_fails(&rest, &["java_db.parts", "drop-branch", "b1"]);
+    assert!(err.contains("BranchNotExistException"), "{err}");
+    meta(&rest, &["java_db.parts", "delete-tag", "t1"]);
+    assert_eq!(meta(&fs, &["java_db.parts", "table-tags"]), vec!["[]"]);
+    assert_eq!(meta(&rest, &["java_db.parts", "tags"]), vec!["[]"]);
+
+    // Tables in pages of one, and their details.
+    let mut write: Vec<&str> = vec!["catalog-write"];
+    write.extend(rest.iter().map(String::as_str));
+    write.extend(["java_db.t2", "--from", "0", "--to", "1"]);
+    oracle(&write);
+    assert_eq!(
+        meta(&rest, &["java_db.parts", "tables", "--max", "1"]),
+        vec![r#"["parts"]"#, r#"["t2"]"#]
+    );
+    assert_eq!(
+        meta(&rest, &["java_db.parts", "table-details"]),
+        vec![r#"["parts","t2"]"#]
+    );
+}

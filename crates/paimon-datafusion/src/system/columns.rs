@@ -7,7 +7,6 @@ use arrow::array::{Array, TimestampMillisecondArray};
 use arrow::array::{ArrayRef, Int32Array, Int64Array, ListBuilder, StringArray, StringBuilder};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use chrono::{Local, Offset, TimeZone};
 use datafusion::error::{DataFusionError, Result};
 use paimon_data::arrow_schema::to_arrow_field;
 use paimon_spec::types::{DataField, DataType, TypeKind};
@@ -147,27 +146,7 @@ impl Columns {
 
 /// Epoch millis as the wall-clock millis of this machine's time zone (Java
 /// `LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneId.systemDefault())`).
-pub fn local_millis(epoch_millis: i64) -> i64 {
-    match Local.timestamp_millis_opt(epoch_millis) {
-        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
-            epoch_millis + i64::from(t.offset().fix().local_minus_utc()) * 1000
-        }
-        chrono::LocalResult::None => epoch_millis,
-    }
-}
+pub use paimon_meta::java_time::local_millis_of_epoch as local_millis;
 
-/// Wall-clock millis back to epoch millis in this machine's time zone (Java
-/// `LocalDateTime.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli()`); a time in a
-/// daylight-saving gap moves forward by the gap, as Java's `atZone` does.
-pub fn epoch_millis_of_local(local_millis: i64) -> i64 {
-    let secs = local_millis.div_euclid(1000);
-    let sub = local_millis.rem_euclid(1000);
-    let Some(naive) = chrono::DateTime::from_timestamp(secs, 0).map(|d| d.naive_utc()) else {
-        return local_millis;
-    };
-    let offset = match Local.offset_from_local_datetime(&naive) {
-        chrono::LocalResult::Single(o) | chrono::LocalResult::Ambiguous(o, _) => o.fix(),
-        chrono::LocalResult::None => Local.offset_from_utc_datetime(&naive).fix(),
-    };
-    (secs - i64::from(offset.local_minus_utc())) * 1000 + sub
-}
+/// Wall-clock millis back to epoch millis in this machine's time zone (paimon-meta's).
+pub use paimon_meta::java_time::epoch_millis_of_local;

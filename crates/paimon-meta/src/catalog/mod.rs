@@ -35,8 +35,10 @@ pub use identifier::Identifier;
 pub use options::{file_io_options, keys, open_catalog, CatalogOptions, Metastore};
 pub use snapshot_commit::{Published, RenamingSnapshotCommit, SnapshotCommit};
 
+pub use crate::branch::BranchStart;
 use crate::commit::SchemaChange;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::schema_manager::Tag;
 use crate::table::Table;
 
 /// A database as a catalog describes it.
@@ -48,6 +50,50 @@ pub struct Database {
     pub options: BTreeMap<String, String>,
     /// Where its tables are stored, when the catalog says.
     pub location: Option<String>,
+}
+
+/// A partition of a table's latest snapshot and its statistics (Java `Partition`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    /// Each partition column's value as text (Java `generatePartValues`).
+    pub spec: BTreeMap<String, String>,
+    /// Rows of its files.
+    pub record_count: i64,
+    /// Bytes of its files.
+    pub file_size_in_bytes: i64,
+    /// Its files.
+    pub file_count: i64,
+    /// The newest creation time of its files, epoch millis (0 when none is recorded).
+    pub last_file_creation_time: i64,
+    /// Its bucket count (Java `totalBuckets`).
+    pub total_buckets: i32,
+    /// Whether it was marked done (a filesystem catalog keeps no such mark: `false`).
+    pub done: bool,
+}
+
+impl Partition {
+    /// The partitions of `table`'s latest snapshot (Java `listPartitionEntries`), sorted by
+    /// their specs.
+    ///
+    /// # Errors
+    /// Storage errors; corrupt manifests.
+    pub fn of_table(table: &Table) -> Result<Vec<Partition>> {
+        let mut out: Vec<Partition> = table
+            .partition_entries()?
+            .into_iter()
+            .map(|e| Partition {
+                spec: e.spec(table),
+                record_count: e.record_count,
+                file_size_in_bytes: e.file_size_in_bytes,
+                file_count: e.file_count,
+                last_file_creation_time: e.last_file_creation_time.unwrap_or(0),
+                total_buckets: e.total_buckets,
+                done: false,
+            })
+            .collect();
+        out.sort_by(|a, b| a.spec.cmp(&b.spec));
+        Ok(out)
+    }
 }
 
 /// Databases and tables by name (Java `Catalog`). A [`Table`] it returns carries the
@@ -143,4 +189,100 @@ pub trait Catalog: Debug + Send + Sync {
         changes: &[SchemaChange],
         ignore_if_not_exists: bool,
     ) -> Result<()>;
+
+    /// The partitions of a table's latest snapshot with their statistics (Java
+    /// `listPartitions`), sorted by their specs.
+    ///
+    /// # Errors
+    /// [`crate::Error::CatalogObjectNotFound`] when the table does not exist.
+    fn list_partitions(&self, id: &Identifier) -> Result<Vec<Partition>> {
+        Partition::of_table(&self.get_table(id)?)
+    }
+
+    /// A table's tag names, sorted (Java `listTags`).
+    ///
+    /// # Errors
+    /// [`crate::Error::CatalogObjectNotFound`] when the table does not exist.
+    fn list_tags(&self, id: &Identifier) -> Result<Vec<String>> {
+        Ok(self
+            .get_table(id)?
+            .tags()?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
+    }
+
+    /// One tag of a table (Java `getTag`).
+    ///
+    /// # Errors
+    /// [`crate::Error::TagNotFound`] when it does not exist.
+    fn get_tag(&self, id: &Identifier, name: &str) -> Result<Tag> {
+        self.get_table(id)?.tag_manager().tag_info(name)
+    }
+
+    /// Tags snapshot `snapshot_id` (the latest when `None`) as `name`, kept `time_retained_ms`
+    /// when given (Java `createTag`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for a bad name or a tag that exists;
+    /// [`crate::Error::SnapshotNotFound`] for a missing snapshot.
+    fn create_tag(
+        &self,
+        id: &Identifier,
+        name: &str,
+        snapshot_id: Option<i64>,
+        time_retained_ms: Option<u64>,
+    ) -> Result<()> {
+        self.get_table(id)?
+            .create_tag(name, snapshot_id, time_retained_ms)
+            .map(|_| ())
+    }
+
+    /// Deletes a tag and the files only it kept (Java `deleteTag`).
+    ///
+    /// # Errors
+    /// [`crate::Error::TagNotFound`] when it does not exist.
+    fn delete_tag(&self, id: &Identifier, name: &str) -> Result<()> {
+        let table = self.get_table(id)?;
+        if !table.tag_manager().exists(name)? {
+            return Err(Error::TagNotFound {
+                name: name.to_string(),
+                path: table.tag_manager().layout().tag_dir(),
+            });
+        }
+        table.delete_tag(name).map(|_| ())
+    }
+
+    /// A table's branches besides `main`, sorted (Java `listBranches`).
+    ///
+    /// # Errors
+    /// [`crate::Error::CatalogObjectNotFound`] when the table does not exist.
+    fn list_branches(&self, id: &Identifier) -> Result<Vec<String>> {
+        self.get_table(id)?.branches()
+    }
+
+    /// Creates branch `name` of a table from `start` (Java `createBranch`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for a bad name or a branch that exists;
+    /// [`crate::Error::TagNotFound`] for a missing tag.
+    fn create_branch(&self, id: &Identifier, name: &str, start: &BranchStart) -> Result<()> {
+        self.get_table(id)?.create_branch(name, start)
+    }
+
+    /// Drops branch `name` of a table (Java `dropBranch`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] when it does not exist.
+    fn drop_branch(&self, id: &Identifier, name: &str) -> Result<()> {
+        self.get_table(id)?.delete_branch(name)
+    }
+
+    /// Makes branch `name`'s history the table's (Java `fastForward`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for a missing branch or one without snapshots.
+    fn fast_forward(&self, id: &Identifier, name: &str) -> Result<()> {
+        self.get_table(id)?.fast_forward(name)
+    }
 }

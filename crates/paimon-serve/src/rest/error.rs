@@ -49,6 +49,14 @@ impl ApiError {
         }
     }
 
+    /// 409 about a resource that exists.
+    pub fn exists(kind: &'static str, name: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError {
+            status: 409,
+            ..Self::not_found(kind, name, message)
+        }
+    }
+
     /// 403: the caller's grants do not allow it.
     pub fn forbidden(kind: &'static str, name: impl Into<String>, needs: &str) -> Self {
         let name = name.into();

@@ -7,8 +7,12 @@
 //! is a 401, a grant too small a 403. Errors are Java's `ErrorResponse` JSON with the status
 //! codes Java's client maps to its exceptions; malformed JSON is a 400 and bodies are bounded
 //! (413 beyond [`RestConfig::max_body_bytes`]). Catalog calls run on tokio's blocking pool.
+//! `GET /metrics` (no token needed; it names endpoints, never objects) counts requests, errors
+//! and latency per endpoint in Prometheus' text format.
 
 mod error;
+mod metrics;
+mod paging;
 mod request;
 mod routes;
 
@@ -70,6 +74,7 @@ pub fn default_warehouse_name(location: &str) -> String {
 struct Shared {
     service: Service,
     users: Users,
+    metrics: metrics::Metrics,
 }
 
 /// A bound REST server, not yet serving.
@@ -100,6 +105,7 @@ impl RestServer {
         let shared = Arc::new(Shared {
             service: Service::new(catalog, config.warehouse_name).with_policies(config.policies),
             users: config.users,
+            metrics: metrics::Metrics::default(),
         });
         let router = Router::new()
             .fallback(handle)
@@ -145,6 +151,15 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if uri.path() == "/metrics" && method == Method::GET {
+        return (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+            shared.metrics.render(),
+        )
+            .into_response();
+    }
+    let started = std::time::Instant::now();
     let answer = match request(&shared, &method, &uri, &headers, body) {
         Ok(req) => {
             let shared = Arc::clone(&shared);
@@ -159,6 +174,9 @@ async fn handle(
         Ok(v) => (200, v),
         Err(e) => (e.status, e.body()),
     };
+    shared
+        .metrics
+        .record(method.as_str(), uri.path(), status, started.elapsed());
     (
         StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         [(header::CONTENT_TYPE, "application/json")],

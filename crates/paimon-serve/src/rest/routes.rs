@@ -1,5 +1,6 @@
 //! The REST API's resources (Java `ResourcePaths`, as Java's `RESTCatalogServer` answers
-//! them) over a catalog: config, databases, tables, commit, snapshots, rollback, data token.
+//! them) over a catalog: config, databases, tables, commit, snapshots, rollback, data token;
+//! partitions, tags, branches and table details ([`table_meta`]).
 //! Every handler checks the caller's grants first; listings show only what the caller may
 //! see.
 
@@ -14,7 +15,10 @@ use paimon_rs::meta::snapshot::Snapshot;
 use paimon_rs::meta::table::Table;
 use serde_json::{json, Value};
 
+mod table_meta;
+
 use super::error::ApiError;
+use super::paging::{page, NameFilter};
 use super::request::Request;
 use crate::auth::Access;
 use crate::policy::Policies;
@@ -69,6 +73,9 @@ impl Service {
             if let ["tables", t, ..] = rest {
                 check_name("table", t)?;
             }
+            if let ["tables", _, kind @ ("tags" | "branches"), name, ..] = rest {
+                check_name(if *kind == "tags" { "tag" } else { "branch" }, name)?;
+            }
         }
         match seg.as_slice() {
             ["config"] => self.only(m, "GET").and_then(|_| self.config(r)),
@@ -95,6 +102,32 @@ impl Service {
                 ("POST", ["databases", db, "tables", t, "rollback"]) => self.rollback(r, db, t),
                 ("GET", ["databases", db, "tables", t, "token"]) => self.data_token(r, db, t),
                 ("POST", ["databases", db, "tables", t, "auth"]) => self.auth_table(r, db, t),
+                ("GET", ["databases", db, "tables", t, "partitions"]) => {
+                    self.list_partitions(r, db, t)
+                }
+                ("GET", ["databases", db, "tables", t, "tags"]) => self.list_tags(r, db, t),
+                ("POST", ["databases", db, "tables", t, "tags"]) => self.create_tag(r, db, t),
+                ("GET", ["databases", db, "tables", t, "tags", tag]) => self.get_tag(r, db, t, tag),
+                ("DELETE", ["databases", db, "tables", t, "tags", tag]) => {
+                    self.delete_tag(r, db, t, tag)
+                }
+                ("GET", ["databases", db, "tables", t, "branches"]) => self.list_branches(r, db, t),
+                ("POST", ["databases", db, "tables", t, "branches"]) => {
+                    self.create_branch(r, db, t)
+                }
+                ("DELETE", ["databases", db, "tables", t, "branches", b]) => {
+                    self.drop_branch(r, db, t, b)
+                }
+                ("POST", ["databases", db, "tables", t, "branches", b, "forward"]) => {
+                    self.forward_branch(r, db, t, b)
+                }
+                ("GET", ["databases", db, "table-details"]) => self.list_table_details(r, db),
+                ("GET", ["databases", db, "views"]) => self.list_none(r, db, "views"),
+                ("GET", ["databases", db, "view-details"]) => self.list_none(r, db, "viewDetails"),
+                ("GET", ["databases", db, "functions"]) => self.list_none(r, db, "functions"),
+                ("GET", ["databases", db, "function-details"]) => {
+                    self.list_none(r, db, "functionDetails")
+                }
                 ("POST", ["tables", "rename"]) => self.rename_table(r),
                 _ => Err(not_found(r)),
             },
@@ -130,6 +163,7 @@ impl Service {
         }))
     }
 
+    /// `GET .../databases`, paged, filtered by `databaseNamePattern`.
     fn list_databases(&self, r: &Request) -> Answer {
         let dbs: Vec<String> = self
             .catalog
@@ -137,7 +171,13 @@ impl Service {
             .into_iter()
             .filter(|d| r.sees_database(d))
             .collect();
-        Ok(json!({"databases": dbs, "nextPageToken": null}))
+        let (dbs, next) = page(
+            r,
+            dbs,
+            String::as_str,
+            NameFilter::Like("databaseNamePattern"),
+        )?;
+        Ok(json!({"databases": dbs, "nextPageToken": next}))
     }
 
     fn create_database(&self, r: &Request) -> Answer {
@@ -179,7 +219,13 @@ impl Service {
             .into_iter()
             .filter(|t| r.may(Access::Read, db, Some(t)))
             .collect();
-        Ok(json!({"tables": tables, "nextPageToken": null}))
+        let (tables, next) = page(
+            r,
+            tables,
+            String::as_str,
+            NameFilter::Like("tableNamePattern"),
+        )?;
+        Ok(json!({"tables": tables, "nextPageToken": next}))
     }
 
     fn create_table(&self, r: &Request, db: &str) -> Answer {
@@ -202,7 +248,16 @@ impl Service {
 
     fn table(&self, db: &str, t: &str) -> Result<(Identifier, Table), ApiError> {
         let id = Identifier::new(db, t);
-        let table = self.catalog.get_table(&id)?;
+        let table = self.catalog.get_table(&id).map_err(|e| {
+            // A catalog that finds no table files says "not found" about a path: the answer
+            // names the table, so clients map it to their table-missing error.
+            let e = ApiError::from(e);
+            if e.status == 404 && e.resource_type.is_none() {
+                ApiError::not_found("TABLE", id.full_table_name(), e.message)
+            } else {
+                e
+            }
+        })?;
         Ok((id, table))
     }
 

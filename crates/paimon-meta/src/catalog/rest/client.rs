@@ -41,6 +41,22 @@ impl Object {
         }
     }
 
+    /// A table's tag (`tag db.t:name`): a 404 about it is the tag missing.
+    pub(crate) fn tag(table: &crate::catalog::Identifier, name: &str) -> Self {
+        Object {
+            kind: "tag",
+            name: format!("{}:{name}", table.full_table_name()),
+        }
+    }
+
+    /// A table's branch (`branch db.t:name`).
+    pub(crate) fn branch(table: &crate::catalog::Identifier, name: &str) -> Self {
+        Object {
+            kind: "branch",
+            name: format!("{}:{name}", table.full_table_name()),
+        }
+    }
+
     pub(crate) fn catalog() -> Self {
         Object {
             kind: "catalog",
@@ -173,7 +189,7 @@ impl RestClient {
                 }
                 Ok((status, text)) => {
                     let e = self.status_error(status, &text, &what, about);
-                    if status < 500 {
+                    if status < 500 || status == 501 {
                         return Err(e);
                     }
                     last = Some(e);
@@ -241,6 +257,7 @@ impl RestClient {
                 return Error::exists_in(&self.uri, object.kind, object.name)
             }
             409 => CatalogFailure::Conflict,
+            501 => CatalogFailure::NotImplemented,
             s if s >= 500 => CatalogFailure::ServerError,
             _ => CatalogFailure::Refused,
         };

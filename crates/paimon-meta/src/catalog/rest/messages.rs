@@ -8,9 +8,12 @@ use serde_json::{json, Map, Value};
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::DataType;
 
-use crate::catalog::Identifier;
+use crate::catalog::{Identifier, Partition};
 use crate::commit::SchemaChange;
 use crate::error::{CatalogFailure, Error, Result};
+use crate::java_time;
+use crate::schema_manager::Tag;
+use crate::snapshot::Snapshot;
 
 /// `Identifier`: `{"database": .., "object": ..}`.
 pub fn identifier(id: &Identifier) -> Value {
@@ -168,6 +171,121 @@ pub fn schema_change_from_json(v: &Value) -> Result<SchemaChange> {
     })
 }
 
+/// `Partition` (Java 1.4.2 `Partition`: its `PartitionStatistics` fields, `totalBuckets`
+/// among them, plus `done`).
+pub fn partition(p: &Partition) -> Value {
+    json!({
+        "spec": p.spec,
+        "recordCount": p.record_count,
+        "fileSizeInBytes": p.file_size_in_bytes,
+        "fileCount": p.file_count,
+        "lastFileCreationTime": p.last_file_creation_time,
+        "totalBuckets": p.total_buckets,
+        "done": p.done,
+    })
+}
+
+/// Reads a `Partition` ([`partition`]'s inverse; `done` absent is `false`).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a missing spec or count.
+pub fn partition_from_json(v: &Value) -> Result<Partition> {
+    let what = "Partition";
+    let spec = match v.get("spec") {
+        Some(Value::Object(o)) => o
+            .iter()
+            .map(|(k, x)| match x {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                // Java writes a null value for a null partition column in some versions.
+                Value::Null => Ok((k.clone(), String::new())),
+                _ => Err(bad_request(what, format!("spec.{k} is not a string"))),
+            })
+            .collect::<Result<_>>()?,
+        _ => return Err(bad_request(what, "field \"spec\" is not an object")),
+    };
+    let long = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_i64)
+            .ok_or_else(|| bad_request(what, format!("field {key:?} is missing or not a number")))
+    };
+    Ok(Partition {
+        spec,
+        record_count: long("recordCount")?,
+        file_size_in_bytes: long("fileSizeInBytes")?,
+        file_count: long("fileCount")?,
+        last_file_creation_time: long("lastFileCreationTime")?,
+        // Absent before Java 1.3.
+        total_buckets: v
+            .get("totalBuckets")
+            .and_then(Value::as_i64)
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(0),
+        done: v.get("done").and_then(Value::as_bool).unwrap_or(false),
+    })
+}
+
+/// `GetTagResponse`: the name, the tagged snapshot, `tagCreateTime` as epoch millis (Java's
+/// `LocalDateTime` read in this machine's zone) and `tagTimeRetained` as Java's
+/// `Duration.toString`.
+///
+/// # Errors
+/// [`Error::Internal`] when the snapshot's own JSON does not parse.
+pub fn tag(name: &str, t: &Tag) -> Result<Value> {
+    let snapshot: Value = serde_json::from_str(&t.snapshot.to_json())
+        .map_err(|e| Error::Internal(format!("snapshot JSON does not parse: {e}")))?;
+    Ok(json!({
+        "tagName": name,
+        "snapshot": snapshot,
+        "tagCreateTime": t.create_time.map(|(ms, _)| java_time::epoch_millis_of_local(ms)),
+        "tagTimeRetained": t.time_retained.map(|(s, n)| java_time::duration_string(s, n)),
+    }))
+}
+
+/// Reads a `GetTagResponse` ([`tag`]'s inverse): the name and the tag.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a missing name or snapshot, a malformed snapshot or
+/// retention.
+pub fn tag_from_json(v: &Value) -> Result<(String, Tag)> {
+    let what = "GetTagResponse";
+    let name = str_field(what, v, "tagName")?.to_string();
+    let snapshot = v
+        .get("snapshot")
+        .filter(|s| s.is_object())
+        .ok_or_else(|| bad_request(what, "field \"snapshot\" is not an object"))?;
+    let snapshot =
+        Snapshot::from_json_str(&format!("snapshot of tag {name}"), &snapshot.to_string())
+            .map_err(|e| bad_request(what, e))?;
+    let create_time = match v.get("tagCreateTime") {
+        None | Some(Value::Null) => None,
+        Some(x) => Some((
+            java_time::local_millis_of_epoch(
+                x.as_i64()
+                    .ok_or_else(|| bad_request(what, "tagCreateTime is not a number"))?,
+            ),
+            0,
+        )),
+    };
+    let time_retained = match v.get("tagTimeRetained") {
+        None | Some(Value::Null) => None,
+        Some(x) => Some(
+            x.as_str()
+                .and_then(java_time::parse_duration_string)
+                .ok_or_else(|| {
+                    bad_request(what, format!("tagTimeRetained {x} is not a duration"))
+                })?,
+        ),
+    };
+    Ok((
+        name,
+        Tag {
+            snapshot,
+            create_time,
+            time_retained,
+        },
+    ))
+}
+
 /// Reads response fields, naming the call in errors.
 pub(crate) struct Response<'a> {
     pub(crate) uri: &'a str,
@@ -176,7 +294,7 @@ pub(crate) struct Response<'a> {
 }
 
 impl Response<'_> {
-    fn bad(&self, reason: String) -> Error {
+    pub(crate) fn bad(&self, reason: String) -> Error {
         Error::catalog(
             self.uri,
             CatalogFailure::MalformedResponse,

@@ -22,9 +22,10 @@ use paimon_spec::schema::TableSchema;
 use serde_json::{json, Value};
 
 use super::options::{file_io_options, keys};
-use super::{Catalog, CatalogOptions, Database, Identifier};
+use super::{BranchStart, Catalog, CatalogOptions, Database, Identifier, Partition};
 use crate::commit::SchemaChange;
 use crate::error::{CatalogFailure, Error, Result};
+use crate::schema_manager::Tag;
 use crate::table::{Table, MAIN_BRANCH};
 use client::{Object, RestClient};
 pub use commit::RestSnapshotCommit;
@@ -176,8 +177,26 @@ impl RestCatalog {
         }
     }
 
-    /// Every page of a listing (`databases` or `tables`), following `nextPageToken`.
+    /// Every page of a listing (`databases`, `tables`, `tags`), following `nextPageToken`,
+    /// sorted.
     fn list_all(&self, path: &str, key: &str, about: &Object) -> Result<Vec<String>> {
+        let what = format!("GET {path}");
+        let mut out = self
+            .list_pages(path, key, about)?
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                _ => Err(self
+                    .response(what.clone(), &Value::Null)
+                    .bad(format!("field {key:?} holds a non-string"))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.sort();
+        Ok(out)
+    }
+
+    /// The items of every page of a listing under `key`, following `nextPageToken`.
+    fn list_pages(&self, path: &str, key: &str, about: &Object) -> Result<Vec<Value>> {
         let mut out = Vec::new();
         let mut token: Option<String> = None;
         // A server that keeps handing out tokens would loop forever: pages are bounded.
@@ -188,13 +207,14 @@ impl RestCatalog {
                 .unwrap_or_default();
             let body = self.client.get(path, &query, about)?;
             let r = self.response(format!("GET {path}"), &body);
-            out.extend(r.strings(key)?);
+            match body.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(a)) => out.extend(a.iter().cloned()),
+                Some(_) => return Err(r.bad(format!("field {key:?} is not a list"))),
+            }
             match r.next_page() {
                 Some(t) if Some(&t) != token.as_ref() => token = Some(t),
-                _ => {
-                    out.sort();
-                    return Ok(out);
-                }
+                _ => return Ok(out),
             }
         }
         Err(Error::catalog(
@@ -203,6 +223,11 @@ impl RestCatalog {
             format!("GET {path}"),
             "more than 100000 pages",
         ))
+    }
+
+    /// The object errors about `id` name.
+    fn table_object(id: &Identifier) -> Object {
+        Object::table(id.full_table_name())
     }
 
     /// The storage for a table at `path`: the catalog's FileIO options, and the server's
@@ -421,6 +446,109 @@ impl Catalog for RestCatalog {
             &Object::table(id.full_table_name()),
         );
         self.ignore_missing(r, ignore_if_not_exists)
+    }
+
+    fn list_partitions(&self, id: &Identifier) -> Result<Vec<Partition>> {
+        let path = self.paths.partitions(&id.database, id.table_name());
+        let about = Self::table_object(id);
+        let pages = match self.list_pages(&path, "partitions", &about) {
+            Ok(p) => p,
+            // A server that keeps no partitions (Java's `RESTCatalogServer` for a table
+            // without `metastore.partitioned-table`) answers 501: as Java's `RESTCatalog`
+            // does, the partitions are then computed from the table's own files.
+            Err(Error::Catalog {
+                failure: CatalogFailure::NotImplemented,
+                ..
+            }) => return Partition::of_table(&self.get_table(id)?),
+            Err(e) => return Err(e),
+        };
+        let mut out = pages
+            .iter()
+            .map(|v| {
+                messages::partition_from_json(v)
+                    .map_err(|e| self.response(format!("GET {path}"), v).bad(e.to_string()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.sort_by(|a, b| a.spec.cmp(&b.spec));
+        Ok(out)
+    }
+
+    fn list_tags(&self, id: &Identifier) -> Result<Vec<String>> {
+        let path = self.paths.tags(&id.database, id.table_name());
+        self.list_all(&path, "tags", &Self::table_object(id))
+    }
+
+    fn get_tag(&self, id: &Identifier, name: &str) -> Result<Tag> {
+        let path = self.paths.tag(&id.database, id.table_name(), name);
+        let body = self.client.get(&path, &[], &Object::tag(id, name))?;
+        messages::tag_from_json(&body).map(|(_, t)| t).map_err(|e| {
+            self.response(format!("GET {path}"), &body)
+                .bad(e.to_string())
+        })
+    }
+
+    fn create_tag(
+        &self,
+        id: &Identifier,
+        name: &str,
+        snapshot_id: Option<i64>,
+        time_retained_ms: Option<u64>,
+    ) -> Result<()> {
+        // Java `CreateTagRequest`; the retention as a duration Java's `TimeUtils` parses.
+        let body = json!({
+            "tagName": name,
+            "snapshotId": snapshot_id,
+            "timeRetained": time_retained_ms.map(|ms| format!("{ms} ms")),
+        });
+        let path = self.paths.tags(&id.database, id.table_name());
+        self.client.post(&path, &body, &Object::tag(id, name))?;
+        Ok(())
+    }
+
+    fn delete_tag(&self, id: &Identifier, name: &str) -> Result<()> {
+        let path = self.paths.tag(&id.database, id.table_name(), name);
+        self.client.delete(&path, &Object::tag(id, name))?;
+        Ok(())
+    }
+
+    fn list_branches(&self, id: &Identifier) -> Result<Vec<String>> {
+        let path = self.paths.branches(&id.database, id.table_name());
+        self.list_all(&path, "branches", &Self::table_object(id))
+    }
+
+    fn create_branch(&self, id: &Identifier, name: &str, start: &BranchStart) -> Result<()> {
+        // Java `CreateBranchRequest` names a tag or nothing.
+        let from_tag = match start {
+            BranchStart::Empty => None,
+            BranchStart::Tag(t) => Some(t.as_str()),
+            BranchStart::Snapshot(_) => {
+                return Err(Error::Unsupported {
+                    feature: format!(
+                        "creating branch {name} of {id} from a snapshot through a REST catalog \
+                         (the API creates branches from a tag or empty)"
+                    ),
+                })
+            }
+        };
+        let body = json!({"branch": name, "fromTag": from_tag});
+        let path = self.paths.branches(&id.database, id.table_name());
+        self.client.post(&path, &body, &Object::branch(id, name))?;
+        Ok(())
+    }
+
+    fn drop_branch(&self, id: &Identifier, name: &str) -> Result<()> {
+        let path = self.paths.branch(&id.database, id.table_name(), name);
+        self.client.delete(&path, &Object::branch(id, name))?;
+        Ok(())
+    }
+
+    fn fast_forward(&self, id: &Identifier, name: &str) -> Result<()> {
+        let path = self
+            .paths
+            .forward_branch(&id.database, id.table_name(), name);
+        self.client
+            .post(&path, &json!({}), &Object::branch(id, name))?;
+        Ok(())
     }
 }
 

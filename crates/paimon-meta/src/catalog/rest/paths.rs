@@ -69,6 +69,30 @@ impl Paths {
     pub(crate) fn table_token(&self, db: &str, table: &str) -> String {
         format!("{}/token", self.table(db, table))
     }
+
+    pub(crate) fn partitions(&self, db: &str, table: &str) -> String {
+        format!("{}/partitions", self.table(db, table))
+    }
+
+    pub(crate) fn tags(&self, db: &str, table: &str) -> String {
+        format!("{}/tags", self.table(db, table))
+    }
+
+    pub(crate) fn tag(&self, db: &str, table: &str, tag: &str) -> String {
+        format!("{}/{}", self.tags(db, table), encode(tag))
+    }
+
+    pub(crate) fn branches(&self, db: &str, table: &str) -> String {
+        format!("{}/branches", self.table(db, table))
+    }
+
+    pub(crate) fn branch(&self, db: &str, table: &str, branch: &str) -> String {
+        format!("{}/{}", self.branches(db, table), encode(branch))
+    }
+
+    pub(crate) fn forward_branch(&self, db: &str, table: &str, branch: &str) -> String {
+        format!("{}/forward", self.branch(db, table, branch))
+    }
 }
 
 #[cfg(test)]
@@ -85,6 +109,18 @@ mod tests {
             "/v1/paimon/databases/db/tables/t%24branch_b/commit"
         );
         assert_eq!(p.rename_table(), "/v1/paimon/tables/rename");
+        assert_eq!(
+            p.forward_branch("db", "t", "b 1"),
+            "/v1/paimon/databases/db/tables/t/branches/b+1/forward"
+        );
+        assert_eq!(
+            p.tag("db", "t", "t/1"),
+            "/v1/paimon/databases/db/tables/t/tags/t%2F1"
+        );
+        assert_eq!(
+            p.partitions("db", "t"),
+            "/v1/paimon/databases/db/tables/t/partitions"
+        );
         assert_eq!(
             Paths::new(None).table_token("d", "t"),
             "/v1/databases/d/tables/t/token"

@@ -17,9 +17,21 @@ import org.apache.paimon.table.source.Split;
 import org.apache.paimon.table.source.TableRead;
 import org.apache.paimon.types.DataTypes;
 
+import org.apache.paimon.PagedList;
+import org.apache.paimon.partition.Partition;
+import org.apache.paimon.rest.responses.GetTagResponse;
+import org.apache.paimon.table.DataTable;
+import org.apache.paimon.tag.Tag;
+import org.apache.paimon.utils.JsonSerdeUtil;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Java's catalogs opened from catalog options given as {@code --catalog-option KEY=VALUE}
@@ -44,22 +56,28 @@ final class CatalogOracle {
     }
 
     /**
-     * {@code catalog-write --catalog-option K=V... DB.TABLE --from A --to B [--commits N]}:
-     * creates the database and the table {@code (id INT, v STRING)} if missing, then writes
-     * rows (id, 'java-<id>') for id in [A, B) in N batch commits (default 1) of consecutive ids.
+     * {@code catalog-write --catalog-option K=V... DB.TABLE --from A --to B [--commits N]
+     * [--parts K]}: creates the database and the table {@code (id INT, v STRING)} if missing,
+     * then writes rows (id, 'java-<id>') for id in [A, B) in N batch commits (default 1) of
+     * consecutive ids. With {@code --parts K} the table is {@code (id INT, v STRING, p INT)}
+     * partitioned by p, and each row's p is id mod K.
      */
     static void write(Args a, PrintStream out) throws Exception {
         Identifier id = Identifier.fromString(a.positional(0));
         long from = a.getLong("--from", 0);
         long to = a.getLong("--to", 0);
         long commits = Math.max(1, a.getLong("--commits", 1));
+        long parts = a.getLong("--parts", 0);
         try (Catalog catalog = catalog(a)) {
             catalog.createDatabase(id.getDatabaseName(), true);
-            Schema schema =
+            Schema.Builder sb =
                     Schema.newBuilder()
                             .column("id", DataTypes.INT())
-                            .column("v", DataTypes.STRING())
-                            .build();
+                            .column("v", DataTypes.STRING());
+            if (parts > 0) {
+                sb.column("p", DataTypes.INT()).partitionKeys("p");
+            }
+            Schema schema = sb.build();
             catalog.createTable(id, schema, true);
             Table t = catalog.getTable(id);
             long per = Math.max(1, (to - from + commits - 1) / commits);
@@ -68,7 +86,11 @@ final class CatalogOracle {
                 try (BatchTableWrite w = wb.newWrite();
                         BatchTableCommit c = wb.newCommit()) {
                     for (long i = start; i < Math.min(to, start + per); i++) {
-                        w.write(GenericRow.of((int) i, BinaryString.fromString("java-" + i)));
+                        BinaryString v = BinaryString.fromString("java-" + i);
+                        w.write(
+                                parts > 0
+                                        ? GenericRow.of((int) i, v, (int) (i % parts))
+                                        : GenericRow.of((int) i, v));
                     }
                     c.commit(w.prepareCommit());
                 }
@@ -128,5 +150,192 @@ final class CatalogOracle {
                     throw new IllegalArgumentException("unknown catalog-op " + op);
             }
         }
+    }
+
+    /**
+     * {@code catalog-meta --catalog-option K=V... DB.TABLE OP [NAME] [--max N]
+     * [--snapshot N] [--retained D] [--from-tag T] [--pattern P]}: a table's partitions, tags
+     * and branches through the catalog's own calls, one JSON line per answer:
+     * {@code partitions} (every partition's statistics, by spec), {@code partitions-paged}
+     * ({@code listPartitionsPaged} pages of N with pattern P: one line of specs per page),
+     * {@code tags} ({@code listTagsPaged} pages of N: one line per page), {@code get-tag},
+     * {@code create-tag}, {@code delete-tag}, {@code branches}, {@code create-branch},
+     * {@code drop-branch}, {@code fast-forward}, {@code tables} ({@code listTablesPaged} pages
+     * of N over the table's database: one line per page), {@code table-details} (the names
+     * {@code listTableDetails} loads); {@code table-tags}, {@code table-tag N} and
+     * {@code table-branches} ask the table's own tag and branch managers (what a catalog
+     * without version management, such as the filesystem catalog, answers from).
+     */
+    static void meta(Args a, PrintStream out) throws Exception {
+        Identifier id = Identifier.fromString(a.positional(0));
+        String op = a.positional(1);
+        Integer max = a.get("--max") == null ? null : Integer.valueOf(a.get("--max"));
+        try (Catalog catalog = catalog(a)) {
+            switch (op) {
+                case "partitions":
+                    {
+                        List<Map<String, Object>> rows = new ArrayList<>();
+                        for (Partition p : catalog.listPartitions(id)) {
+                            rows.add(partition(p));
+                        }
+                        rows.sort(Comparator.comparing(r -> r.get("spec").toString()));
+                        for (Map<String, Object> r : rows) {
+                            out.println(JsonSerdeUtil.toFlatJson(r));
+                        }
+                        break;
+                    }
+                case "partitions-paged":
+                    pages(
+                            token ->
+                                    catalog.listPartitionsPaged(
+                                            id, max, token, a.get("--pattern")),
+                            p -> new TreeMap<>(p.spec()),
+                            out);
+                    break;
+                case "tags":
+                    pages(
+                            token -> catalog.listTagsPaged(id, max, token, a.get("--pattern")),
+                            t -> t,
+                            out);
+                    break;
+                case "get-tag":
+                    {
+                        GetTagResponse t = catalog.getTag(id, a.positional(2));
+                        Map<String, Object> r = new LinkedHashMap<>();
+                        r.put("tagName", t.tagName());
+                        r.put("snapshotId", t.snapshot().id());
+                        r.put("tagTimeRetained", t.tagTimeRetained());
+                        out.println(JsonSerdeUtil.toFlatJson(r));
+                        break;
+                    }
+                case "create-tag":
+                    catalog.createTag(
+                            id,
+                            a.positional(2),
+                            a.get("--snapshot") == null ? null : Long.valueOf(a.get("--snapshot")),
+                            a.get("--retained"),
+                            false);
+                    break;
+                case "delete-tag":
+                    catalog.deleteTag(id, a.positional(2));
+                    break;
+                case "branches":
+                    {
+                        List<String> b = new ArrayList<>(catalog.listBranches(id));
+                        b.sort(Comparator.naturalOrder());
+                        out.println(JsonSerdeUtil.toFlatJson(b));
+                        break;
+                    }
+                case "create-branch":
+                    catalog.createBranch(id, a.positional(2), a.get("--from-tag"));
+                    break;
+                case "drop-branch":
+                    catalog.dropBranch(id, a.positional(2));
+                    break;
+                case "fast-forward":
+                    catalog.fastForward(id, a.positional(2));
+                    break;
+                case "tables":
+                    pages(
+                            token ->
+                                    catalog.listTablesPaged(
+                                            id.getDatabaseName(),
+                                            max,
+                                            token,
+                                            a.get("--pattern"),
+                                            null),
+                            t -> t,
+                            out);
+                    break;
+                case "table-tags":
+                    {
+                        List<String> names =
+                                new ArrayList<>(
+                                        ((DataTable) catalog.getTable(id))
+                                                .tagManager()
+                                                .allTagNames());
+                        names.sort(Comparator.naturalOrder());
+                        out.println(JsonSerdeUtil.toFlatJson(names));
+                        break;
+                    }
+                case "table-tag":
+                    {
+                        String name = a.positional(2);
+                        Tag t =
+                                ((DataTable) catalog.getTable(id))
+                                        .tagManager()
+                                        .getOrThrow(name);
+                        Map<String, Object> r = new LinkedHashMap<>();
+                        r.put("tagName", name);
+                        r.put("snapshotId", t.id());
+                        r.put(
+                                "tagTimeRetained",
+                                t.getTagTimeRetained() == null
+                                        ? null
+                                        : t.getTagTimeRetained().toString());
+                        out.println(JsonSerdeUtil.toFlatJson(r));
+                        break;
+                    }
+                case "table-branches":
+                    {
+                        List<String> b =
+                                new ArrayList<>(
+                                        ((DataTable) catalog.getTable(id))
+                                                .branchManager()
+                                                .branches());
+                        b.sort(Comparator.naturalOrder());
+                        out.println(JsonSerdeUtil.toFlatJson(b));
+                        break;
+                    }
+                case "table-details":
+                    {
+                        List<String> names = new ArrayList<>();
+                        for (Table t : catalog.listTableDetails(id.getDatabaseName())) {
+                            names.add(t.name());
+                        }
+                        names.sort(Comparator.naturalOrder());
+                        out.println(JsonSerdeUtil.toFlatJson(names));
+                        break;
+                    }
+                default:
+                    throw new IllegalArgumentException("unknown catalog-meta op " + op);
+            }
+        }
+    }
+
+    private static Map<String, Object> partition(Partition p) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("spec", new TreeMap<>(p.spec()));
+        r.put("recordCount", p.recordCount());
+        r.put("fileSizeInBytes", p.fileSizeInBytes());
+        r.put("fileCount", p.fileCount());
+        r.put("lastFileCreationTime", p.lastFileCreationTime());
+        r.put("totalBuckets", p.totalBuckets());
+        r.put("done", p.done());
+        return r;
+    }
+
+    /** A paged catalog call from a page token. */
+    private interface PageCall<T> {
+        PagedList<T> apply(String token) throws Exception;
+    }
+
+    /** Follows the pages of a paged call, one JSON line of (mapped) elements per page. */
+    private static <T> void pages(PageCall<T> call, Function<T, Object> show, PrintStream out)
+            throws Exception {
+        String token = null;
+        for (int i = 0; i < 10_000; i++) {
+            PagedList<T> page = call.apply(token);
+            List<Object> shown = new ArrayList<>();
+            for (T t : page.getElements()) {
+                shown.add(show.apply(t));
+            }
+            out.println(JsonSerdeUtil.toFlatJson(shown));
+            token = page.getNextPageToken();
+            if (token == null || token.isEmpty()) {
+                return;
+            }
+        }
+        throw new IllegalStateException("more than 10000 pages");
     }
 }
