@@ -138,10 +138,10 @@ pub fn index_manifest_entry_type() -> WriteType {
     ])
 }
 
-/// How many `GlobalIndexMeta` fields an index manifest is written with: Java 1.4's five;
-/// + `_SOURCE_META` (Java 2.0, pypaimon 2.1); + `_BUILD_SCHEMA_ID` (Java after 2.0,
-/// paimon-rust 0.4). The fewest that hold every entry's values, so a table only we and Java 1.4
-/// wrote keeps Java 1.4's schema and a 2.x entry keeps what its writer gave it.
+/// How many `GlobalIndexMeta` fields an index manifest is written with: Java 1.4's five, then
+/// `_SOURCE_META` (Java 2.0, pypaimon 2.1), then `_BUILD_SCHEMA_ID` (Java after 2.0, paimon-rust
+/// 0.4). The fewest that hold every entry's values, so a table only we and Java 1.4 wrote keeps
+/// Java 1.4's schema and a 2.x entry keeps what its writer gave it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum GlobalFields {
     Java14,
