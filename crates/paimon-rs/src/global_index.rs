@@ -318,6 +318,7 @@ impl CreateGlobalIndex {
                                 extra_field_ids: None,
                                 index_meta: Some(encoded.meta),
                                 source_meta: None,
+                                build_schema_id: None,
                             }),
                         },
                     ));

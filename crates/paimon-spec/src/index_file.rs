@@ -64,6 +64,11 @@ pub struct GlobalIndexMeta {
     pub index_meta: Option<Vec<u8>>,
     /// Metadata about the index's source (Java 2.0+, layout V5).
     pub source_meta: Option<Vec<u8>>,
+    /// Schema the index was built under (`_BUILD_SCHEMA_ID`, Java after 2.0 and paimon-rust
+    /// 0.4 in index manifests). Carried through index manifests; no commit-message layout
+    /// read here has a place for it (pypaimon 2.1's version 14 has six global-index fields),
+    /// so [`IndexFileMeta::check_layout`] refuses it there by name.
+    pub build_schema_id: Option<i64>,
 }
 
 /// The field lists Java's `IndexFileMeta` serializers have written, oldest first.
@@ -160,6 +165,47 @@ fn cannot_carry(file: &str, what: &str, layout: IndexFileLayout) -> Error {
     }
 }
 
+/// The `_BUILD_SCHEMA_ID` of a `_GLOBAL_INDEX` row read as the six fields of layout V5, when
+/// the row holds a seventh. Java after 2.0 writes `GlobalIndexMeta` with seven fields (its
+/// `_BUILD_SCHEMA_ID`), pypaimon 2.1 with six, under the same commit-message version; the
+/// first six sit at the same offsets either way, and the row's fixed part tells the two
+/// apart: out-of-line data starts right after it (8-byte null bits, 8 bytes a field), and a
+/// row with none ends there.
+fn build_schema_id_of(six: &BinaryRow<'_>) -> Result<Option<i64>> {
+    const FIXED_6: usize = 8 + 6 * 8;
+    const FIXED_7: usize = 8 + 7 * 8;
+    let bytes = six.bytes();
+    let mut fixed_end = bytes.len();
+    // `_EXTRA_FIELD_IDS`, `_INDEX_META`, `_SOURCE_META`: out of line unless null, or inline
+    // (the slot's top bit set, 7 bytes at most).
+    for pos in 3..6 {
+        if six.is_null_at(pos)? {
+            continue;
+        }
+        let slot = six.get_long(pos)? as u64;
+        if slot & (1 << 63) == 0 {
+            let offset = usize::try_from(slot >> 32).unwrap_or(usize::MAX);
+            fixed_end = fixed_end.min(offset);
+        }
+    }
+    match fixed_end {
+        FIXED_6 => Ok(None),
+        FIXED_7 => {
+            let seven = BinaryRow::new(bytes, 7)?;
+            if seven.is_null_at(6)? {
+                Ok(None)
+            } else {
+                Ok(Some(seven.get_long(6)?))
+            }
+        }
+        other => Err(corrupt(format!(
+            "global index row of {} bytes whose fixed part ends at {other}: neither six nor \
+             seven fields",
+            bytes.len()
+        ))),
+    }
+}
+
 impl IndexFileMeta {
     /// Decodes an index-file row of `layout`.
     ///
@@ -173,7 +219,13 @@ impl IndexFileMeta {
                 layout.arity()
             )));
         }
-        Self::from_datums(row.to_datums(&layout.row_types())?)
+        let mut meta = Self::from_datums(row.to_datums(&layout.row_types())?)?;
+        if layout == IndexFileLayout::V5 {
+            if let Some(g) = meta.global_index.as_mut() {
+                g.build_schema_id = build_schema_id_of(&row.get_row(6, 6)?)?;
+            }
+        }
+        Ok(meta)
     }
 
     /// Builds from the decoded fields of any layout (4 to 7 values).
@@ -249,6 +301,13 @@ impl IndexFileMeta {
             }
             if layout == L::V4 && g.source_meta.is_some() {
                 return Err(cannot_carry(name, "global index source metadata", layout));
+            }
+            if g.build_schema_id.is_some() {
+                return Err(cannot_carry(
+                    name,
+                    "a global index build schema id (_BUILD_SCHEMA_ID)",
+                    layout,
+                ));
             }
         }
         Ok(())
@@ -398,6 +457,7 @@ impl GlobalIndexMeta {
             extra_field_ids,
             index_meta: opt_bytes(next(), "_INDEX_META")?,
             source_meta: opt_bytes(next(), "_SOURCE_META")?,
+            build_schema_id: None,
         })
     }
 }
@@ -434,7 +494,79 @@ mod tests {
                 extra_field_ids: Some(vec![4, 5]),
                 index_meta: Some(vec![1, 2]),
                 source_meta: Some(vec![7]),
+                build_schema_id: None,
             }),
+        }
+    }
+
+    /// Java after 2.0 writes `GlobalIndexMeta` with a seventh field, `_BUILD_SCHEMA_ID`, under
+    /// the same commit-message layout as pypaimon 2.1's six: a seven-field row keeps its build
+    /// schema id, a six-field row reads as before. Values: the global indexes Java's
+    /// `ManifestCommittableSerializerCompatibilityTest` builds for its v14 and v13 goldens.
+    #[test]
+    fn a_seven_field_global_index_row_keeps_its_build_schema_id() {
+        let java_v14 = GlobalIndexMeta {
+            row_range_start: 0,
+            row_range_end: 9,
+            index_field_id: 7,
+            extra_field_ids: None,
+            index_meta: None,
+            source_meta: None,
+            build_schema_id: Some(11),
+        };
+        let java_v13 = GlobalIndexMeta {
+            extra_field_ids: Some(vec![8, 9]),
+            index_meta: Some(vec![0x12, 0x34]),
+            source_meta: Some(vec![0x56, 0x78]),
+            build_schema_id: None,
+            ..java_v14.clone()
+        };
+        // Out-of-line source meta: more than seven bytes.
+        let long_source = GlobalIndexMeta {
+            source_meta: Some((0u8..20).collect()),
+            build_schema_id: Some(-3),
+            ..java_v13.clone()
+        };
+        let mut seven_types = IndexFileLayout::V5.row_types();
+        if let TypeKind::Row(fields) = &mut seven_types[6].kind {
+            fields.push(DataField::new(
+                6,
+                "_BUILD_SCHEMA_ID",
+                DataType::nullable(TypeKind::BigInt),
+            ));
+        }
+        for g in [java_v14, java_v13, long_source] {
+            let meta = IndexFileMeta {
+                index_type: "index-type".into(),
+                file_name: "index-file".into(),
+                file_size: 100,
+                row_count: 10,
+                dv_ranges: None,
+                external_path: None,
+                global_index: Some(g.clone()),
+            };
+            // Seven fields, as Java's `GlobalIndexMeta.SCHEMA` after 2.0.
+            let mut datums = {
+                let mut six = meta.clone();
+                six.global_index.as_mut().unwrap().build_schema_id = None;
+                six.to_datums(IndexFileLayout::V5)
+            };
+            if let Datum::Row(f) = &mut datums[6] {
+                f.push(g.build_schema_id.map_or(Datum::Null, Datum::BigInt));
+            }
+            let bytes = encode_row(RowKind::Insert, &datums, &seven_types).unwrap();
+            let row = BinaryRow::new(&bytes, 7).unwrap();
+            let back = IndexFileMeta::from_row(&row, IndexFileLayout::V5).unwrap();
+            assert_eq!(back, meta);
+            // Six fields, as pypaimon 2.1: no build schema id.
+            let mut six = meta.clone();
+            six.global_index.as_mut().unwrap().build_schema_id = None;
+            let bytes = six.to_row_bytes(IndexFileLayout::V5).unwrap();
+            let row = BinaryRow::new(&bytes, 7).unwrap();
+            assert_eq!(
+                IndexFileMeta::from_row(&row, IndexFileLayout::V5).unwrap(),
+                six
+            );
         }
     }
 
@@ -449,6 +581,17 @@ mod tests {
         );
         assert!(m.to_row_bytes(IndexFileLayout::V4).is_err());
         assert!(m.to_row_bytes(IndexFileLayout::V1).is_err());
+        // `_BUILD_SCHEMA_ID` has no place in any commit-message layout: refused by name.
+        let mut built = m.clone();
+        built.global_index.as_mut().unwrap().build_schema_id = Some(11);
+        let err = built
+            .to_row_bytes(IndexFileLayout::V5)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("_BUILD_SCHEMA_ID") && err.contains("index-1"),
+            "{err}"
+        );
         let mut v3 = m.clone();
         v3.global_index = None;
         let bytes = v3.to_row_bytes(IndexFileLayout::V3).unwrap();

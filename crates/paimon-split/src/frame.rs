@@ -22,6 +22,12 @@ pub const FRAME_MAGIC: i64 = 0x5350_4C49_545F_5631;
 pub const FRAME_VERSION: i32 = 1;
 /// `IndexedSplit.MAGIC`.
 pub const INDEXED_SPLIT_MAGIC: i64 = -938472394838495695;
+/// [`IncrementalSplit::version`] of the incremental split in a Java 2.0 `SPLIT_V1` frame: Java
+/// 2.0's `SplitSerializer` writes the fields without a body version (and 20-field DataFileMeta
+/// rows). Java 2.1 reads only a versioned body, so it cannot read these frames; we read both,
+/// telling them apart by the first int (a body version is 1 or 2; Java 2.0's frame starts with
+/// the snapshot id, whose high half is 0 below 2^32). Only a frame carries this form.
+pub const INCREMENTAL_FRAME_JAVA_2_0: i32 = 0;
 
 const DATA_SPLIT: i32 = 1;
 const INCREMENTAL_SPLIT: i32 = 2;
@@ -73,12 +79,14 @@ pub enum Split {
 
 /// Java `IncrementalSplit`: the files of one bucket only in the start snapshot (`before`) and
 /// only in the end snapshot (`after`) of an incremental diff, or a streaming changes read.
-/// Java 1.4+ ships it as a Java object stream (body version 1) or, from 2.1, in a `SPLIT_V1`
-/// frame (body version 2); [`crate::incremental`] converts it to and from a [`DataSplit`].
+/// Java 1.4+ ships it as a Java object stream (body version 1); in a `SPLIT_V1` frame, Java
+/// 2.0 writes the fields with no body version ([`INCREMENTAL_FRAME_JAVA_2_0`]) and 2.1 the
+/// versioned body (version 2); [`crate::incremental`] converts it to and from a [`DataSplit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IncrementalSplit {
     /// Body version written before the fields: 1 (20-field DataFileMeta, Java 1.4 - 2.0) or
-    /// 2 (21 fields, 2.1).
+    /// 2 (21 fields, 2.1); [`INCREMENTAL_FRAME_JAVA_2_0`] for Java 2.0's frame body, which has
+    /// no version field (20-field DataFileMeta).
     pub version: i32,
     /// Snapshot id.
     pub snapshot_id: i64,
@@ -225,7 +233,7 @@ fn read_frame_depth(
     let ty = r.i32("split type")?;
     Ok(match ty {
         DATA_SPLIT => Split::Data(data_split_at(r, version_seen)?),
-        INCREMENTAL_SPLIT => Split::Incremental(read_incremental(r)?),
+        INCREMENTAL_SPLIT => Split::Incremental(read_incremental_in_frame(r)?),
         INDEXED_SPLIT => Split::Indexed(read_indexed(r, version_seen)?),
         CHAIN_SPLIT => Split::Chain(read_chain(r)?),
         QUERY_AUTH_SPLIT => {
@@ -272,7 +280,7 @@ pub fn write_frame(w: &mut WireWriter, split: &Split, data_version: i32) -> Resu
         }
         Split::Incremental(s) => {
             w.i32(INCREMENTAL_SPLIT);
-            write_incremental(w, s)?;
+            write_incremental_in_frame(w, s)?;
         }
         Split::Indexed(s) => {
             w.i32(INDEXED_SPLIT);
@@ -299,10 +307,23 @@ pub fn write_frame(w: &mut WireWriter, split: &Split, data_version: i32) -> Resu
             w.i32(CHAIN_SPLIT);
             w.i32(s.version);
             write_serialized_row(w, &s.logical_partition)?;
-            write_files(w, &s.data_files, file_arity()?)?;
+            let arity =
+                crate::codec::file_meta_arity(chain_files_version(s.version)).ok_or_else(|| {
+                    Error::VersionMismatch {
+                        found: s.version,
+                        supported: "ChainSplit versions 1..=3".into(),
+                    }
+                })?;
+            write_files(w, &s.data_files, arity)?;
             write_utf_map(w, &s.file_bucket_path_mapping)?;
             write_utf_map(w, &s.file_branch_mapping)?;
-            write_deletion_files(w, s.deletion_files.as_deref(), CURRENT_VERSION)?;
+            if s.version > 1 {
+                write_deletion_files(w, s.deletion_files.as_deref(), CURRENT_VERSION)?;
+            } else if s.deletion_files.is_some() {
+                return Err(Error::Encode {
+                    reason: "ChainSplit version 1 has no deletion files".into(),
+                });
+            }
         }
         Split::QueryAuth { split, auth } => {
             w.i32(QUERY_AUTH_SPLIT);
@@ -330,18 +351,12 @@ pub fn write_frame(w: &mut WireWriter, split: &Split, data_version: i32) -> Resu
     Ok(())
 }
 
-fn file_arity() -> Result<usize> {
-    crate::codec::file_meta_arity(CURRENT_FILE_ARITY_VERSION).ok_or_else(|| Error::Encode {
-        reason: "no DataFileMeta arity for the current version".into(),
-    })
-}
-
 /// The DataSplit version whose DataFileMeta layout an `IncrementalSplit` body version uses:
 /// body 1 (Java 1.4 - 2.0) writes the 20-field layout of DataSplit v8, body 2 (2.1) the
 /// 21-field layout of v9.
 fn incremental_files_version(version: i32) -> Option<i32> {
     match version {
-        1 => Some(8),
+        INCREMENTAL_FRAME_JAVA_2_0 | 1 => Some(8),
         2 => Some(CURRENT_FILE_ARITY_VERSION),
         _ => None,
     }
@@ -360,13 +375,48 @@ fn incremental_file_arity(version: i32) -> Result<usize> {
 /// its Java object-stream image).
 pub(crate) fn read_incremental(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
     let version = r.i32("incremental split version")?;
-    let Some(files_version) = incremental_files_version(version) else {
+    if incremental_files_version(version).is_none() || version == INCREMENTAL_FRAME_JAVA_2_0 {
         return Err(Error::VersionMismatch {
             found: version,
             supported: "IncrementalSplit versions 1..=2".into(),
         });
-    };
+    }
     let snapshot_id = r.i64("snapshot id")?;
+    read_incremental_fields(r, version, snapshot_id)
+}
+
+/// The incremental split of a `SPLIT_V1` frame: Java 2.1's versioned body, or Java 2.0's
+/// unversioned fields ([`INCREMENTAL_FRAME_JAVA_2_0`]).
+fn read_incremental_in_frame(r: &mut WireReader<'_>) -> Result<IncrementalSplit> {
+    let head = r.i32("incremental split version (Java 2.1) or snapshot id (Java 2.0)")?;
+    if head == INCREMENTAL_FRAME_JAVA_2_0 {
+        // Java 2.0: `head` was the high half of the snapshot id.
+        let low = r.i32("snapshot id")?;
+        let snapshot_id = i64::from(low as u32);
+        return read_incremental_fields(r, INCREMENTAL_FRAME_JAVA_2_0, snapshot_id);
+    }
+    if incremental_files_version(head).is_none() {
+        return Err(Error::VersionMismatch {
+            found: head,
+            supported: "IncrementalSplit versions 1..=2 (Java 2.1), or Java 2.0's unversioned \
+                        body of a snapshot id below 2^32"
+                .into(),
+        });
+    }
+    let snapshot_id = r.i64("snapshot id")?;
+    read_incremental_fields(r, head, snapshot_id)
+}
+
+fn read_incremental_fields(
+    r: &mut WireReader<'_>,
+    version: i32,
+    snapshot_id: i64,
+) -> Result<IncrementalSplit> {
+    let files_version =
+        incremental_files_version(version).ok_or_else(|| Error::VersionMismatch {
+            found: version,
+            supported: "IncrementalSplit versions 1..=2".into(),
+        })?;
     let partition = read_serialized_row(r, "partition")?;
     let bucket = r.i32("bucket")?;
     let total_buckets = r.i32("total buckets")?;
@@ -406,13 +456,40 @@ fn check_deletion_count(
     }
 }
 
-/// Encodes an `IncrementalSplit` body (no frame header).
+/// Encodes an `IncrementalSplit` body (no frame header), as Java's `IncrementalSplit.serialize`
+/// (also the payload of its Java object-stream image).
 ///
 /// # Errors
-/// [`Error::VersionMismatch`] for a body version other than 1 or 2; [`Error::Encode`] when a
-/// value cannot be carried.
+/// [`Error::VersionMismatch`] for a body version other than 1 or 2 (Java 2.0's unversioned
+/// form exists only in a frame); [`Error::Encode`] when a value cannot be carried.
 pub(crate) fn write_incremental(w: &mut WireWriter, s: &IncrementalSplit) -> Result<()> {
-    w.i32(s.version);
+    if s.version == INCREMENTAL_FRAME_JAVA_2_0 {
+        return Err(Error::VersionMismatch {
+            found: s.version,
+            supported: "IncrementalSplit versions 1..=2 outside a SPLIT_V1 frame (Java 2.0's \
+                        unversioned body is a frame's only)"
+                .into(),
+        });
+    }
+    write_incremental_in_frame(w, s)
+}
+
+/// The incremental split of a `SPLIT_V1` frame: Java 2.0's unversioned fields for
+/// [`INCREMENTAL_FRAME_JAVA_2_0`], else the versioned body.
+fn write_incremental_in_frame(w: &mut WireWriter, s: &IncrementalSplit) -> Result<()> {
+    if s.version == INCREMENTAL_FRAME_JAVA_2_0 {
+        if !(0..=i64::from(u32::MAX)).contains(&s.snapshot_id) {
+            return Err(Error::Encode {
+                reason: format!(
+                    "snapshot id {} of an incremental split cannot be told from a body version \
+                     in Java 2.0's frame layout (it needs 0..2^32)",
+                    s.snapshot_id
+                ),
+            });
+        }
+    } else {
+        w.i32(s.version);
+    }
     w.i64(s.snapshot_id);
     write_serialized_row(w, &s.partition)?;
     w.i32(s.bucket);
@@ -461,6 +538,17 @@ fn read_indexed(r: &mut WireReader<'_>, version_seen: &mut Option<i32>) -> Resul
     })
 }
 
+/// The DataSplit version whose DataFileMeta layout a `ChainSplit` body version uses: 1 and 2
+/// (Java 2.0) the 20-field layout of v8, 3 (2.1) the 21-field one of v9 (Java
+/// `ChainSplit.deserialize`: `DataFileMetaWriteColsLegacySerializer` up to version 2).
+fn chain_files_version(version: i32) -> i32 {
+    if version <= 2 {
+        8
+    } else {
+        CURRENT_FILE_ARITY_VERSION
+    }
+}
+
 fn read_chain(r: &mut WireReader<'_>) -> Result<ChainSplit> {
     let version = r.i32("chain split version")?;
     if !(1..=3).contains(&version) {
@@ -470,10 +558,11 @@ fn read_chain(r: &mut WireReader<'_>) -> Result<ChainSplit> {
         });
     }
     let logical_partition = read_serialized_row(r, "logical partition")?;
-    let data_files = read_files(r, CURRENT_FILE_ARITY_VERSION, "chain file count")?;
+    let data_files = read_files(r, chain_files_version(version), "chain file count")?;
     let file_bucket_path_mapping = read_utf_map(r)?;
     let file_branch_mapping = read_utf_map(r)?;
-    let deletion_files = if r.remaining() > 0 {
+    // Version 1 has no deletion files; 2 (Java 2.0) and 3 (2.1) always have the list.
+    let deletion_files = if version > 1 {
         read_deletion_files(r, CURRENT_VERSION)?
     } else {
         None

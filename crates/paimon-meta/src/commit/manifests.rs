@@ -204,6 +204,9 @@ impl ManifestWriter {
             max_level: entries.iter().map(|e| e.file.level).max(),
             min_row_id: row_ids.as_ref().and_then(|r| r.iter().map(|x| x.0).min()),
             max_row_id: row_ids.and_then(|r| r.iter().map(|x| x.1).max()),
+            // We write no manifest sidecar; Java and paimon-rust read a manifest without one.
+            total_buckets: None,
+            extra_files: None,
         })
     }
 

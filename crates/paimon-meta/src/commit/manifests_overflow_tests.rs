@@ -36,6 +36,8 @@ fn meta(name: &str, size: i64) -> ManifestFileMeta {
         max_level: None,
         min_row_id: None,
         max_row_id: None,
+        total_buckets: None,
+        extra_files: None,
     }
 }
 

@@ -465,6 +465,9 @@ pub(super) fn metadata_names(files: &Files, snapshots: &[&Snapshot]) -> Result<H
         for list in lists.into_iter().flatten() {
             names.insert(list.clone());
             for m in files.list(list)? {
+                // A manifest's sidecars (`_EXTRA_FILES`, Java after 2.0, paimon-rust 0.4) live
+                // and die with it.
+                names.extend(m.extra_files.into_iter().flatten());
                 names.insert(m.file_name);
             }
         }
@@ -498,6 +501,11 @@ pub(super) fn unused_metadata(
         for m in files.list(list)? {
             if skip.insert(m.file_name.clone()) {
                 out.push(files.manifest_path(&m.file_name));
+            }
+            for extra in m.extra_files.iter().flatten() {
+                if skip.insert(extra.clone()) {
+                    out.push(files.manifest_path(extra));
+                }
             }
         }
         if skip.insert(list.clone()) {

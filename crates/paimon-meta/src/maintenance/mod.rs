@@ -13,6 +13,8 @@ mod expire;
 mod orphan;
 mod partition_expire;
 mod rollback;
+#[cfg(test)]
+mod sidecar_tests;
 mod tags;
 
 pub use abort::abort_messages;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use paimon_spec::data_file::DataFileMeta;
 use paimon_spec::stats::SimpleStats;
 
+use super::index::GlobalIndexMeta;
 use super::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use crate::error::{Error, Result};
 use paimon_format::avro::encode::{codec_for, write_container, WriteType};
@@ -26,9 +27,11 @@ fn strings() -> WriteType {
     T::array(T::String)
 }
 
-/// `DataFileMeta.SCHEMA` of 1.4.2 (20 fields).
-fn data_file_type() -> WriteType {
-    T::Record(vec![
+/// `DataFileMeta.SCHEMA` of 1.4.2 (20 fields); with `sequences`, the 21st field Java after 2.0,
+/// pypaimon 2.1 and paimon-rust 0.4 write (`_WRITE_COLS_SEQUENCES`, per written column the
+/// largest sequence number), only when an entry has one.
+fn data_file_type(sequences: bool) -> WriteType {
+    let mut fields = vec![
         ("_FILE_NAME", T::String),
         ("_FILE_SIZE", T::Long),
         ("_ROW_COUNT", T::Long),
@@ -49,24 +52,39 @@ fn data_file_type() -> WriteType {
         ("_EXTERNAL_PATH", T::nullable(T::String)),
         ("_FIRST_ROW_ID", T::nullable(T::Long)),
         ("_WRITE_COLS", T::nullable(strings())),
-    ])
+    ];
+    if sequences {
+        fields.push(("_WRITE_COLS_SEQUENCES", T::nullable(T::array(T::Long))));
+    }
+    T::Record(fields)
 }
 
-/// Java `ManifestEntry.SCHEMA` with `_VERSION`.
+/// Java 1.4's `ManifestEntry.SCHEMA` with `_VERSION`.
 pub fn manifest_entry_type() -> WriteType {
+    manifest_entry_type_with(false)
+}
+
+fn manifest_entry_type_with(sequences: bool) -> WriteType {
     T::Record(vec![
         ("_VERSION", T::Int),
         ("_KIND", T::TinyInt),
         ("_PARTITION", T::Bytes),
         ("_BUCKET", T::Int),
         ("_TOTAL_BUCKETS", T::Int),
-        ("_FILE", data_file_type()),
+        ("_FILE", data_file_type(sequences)),
     ])
 }
 
-/// Java `ManifestFileMeta.SCHEMA` with `_VERSION`.
+/// Java 1.4's `ManifestFileMeta.SCHEMA` with `_VERSION`.
 pub fn manifest_file_meta_type() -> WriteType {
-    T::Record(vec![
+    manifest_file_meta_type_with(false)
+}
+
+/// With `v2x`, the two fields Java after 2.0 and paimon-rust 0.4 append (`_TOTAL_BUCKETS`,
+/// `_EXTRA_FILES`, in their order); written only when a listed manifest carries one, so a list
+/// of our own manifests keeps Java 1.4's schema.
+fn manifest_file_meta_type_with(v2x: bool) -> WriteType {
+    let mut fields = vec![
         ("_VERSION", T::Int),
         ("_FILE_NAME", T::String),
         ("_FILE_SIZE", T::Long),
@@ -80,7 +98,16 @@ pub fn manifest_file_meta_type() -> WriteType {
         ("_MAX_LEVEL", T::nullable(T::Int)),
         ("_MIN_ROW_ID", T::nullable(T::Long)),
         ("_MAX_ROW_ID", T::nullable(T::Long)),
-    ])
+    ];
+    if v2x {
+        fields.push(("_TOTAL_BUCKETS", T::nullable(T::Int)));
+        fields.push(("_EXTRA_FILES", T::nullable(strings())));
+    }
+    T::Record(fields)
+}
+
+fn has_v2x_fields(m: &ManifestFileMeta) -> bool {
+    m.total_buckets.is_some() || m.extra_files.is_some()
 }
 
 /// Java `IndexManifestEntry.SCHEMA` with `_VERSION`.
@@ -106,15 +133,66 @@ pub fn index_manifest_entry_type() -> WriteType {
         ("_EXTERNAL_PATH", T::nullable(T::String)),
         (
             "_GLOBAL_INDEX",
-            T::nullable(T::Record(vec![
-                ("_ROW_RANGE_START", T::Long),
-                ("_ROW_RANGE_END", T::Long),
-                ("_INDEX_FIELD_ID", T::Int),
-                ("_EXTRA_FIELD_IDS", T::nullable(T::array(T::Int))),
-                ("_INDEX_META", T::nullable(T::Bytes)),
-            ])),
+            T::nullable(global_index_type(GlobalFields::Java14)),
         ),
     ])
+}
+
+/// How many `GlobalIndexMeta` fields an index manifest is written with: Java 1.4's five, then
+/// `_SOURCE_META` (Java 2.0, pypaimon 2.1), then `_BUILD_SCHEMA_ID` (Java after 2.0, paimon-rust
+/// 0.4). The fewest that hold every entry's values, so a table only we and Java 1.4 wrote keeps
+/// Java 1.4's schema and a 2.x entry keeps what its writer gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum GlobalFields {
+    Java14,
+    SourceMeta,
+    BuildSchemaId,
+}
+
+impl GlobalFields {
+    fn of(entries: &[IndexManifestEntry]) -> GlobalFields {
+        entries
+            .iter()
+            .filter_map(|e| e.index_file.global_index.as_ref())
+            .map(|g| {
+                if g.build_schema_id.is_some() {
+                    GlobalFields::BuildSchemaId
+                } else if g.source_meta.is_some() {
+                    GlobalFields::SourceMeta
+                } else {
+                    GlobalFields::Java14
+                }
+            })
+            .max()
+            .unwrap_or(GlobalFields::Java14)
+    }
+}
+
+fn global_index_type(fields: GlobalFields) -> WriteType {
+    let mut f = vec![
+        ("_ROW_RANGE_START", T::Long),
+        ("_ROW_RANGE_END", T::Long),
+        ("_INDEX_FIELD_ID", T::Int),
+        ("_EXTRA_FIELD_IDS", T::nullable(T::array(T::Int))),
+        ("_INDEX_META", T::nullable(T::Bytes)),
+    ];
+    if fields >= GlobalFields::SourceMeta {
+        f.push(("_SOURCE_META", T::nullable(T::Bytes)));
+    }
+    if fields >= GlobalFields::BuildSchemaId {
+        f.push(("_BUILD_SCHEMA_ID", T::nullable(T::Long)));
+    }
+    T::Record(f)
+}
+
+fn index_manifest_entry_type_with(fields: GlobalFields) -> WriteType {
+    let T::Record(mut all) = index_manifest_entry_type() else {
+        unreachable!("index_manifest_entry_type is a record")
+    };
+    if let Some(g) = all.iter_mut().find(|(n, _)| *n == "_GLOBAL_INDEX") {
+        g.1 = T::nullable(global_index_type(fields));
+    }
+    T::Record(all)
 }
 
 fn record(fields: Vec<(&str, Value)>) -> Value {
@@ -153,8 +231,8 @@ fn kind_value(k: FileKind) -> Value {
     })
 }
 
-fn data_file_value(f: &DataFileMeta) -> Value {
-    record(vec![
+fn data_file_value(f: &DataFileMeta, sequences: bool) -> Value {
+    let mut fields = vec![
         ("_FILE_NAME", Value::String(f.file_name.clone())),
         ("_FILE_SIZE", Value::Long(f.file_size)),
         ("_ROW_COUNT", Value::Long(f.row_count)),
@@ -187,24 +265,41 @@ fn data_file_value(f: &DataFileMeta) -> Value {
         ),
         ("_FIRST_ROW_ID", opt(f.first_row_id, Value::Long)),
         ("_WRITE_COLS", opt(f.write_cols.as_deref(), string_array)),
-    ])
+    ];
+    if sequences {
+        fields.push((
+            "_WRITE_COLS_SEQUENCES",
+            opt(f.write_cols_sequences.as_deref(), |v| {
+                Value::Array(v.iter().map(|x| Value::Long(*x)).collect())
+            }),
+        ));
+    }
+    record(fields)
 }
 
-/// The record of one manifest entry.
+/// The record of one manifest entry (Java 1.4's fields).
 pub fn manifest_entry_value(e: &ManifestEntry) -> Value {
+    manifest_entry_value_with(e, false)
+}
+
+fn manifest_entry_value_with(e: &ManifestEntry, sequences: bool) -> Value {
     record(vec![
         ("_VERSION", Value::Int(2)),
         ("_KIND", kind_value(e.kind)),
         ("_PARTITION", Value::Bytes(e.partition.clone())),
         ("_BUCKET", Value::Int(e.bucket)),
         ("_TOTAL_BUCKETS", Value::Int(e.total_buckets)),
-        ("_FILE", data_file_value(&e.file)),
+        ("_FILE", data_file_value(&e.file, sequences)),
     ])
 }
 
-/// The record of one manifest-list entry.
+/// The record of one manifest-list entry (Java 1.4's fields).
 pub fn manifest_file_meta_value(m: &ManifestFileMeta) -> Value {
-    record(vec![
+    manifest_file_meta_value_with(m, false)
+}
+
+fn manifest_file_meta_value_with(m: &ManifestFileMeta, v2x: bool) -> Value {
+    let mut fields = vec![
         ("_VERSION", Value::Int(2)),
         ("_FILE_NAME", Value::String(m.file_name.clone())),
         ("_FILE_SIZE", Value::Long(m.file_size)),
@@ -218,7 +313,12 @@ pub fn manifest_file_meta_value(m: &ManifestFileMeta) -> Value {
         ("_MAX_LEVEL", opt(m.max_level, Value::Int)),
         ("_MIN_ROW_ID", opt(m.min_row_id, Value::Long)),
         ("_MAX_ROW_ID", opt(m.max_row_id, Value::Long)),
-    ])
+    ];
+    if v2x {
+        fields.push(("_TOTAL_BUCKETS", opt(m.total_buckets, Value::Int)));
+        fields.push(("_EXTRA_FILES", opt(m.extra_files.as_deref(), string_array)));
+    }
+    record(fields)
 }
 
 /// The record of one index-manifest entry.
@@ -226,6 +326,32 @@ pub fn manifest_file_meta_value(m: &ManifestFileMeta) -> Value {
 /// # Errors
 /// `Unsupported` when a deletion vector's offset or length does not fit Java's `int`.
 pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
+    index_manifest_entry_value_with(e, GlobalFields::Java14)
+}
+
+fn global_index_value(g: &GlobalIndexMeta, fields: GlobalFields) -> Value {
+    let mut f = vec![
+        ("_ROW_RANGE_START", Value::Long(g.row_range_start)),
+        ("_ROW_RANGE_END", Value::Long(g.row_range_end)),
+        ("_INDEX_FIELD_ID", Value::Int(g.index_field_id)),
+        (
+            "_EXTRA_FIELD_IDS",
+            opt(g.extra_field_ids.clone(), |ids| {
+                Value::Array(ids.into_iter().map(Value::Int).collect())
+            }),
+        ),
+        ("_INDEX_META", opt(g.index_meta.clone(), Value::Bytes)),
+    ];
+    if fields >= GlobalFields::SourceMeta {
+        f.push(("_SOURCE_META", opt(g.source_meta.clone(), Value::Bytes)));
+    }
+    if fields >= GlobalFields::BuildSchemaId {
+        f.push(("_BUILD_SCHEMA_ID", opt(g.build_schema_id, Value::Long)));
+    }
+    record(f)
+}
+
+fn index_manifest_entry_value_with(e: &IndexManifestEntry, fields: GlobalFields) -> Result<Value> {
     let f = &e.index_file;
     let int = |v: i64, what: &str| {
         i32::try_from(v).map(Value::Int).map_err(|_| {
@@ -250,21 +376,9 @@ pub fn index_manifest_entry_value(e: &IndexManifestEntry) -> Result<Value> {
                 .collect::<Result<Vec<_>>>()?,
         ),
     };
-    // Java 1.4's five `GlobalIndexMeta` fields (its schema has no `_SOURCE_META`).
     let global = match &f.global_index {
         None => Value::Null,
-        Some(g) => record(vec![
-            ("_ROW_RANGE_START", Value::Long(g.row_range_start)),
-            ("_ROW_RANGE_END", Value::Long(g.row_range_end)),
-            ("_INDEX_FIELD_ID", Value::Int(g.index_field_id)),
-            (
-                "_EXTRA_FIELD_IDS",
-                opt(g.extra_field_ids.clone(), |ids| {
-                    Value::Array(ids.into_iter().map(Value::Int).collect())
-                }),
-            ),
-            ("_INDEX_META", opt(g.index_meta.clone(), Value::Bytes)),
-        ]),
+        Some(g) => global_index_value(g, fields),
     };
     Ok(record(vec![
         ("_VERSION", Value::Int(1)),
@@ -343,8 +457,14 @@ impl ManifestWriteOptions {
     /// # Errors
     /// `Internal` when an entry does not fit the schema.
     pub fn manifest(&self, path: &str, entries: &[ManifestEntry]) -> Result<Vec<u8>> {
-        let recs: Vec<Value> = entries.iter().map(manifest_entry_value).collect();
-        self.write(path, &manifest_entry_type(), &recs)
+        let sequences = entries
+            .iter()
+            .any(|e| e.file.write_cols_sequences.is_some());
+        let recs: Vec<Value> = entries
+            .iter()
+            .map(|e| manifest_entry_value_with(e, sequences))
+            .collect();
+        self.write(path, &manifest_entry_type_with(sequences), &recs)
     }
 
     /// Bytes of a manifest list.
@@ -352,8 +472,12 @@ impl ManifestWriteOptions {
     /// # Errors
     /// `Internal` when an entry does not fit the schema.
     pub fn manifest_list(&self, path: &str, metas: &[ManifestFileMeta]) -> Result<Vec<u8>> {
-        let recs: Vec<Value> = metas.iter().map(manifest_file_meta_value).collect();
-        self.write(path, &manifest_file_meta_type(), &recs)
+        let v2x = metas.iter().any(has_v2x_fields);
+        let recs: Vec<Value> = metas
+            .iter()
+            .map(|m| manifest_file_meta_value_with(m, v2x))
+            .collect();
+        self.write(path, &manifest_file_meta_type_with(v2x), &recs)
     }
 
     /// Bytes of an index manifest.
@@ -361,11 +485,12 @@ impl ManifestWriteOptions {
     /// # Errors
     /// `Unsupported` for offsets beyond Java's int; `Internal` when an entry does not fit.
     pub fn index_manifest(&self, path: &str, entries: &[IndexManifestEntry]) -> Result<Vec<u8>> {
+        let fields = GlobalFields::of(entries);
         let recs = entries
             .iter()
-            .map(index_manifest_entry_value)
+            .map(|e| index_manifest_entry_value_with(e, fields))
             .collect::<Result<Vec<_>>>()?;
-        self.write(path, &index_manifest_entry_type(), &recs)
+        self.write(path, &index_manifest_entry_type_with(fields), &recs)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::encode::*;
 use super::*;
+use paimon_spec::index_file::GlobalIndexMeta;
 
 /// The raw `avro.schema` JSON of a container's header.
 fn header_schema(bytes: &[u8]) -> String {
@@ -178,4 +179,185 @@ fn global_index_entries_round_trip() {
     }
     // Two index manifests: the BTree build's (one entry), then the bitmap build's (both).
     assert_eq!(seen, 3);
+}
+
+/// Field names of the record type in an Avro header schema, nested records flattened in order
+/// (`_GLOBAL_INDEX._SOURCE_META` and so on).
+fn field_paths(schema: &str) -> Vec<String> {
+    fn walk(v: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Array(alts) => alts.iter().for_each(|a| walk(a, prefix, out)),
+            serde_json::Value::Object(o) => {
+                if let Some(serde_json::Value::Array(fields)) = o.get("fields") {
+                    for f in fields {
+                        let name = f["name"].as_str().unwrap();
+                        let path = format!("{prefix}{name}");
+                        out.push(path.clone());
+                        walk(&f["type"], &format!("{path}."), out);
+                    }
+                } else if let Some(items) = o.get("items") {
+                    walk(items, prefix, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&serde_json::from_str(schema).unwrap(), "", &mut out);
+    out
+}
+
+/// A manifest list of paimon-rust 0.4 (`fixtures/manifest-sidecar`, written with manifest
+/// sidecars on) keeps its two 2.x fields when we write it again: the same field list as
+/// paimon-rust's header, and the same values. A list of only our manifests keeps Java 1.4's
+/// schema.
+#[test]
+fn manifest_lists_keep_total_buckets_and_extra_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/manifest-sidecar/db.db/t/manifest");
+    let w = ManifestWriteOptions::try_new("avro", "zstd").unwrap();
+    let mut with_sidecars = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("manifest-list-") {
+            continue;
+        }
+        let path = path.to_str().unwrap().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let theirs = field_paths(&header_schema(&bytes));
+        assert!(theirs.ends_with(&["_TOTAL_BUCKETS".into(), "_EXTRA_FILES".into()]));
+        let a = ManifestFileMeta::decode_list(&path, bytes.into()).unwrap();
+        with_sidecars += a.iter().filter(|m| m.extra_files.is_some()).count();
+        let out = w.manifest_list(&path, &a).unwrap();
+        let back = ManifestFileMeta::decode_list(&path, out.clone().into()).unwrap();
+        assert_eq!(back, a, "{path}");
+        let ours = field_paths(&header_schema(&out));
+        if a.is_empty() {
+            // An empty list carries no 2.x value: Java 1.4's schema.
+            assert_eq!(ours, field_paths(&manifest_file_meta_type().schema_json()));
+        } else {
+            assert_eq!(ours, theirs, "{path}");
+        }
+        let pq = ManifestWriteOptions::try_new("parquet", "zstd").unwrap();
+        let out = pq.manifest_list(&path, &a).unwrap();
+        assert_eq!(
+            ManifestFileMeta::decode_list(&path, out.into()).unwrap(),
+            a,
+            "{path}"
+        );
+    }
+    // Snapshots 1, 2, 3: base lists of 0, 1, 2 manifests and delta lists of one each.
+    assert_eq!(with_sidecars, 6);
+}
+
+/// `_SOURCE_META` (Java 2.0, pypaimon 2.1) and `_BUILD_SCHEMA_ID` (Java after 2.0, paimon-rust
+/// 0.4) of global-index entries survive a rewrite of the index manifest, written in the field
+/// order of paimon-rust 0.4's index-manifest schema; entries without them keep Java 1.4's five
+/// fields.
+#[test]
+fn global_index_source_meta_and_build_schema_id_are_carried() {
+    let entry = |source: Option<Vec<u8>>, build: Option<i64>| IndexManifestEntry {
+        kind: FileKind::Add,
+        partition: paimon_spec::stats::empty_serialized_row(),
+        bucket: 0,
+        index_file: IndexFileMeta {
+            index_type: "btree".into(),
+            file_name: "btree-global-index-1.index".into(),
+            file_size: 100,
+            row_count: 10,
+            dv_ranges: None,
+            external_path: None,
+            global_index: Some(GlobalIndexMeta {
+                row_range_start: 0,
+                row_range_end: 9,
+                index_field_id: 7,
+                extra_field_ids: Some(vec![8, 9]),
+                index_meta: Some(vec![0x12, 0x34]),
+                source_meta: source,
+                build_schema_id: build,
+            }),
+        },
+    };
+    let w = ManifestWriteOptions::try_new("avro", "zstd").unwrap();
+    let global = |bytes: &[u8]| -> Vec<String> {
+        field_paths(&header_schema(bytes))
+            .into_iter()
+            .filter_map(|p| p.strip_prefix("_GLOBAL_INDEX.").map(str::to_string))
+            .collect()
+    };
+    let five = [
+        "_ROW_RANGE_START",
+        "_ROW_RANGE_END",
+        "_INDEX_FIELD_ID",
+        "_EXTRA_FIELD_IDS",
+        "_INDEX_META",
+    ];
+    for (entries, fields) in [
+        (vec![entry(None, None)], five.len()),
+        (
+            vec![entry(None, None), entry(Some(vec![0x56, 0x78]), None)],
+            6,
+        ),
+        (
+            vec![entry(Some(vec![0x56]), None), entry(None, Some(11))],
+            7,
+        ),
+    ] {
+        let out = w.index_manifest("index-manifest-x", &entries).unwrap();
+        let back =
+            IndexManifestEntry::decode_index_manifest("index-manifest-x", out.clone().into())
+                .unwrap();
+        assert_eq!(back, entries);
+        let mut expected: Vec<&str> = five.to_vec();
+        expected.extend(["_SOURCE_META", "_BUILD_SCHEMA_ID"]);
+        expected.truncate(fields);
+        assert_eq!(global(&out), expected);
+    }
+}
+
+/// `_FILE._WRITE_COLS_SEQUENCES` (pypaimon 2.1's and paimon-rust 0.4's 21st DataFileMeta field,
+/// Java after 2.0) survives a manifest we write, in the field order of paimon-rust's manifests
+/// (`fixtures/manifest-sidecar`); entries without it keep Java 1.4's 20 fields.
+#[test]
+fn write_cols_sequences_are_carried_in_manifests() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/manifest-sidecar/db.db/t/manifest");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("manifest-")
+                && !n.starts_with("manifest-list-")
+                && !n.ends_with(".sidecar")
+        })
+        .collect();
+    names.sort();
+    let path = names[0].to_str().unwrap().to_string();
+    let bytes = std::fs::read(&path).unwrap();
+    let theirs = field_paths(&header_schema(&bytes));
+    assert_eq!(theirs.last().unwrap(), "_FILE._WRITE_COLS_SEQUENCES");
+    let plain = ManifestEntry::decode_manifest(&path, bytes.into()).unwrap();
+    let w = ManifestWriteOptions::try_new("avro", "zstd").unwrap();
+    let out = w.manifest(&path, &plain).unwrap();
+    assert_eq!(
+        field_paths(&header_schema(&out)),
+        field_paths(&manifest_entry_type().schema_json())
+    );
+    let mut with = plain.clone();
+    with[0].file.write_cols = Some(vec!["id".into(), "v".into()]);
+    with[0].file.write_cols_sequences = Some(vec![3, 5]);
+    let out = w.manifest(&path, &with).unwrap();
+    assert_eq!(field_paths(&header_schema(&out)), theirs);
+    assert_eq!(
+        ManifestEntry::decode_manifest(&path, out.into()).unwrap(),
+        with
+    );
+    let pq = ManifestWriteOptions::try_new("parquet", "zstd").unwrap();
+    let out = pq.manifest(&path, &with).unwrap();
+    assert_eq!(
+        ManifestEntry::decode_manifest(&path, out.into()).unwrap(),
+        with
+    );
 }

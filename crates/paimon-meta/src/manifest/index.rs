@@ -150,6 +150,9 @@ fn global_index(f: &Fields<'_>, r: &Record) -> Result<Option<GlobalIndexMeta>> {
         extra_field_ids,
         index_meta: opt_bytes("_INDEX_META")?,
         source_meta: opt_bytes("_SOURCE_META")?,
+        build_schema_id: f
+            .opt_long(g, "_BUILD_SCHEMA_ID")
+            .map_err(|_| f.err(FIELD, "_BUILD_SCHEMA_ID is not a long"))?,
     };
     if meta.row_range_start < 0 || meta.row_range_end < meta.row_range_start {
         return Err(f.err(

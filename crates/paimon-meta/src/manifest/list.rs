@@ -4,6 +4,7 @@ use paimon_spec::stats::SimpleStats;
 
 use super::{decode_records, Fields};
 use crate::error::Result;
+use paimon_format::value::{Record, Value};
 
 /// One manifest file listed in a manifest list (Java `ManifestFileMeta`).
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +33,14 @@ pub struct ManifestFileMeta {
     pub min_row_id: Option<i64>,
     /// Largest row id (1.4+).
     pub max_row_id: Option<i64>,
+    /// Total buckets of the manifest's entries when they all agree (`_TOTAL_BUCKETS`, written
+    /// by Java after 2.0 and paimon-rust 0.4; absent before). Carried unchanged.
+    pub total_buckets: Option<i32>,
+    /// Files that belong to the manifest, in `manifest/` beside it (`_EXTRA_FILES`, Java after
+    /// 2.0 and paimon-rust 0.4: the manifest sidecar, a block index for pruning). We read the
+    /// manifest itself, which is complete without them; they are carried unchanged, kept by
+    /// orphan removal while the manifest is used and deleted with it when it expires.
+    pub extra_files: Option<Vec<String>>,
 }
 
 /// `_VERSION` of manifest lists (Java `ManifestFileMetaSerializer`).
@@ -64,8 +73,34 @@ impl ManifestFileMeta {
                     max_level: f.opt_int(r, "_MAX_LEVEL")?,
                     min_row_id: f.opt_long(r, "_MIN_ROW_ID")?,
                     max_row_id: f.opt_long(r, "_MAX_ROW_ID")?,
+                    total_buckets: f.opt_int(r, "_TOTAL_BUCKETS")?,
+                    extra_files: extra_files(&f, r)?,
                 })
             })
             .collect()
+    }
+}
+
+/// `_EXTRA_FILES` of a manifest-list record: plain names (they are joined to `manifest/`).
+fn extra_files(f: &Fields<'_>, r: &Record) -> Result<Option<Vec<String>>> {
+    const FIELD: &str = "_EXTRA_FILES";
+    match r.get(FIELD) {
+        Value::Null => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| {
+                let name = v
+                    .as_str()
+                    .ok_or_else(|| f.err(FIELD, "holds a non-string"))?;
+                crate::file_name::check_plain_name(
+                    f.path,
+                    &format!("{} field {FIELD}", f.what),
+                    name,
+                )?;
+                Ok(name.to_string())
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        _ => Err(f.err(FIELD, "not an array")),
     }
 }

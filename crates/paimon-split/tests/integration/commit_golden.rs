@@ -120,6 +120,7 @@ fn java_committable(cm: i32, mc: i32, legacy_07: bool) -> ManifestCommittable {
             extra_field_ids: Some(vec![5, 6, 7]),
             index_meta: Some(vec![0x23, 0x45]),
             source_meta: None,
+            build_schema_id: None,
         }),
     };
     let mut data = DataIncrement {

@@ -186,6 +186,7 @@ fn messages() -> Vec<CommitMessage> {
                     extra_field_ids: Some(vec![0, 3]),
                     index_meta: Some(vec![0xca, 0xfe]),
                     source_meta: None,
+                    build_schema_id: None,
                 }),
             }],
             ..DataIncrement::default()

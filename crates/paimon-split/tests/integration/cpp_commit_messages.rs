@@ -182,6 +182,7 @@ fn version_11_global_index_message_values() {
             extra_field_ids: None,
             index_meta: None,
             source_meta: None,
+            build_schema_id: None,
         })
     );
 }

@@ -7,6 +7,7 @@ mod common;
 mod cpp_commit_messages;
 mod cpp_splits;
 mod golden;
+mod java20_frames;
 mod java_rows;
 mod peer_messages;
 mod roundtrip;

@@ -200,6 +200,7 @@ fn arb_index_file() -> impl Strategy<Value = paimon_spec::index_file::IndexFileM
             extra_field_ids: extra,
             index_meta: meta,
             source_meta: source,
+            build_schema_id: None,
         });
     (
         arb_string(),

@@ -1,0 +1,178 @@
+"""Tables with the 2.x-era peers' defaults, written in turns by pypaimon 2.1, paimon-rs and
+paimon-rust 0.4, read by all three (scripts/test-peers-2x.sh).
+
+    tables_2x.py create WH
+        pypaimon 2.1 creates one table per KIND (below) in database `v2x`.
+    tables_2x.py round WH WRITER R OUT_DIR
+        Round R's rows of every table (ids 10R..10R+4; on primary-key tables also an update of
+        id 10(R-1), v = 'u{R}'), as JSON lines in OUT_DIR/<table>.jsonl; WRITER `pypaimon` or
+        `rust` (pypaimon_rust's batch writer and committer) also writes and commits them,
+        WRITER `ours` leaves that to `paimon write`.
+    tables_2x.py check WH ROUNDS OURS_DIR
+        For every table: the rows of rounds 0..ROUNDS-1 (an upsert by id on primary-key
+        tables) equal pypaimon's read, paimon-rust's read and OURS_DIR/<table>.jsonl (what
+        `paimon read --format jsonl` printed). On the sidecar table, every manifest of the
+        latest snapshot that has a sidecar file still lists it in `_EXTRA_FILES`, and there is
+        at least one per writer that made one (paimon-rust's rounds).
+"""
+import glob
+import json
+import os
+import sys
+from pathlib import Path
+
+import fastavro
+import pyarrow as pa
+from pypaimon import CatalogFactory, Schema
+
+DB = "v2x"
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
+
+KINDS = {
+    # table: (primary keys, options)
+    "append": ([], {"bucket": "-1"}),
+    "append_fixed": ([], {"bucket": "2", "bucket-key": "id"}),
+    "pk": (["id"], {"bucket": "2"}),
+    "pk_dv": (["id"], {"bucket": "1", "deletion-vectors.enabled": "true"}),
+    "row_tracking": ([], {"bucket": "-1", "row-tracking.enabled": "true"}),
+    "sidecar": ([], {"bucket": "-1", "row-tracking.enabled": "true",
+                     "manifest.sidecar.enabled": "true"}),
+}
+
+
+def catalog(wh):
+    return CatalogFactory.create({"warehouse": wh})
+
+
+def create(wh):
+    c = catalog(wh)
+    c.create_database(DB, True)
+    for name, (pks, options) in KINDS.items():
+        c.create_table(f"{DB}.{name}", Schema.from_pyarrow_schema(
+            SCHEMA, primary_keys=pks, options=options), False)
+    print(f"created {len(KINDS)} tables")
+
+
+def round_rows(name, r):
+    rows = [{"id": 10 * r + i, "v": f"r{r}-{i}"} for i in range(5)]
+    if KINDS[name][0] and r > 0:
+        rows.append({"id": 10 * (r - 1), "v": f"u{r}"})
+    return rows
+
+
+def write_pypaimon(wh, name, rows):
+    t = catalog(wh).get_table(f"{DB}.{name}")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_arrow(pa.Table.from_pylist(rows, schema=SCHEMA))
+    c = wb.new_commit()
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
+
+
+def write_rust(wh, name, rows):
+    import pypaimon_rust.datafusion as prd
+    t = prd.PaimonCatalog({"warehouse": wh}).get_table(f"{DB}.{name}")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    for batch in pa.Table.from_pylist(rows, schema=SCHEMA).to_batches():
+        w.write_arrow(batch)
+    messages = w.prepare_commit()
+    w.close()
+    c = wb.new_commit()
+    c.commit(messages)
+    c.close()
+
+
+def round_(wh, writer, r, out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in KINDS:
+        rows = round_rows(name, int(r))
+        (out / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
+        if writer == "pypaimon":
+            write_pypaimon(wh, name, rows)
+        elif writer == "rust":
+            write_rust(wh, name, rows)
+        elif writer != "ours":
+            sys.exit(f"unknown writer {writer}")
+    print(f"round {r}: {writer}")
+
+
+def expected(name, rounds):
+    rows = {} if KINDS[name][0] else []
+    for r in range(rounds):
+        for x in round_rows(name, r):
+            if isinstance(rows, dict):
+                rows[x["id"]] = x
+            else:
+                rows.append(x)
+    rows = list(rows.values()) if isinstance(rows, dict) else rows
+    return sorted(rows, key=lambda x: (x["id"], x["v"]))
+
+
+def normal(rows):
+    return sorted(({"id": x["id"], "v": x["v"]} for x in rows), key=lambda x: (x["id"], x["v"]))
+
+
+def read_pypaimon(wh, name):
+    t = catalog(wh).get_table(f"{DB}.{name}")
+    rb = t.new_read_builder()
+    return normal(rb.new_read().to_arrow(rb.new_scan().plan().splits()).to_pylist())
+
+
+def read_rust(wh, name):
+    import pypaimon_rust.datafusion as prd
+    t = prd.PaimonCatalog({"warehouse": wh}).get_table(f"{DB}.{name}")
+    rb = t.new_read_builder()
+    batches = list(rb.new_read().read_arrow(rb.new_scan().plan().splits()))
+    return normal(pa.Table.from_batches(batches).to_pylist() if batches else [])
+
+
+def sidecars_listed(wh, name):
+    """(manifests with a sidecar file, of them those whose `_EXTRA_FILES` lists it)."""
+    root = Path(wh) / f"{DB}.db" / name
+    latest = (root / "snapshot" / "LATEST").read_text().strip()
+    snap = json.loads((root / "snapshot" / f"snapshot-{latest}").read_text())
+    with_file, listed = 0, 0
+    for key in ("baseManifestList", "deltaManifestList"):
+        with open(root / "manifest" / snap[key], "rb") as f:
+            for m in fastavro.reader(f):
+                sidecar = root / "manifest" / (m["_FILE_NAME"] + ".avro.sidecar")
+                if sidecar.exists():
+                    with_file += 1
+                    if sidecar.name in (m.get("_EXTRA_FILES") or []):
+                        listed += 1
+    return with_file, listed
+
+
+def check(wh, rounds, ours_dir):
+    failed = []
+    for name in KINDS:
+        want = expected(name, int(rounds))
+        ours_path = Path(ours_dir) / f"{name}.jsonl"
+        ours = normal(json.loads(x) for x in ours_path.read_text().splitlines() if x.strip())
+        for who, got in (("pypaimon 2.1", read_pypaimon(wh, name)),
+                         ("paimon-rust 0.4", read_rust(wh, name)), ("paimon-rs", ours)):
+            if got != want:
+                failed.append(f"{name}: {who} reads {got}, expected {want}")
+            else:
+                print(f"PASS {name}: {who} reads the {len(want)} rows")
+    with_file, listed = sidecars_listed(wh, "sidecar")
+    if with_file == 0 or listed != with_file:
+        failed.append(f"sidecar: {with_file} manifests have a sidecar file, {listed} list it")
+    else:
+        print(f"PASS sidecar: all {with_file} sidecars of paimon-rust's manifests still listed")
+    for f in failed:
+        print(f"FAIL {f}")
+    sys.exit(1 if failed else 0)
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"create": create, "round": round_, "check": check}[cmd](*args)
+
+
+if __name__ == "__main__":
+    main()
