@@ -252,7 +252,7 @@ fn a_stopped_server_is_reported_unreachable_at_once() {
 }
 
 /// `catalog-meta` of the oracle through Java's REST client of `server`, its output lines.
-fn java_meta(server: &Server, args: &[&str]) -> Vec<String> {
+fn java_meta(server: &JavaRestServer, args: &[&str]) -> Vec<String> {
     let options = [
         "metastore=rest".to_string(),
         format!("uri={}", server.url),
@@ -298,7 +298,7 @@ fn partitions_tags_and_branches_against_javas_server() {
         "3",
     ];
     oracle(&write);
-    let c = server.catalog();
+    let c = catalog(server);
     let id = Identifier::parse("meta_db.parts").unwrap();
 
     // Partitions: ours equal Java's, field by field.
