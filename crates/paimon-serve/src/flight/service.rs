@@ -46,6 +46,8 @@ type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
 #[derive(Debug, Clone)]
 pub struct FlightSqlServer {
     catalog: PaimonCatalogProvider,
+    /// The warehouse's storage.
+    io: paimon_rs::io::FileIORef,
     users: Option<Arc<Users>>,
     target_partitions: usize,
     /// Worker URLs scan endpoints name (round robin from `next_worker`); empty: none.
@@ -66,8 +68,11 @@ impl FlightSqlServer {
             (false, Ok(abs)) => abs.to_string_lossy().into_owned(),
             _ => warehouse.to_string(),
         };
+        let io = paimon_rs::io::file_io_for(&warehouse)
+            .map_err(|e| DataFusionError::Execution(format!("{warehouse}: {e}")))?;
         Ok(FlightSqlServer {
-            catalog: PaimonCatalogProvider::new(&warehouse)?,
+            catalog: PaimonCatalogProvider::with_io(Arc::clone(&io), &warehouse),
+            io,
             users: users.map(Arc::new),
             target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
             workers: Arc::from(Vec::new()),
@@ -138,7 +143,7 @@ impl FlightSqlServer {
         query_auth::restrict(
             &self.policies,
             caller,
-            self.catalog.file_io(),
+            &self.io,
             node,
             &db,
             &table,
@@ -196,7 +201,7 @@ impl FlightSqlServer {
             return Ok(None);
         };
         let Some(tickets) =
-            split_ticket::tickets_of_node(node, self.warehouse(), self.catalog.file_io())
+            split_ticket::tickets_of_node(node, self.warehouse(), &self.io)
                 .map_err(Status::internal)?
         else {
             return Ok(None);
@@ -234,14 +239,14 @@ impl FlightSqlServer {
         query_auth::check_ticket(
             &self.policies,
             caller,
-            self.catalog.file_io(),
+            &self.io,
             &node,
             &db,
             &table,
         )
         .map_err(status)?;
         let groups = node.partitions.len();
-        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(self.catalog.file_io())))
+        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io)))
             .map_err(status)?;
         let task = self.session(caller).task_ctx();
         let streams = (0..groups)
@@ -464,7 +469,7 @@ impl FlightSqlService for FlightSqlServer {
             let ticket = SplitTicket::decode_any(&message).map_err(Status::invalid_argument)?;
             let rows = read_ticket(
                 self.warehouse(),
-                self.catalog.file_io(),
+                &self.io,
                 &caller,
                 &self.policies,
                 &ticket,
