@@ -346,18 +346,25 @@ fn server_snapshot_id(url: &str, db: &str, table: &str) -> i64 {
          Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    // A chunked body: the JSON is the first chunk.
-    let json = match head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        true => body.split_once("\r\n").map_or(body, |(_, b)| b),
-        false => body,
-    };
-    let end = json.rfind('}').map_or(json.len(), |i| i + 1);
-    let v: serde_json::Value = serde_json::from_str(&json[..end]).unwrap();
-    v["snapshot"]["snapshot"]["id"].as_i64().unwrap()
+    // The server may keep the connection open: read until the JSON body is complete.
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            // The JSON object (a chunked body's first chunk starts after its size line).
+            if let (Some(start), Some(end)) = (body.find('{'), body.rfind('}')) {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&body[start..=end]) {
+                    return v["snapshot"]["snapshot"]["id"].as_i64().unwrap();
+                }
+            }
+        }
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "the server closed before its answer was complete: {text}");
+        bytes.extend_from_slice(&buf[..n]);
+    }
 }
 
 /// `paimon sql --catalog-option ...` over Java's REST catalog: the catalog is the default
