@@ -123,7 +123,9 @@ fn source(a: &SqlArgs) -> Result<(Source, Option<String>)> {
     let mut options = crate::catalog_cmd::catalog_options()?;
     if options.is_empty() {
         let Some(w) = &a.warehouse else {
-            bail!("give a WAREHOUSE directory, or a catalog with --catalog-option/--catalog-options");
+            bail!(
+                "give a WAREHOUSE directory, or a catalog with --catalog-option/--catalog-options"
+            );
         };
         return Ok((Source::Warehouse(w.clone()), a.query.clone()));
     }
@@ -170,9 +172,9 @@ async fn session(a: &SqlArgs, source: Source) -> Result<SessionContext> {
                     std::sync::Arc::clone(fs.file_io()),
                     paimon_meta::catalog::Catalog::location(fs),
                 ),
-                None => paimon_datafusion::PaimonCatalogProvider::with_catalog(std::sync::Arc::clone(
-                    c.catalog(),
-                )),
+                None => paimon_datafusion::PaimonCatalogProvider::with_catalog(
+                    std::sync::Arc::clone(c.catalog()),
+                ),
             };
             paimon_datafusion::sql::session_with_catalog(provider, config)
         }

@@ -120,7 +120,9 @@ fn psql(uri: &str, user: &str, password: &str, sql: &str) -> String {
     let (hostport, db) = rest.split_once('/').unwrap();
     let (host, port) = hostport.split_once(':').unwrap();
     let out = Command::new("psql")
-        .args(["-qtA", "-h", host, "-p", port, "-U", user, "-d", db, "-c", sql])
+        .args([
+            "-qtA", "-h", host, "-p", port, "-U", user, "-d", db, "-c", sql,
+        ])
         .env("PGPASSWORD", password)
         .output()
         .expect("run psql");
@@ -181,7 +183,14 @@ fn sql_commits_through_jdbc_under_javas_lock() {
     .flat_map(|o| ["--catalog-option".to_string(), o])
     .collect();
     let cat: Vec<&str> = opts.iter().map(String::as_str).collect();
-    oracle(&[&["catalog-write"][..], &cat, &["sdb.t", "--from", "0", "--to", "2"]].concat());
+    oracle(
+        &[
+            &["catalog-write"][..],
+            &cat,
+            &["sdb.t", "--from", "0", "--to", "2"],
+        ]
+        .concat(),
+    );
     let sql = |q: &str| ok(&[&["sql", q, "--format", "csv"][..], &cat].concat());
     assert_eq!(
         sql("SELECT id, v FROM sdb.t ORDER BY id"),
@@ -200,7 +209,12 @@ fn sql_commits_through_jdbc_under_javas_lock() {
     let mut insert = Command::new(env!("CARGO_BIN_EXE_paimon"))
         .args(
             [
-                &["sql", "INSERT INTO sdb.t VALUES (10, 'sql-10')", "--format", "csv"][..],
+                &[
+                    "sql",
+                    "INSERT INTO sdb.t VALUES (10, 'sql-10')",
+                    "--format",
+                    "csv",
+                ][..],
                 &cat,
             ]
             .concat(),

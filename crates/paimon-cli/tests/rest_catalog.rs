@@ -362,7 +362,10 @@ fn server_snapshot_id(url: &str, db: &str, table: &str) -> i64 {
             }
         }
         let n = s.read(&mut buf).unwrap();
-        assert!(n > 0, "the server closed before its answer was complete: {text}");
+        assert!(
+            n > 0,
+            "the server closed before its answer was complete: {text}"
+        );
         bytes.extend_from_slice(&buf[..n]);
     }
 }
@@ -449,7 +452,13 @@ fn sql_reads_writes_and_creates_tables_through_rest() {
 
     // With two positional arguments the first is the catalog's warehouse option.
     let two = ok(&[
-        &["sql", "rest_warehouse", "SELECT count(*) AS n FROM jdb.t", "--format", "csv"][..],
+        &[
+            "sql",
+            "rest_warehouse",
+            "SELECT count(*) AS n FROM jdb.t",
+            "--format",
+            "csv",
+        ][..],
         &cat[..6],
     ]
     .concat());

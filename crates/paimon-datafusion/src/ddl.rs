@@ -549,7 +549,11 @@ fn create_table_with(
             .catalog()
             .create_table(&id, schema, t.if_not_exists)
             .map_err(|e| df_err(catalog.warehouse(), e))?,
-        (None, Ok(_)) => return Err(DataFusionError::Internal("a directory without storage".into())),
+        (None, Ok(_)) => {
+            return Err(DataFusionError::Internal(
+                "a directory without storage".into(),
+            ))
+        }
     }
     Ok(())
 }

@@ -233,8 +233,8 @@ fn sql_over_the_catalog_holds_the_row_filter_and_masks() {
         .iter()
         .all(|(id, v)| *id >= 3 && *v == format!("JAVA-{id}")));
     for system in ["files", "snapshots", "partitions"] {
-        let err = sql_over(&reader, &format!(r#"SELECT * FROM java_db."t${system}""#))
-            .expect_err(system);
+        let err =
+            sql_over(&reader, &format!(r#"SELECT * FROM java_db."t${system}""#)).expect_err(system);
         assert!(
             err.contains("java_db.t") && err.contains("query auth") && err.contains(system),
             "{system}: {err}"

@@ -140,16 +140,9 @@ impl FlightSqlServer {
                     node.table_path
                 ))
             })?;
-        query_auth::restrict(
-            &self.policies,
-            caller,
-            &self.io,
-            node,
-            &db,
-            &table,
-        )
-        .map(Some)
-        .map_err(status)
+        query_auth::restrict(&self.policies, caller, &self.io, node, &db, &table)
+            .map(Some)
+            .map_err(status)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
@@ -200,9 +193,8 @@ impl FlightSqlServer {
         let Some(node) = node.filter(|_| !self.workers.is_empty()) else {
             return Ok(None);
         };
-        let Some(tickets) =
-            split_ticket::tickets_of_node(node, self.warehouse(), &self.io)
-                .map_err(Status::internal)?
+        let Some(tickets) = split_ticket::tickets_of_node(node, self.warehouse(), &self.io)
+            .map_err(Status::internal)?
         else {
             return Ok(None);
         };
@@ -236,18 +228,11 @@ impl FlightSqlServer {
                 "{DENIED} reading {db}.{table} needs the read grant on it"
             )));
         }
-        query_auth::check_ticket(
-            &self.policies,
-            caller,
-            &self.io,
-            &node,
-            &db,
-            &table,
-        )
-        .map_err(status)?;
-        let groups = node.partitions.len();
-        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io)))
+        query_auth::check_ticket(&self.policies, caller, &self.io, &node, &db, &table)
             .map_err(status)?;
+        let groups = node.partitions.len();
+        let exec =
+            PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io))).map_err(status)?;
         let task = self.session(caller).task_ctx();
         let streams = (0..groups)
             .map(|i| exec.execute(i, Arc::clone(&task)))
@@ -467,13 +452,7 @@ impl FlightSqlService for FlightSqlServer {
         let caller = self.caller(&request)?;
         if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
             let ticket = SplitTicket::decode_any(&message).map_err(Status::invalid_argument)?;
-            let rows = read_ticket(
-                self.warehouse(),
-                &self.io,
-                &caller,
-                &self.policies,
-                &ticket,
-            )?;
+            let rows = read_ticket(self.warehouse(), &self.io, &caller, &self.policies, &ticket)?;
             return Ok(Response::new(rows));
         }
         Ok(Response::new(self.scan(&caller, &message).await?))
