@@ -22,6 +22,10 @@ from test_catalog_rest import TOKEN, options, oracle, server, server_snapshot_id
 from test_ray import cluster  # noqa: F401
 
 
+def arrow_of(ds):
+    return pa.concat_tables([ray.get(r) for r in ds.to_arrow_refs()])
+
+
 def id_v(table):
     return sorted(zip(table.column("id").to_pylist(), table.column("v").to_pylist()))
 
@@ -32,10 +36,10 @@ def test_ray_reads_and_writes_through_the_rest_catalog(cluster, server):  # noqa
     cat_opts = options(server)
 
     ds = pray.read_paimon("ray_db.t", catalog_options=cat_opts, override_num_blocks=2)
-    got = pa.concat_tables([ray.get(r) for r in ds.to_arrow_refs()])
+    got = arrow_of(ds)
     assert id_v(got) == [(i, f"java-{i}") for i in range(6)]
     projected = pray.read_paimon("ray_db.t", catalog_options=cat_opts, select=["v"], filter="id >= 4")
-    assert sorted(projected.to_arrow().column("v").to_pylist()) == ["java-4", "java-5"]
+    assert sorted(arrow_of(projected).column("v").to_pylist()) == ["java-4", "java-5"]
 
     schema = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.string())])
     new = pa.table({"id": list(range(100, 110)), "v": [f"ray-{i}" for i in range(100, 110)]}, schema=schema)
@@ -52,7 +56,7 @@ def test_ray_reads_and_writes_through_the_rest_catalog(cluster, server):  # noqa
     want = [(i, f"java-{i}") for i in range(6)] + [(i, f"ray-{i}") for i in range(100, 110)]
     assert sorted((r["id"], r["v"]) for r in dumped) == want
     again = pray.read_paimon("ray_db.t", catalog_options=cat_opts)
-    assert id_v(again.to_arrow()) == want
+    assert id_v(arrow_of(again)) == want
 
     with pytest.raises(pr.InvalidArgumentError):
         pray.read_paimon("ray_db.t", catalog_options=cat_opts, options={"fs.x": "y"})
