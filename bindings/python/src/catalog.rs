@@ -20,7 +20,7 @@ use paimon_spec::types::DataField;
 use crate::arrow_import::schema_of;
 use crate::convert::{file_io, location_arg, options_arg, table_location};
 use crate::datafusion_export;
-use crate::errors::{invalid, py as pyr, NotFoundError, UnsupportedError};
+use crate::errors::{invalid, py as pyr, NotFoundError};
 use crate::reader::guard;
 use crate::table::Table;
 
@@ -36,8 +36,8 @@ pub struct Catalog {
     /// FileIO options of the tables opened through this catalog.
     options: BTreeMap<String, String>,
     catalog: paimon_rs::Catalog,
-    /// The DataFusion provider of a filesystem warehouse.
-    provider: Option<Arc<PaimonCatalogProvider>>,
+    /// The catalog as a DataFusion catalog provider.
+    provider: Arc<PaimonCatalogProvider>,
 }
 
 #[pymethods]
@@ -224,21 +224,15 @@ impl Catalog {
 
     /// The warehouse as a DataFusion catalog provider, for the `datafusion` Python package
     /// (`SessionContext.register_catalog_provider` calls this with its session's codec).
-    /// Raises `UnsupportedError` when the installed `datafusion` has another major version
-    /// than the DataFusion FFI this module was built with, or for a catalog that is not a
-    /// filesystem warehouse (not served to DataFusion from Python yet).
+    /// Any catalog is one (REST, JDBC, Hive: its tables commit through it and are read under
+    /// its query auth). Raises `UnsupportedError` when the installed `datafusion` has another
+    /// major version than the DataFusion FFI this module was built with.
     fn __datafusion_catalog_provider__<'py>(
         &self,
         py: Python<'py>,
         session: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let provider = self.provider.as_ref().ok_or_else(|| {
-            UnsupportedError::new_err(format!(
-                "catalog {}: only a filesystem warehouse is a DataFusion catalog from Python",
-                self.warehouse
-            ))
-        })?;
-        let provider: Arc<dyn CatalogProvider> = Arc::clone(provider) as _;
+        let provider: Arc<dyn CatalogProvider> = Arc::clone(&self.provider) as _;
         datafusion_export::catalog_capsule(py, provider, &session)
     }
 
@@ -267,7 +261,7 @@ impl Catalog {
             warehouse,
             options,
             catalog,
-            provider: Some(Arc::new(provider)),
+            provider: Arc::new(provider),
         })
     }
 
@@ -278,11 +272,11 @@ impl Catalog {
             .get(keys::WAREHOUSE)
             .map(|w| table_location(w))
             .unwrap_or_default();
-        let provider = catalog.meta().map(|fs| {
-            Arc::new(PaimonCatalogProvider::with_io(
-                Arc::clone(fs.file_io()),
-                &warehouse,
-            ))
+        let provider = Arc::new(match catalog.meta() {
+            Some(fs) => PaimonCatalogProvider::with_io(Arc::clone(fs.file_io()), &warehouse),
+            // Tables commit through the catalog (REST commit, JDBC or Hive lock) and scans
+            // carry its query auth.
+            None => PaimonCatalogProvider::with_catalog(Arc::clone(catalog.catalog())),
         });
         Ok(Catalog {
             warehouse,

@@ -93,6 +93,14 @@ impl Table {
         self.table.schema().options.clone()
     }
 
+    /// The storage (FileIO) options the table's files are read and written with: what a
+    /// worker needs with the table's path and split bytes. For a table opened through a
+    /// catalog, the catalog's storage options, never its own credentials (`token`, ...).
+    #[getter]
+    fn storage_options(&self) -> BTreeMap<String, String> {
+        self.options.clone()
+    }
+
     /// Every snapshot still present, oldest first: dicts with `id`, `schema_id`,
     /// `commit_kind`, `time_millis`, `total_record_count`, `delta_record_count`, `watermark`,
     /// `commit_user`.

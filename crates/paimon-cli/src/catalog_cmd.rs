@@ -87,6 +87,14 @@ pub fn set_catalog_args(args: CatalogArgs) {
     let _ = CATALOG.set(args);
 }
 
+/// The command line's catalog options (empty without any).
+///
+/// # Errors
+/// As [`CatalogArgs::options`].
+pub fn catalog_options() -> Result<BTreeMap<String, String>> {
+    CATALOG.get().cloned().unwrap_or_default().options()
+}
+
 /// The catalog of the command line, `None` without catalog options.
 ///
 /// # Errors

@@ -78,7 +78,7 @@ enum Command {
     /// landed, to prove that every commit lands exactly once (scripts/soak.sh). Never set it
     /// in production.
     Commit(write_cmd::CommitArgs),
-    /// Run SQL over a warehouse (DataFusion; tables are `db.table`).
+    /// Run SQL over a warehouse or catalog (DataFusion; tables are `db.table`).
     Sql(sql_cmd::SqlArgs),
     /// List the catalog's databases (needs --catalog-option).
     Databases(catalog_cmd::DatabasesArgs),

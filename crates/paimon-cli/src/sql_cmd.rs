@@ -2,6 +2,12 @@
 //! The warehouse is the default catalog, so tables are `db.table`; without QUERY, the
 //! statements come from stdin, separated by `;`, each result printed in turn.
 //!
+//! `paimon sql [WAREHOUSE] [QUERY] --catalog-option ...`: the catalog the options name (REST,
+//! JDBC, Hive, filesystem) is the default catalog instead; its tables commit as the catalog
+//! decides (REST commit, the JDBC or Hive lock) and are read under its query auth. Under a
+//! catalog a single positional argument is the QUERY; with two, the first is the catalog's
+//! `warehouse` option.
+//!
 //! The local user has every grant (views, in-memory tables, `SET`), but files outside the
 //! warehouse only with `--allow-local-files` ([`paimon_datafusion::sql::SqlPolicy`]).
 
@@ -19,11 +25,12 @@ use paimon_spec::types::DataField;
 use crate::read_cmd::{write_output, Format, LateMode, OutputArgs};
 use paimon_data::arrow_schema::from_arrow_field;
 
-/// `paimon sql WAREHOUSE [QUERY]`.
+/// `paimon sql [WAREHOUSE] [QUERY]`.
 #[derive(Debug, Args)]
 pub struct SqlArgs {
-    /// Warehouse directory (`<warehouse>/<db>.db/<table>`).
-    pub warehouse: String,
+    /// Warehouse directory (`<warehouse>/<db>.db/<table>`); under `--catalog-option`s
+    /// optional (then the catalog's `warehouse` option).
+    pub warehouse: Option<String>,
     /// One SQL statement; read statements from stdin when absent.
     pub query: Option<String>,
     /// Output format (`null` prints only the row count).
@@ -50,7 +57,8 @@ pub struct SqlArgs {
 /// # Errors
 /// Bad SQL, unknown tables or columns, and read errors, as one message.
 pub fn sql(a: SqlArgs) -> Result<()> {
-    let text = match &a.query {
+    let (source, query) = source(&a)?;
+    let text = match &query {
         Some(q) => q.clone(),
         None => {
             let mut s = String::new();
@@ -65,7 +73,7 @@ pub fn sql(a: SqlArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let ctx = session(&a).await?;
+        let ctx = session(&a, source).await?;
         let statements = paimon_datafusion::sql::parse(&text).map_err(one_line)?;
         if statements.is_empty() {
             bail!("no SQL statement given");
@@ -101,19 +109,74 @@ fn one_line(e: impl std::fmt::Display) -> anyhow::Error {
     )
 }
 
-/// The session over the warehouse: local, or a Ballista client when `--scheduler` is given.
-async fn session(a: &SqlArgs) -> Result<SessionContext> {
+/// Where the statements' tables are.
+enum Source {
+    /// A warehouse directory.
+    Warehouse(String),
+    /// The catalog the command line's options name.
+    Catalog(paimon_rs::Catalog),
+}
+
+/// The session's tables and the QUERY argument, from the positional arguments and the
+/// command line's catalog options.
+fn source(a: &SqlArgs) -> Result<(Source, Option<String>)> {
+    let mut options = crate::catalog_cmd::catalog_options()?;
+    if options.is_empty() {
+        let Some(w) = &a.warehouse else {
+            bail!(
+                "give a WAREHOUSE directory, or a catalog with --catalog-option/--catalog-options"
+            );
+        };
+        return Ok((Source::Warehouse(w.clone()), a.query.clone()));
+    }
+    let query = match (&a.warehouse, &a.query) {
+        (Some(w), Some(q)) => {
+            let key = paimon_meta::catalog::keys::WAREHOUSE;
+            match options.get(key) {
+                Some(given) if given != w => bail!(
+                    "WAREHOUSE {w} and the catalog option {key}={given} differ: give one of them"
+                ),
+                _ => options.insert(key.to_string(), w.clone()),
+            };
+            Some(q.clone())
+        }
+        // Under a catalog one positional argument is the QUERY.
+        (q, None) => q.clone(),
+        (None, Some(q)) => Some(q.clone()),
+    };
+    if a.scheduler.is_some() {
+        bail!("--scheduler with a catalog (--catalog-option): not supported yet; Ballista sessions read a warehouse directory");
+    }
+    let catalog = paimon_rs::Catalog::open(options).map_err(|e| anyhow!("{}", e.chain()))?;
+    Ok((Source::Catalog(catalog), query))
+}
+
+/// The session over the warehouse or catalog: local, or a Ballista client when
+/// `--scheduler` is given.
+async fn session(a: &SqlArgs, source: Source) -> Result<SessionContext> {
     if a.target_partitions == Some(0) {
         bail!("--target-partitions must be above zero");
     }
-    let ctx = match &a.scheduler {
-        Some(url) => remote_session(url, a).await?,
-        None => {
-            let mut config = datafusion::prelude::SessionConfig::new();
-            if let Some(n) = a.target_partitions {
-                config = config.with_target_partitions(n);
-            }
-            paimon_datafusion::sql::session_with_config(&a.warehouse, config).map_err(one_line)?
+    let mut config = datafusion::prelude::SessionConfig::new();
+    if let Some(n) = a.target_partitions {
+        config = config.with_target_partitions(n);
+    }
+    let ctx = match (source, &a.scheduler) {
+        (Source::Warehouse(w), Some(url)) => remote_session(url, &w, a).await?,
+        (Source::Warehouse(w), None) => {
+            paimon_datafusion::sql::session_with_config(&w, config).map_err(one_line)?
+        }
+        (Source::Catalog(c), _) => {
+            let provider = match c.meta() {
+                Some(fs) => paimon_datafusion::PaimonCatalogProvider::with_io(
+                    std::sync::Arc::clone(fs.file_io()),
+                    paimon_meta::catalog::Catalog::location(fs),
+                ),
+                None => paimon_datafusion::PaimonCatalogProvider::with_catalog(
+                    std::sync::Arc::clone(c.catalog()),
+                ),
+            };
+            paimon_datafusion::sql::session_with_catalog(provider, config)
         }
     };
     let policy = SqlPolicy::local_user(a.allow_local_files)
@@ -123,14 +186,14 @@ async fn session(a: &SqlArgs) -> Result<SessionContext> {
 }
 
 #[cfg(feature = "ballista")]
-async fn remote_session(url: &str, a: &SqlArgs) -> Result<SessionContext> {
-    paimon_ballista::remote_session_with(url, &a.warehouse, a.target_partitions)
+async fn remote_session(url: &str, warehouse: &str, a: &SqlArgs) -> Result<SessionContext> {
+    paimon_ballista::remote_session_with(url, warehouse, a.target_partitions)
         .await
         .map_err(|e| one_line(format!("--scheduler {url}: {e}")))
 }
 
 #[cfg(not(feature = "ballista"))]
-async fn remote_session(url: &str, _a: &SqlArgs) -> Result<SessionContext> {
+async fn remote_session(url: &str, _warehouse: &str, _a: &SqlArgs) -> Result<SessionContext> {
     bail!("--scheduler {url}: this paimon was built without the `ballista` feature")
 }
 

@@ -113,3 +113,147 @@ fn the_cli_manages_reads_and_writes_tables_through_jdbc() {
     );
     assert!(!err.contains("wrong-pw-0815"), "{err}");
 }
+
+/// `psql -c sql` on the test's PostgreSQL (`uri` as Java's `jdbc:postgresql://host:port/db`).
+fn psql(uri: &str, user: &str, password: &str, sql: &str) -> String {
+    let rest = uri.strip_prefix("jdbc:postgresql://").unwrap();
+    let (hostport, db) = rest.split_once('/').unwrap();
+    let (host, port) = hostport.split_once(':').unwrap();
+    let out = Command::new("psql")
+        .args([
+            "-qtA", "-h", host, "-p", port, "-U", user, "-d", db, "-c", sql,
+        ])
+        .env("PGPASSWORD", password)
+        .output()
+        .expect("run psql");
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The Java oracle (`scripts/java-oracle.sh`) with `args`; its stdout.
+fn oracle(args: &[&str]) -> String {
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(repo.join("scripts/java-oracle.sh"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run scripts/java-oracle.sh");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `paimon sql` under a JDBC catalog with `lock.enabled`: SQL reads the rows Java's
+/// `JdbcCatalog` wrote; an `INSERT` takes Java's JDBC lock for its commit (while Java's lock
+/// row for the table is held, the statement waits and publishes nothing; once it goes, the
+/// commit lands), and Java reads the rows.
+#[test]
+fn sql_commits_through_jdbc_under_javas_lock() {
+    let Ok(uri) = std::env::var("PAIMON_JDBC_TEST_URI") else {
+        assert!(
+            std::env::var_os("PAIMON_JDBC_TEST_REQUIRED").is_none(),
+            "PAIMON_JDBC_TEST_REQUIRED is set but PAIMON_JDBC_TEST_URI is not"
+        );
+        eprintln!("skipped: PAIMON_JDBC_TEST_URI is not set (scripts/test-jdbc.sh sets it)");
+        return;
+    };
+    let user = std::env::var("PAIMON_JDBC_TEST_USER").unwrap_or_default();
+    let password = std::env::var("PAIMON_JDBC_TEST_PASSWORD").unwrap_or_default();
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let key = format!("sql-{}", std::process::id());
+    let opts: Vec<String> = [
+        "metastore=jdbc".to_string(),
+        format!("uri={uri}"),
+        format!("jdbc.user={user}"),
+        format!("jdbc.password={password}"),
+        format!("warehouse={}", wh.display()),
+        format!("catalog-key={key}"),
+        "lock.enabled=true".to_string(),
+        "lock-check-max-sleep=200 ms".to_string(),
+    ]
+    .into_iter()
+    .flat_map(|o| ["--catalog-option".to_string(), o])
+    .collect();
+    let cat: Vec<&str> = opts.iter().map(String::as_str).collect();
+    oracle(
+        &[
+            &["catalog-write"][..],
+            &cat,
+            &["sdb.t", "--from", "0", "--to", "2"],
+        ]
+        .concat(),
+    );
+    let sql = |q: &str| ok(&[&["sql", q, "--format", "csv"][..], &cat].concat());
+    assert_eq!(
+        sql("SELECT id, v FROM sdb.t ORDER BY id"),
+        "id,v\n0,java-0\n1,java-1\n"
+    );
+
+    psql(
+        &uri,
+        &user,
+        &password,
+        &format!(
+            "INSERT INTO paimon_distributed_locks (lock_id, expire_time_seconds) \
+             VALUES ('{key}.sdb.t', 600)"
+        ),
+    );
+    let mut insert = Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(
+            [
+                &[
+                    "sql",
+                    "INSERT INTO sdb.t VALUES (10, 'sql-10')",
+                    "--format",
+                    "csv",
+                ][..],
+                &cat,
+            ]
+            .concat(),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(
+        insert.try_wait().unwrap().is_none(),
+        "the INSERT committed without Java's lock"
+    );
+    assert!(!wh.join("sdb.db/t/snapshot/snapshot-2").exists());
+    psql(
+        &uri,
+        &user,
+        &password,
+        &format!("DELETE FROM paimon_distributed_locks WHERE lock_id = '{key}.sdb.t'"),
+    );
+    let out = insert.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "count\n1\n");
+    assert!(wh.join("sdb.db/t/snapshot/snapshot-2").exists());
+    let mut java: Vec<String> = oracle(&[&["catalog-dump"][..], &cat, &["sdb.t"]].concat())
+        .lines()
+        .map(str::to_string)
+        .collect();
+    java.sort();
+    assert_eq!(
+        java,
+        [
+            "{\"id\":0,\"v\":\"java-0\"}",
+            "{\"id\":1,\"v\":\"java-1\"}",
+            "{\"id\":10,\"v\":\"sql-10\"}"
+        ]
+    );
+}

@@ -275,3 +275,146 @@ fn a_path_given_with_catalog_options_is_refused() {
         assert!(!path.exists(), "{cmd:?} created {p}");
     }
 }
+
+/// The latest snapshot id Java's REST server recorded for `db.table` (`GET .../snapshot`,
+/// which moves only for commits sent to the server's commit endpoint), by a plain HTTP/1.1
+/// request on loopback.
+fn server_snapshot_id(url: &str, db: &str, table: &str) -> i64 {
+    use std::io::{Read as _, Write as _};
+    let rest = url
+        .trim_end_matches('/')
+        .strip_prefix("http://")
+        .expect("an http URL");
+    let (authority, base) = rest.split_once('/').map_or((rest, ""), |(a, b)| (a, b));
+    let base = if base.is_empty() {
+        String::new()
+    } else {
+        format!("/{base}")
+    };
+    let mut s = std::net::TcpStream::connect(authority).unwrap();
+    write!(
+        s,
+        "GET {base}/v1/paimon/databases/{db}/tables/{table}/snapshot HTTP/1.1\r\nHost: {authority}\r\n\
+         Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // The server may keep the connection open: read until the JSON body is complete.
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            // The JSON object (a chunked body's first chunk starts after its size line).
+            if let (Some(start), Some(end)) = (body.find('{'), body.rfind('}')) {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&body[start..=end]) {
+                    return v["snapshot"]["snapshot"]["id"].as_i64().unwrap();
+                }
+            }
+        }
+        let n = s.read(&mut buf).unwrap();
+        assert!(
+            n > 0,
+            "the server closed before its answer was complete: {text}"
+        );
+        bytes.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// `paimon sql --catalog-option ...` over Java's REST catalog: the catalog is the default
+/// catalog, SQL reads the rows Java wrote through REST, `INSERT` commits through the server's
+/// commit endpoint (Java's server records the snapshot; Java's `RESTCatalog` reads our
+/// rows), `CREATE DATABASE` / `CREATE TABLE` / `DROP` go to the server, and `SHOW DATABASES`
+/// / `information_schema` list the server's names.
+#[test]
+fn sql_reads_writes_and_creates_tables_through_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = rest_server(dir.path());
+    oracle(&[
+        "rest-write",
+        &url,
+        "jdb.t",
+        "--from",
+        "0",
+        "--to",
+        "3",
+        "--token",
+        TOKEN,
+    ]);
+    assert_eq!(server_snapshot_id(&url, "jdb", "t"), 1);
+    let uri_opt = format!("uri={url}");
+    let tok_opt = format!("token={TOKEN}");
+    let cat = [
+        "--catalog-option",
+        "metastore=rest",
+        "--catalog-option",
+        &uri_opt,
+        "--catalog-option",
+        &tok_opt,
+        "--catalog-option",
+        "warehouse=rest_warehouse",
+    ];
+    let sql = |q: &str| ok(&[&["sql", q, "--format", "csv"][..], &cat[..]].concat());
+
+    assert_eq!(sql("SHOW DATABASES"), "database_name\njdb\n");
+    assert_eq!(
+        sql("SELECT table_name FROM information_schema.tables WHERE table_schema = 'jdb'"),
+        "table_name\nt\n"
+    );
+    assert_eq!(
+        sql("SELECT id, v FROM jdb.t ORDER BY id"),
+        "id,v\n0,java-0\n1,java-1\n2,java-2\n"
+    );
+    assert_eq!(
+        sql("INSERT INTO jdb.t VALUES (10, 'sql-10'), (11, 'sql-11')"),
+        "count\n2\n"
+    );
+    // The commit went to the server, and Java reads the rows.
+    assert_eq!(server_snapshot_id(&url, "jdb", "t"), 2);
+    assert_eq!(
+        oracle(&["rest-dump", &url, "jdb.t", "--token", TOKEN]),
+        "{\"id\":0,\"v\":\"java-0\"}\n{\"id\":1,\"v\":\"java-1\"}\n{\"id\":10,\"v\":\"sql-10\"}\n\
+         {\"id\":11,\"v\":\"sql-11\"}\n{\"id\":2,\"v\":\"java-2\"}\n"
+    );
+    assert_eq!(sql("SELECT count(*) AS n FROM jdb.t"), "n\n5\n");
+
+    // DDL through the catalog; Java sees the table and its rows.
+    sql("CREATE DATABASE sdb");
+    sql("CREATE TABLE sdb.k (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')");
+    sql("INSERT INTO sdb.k VALUES (1, 'a'), (2, 'b')");
+    sql("INSERT INTO sdb.k VALUES (2, 'b2')");
+    assert_eq!(server_snapshot_id(&url, "sdb", "k"), 2);
+    assert_eq!(
+        oracle(&["rest-dump", &url, "sdb.k", "--token", TOKEN]),
+        "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b2\"}\n"
+    );
+    assert_eq!(sql("SHOW DATABASES"), "database_name\njdb\nsdb\n");
+    assert_eq!(
+        sql(r#"SELECT snapshot_id, commit_kind FROM sdb."k$snapshots" ORDER BY snapshot_id"#),
+        "snapshot_id,commit_kind\n1,APPEND\n2,APPEND\n"
+    );
+    sql("DROP TABLE sdb.k");
+    let out = paimon(&[&["sql", "SELECT * FROM sdb.k"][..], &cat[..]].concat());
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("sdb.k"), "{err}");
+    sql("DROP DATABASE sdb");
+    assert_eq!(sql("SHOW DATABASES"), "database_name\njdb\n");
+
+    // With two positional arguments the first is the catalog's warehouse option.
+    let two = ok(&[
+        &[
+            "sql",
+            "rest_warehouse",
+            "SELECT count(*) AS n FROM jdb.t",
+            "--format",
+            "csv",
+        ][..],
+        &cat[..6],
+    ]
+    .concat());
+    assert_eq!(two, "n\n5\n");
+    drop(server.stdin.take());
+    server.wait().unwrap();
+}

@@ -1,6 +1,10 @@
-//! [`PaimonCatalogProvider`]: a filesystem warehouse as a DataFusion catalog. Databases are
-//! the `<db>.db` directories, tables the directories in them holding a `schema` directory
-//! (Java `FileSystemCatalog`). Table names take Java's suffixes ([`TableName`]).
+//! [`PaimonCatalogProvider`]: a filesystem warehouse, or any paimon-meta catalog (REST, JDBC,
+//! Hive: [`PaimonCatalogProvider::with_catalog`]), as a DataFusion catalog. In a warehouse,
+//! databases are the `<db>.db` directories, tables the directories in them holding a `schema`
+//! directory (Java `FileSystemCatalog`); in another catalog, what it lists, each table opened
+//! through it, so that its commits go through the catalog (the REST server's commit, the JDBC
+//! or Hive lock) and its scans carry the catalog's query auth. Table names take Java's
+//! suffixes ([`TableName`]).
 //!
 //! Names from SQL are checked before they become paths ([`PaimonCatalogProvider::table_dir`]):
 //! a database or table name (quoted identifiers can hold anything) must be one plain name,
@@ -11,8 +15,8 @@
 //!
 //! Views and external tables a session creates (`CREATE VIEW`, `CREATE EXTERNAL TABLE`) live
 //! in the catalog's memory for its lifetime, beside the warehouse's tables; `CREATE TABLE`,
-//! `CREATE DATABASE` and their `DROP`s change the warehouse itself (`crate::ddl`, run by
-//! [`crate::sql::run`]).
+//! `CREATE DATABASE` and their `DROP`s change the warehouse, or call the catalog
+//! (`crate::ddl`, run by [`crate::sql::run`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -22,19 +26,26 @@ use datafusion::catalog::{CatalogProvider, SchemaProvider};
 use datafusion::datasource::TableProvider;
 use datafusion::error::{DataFusionError, Result};
 use paimon_io::{file_io_for, FileIORef};
-use paimon_meta::Catalog;
+use paimon_meta::catalog::{Catalog as MetaCatalog, Identifier};
+use paimon_meta::{Catalog, Table};
 use paimon_spec::layout::{check_file_name, TableRoots};
 
 use crate::error::df_err;
 use crate::scan_spec::TableName;
-use crate::system::system_table;
+use crate::system::{system_table, system_table_of};
 use crate::table::{off_runtime, PaimonTableProvider};
 
-/// A warehouse directory (any FileIO scheme) as a catalog of databases.
+/// A catalog of databases: a warehouse directory (any FileIO scheme), or any paimon-meta
+/// [`MetaCatalog`] (REST, JDBC, Hive, ...) whose tables are opened by `db.table` and carry
+/// the catalog's commit (REST commit, the JDBC or Hive lock) and query auth.
 #[derive(Debug, Clone)]
 pub struct PaimonCatalogProvider {
+    /// The warehouse directory, or the catalog's location (a URI) for messages.
     warehouse: String,
-    catalog: Catalog,
+    /// The filesystem catalog, when this is a warehouse directory.
+    fs: Option<Catalog>,
+    /// The catalog every database and table is found through.
+    catalog: Arc<dyn MetaCatalog>,
     session_tables: SessionTables,
 }
 
@@ -54,25 +65,54 @@ impl PaimonCatalogProvider {
 
     /// The catalog of `warehouse` on storage `io`.
     pub fn with_io(io: FileIORef, warehouse: &str) -> Self {
+        let fs = Catalog::new(io, warehouse);
         PaimonCatalogProvider {
             warehouse: warehouse.trim_end_matches('/').to_string(),
-            catalog: Catalog::new(io, warehouse),
+            catalog: Arc::new(fs.clone()),
+            fs: Some(fs),
             session_tables: SessionTables::default(),
         }
     }
 
-    /// The warehouse directory.
+    /// The databases and tables of `catalog` (any implementation: REST, JDBC, Hive, or a
+    /// filesystem one opened from options). Its tables commit as the catalog decides (the
+    /// REST server's commit, the JDBC or Hive lock under `lock.enabled`) and plan with its
+    /// query auth; `CREATE`/`DROP` go through it.
+    pub fn with_catalog(catalog: Arc<dyn MetaCatalog>) -> Self {
+        PaimonCatalogProvider {
+            warehouse: catalog.location().trim_end_matches('/').to_string(),
+            fs: None,
+            catalog,
+            session_tables: SessionTables::default(),
+        }
+    }
+
+    /// The same catalog without the tables and views this one's session registered.
+    pub fn fresh(&self) -> Self {
+        PaimonCatalogProvider {
+            session_tables: SessionTables::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The warehouse directory (a catalog's location for one made [`Self::with_catalog`]).
     pub fn warehouse(&self) -> &str {
         &self.warehouse
     }
 
-    /// The warehouse's storage.
-    pub fn file_io(&self) -> &FileIORef {
-        self.catalog.file_io()
+    /// The warehouse's storage; `None` for a catalog that is not a warehouse directory.
+    pub fn file_io(&self) -> Option<&FileIORef> {
+        self.fs.as_ref().map(Catalog::file_io)
     }
 
-    /// The control plane's catalog of the warehouse.
-    pub fn meta(&self) -> &Catalog {
+    /// The control plane's catalog of the warehouse; `None` for a catalog that is not a
+    /// warehouse directory.
+    pub fn meta(&self) -> Option<&Catalog> {
+        self.fs.as_ref()
+    }
+
+    /// The catalog databases and tables are found through.
+    pub fn catalog(&self) -> &Arc<dyn MetaCatalog> {
         &self.catalog
     }
 
@@ -84,8 +124,13 @@ impl PaimonCatalogProvider {
         if let Some(t) = self.session_table(db, name) {
             return Ok(Some(t));
         }
+        if self.fs.is_none() {
+            return self.catalog_table_provider(db, name);
+        }
         let (path, parsed) = self.table_dir(db, name)?;
-        let io = self.catalog.file_io();
+        let Some(io) = self.file_io() else {
+            return Ok(None);
+        };
         let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
         if !io.exists(&schema_dir).map_err(|e| df_err(&path, e))? {
             return Ok(None);
@@ -99,6 +144,74 @@ impl PaimonCatalogProvider {
                 .ok_or_else(|| df_err(&path, format!("no system table '{system}'"))),
         }
     }
+
+    /// [`Self::table_provider`] of a catalog that is not a warehouse directory: the table
+    /// opened through the catalog, then its branch, time travel or system table.
+    fn catalog_table_provider(
+        &self,
+        db: &str,
+        name: &str,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        let Some((table, parsed)) = self.open_table(db, name)? else {
+            return Ok(None);
+        };
+        let label = format!("{db}.{name}");
+        match parsed.system.as_deref() {
+            None | Some("audit_log" | "row_tracking") => Ok(Some(Arc::new(
+                PaimonTableProvider::from_table(table, parsed.spec)?,
+            ))),
+            Some(system) => {
+                if table.query_auth().is_some() {
+                    return Err(DataFusionError::Plan(format!(
+                        "{label}: the table is under query auth (query-auth.enabled): its \
+                         system table '{system}' would show files, statistics or rows the \
+                         catalog's row filters and column masks do not cover, so it is refused"
+                    )));
+                }
+                let table = match parsed.spec.branch.as_deref() {
+                    Some(b) => table.with_branch(b).map_err(|e| df_err(&label, e))?,
+                    None => table,
+                };
+                system_table_of(&table, &label, system)?
+                    .map(Some)
+                    .ok_or_else(|| df_err(&label, format!("no system table '{system}'")))
+            }
+        }
+    }
+
+    /// The table `db.name` opened through the catalog (its branch not yet selected) and its
+    /// name's parts; `None` when the catalog has no such table. Only for a catalog that is not
+    /// a warehouse directory.
+    ///
+    /// # Errors
+    /// A malformed name; the catalog failing.
+    pub(crate) fn open_table(&self, db: &str, name: &str) -> Result<Option<(Table, TableName)>> {
+        let parsed = self.checked_name(db, name)?;
+        let id = Identifier::new(db, parsed.table.clone());
+        match self.catalog.get_table(&id) {
+            Ok(t) => Ok(Some((t, parsed))),
+            Err(paimon_meta::Error::CatalogObjectNotFound { .. }) => Ok(None),
+            Err(e) => Err(df_err(&format!("{db}.{name}"), e)),
+        }
+    }
+
+    /// `name` (in database `db`) split into its parts, every name in it one plain name.
+    ///
+    /// # Errors
+    /// As [`Self::table_dir`].
+    pub(crate) fn checked_name(&self, db: &str, name: &str) -> Result<TableName> {
+        check_file_name("database name", db)
+            .and_then(|()| match name.is_empty() {
+                true => check_file_name("table name", name),
+                false => Ok(()),
+            })
+            .map_err(|e| refused(db, Some(name), e))?;
+        let parsed = TableName::parse(name)?;
+        check_file_name("table name", &parsed.table)
+            .and_then(|()| parsed.spec.check_names())
+            .map_err(|e| refused(db, Some(name), e))?;
+        Ok(parsed)
+    }
 }
 
 impl PaimonCatalogProvider {
@@ -108,7 +221,7 @@ impl PaimonCatalogProvider {
     /// [`DataFusionError::Plan`] naming the database when it is not one plain name.
     pub fn database_dir(&self, db: &str) -> Result<String> {
         check_file_name("database name", db).map_err(|e| refused(db, None, e))?;
-        let path = self.catalog.database_path(db);
+        let path = self.fs()?.database_path(db);
         self.check_below("database directory", &path)
             .map_err(|e| refused(db, None, e))?;
         Ok(path)
@@ -120,19 +233,11 @@ impl PaimonCatalogProvider {
     /// # Errors
     /// [`DataFusionError::Plan`] naming the identifier when a name is not one plain name
     /// ([`check_file_name`]: empty, `.`, `..`, or holding `/`, `\` or NUL) or the directory
-    /// would not lie under the warehouse; a malformed name ([`TableName::parse`]).
+    /// would not lie under the warehouse; a malformed name ([`TableName::parse`]); a catalog
+    /// that is not a warehouse directory.
     pub fn table_dir(&self, db: &str, name: &str) -> Result<(String, TableName)> {
-        check_file_name("database name", db)
-            .and_then(|()| match name.is_empty() {
-                true => check_file_name("table name", name),
-                false => Ok(()),
-            })
-            .map_err(|e| refused(db, Some(name), e))?;
-        let parsed = TableName::parse(name)?;
-        check_file_name("table name", &parsed.table)
-            .and_then(|()| parsed.spec.check_names())
-            .map_err(|e| refused(db, Some(name), e))?;
-        let path = self.catalog.table_path(db, &parsed.table);
+        let parsed = self.checked_name(db, name)?;
+        let path = self.fs()?.table_path(db, &parsed.table);
         self.check_below("table directory", &path)
             .map_err(|e| refused(db, Some(name), e))?;
         Ok((path, parsed))
@@ -151,6 +256,46 @@ impl PaimonCatalogProvider {
             .unwrap_or(path)
             .trim_start_matches('/');
         TableRoots::new(".").check_in_table(field, &format!("./{below}"))
+    }
+
+    /// The filesystem catalog.
+    ///
+    /// # Errors
+    /// [`DataFusionError::Plan`] for a catalog that is not a warehouse directory.
+    fn fs(&self) -> Result<&Catalog> {
+        self.fs.as_ref().ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "catalog {}: not a warehouse directory (its tables have no paths here)",
+                self.warehouse
+            ))
+        })
+    }
+
+    /// Whether database `db` exists (`default` always does).
+    fn database_exists(&self, db: &str) -> bool {
+        if db == "default" || !self.session_table_names(db).is_empty() {
+            return true;
+        }
+        match &self.fs {
+            Some(fs) => self
+                .database_dir(db)
+                .is_ok_and(|path| matches!(fs.file_io().exists(&path), Ok(true))),
+            None => self.catalog.get_database(db).is_ok(),
+        }
+    }
+
+    /// Whether `db.name` is a table of the catalog (not a session's).
+    fn catalog_table_exists(&self, db: &str, name: &str) -> bool {
+        match &self.fs {
+            Some(fs) => {
+                let Ok((path, _)) = self.table_dir(db, name) else {
+                    return false;
+                };
+                let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
+                matches!(fs.file_io().exists(&schema_dir), Ok(true))
+            }
+            None => matches!(self.open_table(db, name), Ok(Some(_))),
+        }
     }
 
     fn session_table(&self, db: &str, name: &str) -> Option<Arc<dyn TableProvider>> {
@@ -182,14 +327,7 @@ impl CatalogProvider for PaimonCatalogProvider {
         // `default` always exists, so unqualified names and session tables have a home. A
         // name that is not allowed gets a provider without looking at storage: its tables
         // are refused with an error naming it.
-        let exists = match self.database_dir(name) {
-            Ok(path) => {
-                name == "default"
-                    || matches!(self.catalog.file_io().exists(&path), Ok(true))
-                    || !self.session_table_names(name).is_empty()
-            }
-            Err(_) => true,
-        };
+        let exists = check_file_name("database name", name).is_err() || self.database_exists(name);
         exists.then(|| {
             Arc::new(PaimonSchemaProvider {
                 catalog: self.clone(),
@@ -218,8 +356,8 @@ pub struct PaimonSchemaProvider {
 #[async_trait]
 impl SchemaProvider for PaimonSchemaProvider {
     fn table_names(&self) -> Vec<String> {
-        let mut names = match self.catalog.database_dir(&self.database) {
-            Ok(_) => self
+        let mut names = match check_file_name("database name", &self.database) {
+            Ok(()) => self
                 .catalog
                 .catalog
                 .list_tables(&self.database)
@@ -268,13 +406,7 @@ impl SchemaProvider for PaimonSchemaProvider {
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        if self.catalog.session_table(&self.database, name).is_some() {
-            return true;
-        }
-        let Ok((path, _)) = self.catalog.table_dir(&self.database, name) else {
-            return false;
-        };
-        let schema_dir = paimon_io::join(&path, paimon_spec::layout::SCHEMA_DIR);
-        matches!(self.catalog.catalog.file_io().exists(&schema_dir), Ok(true))
+        self.catalog.session_table(&self.database, name).is_some()
+            || self.catalog.catalog_table_exists(&self.database, name)
     }
 }

@@ -24,6 +24,10 @@
 //!   storage layer has no directory rename yet);
 //! - `SHOW DATABASES`: one row per `<db>.db` directory.
 //!
+//! Over a catalog that is not a warehouse directory (REST, JDBC, Hive) each of these is the
+//! catalog's own call (`create_database`, `drop_database`, `create_table`, `drop_table`,
+//! `alter_table`, `list_databases`).
+//!
 //! Every other clause of these statements is refused with an error naming the statement, so
 //! nothing typed is silently dropped. Each needs the `admin` grant of the session's policy.
 
@@ -212,8 +216,14 @@ fn table_name(name: &ObjectName, normalize: bool) -> Result<(String, String)> {
 }
 
 fn create_database(catalog: &PaimonCatalogProvider, db: &str, if_not_exists: bool) -> Result<()> {
+    let Some(io) = catalog.file_io() else {
+        checked_database(db)?;
+        return catalog
+            .catalog()
+            .create_database(db, if_not_exists, &Default::default())
+            .map_err(|e| df_err(catalog.warehouse(), e));
+    };
     let dir = catalog.database_dir(db)?;
-    let io = catalog.file_io();
     if io.exists(&dir).map_err(|e| df_err(&dir, e))? {
         return match if_not_exists {
             true => Ok(()),
@@ -229,8 +239,14 @@ fn drop_database(
     if_exists: bool,
     cascade: bool,
 ) -> Result<()> {
+    let Some(io) = catalog.file_io() else {
+        checked_database(db)?;
+        return catalog
+            .catalog()
+            .drop_database(db, if_exists, cascade)
+            .map_err(|e| df_err(catalog.warehouse(), e));
+    };
     let dir = catalog.database_dir(db)?;
-    let io = catalog.file_io();
     if !io.exists(&dir).map_err(|e| df_err(&dir, e))? {
         return match if_exists {
             true => Ok(()),
@@ -238,7 +254,7 @@ fn drop_database(
         };
     }
     let tables = catalog
-        .meta()
+        .catalog()
         .list_tables(db)
         .map_err(|e| df_err(&dir, e))?;
     if !tables.is_empty() && !cascade {
@@ -262,13 +278,22 @@ fn drop_table(
     if_exists: bool,
 ) -> Result<()> {
     let (db, t) = table_name(name, normalize)?;
+    let not_a_table = || {
+        DataFusionError::Plan(format!(
+            "DROP TABLE {name}: not a table (a branch, system table or time travel)"
+        ))
+    };
+    let Some(io) = catalog.file_io() else {
+        let id = catalog_table_id(catalog, &db, &t).ok_or_else(not_a_table)??;
+        return catalog
+            .catalog()
+            .drop_table(&id, if_exists)
+            .map_err(|e| df_err(catalog.warehouse(), e));
+    };
     let (dir, parsed) = catalog.table_dir(&db, &t)?;
     if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
-        return Err(DataFusionError::Plan(format!(
-            "DROP TABLE {name}: not a table (a branch, system table or time travel)"
-        )));
+        return Err(not_a_table());
     }
-    let io = catalog.file_io();
     let schema_dir = paimon_io::join(&dir, paimon_spec::layout::SCHEMA_DIR);
     if !io.exists(&schema_dir).map_err(|e| df_err(&dir, e))? {
         return match if_exists {
@@ -357,13 +382,24 @@ async fn create_table_as(
         fields.push(paimon_spec::types::DataField::new(-1, f.name(), ty).to_json());
     }
     let (db, name) = table_name(&t.name, normalize)?;
-    let (dir, _) = catalog.table_dir(&db, &name)?;
-    let io = catalog.file_io();
-    let schema_dir = paimon_io::join(&dir, paimon_spec::layout::SCHEMA_DIR);
-    if io.exists(&schema_dir).map_err(|e| df_err(&dir, e))? {
+    let exists = match catalog.file_io() {
+        Some(io) => {
+            let (dir, _) = catalog.table_dir(&db, &name)?;
+            let schema_dir = paimon_io::join(&dir, paimon_spec::layout::SCHEMA_DIR);
+            io.exists(&schema_dir).map_err(|e| df_err(&dir, e))?
+        }
+        None => {
+            let (c, d, n) = (catalog.clone(), db.clone(), name.clone());
+            off_runtime(move || Ok(c.open_table(&d, &n)?.is_some())).await?
+        }
+    };
+    if exists {
         return match t.if_not_exists {
             true => Ok(()),
-            false => Err(df_err(&dir, format!("table '{db}.{name}' already exists"))),
+            false => Err(DataFusionError::Execution(format!(
+                "{}: table '{db}.{name}' already exists",
+                catalog.warehouse()
+            ))),
         };
     }
     let (c, t2) = (catalog.clone(), t.clone());
@@ -389,7 +425,8 @@ async fn create_table_as(
     }
     .await;
     if let Err(e) = written {
-        let _ = io.delete_dir(&dir);
+        let (c, d, n) = (catalog.clone(), db, name);
+        let _ = off_runtime(move || drop_new_table(&c, &d, &n)).await;
         return Err(e);
     }
     Ok(())
@@ -413,12 +450,18 @@ fn create_table_with(
         return Err(refuse(what));
     }
     let (db, name) = table_name(&t.name, normalize)?;
-    let (dir, parsed) = catalog.table_dir(&db, &name)?;
-    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
-        return Err(refuse(
-            "a name with a branch, system table or time travel".into(),
-        ));
-    }
+    let not_plain = || refuse("a name with a branch, system table or time travel".into());
+    // Where the table goes: its directory in a warehouse, its identifier in another catalog.
+    let dir = match catalog.file_io() {
+        Some(_) => {
+            let (dir, parsed) = catalog.table_dir(&db, &name)?;
+            if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+                return Err(not_plain());
+            }
+            Ok(dir)
+        }
+        None => Err(catalog_table_id(catalog, &db, &name).ok_or_else(not_plain)??),
+    };
     let mut fields = Vec::new();
     let field = |c: &datafusion::sql::sqlparser::ast::ColumnDef, partition: bool| {
         // `PARTITIONED BY (dt)` names a column; `(dt STRING)` (Hive) also declares it.
@@ -518,8 +561,21 @@ fn create_table_with(
     let mut schema =
         TableSchema::from_json(&schema).map_err(|e| refuse(format!("the schema ({e})")))?;
     schema.time_millis = now_millis();
-    paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
-        .map_err(|e| df_err(&dir, e))?;
+    match (catalog.file_io(), dir) {
+        (Some(io), Ok(dir)) => {
+            paimon_meta::commit::create_table_at(io.clone(), &dir, schema, t.if_not_exists)
+                .map_err(|e| df_err(&dir, e))?;
+        }
+        (_, Err(id)) => catalog
+            .catalog()
+            .create_table(&id, schema, t.if_not_exists)
+            .map_err(|e| df_err(catalog.warehouse(), e))?,
+        (None, Ok(_)) => {
+            return Err(DataFusionError::Internal(
+                "a directory without storage".into(),
+            ))
+        }
+    }
     Ok(())
 }
 
@@ -573,10 +629,26 @@ fn create_table_like(
         }
         Ok(dir)
     };
-    let source_dir = plain(&like.name)?;
-    let dir = plain(&t.name)?;
-    let source = paimon_meta::Table::open(catalog.file_io().clone(), &source_dir)
-        .map_err(|e| df_err(&source_dir, e))?;
+    // Under a catalog other than a warehouse, both tables are named by identifier.
+    let id = |name: &ObjectName| -> Result<paimon_meta::catalog::Identifier> {
+        let (db, table) = table_name(name, normalize)?;
+        catalog_table_id(catalog, &db, &table).ok_or_else(|| {
+            refuse(format!(
+                "'{name}': a name with a branch, system table or time travel"
+            ))
+        })?
+    };
+    let source = match catalog.file_io() {
+        Some(io) => {
+            let source_dir = plain(&like.name)?;
+            paimon_meta::Table::open(io.clone(), &source_dir)
+                .map_err(|e| df_err(&source_dir, e))?
+        }
+        None => catalog
+            .catalog()
+            .get_table(&id(&like.name)?)
+            .map_err(|e| df_err(catalog.warehouse(), e))?,
+    };
     let mut schema = source.schema().as_ref().clone();
     fn unnumber(fields: &mut [paimon_spec::types::DataField]) {
         for f in fields {
@@ -603,8 +675,17 @@ fn create_table_like(
     schema.highest_field_id = -1;
     schema.comment = None;
     schema.time_millis = now_millis();
-    paimon_meta::commit::create_table_at(catalog.file_io().clone(), &dir, schema, t.if_not_exists)
-        .map_err(|e| df_err(&dir, e))?;
+    match catalog.file_io() {
+        Some(io) => {
+            let dir = plain(&t.name)?;
+            paimon_meta::commit::create_table_at(io.clone(), &dir, schema, t.if_not_exists)
+                .map_err(|e| df_err(&dir, e))?;
+        }
+        None => catalog
+            .catalog()
+            .create_table(&id(&t.name)?, schema, t.if_not_exists)
+            .map_err(|e| df_err(catalog.warehouse(), e))?,
+    }
     Ok(())
 }
 
@@ -612,7 +693,7 @@ fn create_table_like(
 fn show_databases(ctx: &SessionContext) -> Result<DataFrame> {
     let catalog = warehouse(ctx)?;
     let names = catalog
-        .meta()
+        .catalog()
         .list_databases()
         .map_err(|e| df_err(catalog.warehouse(), e))?;
     let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(vec![
@@ -645,15 +726,6 @@ fn alter_table(
     {
         return Err(refuse(format!("'{t}'")));
     }
-    let (db, name) = table_name(&t.name, normalize)?;
-    let (dir, parsed) = catalog.table_dir(&db, &name)?;
-    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
-        return Err(refuse(
-            "a name with a branch, system table or time travel".into(),
-        ));
-    }
-    let table =
-        paimon_meta::Table::open(catalog.file_io().clone(), &dir).map_err(|e| df_err(&dir, e))?;
     let mut changes = Vec::new();
     for op in &t.operations {
         match op {
@@ -717,6 +789,20 @@ fn alter_table(
             other => return Err(refuse(format!("'{other}'"))),
         }
     }
+    let (db, name) = table_name(&t.name, normalize)?;
+    let not_plain = || refuse("a name with a branch, system table or time travel".into());
+    let Some(io) = catalog.file_io() else {
+        let id = catalog_table_id(catalog, &db, &name).ok_or_else(not_plain)??;
+        return catalog
+            .catalog()
+            .alter_table(&id, &changes, false)
+            .map_err(|e| df_err(catalog.warehouse(), e));
+    };
+    let (dir, parsed) = catalog.table_dir(&db, &name)?;
+    if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+        return Err(not_plain());
+    }
+    let table = paimon_meta::Table::open(io.clone(), &dir).map_err(|e| df_err(&dir, e))?;
     table.alter(&changes).map_err(|e| df_err(&dir, e))?;
     Ok(())
 }
@@ -754,6 +840,42 @@ fn option_text(e: &Expr, refuse: &dyn Fn(String) -> DataFusionError) -> Result<S
             .collect::<Vec<_>>()
             .join(".")),
         _ => Err(refuse(format!("option '{e}'"))),
+    }
+}
+
+/// The identifier of table `db.name` in a catalog that is not a warehouse directory, its names
+/// checked; `None` when the name selects a branch, system table or time travel.
+fn catalog_table_id(
+    catalog: &PaimonCatalogProvider,
+    db: &str,
+    name: &str,
+) -> Option<Result<paimon_meta::catalog::Identifier>> {
+    let parsed = match catalog.checked_name(db, name) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    (parsed.system.is_none() && parsed.spec == crate::ScanSpec::default())
+        .then(|| Ok(paimon_meta::catalog::Identifier::new(db, parsed.table)))
+}
+
+/// Refuses a database name that is not one plain name (as a warehouse's directory names are
+/// checked), before it reaches a catalog.
+fn checked_database(db: &str) -> Result<()> {
+    paimon_spec::layout::check_file_name("database name", db)
+        .map_err(|e| DataFusionError::Plan(format!("identifier {db:?}: {e}")))
+}
+
+/// Drops the table `db.name` a failed `CREATE TABLE .. AS SELECT` created.
+fn drop_new_table(catalog: &PaimonCatalogProvider, db: &str, name: &str) -> Result<()> {
+    match catalog.file_io() {
+        Some(io) => {
+            let (dir, _) = catalog.table_dir(db, name)?;
+            io.delete_dir(&dir).map(|_| ()).map_err(|e| df_err(&dir, e))
+        }
+        None => catalog
+            .catalog()
+            .drop_table(&paimon_meta::catalog::Identifier::new(db, name), true)
+            .map_err(|e| df_err(catalog.warehouse(), e)),
     }
 }
 

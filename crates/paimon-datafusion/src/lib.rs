@@ -11,7 +11,8 @@
 //! - [`PaimonScanExec`]: one DataFusion partition per group of splits; each partition reads
 //!   its splits with the data plane's async stream (storage read through async calls, batches
 //!   decoded on the polling task, as DataFusion's own scans do; no thread of its own);
-//! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, with
+//! - [`PaimonCatalogProvider`]: a filesystem warehouse, `<warehouse>/<db>.db/<table>`, or any
+//!   paimon-meta catalog (REST, JDBC, Hive; its tables commit and are read through it), with
 //!   `t$branch_<name>` and Java's system tables (`t$snapshots`, `t$files`, ...);
 //! - [`sql`]: a `SessionContext` over a warehouse with Paimon's time-travel spellings
 //!   (`VERSION AS OF`, `TIMESTAMP AS OF`) and `paimon_incremental(...)`, and `INSERT INTO` /

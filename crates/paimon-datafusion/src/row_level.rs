@@ -36,7 +36,11 @@ pub const ROW_KIND_COLUMN: &str = "_paimon_sql_row_kind";
 /// Why `statement` cannot change rows of `table` (at `path`), if it cannot.
 pub(crate) fn refusal(table: &paimon_meta::Table, path: &str, statement: &str) -> Option<String> {
     let o = table.options();
-    let why = if table.schema().primary_keys.is_empty() {
+    let why = if table.query_auth().is_some() {
+        // The rows it would rewrite are read filtered and masked: written back, masked values
+        // would replace the table's own.
+        "the table is under query auth (query-auth.enabled): its rows are read masked and filtered, so they cannot be rewritten"
+    } else if table.schema().primary_keys.is_empty() {
         "the table has no primary key (DELETE and UPDATE on append tables are not supported yet)"
     } else if o.ignore_delete {
         "the table sets ignore-delete, so the deletes would be dropped"

@@ -325,7 +325,21 @@ impl TableFunctionImpl for Incremental {
             text(end).ok_or_else(usage)?,
         );
         let (db, name) = table.split_once('.').unwrap_or(("default", table.as_str()));
-        let (path, parsed) = self.catalog.table_dir(db, name)?;
+        let (opened, parsed) = match self.catalog.meta() {
+            Some(_) => {
+                let (path, parsed) = self.catalog.table_dir(db, name)?;
+                (Err(path), parsed)
+            }
+            None => match self.catalog.open_table(db, name)? {
+                Some((t, parsed)) => (Ok(t), parsed),
+                None => {
+                    return Err(DataFusionError::Plan(format!(
+                        "paimon_incremental: table '{table}' does not exist in catalog {}",
+                        self.catalog.warehouse()
+                    )))
+                }
+            },
+        };
         if parsed.system.is_some()
             || parsed.spec
                 != (ScanSpec {
@@ -343,7 +357,10 @@ impl TableFunctionImpl for Incremental {
         };
         spec.check_names()
             .map_err(|e| DataFusionError::Plan(format!("paimon_incremental: {e}")))?;
-        Ok(Arc::new(PaimonTableProvider::open_with(&path, spec)?))
+        Ok(Arc::new(match opened {
+            Ok(t) => PaimonTableProvider::from_table(t, spec)?,
+            Err(path) => PaimonTableProvider::open_with(&path, spec)?,
+        }))
     }
 }
 

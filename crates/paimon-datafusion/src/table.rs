@@ -71,7 +71,23 @@ impl PaimonTableProvider {
     /// # Errors
     /// As [`PaimonTableProvider::open_with`].
     pub fn open_io(io: FileIORef, path: &str, spec: ScanSpec) -> Result<Self> {
-        let mut table = Table::open(Arc::clone(&io), path).map_err(|e| df_err(path, e))?;
+        let table = Table::open(Arc::clone(&io), path).map_err(|e| df_err(path, e))?;
+        Self::assemble(table, io, path, spec)
+    }
+
+    /// `table` as opened (through a catalog: it keeps the catalog's commit and query auth) as
+    /// `spec` selects it, on the table's own storage.
+    ///
+    /// # Errors
+    /// When the branch, snapshot or tag does not exist.
+    pub fn from_table(table: Table, spec: ScanSpec) -> Result<Self> {
+        let path = table.path().trim_end_matches('/').to_string();
+        let io = Arc::clone(table.file_io());
+        Self::assemble(table, io, &path, spec)
+    }
+
+    /// The provider of `table` (at `path`, on `io`) as `spec` selects it.
+    fn assemble(mut table: Table, io: FileIORef, path: &str, spec: ScanSpec) -> Result<Self> {
         if let Some(b) = &spec.branch {
             table = table.with_branch(b).map_err(|e| df_err(path, e))?;
         }
@@ -117,6 +133,15 @@ impl PaimonTableProvider {
     /// The table (on the spec's branch).
     pub(crate) fn meta(&self) -> &Table {
         &self.table
+    }
+
+    /// Whether the table is under query auth ([`paimon_meta::query_auth`]): its scans carry
+    /// the catalog's row filters and column masks in every split, so nothing may be answered
+    /// or pruned from the files' unmasked values: no filter is pushed into planning or
+    /// reading (DataFusion filters the masked rows), and the scan claims no statistics (no
+    /// `count(*)`, `min` or `max` answered from the manifests).
+    pub fn under_query_auth(&self) -> bool {
+        self.table.query_auth().is_some()
     }
 
     /// What the provider reads.
@@ -220,6 +245,10 @@ impl PaimonTableProvider {
             schema: &self.rows_schema,
             rows_narrowed,
         };
+        if self.under_query_auth() || plan.plan.auth.is_some() {
+            let unknown = datafusion::common::Statistics::new_unknown(&exec.schema());
+            return Ok(exec.with_statistics(unknown));
+        }
         let stats = scan_statistics(&facts, &exec.schema());
         Ok(exec.with_statistics(stats))
     }
@@ -308,6 +337,12 @@ impl TableProvider for PaimonTableProvider {
         &self,
         filters: &[&Expr],
     ) -> Result<Vec<TableProviderFilterPushDown>> {
+        if self.under_query_auth() {
+            return Ok(vec![
+                TableProviderFilterPushDown::Unsupported;
+                filters.len()
+            ]);
+        }
         Ok(filters
             .iter()
             // `rowkind` and the row-tracking columns are not Paimon columns: filters on them
@@ -344,7 +379,12 @@ impl TableProvider for PaimonTableProvider {
             ),
             None => None,
         };
-        let predicate = translate_all(filters, &self.rows_schema);
+        // Under query auth the user's filters compare masked values: they never reach the
+        // planner or reader, which see the files' own values.
+        let predicate = match self.under_query_auth() {
+            true => None,
+            false => translate_all(filters, &self.rows_schema),
+        };
         let partitions = state.config().target_partitions();
         let splits_as_input = state.config().get_extension::<SplitsAsInput>().is_some();
         let this = self.clone();

@@ -15,6 +15,17 @@ commit-message bytes; the driver commits them all in one
 snapshot, so a failed write commits nothing. ``compact`` hands compaction out the same way:
 the driver plans the tasks, each Ray task runs one task's bytes and returns its commit
 message, and the driver commits them as one COMPACT snapshot.
+
+Through a catalog (REST, JDBC, Hive), a table is named ``"db.table"`` with
+``catalog_options`` (Java's catalog option names, as ``paimon_rs.Catalog(options=...)``):
+
+    ds = paimon_rs.ray.read_paimon("db.orders", catalog_options={"metastore": "rest", ...})
+    paimon_rs.ray.write_paimon(ds, "db.orders_copy", catalog_options={...})
+
+The driver opens the table through the catalog, plans it (a table under query auth gets
+splits carrying the catalog's row filters and column masks, which every task applies) and
+commits through it (the REST server's commit, the JDBC or Hive lock). Tasks get the table's
+path, split or commit-message bytes and the storage options, never the catalog's token.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from ray.data import Dataset, read_datasource
 from ray.data.block import BlockAccessor, BlockMetadata
 from ray.data.datasource import Datasink, Datasource, ReadTask
 
-from . import InvalidArgumentError, Split, SplitReader, Table, TableWrite, run_compact_task
+from . import Catalog, InvalidArgumentError, Split, SplitReader, Table, TableWrite, run_compact_task
 from .ray_filter import expression_columns, split_predicate
 
 __all__ = ["PaimonDatasink", "PaimonDatasource", "compact", "read_paimon", "read_splits", "write_paimon"]
@@ -45,6 +56,18 @@ def _pack(sizes: Sequence[int], parallelism: int) -> List[List[int]]:
         groups[g].append(i)
         totals[g] += max(sizes[i], 1)
     return [sorted(g) for g in groups if g]
+
+
+def _open_table(path: str, options: Optional[Dict[str, str]], catalog_options: Optional[Dict[str, str]]) -> Table:
+    """The table at ``path`` (a location) or, with ``catalog_options``, the table ``path``
+    (``"db.table"``) of that catalog, opened on the driver."""
+    if catalog_options is None:
+        return Table.open(path, options=options)
+    if options:
+        raise InvalidArgumentError(
+            f"{path}: options= and catalog_options= given: storage options go into catalog_options"
+        )
+    return Catalog(options=dict(catalog_options)).get_table(path)
 
 
 def _read_task_fn(table_path: str, split_bytes: List[bytes], read_options: Dict[str, Any], residual):
@@ -245,11 +268,16 @@ def read_paimon(
     concurrency: Optional[int] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
     options: Optional[Dict[str, str]] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
 ) -> Dataset:
     """A Ray Dataset of the table at ``path``: planned once here on the driver (scan
     arguments as in ``Table.scan``), read by Ray tasks that each get a group of split bytes.
-    ``override_num_blocks`` caps the number of read tasks (never more than splits)."""
-    scan = Table.open(path, options=options).scan(
+    ``override_num_blocks`` caps the number of read tasks (never more than splits).
+
+    With ``catalog_options`` (``paimon_rs.Catalog(options=...)``'s), ``path`` is the
+    catalog's ``"db.table"``; the tasks get the table's storage options only."""
+    table = _open_table(path, options, catalog_options)
+    scan = table.scan(
         select=select,
         filter=filter,
         snapshot=snapshot,
@@ -276,7 +304,7 @@ def read_paimon(
         override_num_blocks=override_num_blocks,
         concurrency=concurrency,
         ray_remote_args=ray_remote_args,
-        options=options,
+        options=table.storage_options if catalog_options is not None else options,
     )
 
 
@@ -308,7 +336,9 @@ class PaimonDatasink(Datasink):
     failed, whose outcome the driver cannot know.
 
     ``overwrite`` / ``partition`` are those of ``Table.write_arrow``; ``snapshot_ids`` holds the
-    snapshots committed once the write is done.
+    snapshots committed once the write is done. With ``catalog_options``, ``table_path`` is
+    the catalog's ``"db.table"``: the driver plans and commits through the catalog (the REST
+    server's commit, the JDBC or Hive lock), the tasks write with the table's storage options.
     """
 
     def __init__(
@@ -319,12 +349,17 @@ class PaimonDatasink(Datasink):
         partition: Optional[Dict[str, Any]] = None,
         row_kind_column: Optional[str] = None,
         options: Optional[Dict[str, str]] = None,
+        catalog_options: Optional[Dict[str, str]] = None,
     ):
         if partition is not None and not overwrite:
             raise InvalidArgumentError("partition= only applies with overwrite=True")
-        table = Table.open(table_path, options=options)
+        table = _open_table(table_path, options, catalog_options)
+        # The driver's way back to the table for the commit: its name in the catalog, or
+        # its path. Workers use only the path and the storage options.
+        self._name = table_path
+        self._catalog_options = dict(catalog_options) if catalog_options is not None else None
         self._table_path = table.path
-        self._options = dict(options or {})
+        self._options = table.storage_options if catalog_options is not None else dict(options or {})
         self._overwrite = overwrite
         self._partition = dict(partition) if partition is not None else None
         self._row_kind_column = row_kind_column
@@ -342,6 +377,19 @@ class PaimonDatasink(Datasink):
 
     def get_name(self) -> str:
         return "Paimon"
+
+    def __getstate__(self):
+        # Ray ships the sink to its write tasks: the catalog's options (its token) stay on the
+        # driver, the tasks write with the table's path and storage options only.
+        state = dict(self.__dict__)
+        state["_catalog_options"] = None
+        return state
+
+    def _driver_table(self) -> Table:
+        """The table as the driver commits to it: through the catalog when there is one."""
+        if self._catalog_options is not None:
+            return _open_table(self._name, None, self._catalog_options)
+        return Table.open(self._table_path, options=self._options)
 
     def write(self, blocks: Iterable[Any], ctx) -> List[bytes]:
         # One writer per Ray task and core: the task encodes on its own thread.
@@ -366,7 +414,7 @@ class PaimonDatasink(Datasink):
 
     def on_write_complete(self, write_result) -> None:
         messages = [m for r in write_result.write_returns for m in (r or [])]
-        commit = Table.open(self._table_path, options=self._options).new_commit()
+        commit = self._driver_table().new_commit()
         self._committing = True
         if self._overwrite:
             self.snapshot_ids = commit.overwrite(messages, partition=self._partition)
@@ -379,7 +427,7 @@ class PaimonDatasink(Datasink):
             if not self._committing:
                 messages = ray.get(self._written.take.remote())
                 if messages:
-                    Table.open(self._table_path, options=self._options).new_commit().abort(messages)
+                    self._driver_table().new_commit().abort(messages)
         finally:
             ray.kill(self._written)
 
@@ -395,10 +443,12 @@ def write_paimon(
     concurrency: Optional[int] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
     options: Optional[Dict[str, str]] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
 ) -> List[int]:
     """Writes ``ds`` into the table at ``path`` (columns matched by name and cast) and commits
     it once on the driver; returns the ids of the snapshots made. ``overwrite`` /
-    ``partition`` / ``row_kind_column`` as in ``Table.write_arrow``.
+    ``partition`` / ``row_kind_column`` as in ``Table.write_arrow``. With ``catalog_options``,
+    ``path`` is the catalog's ``"db.table"`` and the commit goes through the catalog.
 
     A primary-key table's rows are first hash-shuffled by the primary key
     (``Dataset.repartition(num_blocks, keys=...)``, ``num_blocks`` defaulting to the cluster's
@@ -416,6 +466,7 @@ def write_paimon(
         partition=partition,
         row_kind_column=row_kind_column,
         options=options,
+        catalog_options=catalog_options,
     )
     if sink.dynamic_bucket:
         if num_blocks not in (None, 1):

@@ -68,6 +68,48 @@ pub fn system_batch(
     branch: Option<&str>,
     name: &str,
 ) -> Result<Option<(Vec<DataField>, RecordBatch)>> {
+    if builder(name).is_none() {
+        return Ok(None);
+    }
+    let table = open(table_path, branch)?;
+    system_batch_of(&table, table_path, name)
+}
+
+/// The system table `name` of `table` as it was opened (e.g. through a catalog, on its
+/// branch); `label` names it in errors. `None` as in [`system_table`].
+///
+/// # Errors
+/// When the table's metadata cannot be read.
+pub fn system_table_of(
+    table: &Table,
+    label: &str,
+    name: &str,
+) -> Result<Option<Arc<dyn TableProvider>>> {
+    let Some((_, batch)) = system_batch_of(table, label, name)? else {
+        return Ok(None);
+    };
+    let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
+    Ok(Some(Arc::new(table)))
+}
+
+/// [`system_batch`] of an opened `table` (`label` names it in errors).
+///
+/// # Errors
+/// As [`system_table_of`].
+pub fn system_batch_of(
+    table: &Table,
+    label: &str,
+    name: &str,
+) -> Result<Option<(Vec<DataField>, RecordBatch)>> {
+    let Some(build) = builder(name) else {
+        return Ok(None);
+    };
+    let cols = build(table).map_err(|e| df_err(&format!("{label}${name}"), e))?;
+    cols.finish().map(Some)
+}
+
+/// What builds system table `name`'s columns; `None` when it is not built here.
+fn builder(name: &str) -> Option<fn(&Table) -> paimon_meta::Result<columns::Columns>> {
     let build: fn(&Table) -> paimon_meta::Result<columns::Columns> = match name {
         "snapshots" => metadata::snapshots,
         "schemas" => metadata::schemas,
@@ -78,11 +120,9 @@ pub fn system_batch(
         "manifests" => manifests::manifests,
         "partitions" => manifests::partitions,
         "buckets" => manifests::buckets,
-        _ => return Ok(None),
+        _ => return None,
     };
-    let table = open(table_path, branch)?;
-    let cols = build(&table).map_err(|e| df_err(&format!("{table_path}${name}"), e))?;
-    cols.finish().map(Some)
+    Some(build)
 }
 
 fn open(table_path: &str, branch: Option<&str>) -> Result<Table> {

@@ -29,7 +29,7 @@ pub(crate) fn session(
     target_partitions: usize,
     write: bool,
 ) -> SessionContext {
-    let fresh = PaimonCatalogProvider::with_io(Arc::clone(catalog.file_io()), catalog.warehouse());
+    let fresh = catalog.fresh();
     let config = SessionConfig::new().with_target_partitions(target_partitions.max(1));
     let ctx = sql::session_with_catalog(fresh, config);
     let mut policy = SqlPolicy::restricted(Grants {

@@ -46,6 +46,8 @@ type DoGetStream = <FlightSqlServer as FlightService>::DoGetStream;
 #[derive(Debug, Clone)]
 pub struct FlightSqlServer {
     catalog: PaimonCatalogProvider,
+    /// The warehouse's storage.
+    io: paimon_rs::io::FileIORef,
     users: Option<Arc<Users>>,
     target_partitions: usize,
     /// Worker URLs scan endpoints name (round robin from `next_worker`); empty: none.
@@ -66,8 +68,11 @@ impl FlightSqlServer {
             (false, Ok(abs)) => abs.to_string_lossy().into_owned(),
             _ => warehouse.to_string(),
         };
+        let io = paimon_rs::io::file_io_for(&warehouse)
+            .map_err(|e| DataFusionError::Execution(format!("{warehouse}: {e}")))?;
         Ok(FlightSqlServer {
-            catalog: PaimonCatalogProvider::new(&warehouse)?,
+            catalog: PaimonCatalogProvider::with_io(Arc::clone(&io), &warehouse),
+            io,
             users: users.map(Arc::new),
             target_partitions: std::thread::available_parallelism().map_or(4, |n| n.get()),
             workers: Arc::from(Vec::new()),
@@ -135,16 +140,9 @@ impl FlightSqlServer {
                     node.table_path
                 ))
             })?;
-        query_auth::restrict(
-            &self.policies,
-            caller,
-            self.catalog.file_io(),
-            node,
-            &db,
-            &table,
-        )
-        .map(Some)
-        .map_err(status)
+        query_auth::restrict(&self.policies, caller, &self.io, node, &db, &table)
+            .map(Some)
+            .map_err(status)
     }
 
     /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
@@ -195,9 +193,8 @@ impl FlightSqlServer {
         let Some(node) = node.filter(|_| !self.workers.is_empty()) else {
             return Ok(None);
         };
-        let Some(tickets) =
-            split_ticket::tickets_of_node(node, self.warehouse(), self.catalog.file_io())
-                .map_err(Status::internal)?
+        let Some(tickets) = split_ticket::tickets_of_node(node, self.warehouse(), &self.io)
+            .map_err(Status::internal)?
         else {
             return Ok(None);
         };
@@ -231,18 +228,11 @@ impl FlightSqlServer {
                 "{DENIED} reading {db}.{table} needs the read grant on it"
             )));
         }
-        query_auth::check_ticket(
-            &self.policies,
-            caller,
-            self.catalog.file_io(),
-            &node,
-            &db,
-            &table,
-        )
-        .map_err(status)?;
-        let groups = node.partitions.len();
-        let exec = PaimonScanExec::try_new_with_io(node, Some(Arc::clone(self.catalog.file_io())))
+        query_auth::check_ticket(&self.policies, caller, &self.io, &node, &db, &table)
             .map_err(status)?;
+        let groups = node.partitions.len();
+        let exec =
+            PaimonScanExec::try_new_with_io(node, Some(Arc::clone(&self.io))).map_err(status)?;
         let task = self.session(caller).task_ctx();
         let streams = (0..groups)
             .map(|i| exec.execute(i, Arc::clone(&task)))
@@ -463,13 +453,7 @@ impl FlightSqlService for FlightSqlServer {
         if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
             let ticket = SplitTicket::decode_any(&message)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
-            let rows = read_ticket(
-                self.warehouse(),
-                self.catalog.file_io(),
-                &caller,
-                &self.policies,
-                &ticket,
-            )?;
+            let rows = read_ticket(self.warehouse(), &self.io, &caller, &self.policies, &ticket)?;
             return Ok(Response::new(rows));
         }
         Ok(Response::new(self.scan(&caller, &message).await?))

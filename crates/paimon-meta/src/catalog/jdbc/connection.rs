@@ -135,6 +135,16 @@ impl std::fmt::Debug for Connection {
     }
 }
 
+impl Drop for Connection {
+    fn drop(&mut self) {
+        // Closing the client blocks on its runtime, which panics on a thread inside another
+        // runtime (the catalog dropped with a DataFusion session): it closes on its own thread.
+        if let Some(client) = self.client.get_mut().ok().and_then(Option::take) {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
+}
+
 impl Connection {
     pub(super) fn new(spec: ConnectionSpec) -> Self {
         Connection {
@@ -149,7 +159,28 @@ impl Connection {
     }
 
     /// Runs `f` on the connection; `what` names the call in errors.
-    pub(super) fn run<T>(
+    ///
+    /// The sync `postgres` client drives its connection with a runtime of its own, which
+    /// panics inside a thread that is already in a tokio runtime (a DataFusion planner or
+    /// `spawn_blocking` task calling the catalog); so the call runs on a thread of its own.
+    pub(super) fn run<T: Send>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&mut Client) -> std::result::Result<T, postgres::Error> + Send,
+    ) -> Result<T> {
+        std::thread::scope(|s| {
+            s.spawn(|| self.run_here(what, f))
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(Error::Internal(format!(
+                        "JDBC catalog call {what} panicked"
+                    )))
+                })
+        })
+    }
+
+    /// [`Connection::run`] on the calling thread.
+    fn run_here<T>(
         &self,
         what: &str,
         f: impl FnOnce(&mut Client) -> std::result::Result<T, postgres::Error>,
