@@ -299,7 +299,8 @@ fn server_snapshot_id(url: &str, db: &str, table: &str) -> i64 {
     )
     .unwrap();
     // The server may keep the connection open: read until the JSON body is complete.
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
     let mut bytes = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
@@ -329,8 +330,8 @@ fn server_snapshot_id(url: &str, db: &str, table: &str) -> i64 {
 /// / `information_schema` list the server's names.
 #[test]
 fn sql_reads_writes_and_creates_tables_through_rest() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = rest_server(dir.path());
+    let server = JavaRestServer::start(TOKEN);
+    let url = server.url.clone();
     oracle(&[
         "rest-write",
         &url,
@@ -415,6 +416,5 @@ fn sql_reads_writes_and_creates_tables_through_rest() {
     ]
     .concat());
     assert_eq!(two, "n\n5\n");
-    drop(server.stdin.take());
-    server.wait().unwrap();
+    server.stop();
 }
