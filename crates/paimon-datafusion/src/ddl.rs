@@ -641,8 +641,7 @@ fn create_table_like(
     let source = match catalog.file_io() {
         Some(io) => {
             let source_dir = plain(&like.name)?;
-            paimon_meta::Table::open(io.clone(), &source_dir)
-                .map_err(|e| df_err(&source_dir, e))?
+            paimon_meta::Table::open(io.clone(), &source_dir).map_err(|e| df_err(&source_dir, e))?
         }
         None => catalog
             .catalog()

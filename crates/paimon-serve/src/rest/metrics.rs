@@ -10,7 +10,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// One metric: its name, type, help text and value per endpoint.
-type Series = (&'static str, &'static str, &'static str, fn(&Counters) -> String);
+type Series = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&Counters) -> String,
+);
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Counters {
