@@ -1,8 +1,8 @@
 //! Helpers the workspace's test suites share, so each fact about the test environment is
 //! written once: where the repository and the test data are ([`paths`]), how the Java 1.4.2
-//! oracle is run ([`oracle`]), how Java's own REST catalog server is started on loopback
+//! oracle is run ([`mod@oracle`]), how Java's own REST catalog server is started on loopback
 //! ([`java_rest`]), and rows of the `(id INT, v STRING)` tables the catalog tests write, as
-//! maps ([`rows`]).
+//! maps ([`mod@rows`]).
 //!
 //! A dev-dependency only: no library crate depends on it, and it depends on no paimon crate,
 //! so every crate's tests can use it.
