@@ -125,10 +125,13 @@ fn concurrent_committers_get_dense_ids() {
     let src = &live[0];
     let threads = 6;
     let per_thread = 3;
+    // (thread, identifier, the ids its commit returned): printed when the ids are not dense.
+    let returned = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for th in 0..threads {
             let t = t.clone();
             let src = src.clone();
+            let returned = &returned;
             s.spawn(move || {
                 let c = t.new_commit(&format!("user-{th}"));
                 for i in 0..per_thread {
@@ -141,7 +144,9 @@ fn concurrent_committers_get_dense_ids() {
                     let mut m = CommitMessage::new(partition_bytes(&t, &src), src.bucket)
                         .with_total_buckets(Some(src.total_buckets));
                     m.data_increment.new_files.push(f);
-                    assert_eq!(c.commit(i, &[m]).unwrap().len(), 1);
+                    let ids = c.commit(i, &[m]).unwrap();
+                    assert_eq!(ids.len(), 1);
+                    returned.lock().unwrap().push((th, i, ids[0]));
                 }
             });
         }
@@ -149,7 +154,21 @@ fn concurrent_committers_get_dense_ids() {
     let sm = t.snapshot_manager();
     let ids = sm.snapshot_ids().unwrap();
     let n = threads * per_thread;
-    assert_eq!(*ids.last().unwrap(), first + n);
+    if *ids.last().unwrap() != first + n {
+        // Once seen under load (newest 18 of 21, every commit returning an id): say what each
+        // commit returned and what each snapshot holds, to find where a commit went.
+        let held: Vec<(i64, String, i64)> = ids
+            .iter()
+            .filter_map(|id| sm.snapshot(*id).ok())
+            .map(|s| (s.id, s.commit_user, s.commit_identifier))
+            .collect();
+        panic!(
+            "snapshots {ids:?} after {first}, expected up to {}; commits returned \
+             (thread, identifier, id) {:?}; snapshots (id, user, identifier) {held:?}",
+            first + n,
+            returned.lock().unwrap()
+        );
+    }
     let ours: Vec<Snapshot> = sm
         .snapshots()
         .unwrap()
