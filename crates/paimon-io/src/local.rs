@@ -78,9 +78,18 @@ impl FileIO for LocalFileIO {
         let mut out = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| Error::from_io(dir, e))?;
-            let meta = entry.metadata().map_err(|e| Error::from_io(dir, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            out.push(status_of(crate::join(dir, &name), &meta));
+            let path = crate::join(dir, &name);
+            let meta = match entry.metadata() {
+                Ok(meta) => meta,
+                // Removed between the directory read and its stat (a publish's temporary file,
+                // an expired snapshot): it is not there, so it is not listed. Reporting it as
+                // not found would read as "the directory is missing", and a committer would take
+                // a table whose listing raced a delete for a table without snapshots.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::from_io(&path, e)),
+            };
+            out.push(status_of(path, &meta));
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
@@ -352,6 +361,39 @@ mod tests {
         assert!(!io.exists(&format!("{d}/m/n")).unwrap());
         assert!(!io.delete_empty_dir(&format!("{d}/m/n")).unwrap(), "absent");
         assert!(io.delete_empty_dir(&format!("{d}/m")).unwrap());
+    }
+
+    #[test]
+    fn a_listing_racing_deletes_lists_what_stays() {
+        // Files created and removed while the directory is listed (publishes' temporary files,
+        // expiries) must neither fail the listing nor hide the files that stay: a committer
+        // once took such a failure for a table without snapshots and published snapshot-1.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap().to_string();
+        let io = LocalFileIO::new();
+        io.write_new(&format!("{d}/snapshot-7"), b"stays").unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut i = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let p = format!("{d}/.tmp-{i}");
+                    std::fs::write(&p, b"x").unwrap();
+                    std::fs::remove_file(&p).unwrap();
+                    i += 1;
+                }
+            });
+            for _ in 0..3000 {
+                let names: Vec<String> = io
+                    .list(&d)
+                    .unwrap_or_else(|e| panic!("listing {d} failed: {e}"))
+                    .iter()
+                    .map(|f| f.name().to_string())
+                    .collect();
+                assert!(names.contains(&"snapshot-7".to_string()), "{names:?}");
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
     }
 
     #[test]

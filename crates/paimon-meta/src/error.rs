@@ -33,6 +33,20 @@ pub enum Error {
         /// What conflicts, naming the file.
         reason: String,
     },
+    /// A commit whose last attempt to publish its snapshot failed in a way that leaves its
+    /// outcome unknown (a timed-out write or request that may have landed). Its files are kept,
+    /// since a landed snapshot references them; committing the same messages again with the
+    /// same user and identifier finds the snapshot if it landed and commits once otherwise.
+    #[error(
+        "commit to table {table} may or may not have landed (its files are kept; commit it \
+         again with the same user and identifier to find out): {source}"
+    )]
+    CommitOutcomeUnknown {
+        /// The table root.
+        table: String,
+        /// The failed publish.
+        source: Box<Error>,
+    },
     /// A commit message or schema the committer refuses (bad bucket, invalid schema...).
     #[error("invalid commit on table {table}: {reason}")]
     InvalidCommit {

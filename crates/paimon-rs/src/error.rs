@@ -101,15 +101,26 @@ impl Error {
     /// Whether this is a commit conflict (nothing was committed; planning again may
     /// succeed), wherever in the chain paimon-meta reported it.
     pub fn is_commit_conflict(&self) -> bool {
+        self.meta_in_chain(|m| matches!(m, paimon_meta::Error::CommitConflict { .. }))
+    }
+
+    /// Whether a commit in the chain may or may not have landed
+    /// ([`paimon_meta::Error::CommitOutcomeUnknown`]): its files must be kept, never aborted.
+    pub fn is_commit_outcome_unknown(&self) -> bool {
+        self.meta_in_chain(|m| matches!(m, paimon_meta::Error::CommitOutcomeUnknown { .. }))
+    }
+
+    /// Whether some paimon-meta error in the chain satisfies `test`.
+    fn meta_in_chain(&self, test: impl Fn(&paimon_meta::Error) -> bool) -> bool {
         let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);
         while let Some(e) = cur {
-            if let Some(paimon_meta::Error::CommitConflict { .. }) =
-                e.downcast_ref::<paimon_meta::Error>()
-            {
-                return true;
+            if let Some(m) = e.downcast_ref::<paimon_meta::Error>() {
+                if test(m) {
+                    return true;
+                }
             }
             if let Some(Error::Meta(m)) = e.downcast_ref::<Error>() {
-                if matches!(**m, paimon_meta::Error::CommitConflict { .. }) {
+                if test(m) {
                     return true;
                 }
             }

@@ -349,7 +349,10 @@ impl CreateGlobalIndex {
                 Ok(report)
             }
             Err(e) => {
-                let _ = commit.abort(&messages);
+                // A snapshot that may have landed references the files: keep them.
+                if !e.is_commit_outcome_unknown() {
+                    let _ = commit.abort(&messages);
+                }
                 Err(e)
             }
         }

@@ -235,7 +235,10 @@ impl PendingWrite {
         let ids = match ids {
             Ok(ids) => ids,
             Err(e) => {
-                let _ = commit.abort(&messages);
+                // A snapshot that may have landed references the files: keep them.
+                if !matches!(e, paimon_meta::Error::CommitOutcomeUnknown { .. }) {
+                    let _ = commit.abort(&messages);
+                }
                 return Err(e.into());
             }
         };

@@ -161,7 +161,8 @@ impl TableCommit {
     /// retries are used up; [`Error::InvalidCommit`] for a malformed message (a negative or
     /// overflowing row count); storage errors. Nothing is committed then, and the manifests
     /// written are deleted, except after a publish error in the last attempt: its outcome is
-    /// unknown, so its files are kept.
+    /// unknown, so its files are kept and the error is [`Error::CommitOutcomeUnknown`] (never
+    /// abort its messages then).
     pub fn commit(&self, identifier: i64, messages: &[CommitMessage]) -> Result<Vec<i64>> {
         // Read before the check, so that a snapshot of ours landing after the check is
         // found by the attempts (they look at every snapshot after `base`).
@@ -478,7 +479,10 @@ impl TableCommit {
         }
         if let Some(e) = unknown {
             // Its files are kept: the snapshot may still appear (a PUT in flight).
-            return Err(e);
+            return Err(Error::CommitOutcomeUnknown {
+                table: self.table.path().to_string(),
+                source: Box::new(e),
+            });
         }
         Err(self.conflict(format!(
             "commit {identifier} of user {} lost the race for the next snapshot {} times",
@@ -534,6 +538,18 @@ impl TableCommit {
         let opts = table.options();
         let sm = table.snapshot_manager();
         let latest = sm.latest()?;
+        // Snapshot ids only grow: a look that finds an older latest snapshot than an earlier look
+        // (or none, from a listing that raced a delete) must not make this commit an id the
+        // table already used, which would replace history or read as a table of one commit.
+        let seen = latest.as_ref().map(|s| s.id);
+        if seen < *checked {
+            return Err(self.conflict(format!(
+                "the latest snapshot went back from {} to {} while committing; not publishing \
+                 over ids the table has used",
+                checked.unwrap_or_default(),
+                seen.map_or_else(|| "none".to_string(), |id| id.to_string())
+            )));
+        }
         if let Some(l) = &latest {
             if let Some(id) = self.find_landed(identifier, kind, checked, l.id)? {
                 return Ok(Attempt::Committed(id));

@@ -267,3 +267,49 @@ fn abort_keeps_an_upgraded_committed_file() {
         assert!(Path::new(&f.bucket_path).join(&f.file.file_name).exists());
     }
 }
+
+/// A publish whose outcome stays unknown in every attempt (a request that timed out and may
+/// still land) ends in [`Error::CommitOutcomeUnknown`], so that callers keep the commit's
+/// files, and publishes nothing twice.
+#[test]
+fn a_publish_that_stays_unknown_is_reported_as_unknown() {
+    use crate::catalog::{Published, SnapshotCommit};
+
+    #[derive(Debug)]
+    struct NeverAnswers;
+    impl SnapshotCommit for NeverAnswers {
+        fn publish(&self, _: &Table, snapshot: &crate::Snapshot) -> Result<Published> {
+            Ok(Published::Unknown(Error::Internal(format!(
+                "snapshot {} timed out",
+                snapshot.id
+            ))))
+        }
+    }
+
+    let (_d, p) = copy_fixture("append.db/unaware");
+    let local = open(&p);
+    // Two attempts, not Java's eleven with their growing waits.
+    local
+        .alter(&[SchemaChange::SetOption {
+            key: "commit.max-retries".into(),
+            value: "1".into(),
+        }])
+        .unwrap();
+    let local = open(&p);
+    let before = local.live_files(None).unwrap();
+    let first = local.snapshot_manager().latest_id().unwrap().unwrap();
+    let msg = add_copy(&local, &before[0], "data-unknown-0.parquet");
+    let t = local.with_snapshot_commit(Arc::new(NeverAnswers));
+    match t.new_commit("u").commit(5, &[msg]) {
+        Err(Error::CommitOutcomeUnknown { table, source }) => {
+            assert_eq!(table, t.path());
+            assert!(source.to_string().contains("timed out"), "{source}");
+        }
+        other => panic!("expected an unknown outcome, got {other:?}"),
+    }
+    let t = open(&p);
+    assert_eq!(t.snapshot_manager().latest_id().unwrap(), Some(first));
+    assert!(Path::new(&before[0].bucket_path)
+        .join("data-unknown-0.parquet")
+        .exists());
+}
