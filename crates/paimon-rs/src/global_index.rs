@@ -468,7 +468,7 @@ impl DropGlobalIndex {
                 by_bucket
                     .entry((e.partition, e.bucket))
                     .or_default()
-                    .push(e.index_file.to_spec());
+                    .push(e.index_file);
             }
         }
         let messages: Vec<CommitMessage> = by_bucket

@@ -82,7 +82,7 @@ impl Table {
         Ok(IndexManifestEntry::decode_index_manifest(&path, bytes)?
             .into_iter()
             .filter(|e| e.kind == FileKind::Add && e.index_file.index_type == HASH_INDEX)
-            .map(|e| (e.partition, e.bucket, e.index_file.to_spec()))
+            .map(|e| (e.partition, e.bucket, e.index_file))
             .collect())
     }
 

@@ -43,10 +43,7 @@ use paimon_split::commit::CommitMessage;
 use crate::catalog::Published;
 use crate::error::{Error, Result};
 use crate::manifest::encode::ManifestWriteOptions;
-use crate::manifest::{
-    DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry, ManifestEntry,
-    ManifestFileMeta,
-};
+use crate::manifest::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use crate::scan::merge_entries;
 use crate::snapshot::Snapshot;
 use crate::table::Table;
@@ -372,7 +369,7 @@ impl TableCommit {
                 kind,
                 partition: m.partition.clone(),
                 bucket: m.bucket,
-                index_file: index_file_meta(f),
+                index_file: f.clone(),
             };
             let d = &m.data_increment;
             append
@@ -859,27 +856,6 @@ impl TableCommit {
                     .all(|(i, v)| values.get(*i).is_some_and(|x| x == v))
             }))
         })
-    }
-}
-
-fn index_file_meta(f: &paimon_spec::index_file::IndexFileMeta) -> IndexFileMeta {
-    IndexFileMeta {
-        index_type: f.index_type.clone(),
-        file_name: f.file_name.clone(),
-        file_size: f.file_size,
-        row_count: f.row_count,
-        dv_ranges: f.dv_ranges.as_ref().map(|r| {
-            r.iter()
-                .map(|d| DeletionVectorMeta {
-                    data_file_name: d.data_file_name.clone(),
-                    offset: i64::from(d.offset),
-                    length: i64::from(d.length),
-                    cardinality: d.cardinality,
-                })
-                .collect()
-        }),
-        external_path: f.external_path.clone(),
-        global_index: f.global_index.clone(),
     }
 }
 

@@ -4,7 +4,10 @@ use super::{decode_records, Fields, FileKind};
 use crate::error::Result;
 use paimon_format::value::{Record, Value};
 
-pub use paimon_spec::index_file::{GlobalIndexMeta, DELETION_VECTORS_INDEX};
+// One type for an index file wherever it travels: manifests, commit messages, splits.
+pub use paimon_spec::index_file::{
+    DeletionVectorMeta, GlobalIndexMeta, IndexFileMeta, DELETION_VECTORS_INDEX,
+};
 
 /// One entry of an index manifest (Java `IndexManifestEntry`).
 #[derive(Debug, Clone, PartialEq)]
@@ -17,63 +20,6 @@ pub struct IndexManifestEntry {
     pub bucket: i32,
     /// The index file.
     pub index_file: IndexFileMeta,
-}
-
-/// An index file (Java `IndexFileMeta`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct IndexFileMeta {
-    /// `DELETION_VECTORS`, `HASH` or a global index type.
-    pub index_type: String,
-    /// File name in `index/` (or the bucket directory).
-    pub file_name: String,
-    /// Size in bytes.
-    pub file_size: i64,
-    /// Number of entries (DVs for a DV file).
-    pub row_count: i64,
-    /// Deletion vectors in the file, in file order.
-    pub dv_ranges: Option<Vec<DeletionVectorMeta>>,
-    /// Absolute path when stored outside the table.
-    pub external_path: Option<String>,
-    /// Row range and field of a global index file (`_GLOBAL_INDEX`, 1.4+).
-    pub global_index: Option<GlobalIndexMeta>,
-}
-
-impl IndexFileMeta {
-    /// The same file as the format model (and commit messages) hold it; ranges beyond an
-    /// `i32` offset or length, which Java cannot write, saturate.
-    pub fn to_spec(&self) -> paimon_spec::index_file::IndexFileMeta {
-        paimon_spec::index_file::IndexFileMeta {
-            index_type: self.index_type.clone(),
-            file_name: self.file_name.clone(),
-            file_size: self.file_size,
-            row_count: self.row_count,
-            dv_ranges: self.dv_ranges.as_ref().map(|r| {
-                r.iter()
-                    .map(|d| paimon_spec::index_file::DeletionVectorMeta {
-                        data_file_name: d.data_file_name.clone(),
-                        offset: i32::try_from(d.offset).unwrap_or(i32::MAX),
-                        length: i32::try_from(d.length).unwrap_or(i32::MAX),
-                        cardinality: d.cardinality,
-                    })
-                    .collect()
-            }),
-            external_path: self.external_path.clone(),
-            global_index: self.global_index.clone(),
-        }
-    }
-}
-
-/// One deletion vector inside an index file (Java `DeletionVectorMeta`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeletionVectorMeta {
-    /// The data file it applies to.
-    pub data_file_name: String,
-    /// Offset of its length prefix.
-    pub offset: i64,
-    /// Its length (see paimon-format.md §6).
-    pub length: i64,
-    /// Deleted rows, when known (1.0+).
-    pub cardinality: Option<i64>,
 }
 
 /// `_VERSION` of index manifests (Java `IndexManifestEntrySerializer`).
@@ -168,14 +114,19 @@ fn global_index(f: &Fields<'_>, r: &Record) -> Result<Option<GlobalIndexMeta>> {
 
 fn dv_ranges(f: &Fields<'_>, r: &Record) -> Result<Option<Vec<DeletionVectorMeta>>> {
     const FIELD: &str = "_DELETIONS_VECTORS_RANGES";
+    // Java's `DeletionVectorMeta` holds the offset and length as ints.
+    let int = |e: &Record, name: &str| -> Result<i32> {
+        let v = f.long(e, name)?;
+        i32::try_from(v).map_err(|_| f.err(FIELD, &format!("{name} {v} is not an int")))
+    };
     let one = |e: &Record, name: Option<&str>| -> Result<DeletionVectorMeta> {
         Ok(DeletionVectorMeta {
             data_file_name: match name {
                 Some(n) => n.to_string(),
                 None => f.string(e, "f0")?,
             },
-            offset: f.long(e, if name.is_some() { "f0" } else { "f1" })?,
-            length: f.long(e, if name.is_some() { "f1" } else { "f2" })?,
+            offset: int(e, if name.is_some() { "f0" } else { "f1" })?,
+            length: int(e, if name.is_some() { "f1" } else { "f2" })?,
             cardinality: f.opt_long(e, "_CARDINALITY")?,
         })
     };

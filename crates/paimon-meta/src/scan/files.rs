@@ -359,8 +359,8 @@ impl ManifestReader {
                     (e.partition.clone(), e.bucket, dv.data_file_name.clone()),
                     DeletionFile {
                         path: index_path.clone(),
-                        offset: dv.offset,
-                        length: dv.length,
+                        offset: i64::from(dv.offset),
+                        length: i64::from(dv.length),
                         cardinality: dv.cardinality,
                     },
                 );

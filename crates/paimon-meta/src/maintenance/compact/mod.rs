@@ -339,7 +339,7 @@ struct DvIndexFile {
 
 impl DvIndexFile {
     fn new(f: &IndexFileMeta) -> Self {
-        let meta = f.to_spec();
+        let meta = f.clone();
         DvIndexFile {
             data_files: meta
                 .dv_ranges
