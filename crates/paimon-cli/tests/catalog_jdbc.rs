@@ -8,21 +8,14 @@
 
 use std::process::{Command, Output};
 
+use paimon_test_utils::oracle;
+
 fn paimon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon"))
-        .args(args)
-        .output()
-        .unwrap()
+    paimon_test_utils::cli::run(env!("CARGO_BIN_EXE_paimon"), args)
 }
 
 fn ok(args: &[&str]) -> String {
-    let out = paimon(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    paimon_test_utils::cli::run_ok(env!("CARGO_BIN_EXE_paimon"), args)
 }
 
 #[test]
@@ -129,22 +122,6 @@ fn psql(uri: &str, user: &str, password: &str, sql: &str) -> String {
     assert!(
         out.status.success(),
         "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The Java oracle (`scripts/java-oracle.sh`) with `args`; its stdout.
-fn oracle(args: &[&str]) -> String {
-    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(repo.join("scripts/java-oracle.sh"))
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run scripts/java-oracle.sh");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()

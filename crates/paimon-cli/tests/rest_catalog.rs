@@ -3,27 +3,18 @@
 //! REST, the CLI lists and reads it, writes rows that Java reads back through REST, manages
 //! databases and tables; a wrong token is one error line naming the URI.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use paimon_test_utils::{oracle, JavaRestServer};
 
 const TOKEN: &str = "cli-rest-token";
 
 fn paimon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon"))
-        .args(args)
-        .output()
-        .unwrap()
+    paimon_test_utils::cli::run(env!("CARGO_BIN_EXE_paimon"), args)
 }
 
 fn ok(args: &[&str]) -> String {
-    let out = paimon(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    paimon_test_utils::cli::run_ok(env!("CARGO_BIN_EXE_paimon"), args)
 }
 
 #[test]

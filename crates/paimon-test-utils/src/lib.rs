@@ -2,11 +2,12 @@
 //! written once: where the repository and the test data are ([`paths`]), how the Java 1.4.2
 //! oracle is run ([`mod@oracle`]), how Java's own REST catalog server is started on loopback
 //! ([`java_rest`]), and rows of the `(id INT, v STRING)` tables the catalog tests write, as
-//! maps ([`mod@rows`]).
+//! maps ([`mod@rows`]), and how a test runs the CLI binary ([`cli`]).
 //!
 //! A dev-dependency only: no library crate depends on it, and it depends on no paimon crate,
 //! so every crate's tests can use it.
 
+pub mod cli;
 pub mod java_rest;
 pub mod oracle;
 pub mod paths;
