@@ -23,6 +23,7 @@ cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export PYTHONDONTWRITEBYTECODE=1
 START=$(date +%s)
+source "$ROOT/scripts/test-lib.sh"
 source "$ROOT/scripts/peers-venv.sh"
 source "$ROOT/scripts/workspace-build.sh"
 PY=$(peers_venv) || exit 1
@@ -34,22 +35,6 @@ TABLES=(append append_fixed pk pk_dv row_tracking sidecar)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 WH="$WORK/wh"
-PASS=0
-FAIL=0
-
-step() {
-    local name="$1"
-    shift
-    if "$@" >"$WORK/log" 2>&1; then
-        PASS=$((PASS + 1))
-        echo "PASS $name"
-    else
-        FAIL=$((FAIL + 1))
-        echo "FAIL $name"
-        sed 's/^/    /' "$WORK/log" | tail -n 20
-    fi
-}
-
 ours() {
     local r="$1" t
     "$PY" "$PEER" round "$WH" ours "$r" "$WORK/round$r" || return 1
@@ -58,13 +43,13 @@ ours() {
     done
 }
 
-step "pypaimon 2.1 creates the tables and commits round 0" \
+check "pypaimon 2.1 creates the tables and commits round 0" \
     bash -c '"$1" "$2" create "$3" && "$1" "$2" round "$3" pypaimon 0 "$4/round0"' _ \
     "$PY" "$PEER" "$WH" "$WORK"
-step "paimon write commits round 1 on pypaimon's tables" ours 1
-step "paimon-rust 0.4 commits round 2 on our snapshots" \
+check "paimon write commits round 1 on pypaimon's tables" ours 1
+check "paimon-rust 0.4 commits round 2 on our snapshots" \
     "$PY" "$PEER" round "$WH" rust 2 "$WORK/round2"
-step "paimon write commits round 3 on paimon-rust's manifests and sidecars" ours 3
+check "paimon write commits round 3 on paimon-rust's manifests and sidecars" ours 3
 
 mkdir -p "$WORK/ours"
 read_all() {
@@ -73,15 +58,8 @@ read_all() {
         "$PAIMON" read "$WH/v2x.db/$t" --format jsonl >"$WORK/ours/$t.jsonl" || return 1
     done
 }
-step "paimon read reads every table" read_all
+check "paimon read reads every table" read_all
 if "$PY" "$PEER" check "$WH" 4 "$WORK/ours" >"$WORK/check" 2>&1; then :; fi
-while read -r line; do
-    case "$line" in
-        PASS*) PASS=$((PASS + 1)); echo "$line" ;;
-        FAIL*) FAIL=$((FAIL + 1)); echo "$line" ;;
-        *) echo "    $line" ;;
-    esac
-done <"$WORK/check"
+tally_lines "$WORK/check"
 
-echo "test-peers-2x: $PASS passed, $FAIL failed in $(($(date +%s) - START))s"
-[[ $FAIL -eq 0 ]]
+finish test-peers-2x

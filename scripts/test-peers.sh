@@ -30,23 +30,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 START=$(date +%s)
-PASS=0
-FAIL=0
-FAILED=()
-
-check() {
-    local name="$1"
-    shift
-    if "$@" >"$WORK/log" 2>&1; then
-        PASS=$((PASS + 1))
-        echo "PASS $name"
-    else
-        FAIL=$((FAIL + 1))
-        FAILED+=("$name")
-        echo "FAIL $name"
-        sed 's/^/    /' "$WORK/log" | tail -n 20
-    fi
-}
+source "$ROOT/scripts/test-lib.sh"
 
 source "$ROOT/scripts/peers-venv.sh"
 PY=$(peers_venv) || exit 1
@@ -167,6 +151,4 @@ data = open(sys.argv[1], "rb").read()
 sys.exit(CommitMessage.deserialize(data, version=14).serialize() != data)
 ' "$OUT/synthetic/message-0000.bin"
 
-echo "test-peers: $PASS passed, $FAIL failed in $(($(date +%s) - START))s"
-for f in "${FAILED[@]}"; do echo "  failed: $f"; done
-[[ $FAIL -eq 0 ]]
+finish test-peers
