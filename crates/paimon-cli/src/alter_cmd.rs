@@ -64,7 +64,12 @@ fn changes(a: &AlterTableArgs) -> Result<Vec<SchemaChange>> {
     }
     for c in &a.add_column {
         let (name, data_type) = name_and_type(c, "--add-column")?;
-        out.push(SchemaChange::AddColumn { name, data_type });
+        out.push(SchemaChange::AddColumn {
+            name,
+            data_type,
+            description: None,
+            position: None,
+        });
     }
     for r in &a.rename_column {
         let (from, to) = r

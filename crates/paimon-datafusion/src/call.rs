@@ -4,8 +4,8 @@
 //!
 //! | procedure | arguments | result |
 //! |---|---|---|
-//! | `create_tag` | `table, tag, snapshot` (`snapshot_id` too) | `result` true |
-//! | `delete_tag` | `table, tag` (comma-separated names) | `result` true |
+//! | `create_tag` | `table, tag, snapshot, time_retained` (`snapshot_id` too; `ignore_if_exists`, ours, for `ALTER TABLE .. CREATE TAG IF NOT EXISTS`) | `result` true |
+//! | `delete_tag` | `table, tag` (comma-separated names; one that is not there is skipped, as Java's `deleteTag` skips it) | `result` true |
 //! | `rename_tag` | `table, tag, target_tag` | `result` true |
 //! | `create_branch` | `table, branch, tag, snapshot` (`snapshot_id` too) | `result` true |
 //! | `delete_branch` | `table, branch` (comma-separated names) | `result` true |
@@ -21,7 +21,9 @@
 //!
 //! `table` is `db.t` (or `t` in database `default`; `t$branch_b` for a branch). The
 //! session's policy needs the `write` grant for `compact` and `admin` for the others.
-//! Arguments not listed (e.g. `time_retained`, `where`, `order_strategy`, several
+//! Paimon's Spark tag statements (`ALTER TABLE t CREATE TAG ..`, `DELETE TAG`, `RENAME TAG`)
+//! run as these calls (`crate::ddl_spelling`).
+//! Arguments not listed (e.g. `where`, `order_strategy`, several
 //! `partitions` joined by `;`) are refused by name, so no call silently does less than it says.
 
 use std::sync::Arc;
@@ -54,7 +56,14 @@ struct Procedure {
 const PROCEDURES: &[Procedure] = &[
     Procedure {
         name: "create_tag",
-        args: &["table", "tag", "snapshot", "time_retained", "snapshot_id"],
+        args: &[
+            "table",
+            "tag",
+            "snapshot",
+            "time_retained",
+            "snapshot_id",
+            "ignore_if_exists",
+        ],
     },
     Procedure {
         name: "delete_tag",
@@ -189,12 +198,30 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
     let table = paimon_rs::Table::from_meta(provider.meta().clone());
     let batch = match procedure.name {
         "create_tag" => {
-            if args.given("time_retained") {
-                return Err(args.fail("time_retained is not supported"));
-            }
             let tag = args.required("tag")?;
             let snapshot = args.int_of(&["snapshot", "snapshot_id"])?;
-            blocking(&path, move || table.create_tag(&tag, snapshot).map(|_| ())).await?;
+            let retained = match args.text("time_retained")? {
+                None => None,
+                Some(t) => Some(paimon_spec::options::parse_duration_millis(&t).ok_or_else(
+                    || {
+                        args.fail(&format!(
+                            "time_retained '{t}' is not a duration ('1 d', '12 h')"
+                        ))
+                    },
+                )?),
+            };
+            let ignore_if_exists = args.flag("ignore_if_exists")?;
+            blocking(&path, move || {
+                if ignore_if_exists && table.tags()?.iter().any(|(n, _)| *n == tag) {
+                    return Ok(());
+                }
+                match retained {
+                    None => table.create_tag(&tag, snapshot),
+                    Some(ms) => table.create_tag_retained(&tag, snapshot, ms),
+                }
+                .map(|_| ())
+            })
+            .await?;
             done()?
         }
         "delete_tag" => {
@@ -540,6 +567,15 @@ impl Args {
                 Value::Number(n, _) => n.clone(),
                 other => other.to_string(),
             }))
+    }
+
+    /// `name` as a boolean, false when not given.
+    fn flag(&self, name: &str) -> Result<bool> {
+        match self.text(name)?.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(other) => Err(self.fail(&format!("{name} is true or false, not '{other}'"))),
+        }
     }
 
     /// `name` as text; an error when it is missing.

@@ -18,7 +18,8 @@
 //!   insert fails);
 //! - `DROP TABLE [IF EXISTS] db.t`: the table directory;
 //! - `ALTER TABLE db.t SET TBLPROPERTIES (..) | SET (..) | UNSET TBLPROPERTIES (..) | RESET (..) |
-//!   ADD [COLUMN] c TYPE | ADD COLUMNS (..) | DROP [COLUMN] c | RENAME COLUMN a TO b`
+//!   ADD [COLUMN] c TYPE [COMMENT '..'] [FIRST | AFTER b] | ADD COLUMNS (..) | DROP [COLUMN] c |
+//!   RENAME COLUMN a TO b`
 //!   (comma-separated, applied as one schema change through
 //!   paimon-meta's `Table::alter`, as `paimon alter-table`); `RENAME TO` is refused (the
 //!   storage layer has no directory rename yet);
@@ -706,14 +707,15 @@ fn show_databases(ctx: &SessionContext) -> Result<DataFrame> {
 }
 
 /// `ALTER TABLE db.t op, ...` as paimon-meta's schema changes (`paimon alter-table`'s):
-/// `SET TBLPROPERTIES (..)`, `ADD [COLUMN] c TYPE`, `DROP [COLUMN] c`, `RENAME COLUMN a TO b`.
+/// `SET TBLPROPERTIES (..)`, `ADD [COLUMN] c TYPE [COMMENT '..'] [FIRST | AFTER b]`,
+/// `DROP [COLUMN] c`, `RENAME COLUMN a TO b`.
 fn alter_table(
     catalog: &PaimonCatalogProvider,
     t: &datafusion::sql::sqlparser::ast::AlterTable,
     normalize: bool,
 ) -> Result<()> {
-    use datafusion::sql::sqlparser::ast::AlterTableOperation as Op;
-    use paimon_meta::commit::SchemaChange;
+    use datafusion::sql::sqlparser::ast::{AlterTableOperation as Op, MySQLColumnPosition};
+    use paimon_meta::commit::{ColumnPosition, SchemaChange};
     let refuse = |what: String| {
         DataFusionError::Plan(format!("ALTER TABLE {}: {what} is not supported", t.name))
     };
@@ -753,17 +755,37 @@ fn alter_table(
                     }
                 }
             }
+            // `ADD [COLUMN] c TYPE [NULL] [COMMENT '..'] [FIRST | AFTER b]` (Flink, Spark).
             Op::AddColumn {
                 column_def,
                 if_not_exists: false,
-                column_position: None,
+                column_position,
                 ..
-            } if column_def.options.is_empty() => {
+            } => {
                 let data_type = column_type(&column_def.data_type)
                     .map_err(|e| refuse(format!("the type of {} ({e})", column_def.name)))?;
+                let mut description = None;
+                for o in &column_def.options {
+                    match &o.option {
+                        ColumnOption::Comment(text) => description = Some(text.clone()),
+                        ColumnOption::Null => {}
+                        other => {
+                            return Err(refuse(format!(
+                                "column option '{other}' of an added column {}",
+                                column_def.name
+                            )))
+                        }
+                    }
+                }
+                let position = column_position.as_ref().map(|p| match p {
+                    MySQLColumnPosition::First => ColumnPosition::First,
+                    MySQLColumnPosition::After(c) => ColumnPosition::After(ident(c, normalize)),
+                });
                 changes.push(SchemaChange::AddColumn {
                     name: ident(&column_def.name, normalize),
                     data_type,
+                    description,
+                    position,
                 });
             }
             Op::DropColumn {

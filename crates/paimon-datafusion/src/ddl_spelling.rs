@@ -11,8 +11,16 @@
 //!   `ALTER TABLE t RESET ('k', ..)` (Flink) become `SET TBLPROPERTIES ('k' = NULL, ..)`,
 //!   which [`crate::ddl`] runs as the removal of each option;
 //! - Spark's `ALTER TABLE t ADD COLUMNS (a T, b T)` becomes `ADD COLUMN a T, ADD COLUMN b T`;
+//! - Flink's `ALTER TABLE t ADD (a T, b T)` likewise;
 //! - a table `COMMENT '..'` of `CREATE TABLE` (which the parser takes only without `WITH`)
-//!   becomes the option `'comment' = '..'`, Spark's property for the table's comment.
+//!   becomes the option `'comment' = '..'`, Spark's property for the table's comment;
+//! - Spark's `CREATE TABLE .. USING paimon` loses the `USING paimon` (every table here is a
+//!   Paimon table); any other `USING x` is refused by name;
+//! - Paimon's Spark tag statements become the `CALL` of the procedure that does the same
+//!   ([`crate::call`]): `ALTER TABLE t CREATE TAG [IF NOT EXISTS] n [AS OF VERSION s]
+//!   [RETAIN k DAYS|HOURS|MINUTES]` is `sys.create_tag`, `ALTER TABLE t DELETE TAG [IF EXISTS]
+//!   n[,m..]` is `sys.delete_tag`, `ALTER TABLE t RENAME TAG a TO b` is `sys.rename_tag`
+//!   (`REPLACE TAG` is refused).
 //!
 //! Everything else is left byte for byte as typed; only the spans rewritten change.
 
@@ -29,7 +37,7 @@ pub(crate) fn rewrite(sql: &str) -> Result<String> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for statement in spans.split(|t| t.token == Token::SemiColon) {
         match (word_at(statement, 0), word_at(statement, 1)) {
-            (Some("CREATE"), _) => create_table(sql, statement, &mut edits),
+            (Some("CREATE"), _) => create_table(sql, statement, &mut edits)?,
             (Some("ALTER"), Some("TABLE")) => alter_table(sql, statement, &mut edits)?,
             _ => {}
         }
@@ -194,12 +202,12 @@ fn quote_types(
 }
 
 /// `CREATE [..] TABLE [IF NOT EXISTS] name [(columns)] ..`: the types of the column list,
-/// and a table `COMMENT '..'` after it written as the `comment` option (Spark's property for
-/// it), since the parser takes a comment only without `WITH`.
-fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)>) {
+/// a table `COMMENT '..'` after it written as the `comment` option (Spark's property for
+/// it), since the parser takes a comment only without `WITH`, and `USING paimon` dropped.
+fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)>) -> Result<()> {
     let is = |i: usize, w: &str| matches!(ts.get(i).map(|t| &t.token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
     let Some(table) = (1..ts.len().min(5)).find(|&i| word_at(ts, i) == Some("TABLE")) else {
-        return;
+        return Ok(());
     };
     let mut i = table + 1;
     if is(i, "IF") && is(i + 1, "NOT") && is(i + 2, "EXISTS") {
@@ -215,7 +223,9 @@ fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String
     }
     let mut after = i;
     if ts.get(i).map(|t| &t.token) == Some(&Token::LParen) && !is(i + 1, "LIKE") {
-        let Some(close) = closing(ts, i) else { return };
+        let Some(close) = closing(ts, i) else {
+            return Ok(());
+        };
         quote_types(sql, ts, i + 1, close, edits);
         after = close + 1;
     }
@@ -233,6 +243,19 @@ fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String
                 end = j;
                 break;
             }
+            Token::Word(_) if is(j, "USING") => {
+                let format = match ts.get(j + 1).map(|t| &t.token) {
+                    Some(Token::Word(w)) => w.value.clone(),
+                    _ => String::new(),
+                };
+                if !format.eq_ignore_ascii_case("paimon") {
+                    return Err(DataFusionError::Plan(format!(
+                        "CREATE TABLE .. USING {format}: only USING paimon is supported (every \
+                         table of this catalog is a Paimon table)"
+                    )));
+                }
+                edits.push((ts[j].start, ts[j + 1].end, String::new()));
+            }
             Token::Word(_) if is(j, "COMMENT") => {
                 if let Some(Token::SingleQuotedString(_)) = ts.get(j + 1).map(|t| &t.token) {
                     comment = Some(j);
@@ -247,7 +270,9 @@ fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String
             _ => {}
         }
     }
-    let Some(c) = comment else { return };
+    let Some(c) = comment else {
+        return Ok(());
+    };
     let text = &sql[ts[c + 1].start..ts[c + 1].end];
     edits.push((ts[c].start, ts[c + 1].end, String::new()));
     let key = crate::ddl::TABLE_COMMENT;
@@ -272,11 +297,19 @@ fn create_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String
             edits.push((at, at, clause));
         }
     }
+    Ok(())
 }
 
 /// `ALTER TABLE name ..`: `UNSET TBLPROPERTIES`, `RESET`, `ADD COLUMNS (..)` and the types
 /// of added columns.
 fn alter_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)>) -> Result<()> {
+    if let Some(call) = tag_statement(ts)? {
+        let (Some(first), Some(last)) = (ts.first(), ts.last()) else {
+            return Ok(());
+        };
+        edits.push((first.start, last.end, call));
+        return Ok(());
+    }
     let mut i = 2;
     while i < ts.len() {
         let (list_at, spelled) = match (word_at(ts, i), word_at(ts, i + 1)) {
@@ -287,19 +320,27 @@ fn alter_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)
             (Some("RESET"), _) if ts.get(i + 1).map(|t| &t.token) == Some(&Token::LParen) => {
                 (i + 1, "RESET")
             }
-            (Some("ADD"), Some("COLUMNS"))
-                if ts.get(i + 2).map(|t| &t.token) == Some(&Token::LParen) =>
+            (Some("ADD"), next)
+                if (next == Some("COLUMNS")
+                    && ts.get(i + 2).map(|t| &t.token) == Some(&Token::LParen))
+                    || ts.get(i + 1).map(|t| &t.token) == Some(&Token::LParen) =>
             {
-                let close = closing(ts, i + 2).ok_or_else(|| {
+                // Spark's `ADD COLUMNS (..)`, Flink's `ADD (..)`.
+                let open = if next == Some("COLUMNS") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                let close = closing(ts, open).ok_or_else(|| {
                     DataFusionError::Plan(
                         "ALTER TABLE .. ADD COLUMNS (..: the list is not closed".into(),
                     )
                 })?;
                 // `ADD COLUMNS (a T, b T)` as `ADD COLUMN a T, ADD COLUMN b T`: each comma at
                 // the list's top level starts the next `ADD COLUMN`.
-                edits.push((ts[i].start, ts[i + 2].end, "ADD COLUMN ".into()));
+                edits.push((ts[i].start, ts[open].end, "ADD COLUMN ".into()));
                 let mut depth = 0i32;
-                for t in &ts[i + 3..close] {
+                for t in &ts[open + 1..close] {
                     match &t.token {
                         Token::LParen | Token::Lt => depth += 1,
                         Token::RParen | Token::Gt => depth -= 1,
@@ -311,7 +352,7 @@ fn alter_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)
                     }
                 }
                 edits.push((ts[close].start, ts[close].end, String::new()));
-                quote_types(sql, ts, i + 3, close, edits);
+                quote_types(sql, ts, open + 1, close, edits);
                 i = close + 1;
                 continue;
             }
@@ -356,6 +397,130 @@ fn alter_table(sql: &str, ts: &[Spanned], edits: &mut Vec<(usize, usize, String)
     Ok(())
 }
 
+/// Whether `ts[i]` is the unquoted word `w` (any case).
+fn is_word(ts: &[Spanned], i: usize, w: &str) -> bool {
+    matches!(ts.get(i).map(|t| &t.token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+}
+
+/// `s` as a single-quoted SQL string.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Paimon's Spark tag statements (`ALTER TABLE t CREATE TAG ..`, `DELETE TAG ..`,
+/// `RENAME TAG ..`; see the module docs) as the `CALL` that does the same; `None` for every
+/// other `ALTER TABLE`.
+///
+/// # Errors
+/// A tag statement that does not follow the grammar, `REPLACE TAG`.
+fn tag_statement(ts: &[Spanned]) -> Result<Option<String>> {
+    // The table's name: words joined by periods, each quoted part kept quoted.
+    let mut i = 2;
+    let mut parts = Vec::new();
+    while let Some(Token::Word(w)) = ts.get(i).map(|t| &t.token) {
+        parts.push(match w.quote_style {
+            None => w.value.clone(),
+            Some(_) => format!("\"{}\"", w.value.replace('"', "\"\"")),
+        });
+        i += 1;
+        if ts.get(i).map(|t| &t.token) != Some(&Token::Period) {
+            break;
+        }
+        i += 1;
+    }
+    let tag_at = |k: usize| is_word(ts, k, "TAG");
+    let verb = ["CREATE", "DELETE", "RENAME", "REPLACE"]
+        .into_iter()
+        .find(|v| is_word(ts, i, v));
+    let verb = match verb {
+        Some("CREATE") if is_word(ts, i + 1, "OR") && is_word(ts, i + 2, "REPLACE") => "REPLACE",
+        Some(v) if tag_at(i + 1) => v,
+        _ => return Ok(None),
+    };
+    let table = parts.join(".");
+    let fail = |what: &str| {
+        DataFusionError::Plan(format!(
+            "ALTER TABLE {table} {verb} TAG: {what} (Paimon's grammar: CREATE TAG [IF NOT \
+             EXISTS] name [AS OF VERSION n] [RETAIN n DAYS|HOURS|MINUTES], DELETE TAG [IF \
+             EXISTS] name, RENAME TAG name TO name)"
+        ))
+    };
+    if verb == "REPLACE" {
+        return Err(fail(
+            "replacing a tag is not supported; DELETE TAG, then CREATE TAG",
+        ));
+    }
+    let mut k = i + 2;
+    // A tag name: a word (any quotes) or a quoted string.
+    let name = |k: usize| match ts.get(k).map(|t| &t.token) {
+        Some(Token::Word(w)) => Some(w.value.clone()),
+        Some(Token::SingleQuotedString(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let number = |k: usize| match ts.get(k).map(|t| &t.token) {
+        Some(Token::Number(n, _)) if n.chars().all(|c| c.is_ascii_digit()) => Some(n.clone()),
+        _ => None,
+    };
+    let mut args = vec![format!("table => {}", quoted(&table))];
+    match verb {
+        "CREATE" => {
+            let if_not_exists =
+                is_word(ts, k, "IF") && is_word(ts, k + 1, "NOT") && is_word(ts, k + 2, "EXISTS");
+            if if_not_exists {
+                k += 3;
+            }
+            let tag = name(k).ok_or_else(|| fail("the tag's name is missing"))?;
+            args.push(format!("tag => {}", quoted(&tag)));
+            k += 1;
+            if is_word(ts, k, "AS") && is_word(ts, k + 1, "OF") && is_word(ts, k + 2, "VERSION") {
+                let id = number(k + 3).ok_or_else(|| fail("AS OF VERSION takes a snapshot id"))?;
+                args.push(format!("snapshot => {id}"));
+                k += 4;
+            }
+            if is_word(ts, k, "RETAIN") {
+                let n = number(k + 1).ok_or_else(|| fail("RETAIN takes a number"))?;
+                let unit = ["DAYS", "HOURS", "MINUTES"]
+                    .into_iter()
+                    .find(|u| is_word(ts, k + 2, u))
+                    .ok_or_else(|| fail("RETAIN's unit is DAYS, HOURS or MINUTES"))?;
+                args.push(format!("time_retained => '{n} {unit}'"));
+                k += 3;
+            }
+            if if_not_exists {
+                args.push("ignore_if_exists => true".into());
+            }
+        }
+        "DELETE" => {
+            // `IF EXISTS` changes nothing: Java's `deleteTag` skips a tag that is not there.
+            if is_word(ts, k, "IF") && is_word(ts, k + 1, "EXISTS") {
+                k += 2;
+            }
+            let tag = name(k).ok_or_else(|| fail("the tag's name is missing"))?;
+            args.push(format!("tag => {}", quoted(&tag)));
+            k += 1;
+        }
+        _ => {
+            let from = name(k).ok_or_else(|| fail("the tag's name is missing"))?;
+            if !is_word(ts, k + 1, "TO") {
+                return Err(fail("expected TO after the tag's name"));
+            }
+            let to = name(k + 2).ok_or_else(|| fail("the new name is missing"))?;
+            args.push(format!("tag => {}", quoted(&from)));
+            args.push(format!("target_tag => {}", quoted(&to)));
+            k += 3;
+        }
+    }
+    if k < ts.len() {
+        return Err(fail(&format!("unexpected '{}'", ts[k].token)));
+    }
+    let procedure = match verb {
+        "CREATE" => "create_tag",
+        "DELETE" => "delete_tag",
+        _ => "rename_tag",
+    };
+    Ok(Some(format!("CALL sys.{procedure}({})", args.join(", "))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,6 +558,53 @@ mod tests {
     }
 
     #[test]
+    fn tag_statements_become_procedure_calls() {
+        assert_eq!(
+            rewrite("ALTER TABLE db.t CREATE TAG `TAG-1` AS OF VERSION 2;ALTER TABLE t CREATE TAG IF NOT EXISTS x RETAIN 7 DAYS").unwrap(),
+            "CALL sys.create_tag(table => 'db.t', tag => 'TAG-1', snapshot => 2);CALL sys.create_tag(table => 't', tag => 'x', time_retained => '7 DAYS', ignore_if_exists => true)"
+        );
+        assert_eq!(
+            rewrite("alter table \"Db\".t delete tag if exists 'a,b'").unwrap(),
+            "CALL sys.delete_tag(table => '\"Db\".t', tag => 'a,b')"
+        );
+        assert_eq!(
+            rewrite("ALTER TABLE t RENAME TAG a TO `it's`").unwrap(),
+            "CALL sys.rename_tag(table => 't', tag => 'a', target_tag => 'it''s')"
+        );
+        for bad in [
+            "ALTER TABLE t CREATE TAG",
+            "ALTER TABLE t CREATE TAG x AS OF VERSION y",
+            "ALTER TABLE t CREATE TAG x RETAIN 7 WEEKS",
+            "ALTER TABLE t CREATE TAG x extra",
+            "ALTER TABLE t REPLACE TAG x",
+            "ALTER TABLE t CREATE OR REPLACE TAG x",
+            "ALTER TABLE t RENAME TAG a b",
+        ] {
+            let e = rewrite(bad).unwrap_err().to_string();
+            assert!(e.contains("TAG"), "{bad}: {e}");
+        }
+        // A column named `tag` is a column.
+        let rename = "ALTER TABLE t RENAME COLUMN tag TO tags";
+        assert_eq!(rewrite(rename).unwrap(), rename);
+    }
+
+    #[test]
+    fn using_paimon_is_dropped_and_other_formats_refused() {
+        assert_eq!(
+            rewrite("CREATE TABLE t (a INT) USING paimon TBLPROPERTIES ('k' = 'v')").unwrap(),
+            "CREATE TABLE t (a INT)  TBLPROPERTIES ('k' = 'v')"
+        );
+        assert_eq!(
+            rewrite("CREATE TABLE t USING PAIMON AS SELECT 1 AS a").unwrap(),
+            "CREATE TABLE t  AS SELECT 1 AS a"
+        );
+        let e = rewrite("CREATE TABLE t (a INT) USING parquet").unwrap_err();
+        assert!(e.to_string().contains("USING parquet"), "{e}");
+        let join = "CREATE TABLE t AS SELECT * FROM a JOIN b USING (k)";
+        assert_eq!(rewrite(join).unwrap(), join);
+    }
+
+    #[test]
     fn queries_and_other_statements_stay_as_typed() {
         for sql in [
             "SELECT map < 3, row FROM t WHERE ts < TIMESTAMP '2024-01-01'",
@@ -421,6 +633,10 @@ mod tests {
         assert_eq!(
             rewrite("ALTER TABLE t ADD COLUMNS (a INT, m MAP<INT, DECIMAL(10, 2)>)").unwrap(),
             "ALTER TABLE t ADD COLUMN a INT, ADD COLUMN m \"MAP<INT, DECIMAL(10, 2)>\""
+        );
+        assert_eq!(
+            rewrite("ALTER TABLE t ADD (a INT COMMENT 'x' FIRST, b ROW<c INT> AFTER a)").unwrap(),
+            "ALTER TABLE t ADD COLUMN a INT COMMENT 'x' FIRST, ADD COLUMN b \"ROW<c INT>\" AFTER a"
         );
         for bad in [
             "ALTER TABLE t RESET (a)",

@@ -3,7 +3,7 @@
 //! 1.4.2 (`scripts/java-oracle.sh dump`) reading the tags, branches, rollbacks, expiry and
 //! compaction it left, against the rows kept here.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -11,6 +11,28 @@ use crate::maintenance::java_dump;
 use crate::write_cmd::{canonical, java_rows, ok, paimon, s, snapshot_count};
 
 const KV: &str = r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"v","type":"STRING"}]}"#;
+
+/// Creates `db.kv` in `warehouse` (`id INT NOT NULL` primary key, `v STRING`, one bucket,
+/// and `options`) with `paimon create-table`; its directory.
+fn kv_table(warehouse: &Path, options: &[&str]) -> PathBuf {
+    let t = warehouse.join("db.db").join("kv");
+    let mut args = vec![
+        "create-table",
+        s(&t),
+        "--schema",
+        KV,
+        "--primary-key",
+        "id",
+        "--option",
+        "bucket=1",
+    ];
+    for o in options {
+        args.extend(["--option", o]);
+    }
+    ok(&args);
+    drop(args);
+    t
+}
 
 /// Runs `sql` with `paimon sql WAREHOUSE SQL --format csv`; returns stdout.
 fn sql(warehouse: &Path, sql: &str) -> String {
@@ -35,17 +57,7 @@ fn rows(kv: &[(i32, &str)]) -> Vec<String> {
 fn tags_branches_and_rollback_through_call() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
-    let t = wh.join("db.db").join("kv");
-    ok(&[
-        "create-table",
-        s(&t),
-        "--schema",
-        KV,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=1",
-    ]);
+    let t = kv_table(wh, &[]);
     for (i, v) in [(1, "a"), (2, "b"), (3, "c")] {
         sql(wh, &format!("INSERT INTO db.kv VALUES ({i}, '{v}')"));
     }
@@ -105,11 +117,15 @@ fn tags_branches_and_rollback_through_call() {
     let err = paimon(&[
         "sql",
         s(wh),
-        "CALL sys.create_tag(table => 'db.kv', tag => 'x', time_retained => '1 d')",
+        "CALL sys.create_tag(table => 'db.kv', tag => 'x', time_retained => 'soon')",
     ]);
     assert!(!err.status.success());
     let err = String::from_utf8_lossy(&err.stderr);
-    assert!(err.contains("time_retained is not supported"), "{err}");
+    assert!(
+        err.contains("time_retained 'soon' is not a duration"),
+        "{err}"
+    );
+    assert!(!t.join("tag/tag-x").exists());
     let err = paimon(&["sql", s(wh), "CALL sys.no_such(table => 'db.kv')"]);
     assert!(String::from_utf8_lossy(&err.stderr).contains("no such procedure"));
 }
@@ -118,19 +134,7 @@ fn tags_branches_and_rollback_through_call() {
 fn expire_snapshots_and_compact_through_call() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
-    let t = wh.join("db.db").join("kv");
-    ok(&[
-        "create-table",
-        s(&t),
-        "--schema",
-        KV,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=1",
-        "--option",
-        "num-sorted-run.compaction-trigger=100",
-    ]);
+    let t = kv_table(wh, &["num-sorted-run.compaction-trigger=100"]);
     for i in 1..=4 {
         sql(wh, &format!("INSERT INTO db.kv VALUES ({i}, 'v{i}')"));
     }
@@ -173,17 +177,7 @@ fn snapshot_time(t: &Path, id: i64) -> (i64, Value) {
 fn tags_and_rollbacks_by_timestamp_through_call() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
-    let t = wh.join("db.db").join("kv");
-    ok(&[
-        "create-table",
-        s(&t),
-        "--schema",
-        KV,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=1",
-    ]);
+    let t = kv_table(wh, &[]);
     for (i, v) in [(1, "a"), (2, "b"), (3, "c")] {
         sql(wh, &format!("INSERT INTO db.kv VALUES ({i}, '{v}')"));
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -246,17 +240,7 @@ fn tags_and_rollbacks_by_timestamp_through_call() {
 fn remove_orphan_files_and_expire_partitions_through_call() {
     let dir = tempfile::tempdir().unwrap();
     let wh = dir.path();
-    let t = wh.join("db.db").join("kv");
-    ok(&[
-        "create-table",
-        s(&t),
-        "--schema",
-        KV,
-        "--primary-key",
-        "id",
-        "--option",
-        "bucket=1",
-    ]);
+    let t = kv_table(wh, &[]);
     sql(wh, "INSERT INTO db.kv VALUES (1, 'a')");
     let orphan = t.join("bucket-0").join("data-orphan-0.parquet");
     std::fs::write(&orphan, b"not referenced").unwrap();
@@ -331,4 +315,104 @@ fn remove_orphan_files_and_expire_partitions_through_call() {
         "CALL sys.expire_partitions(table => 'db.events', expiration_time => 'soon')",
     ]);
     assert!(String::from_utf8_lossy(&err.stderr).contains("not a duration"));
+}
+
+/// Every file below `root`, relative, with its text.
+fn files(root: &Path) -> std::collections::BTreeMap<String, String> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(
+                    rel,
+                    String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into(),
+                );
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Java's `Table` API (the oracle's `table-op`) on `table`.
+fn java_op(table: &Path, args: &[&str]) {
+    let mut all = vec!["table-op", s(table)];
+    all.extend_from_slice(args);
+    assert_eq!(crate::maintenance::oracle(&all).trim(), "ok", "{args:?}");
+}
+
+/// Paimon's Spark tag statements (`ALTER TABLE t CREATE TAG .. [AS OF VERSION n]`,
+/// `DELETE TAG`, `RENAME TAG`) on one copy of the Java-written `pk.db/many_snapshots` leave
+/// the files Java's own `createTag` / `deleteTag` / `renameTag` leave on another copy.
+#[test]
+fn alter_table_tag_statements_leave_the_files_java_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    let ours = wh.join("db.db/ms");
+    let java = dir.path().join("java");
+    let src = crate::paths::repo().join("fixtures/warehouse/pk.db/many_snapshots");
+    crate::maintenance::copy_dir(&src, &ours);
+    crate::maintenance::copy_dir(&src, &java);
+    let same = |step: &str| assert_eq!(files(&ours), files(&java), "after {step}");
+
+    sql(&wh, "ALTER TABLE db.ms CREATE TAG s12 AS OF VERSION 12");
+    java_op(&java, &["create-tag", "s12", "12"]);
+    // Spark's quoting of a name with a dash; the latest snapshot.
+    sql(&wh, "ALTER TABLE db.ms CREATE TAG `TAG-1`");
+    java_op(&java, &["create-tag", "TAG-1"]);
+    same("create tag");
+    assert_eq!(
+        java_at(&ours, &["--tag", "s12"]),
+        java_at(&java, &["--snapshot", "12"])
+    );
+
+    // IF NOT EXISTS leaves the tag as it is; without it, Java's refusal.
+    sql(
+        &wh,
+        "ALTER TABLE db.ms CREATE TAG IF NOT EXISTS s12 AS OF VERSION 13",
+    );
+    same("create tag if not exists");
+    let err = paimon(&[
+        "sql",
+        s(&wh),
+        "ALTER TABLE db.ms CREATE TAG s12 AS OF VERSION 13",
+    ]);
+    assert!(!err.status.success());
+    let err = String::from_utf8_lossy(&err.stderr);
+    assert!(err.contains("Tag 's12' already exists."), "{err}");
+
+    sql(&wh, "ALTER TABLE db.ms RENAME TAG `TAG-1` TO newest");
+    java_op(&java, &["rename-tag", "TAG-1", "newest"]);
+    same("rename tag");
+    // Several tags at once, as Spark's comma-separated list.
+    sql(&wh, "ALTER TABLE db.ms DELETE TAG `s12,t3`");
+    java_op(&java, &["delete-tag", "s12"]);
+    java_op(&java, &["delete-tag", "t3"]);
+    same("delete tags");
+    // A tag that is not there: nothing to do, with or without IF EXISTS (Java's `deleteTag`
+    // only warns).
+    sql(&wh, "ALTER TABLE db.ms DELETE TAG IF EXISTS nope");
+    sql(&wh, "ALTER TABLE db.ms DELETE TAG nope");
+    java_op(&java, &["delete-tag", "nope"]);
+    same("delete a tag that is not there");
+
+    // RETAIN: the tag's retention as Java reads it from `$tags`.
+    sql(
+        &wh,
+        "ALTER TABLE db.ms CREATE TAG kept AS OF VERSION 13 RETAIN 7 DAYS",
+    );
+    let tags = crate::maintenance::oracle(&["system-table", s(&ours), "tags"]);
+    let kept: Value = tags
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["tag_name"] == "kept")
+        .unwrap_or_else(|| panic!("no tag kept in {tags}"));
+    assert_eq!(kept["snapshot_id"], 13, "{kept}");
+    assert_eq!(kept["time_retained"], "PT168H", "{kept}");
+    let err = paimon(&["sql", s(&wh), "ALTER TABLE db.ms REPLACE TAG kept"]);
+    assert!(String::from_utf8_lossy(&err.stderr).contains("REPLACE TAG"));
 }

@@ -338,3 +338,157 @@ fn create_table_like_copies_columns_keys_partitioning_and_options() {
     let err = fails(wh, "CREATE TABLE db.dst LIKE db.src");
     assert!(err.contains("exists"), "{err}");
 }
+
+/// Fails when run with `paimon ARGS`; its stderr.
+fn cli_fails(args: &[&str]) -> String {
+    let out = paimon(args);
+    assert!(!out.status.success(), "{args:?} must fail");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// Options Java's `SchemaValidation` refuses are refused at CREATE and ALTER (SQL, `paimon
+/// create-table`, `paimon alter-table`) with one line naming the table and the option, and
+/// nothing is written: before, `snapshot.num-retained.max` below the default minimum was
+/// committed and Java then failed to open the table ("snapshot.num-retained.min should not be
+/// larger than snapshot.num-retained.max").
+#[test]
+fn options_java_refuses_are_refused_at_create_and_alter() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    sql(wh, "CREATE TABLE db.t (id INT, dt STRING)");
+    let t = wh.join("db.db/t");
+    for bad in [
+        "ALTER TABLE db.t SET ('snapshot.num-retained.max' = '7')",
+        "ALTER TABLE db.t SET TBLPROPERTIES ('snapshot.num-retained.min' = '0')",
+        "ALTER TABLE db.t SET ('changelog.num-retained.max' = '3')",
+        "ALTER TABLE db.t SET ('partition.expiration-time' = '1 d')",
+    ] {
+        let err = fails(wh, bad);
+        let option = bad.split('\'').nth(1).unwrap();
+        assert!(
+            err.contains(option) && err.contains("db.db/t"),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    assert_eq!(schema_count(&t), 1);
+    let err = cli_fails(&[
+        "alter-table",
+        s(&t),
+        "--set-option",
+        "snapshot.num-retained.max=7",
+    ]);
+    assert!(err.contains("snapshot.num-retained.max"), "{err}");
+    assert_eq!(schema_count(&t), 1);
+    // Java still opens the table, at its first schema.
+    assert_eq!(java_schema(&t)["schema_id"], 0);
+    assert_eq!(java_rows(&t), Vec::<String>::new());
+
+    // Within Java's bounds the same option is taken, and Java reads it back.
+    sql(
+        wh,
+        "ALTER TABLE db.t SET ('snapshot.num-retained.max' = '7', 'snapshot.num-retained.min' = '7')",
+    );
+    assert_eq!(
+        java_schema(&t)["options"],
+        json!({"snapshot.num-retained.max": "7", "snapshot.num-retained.min": "7"})
+    );
+    sql(wh, "INSERT INTO db.t VALUES (1, 'a')");
+    assert_eq!(java_rows(&t), canonical(vec![json!({"id": 1, "dt": "a"})]));
+
+    // CREATE TABLE: refused with nothing created.
+    let err = fails(
+        wh,
+        "CREATE TABLE db.bad (id INT) WITH ('snapshot.num-retained.max' = '5')",
+    );
+    assert!(
+        err.contains("snapshot.num-retained.max") && err.contains("db.db/bad"),
+        "{err}"
+    );
+    assert!(!wh.join("db.db/bad/schema/schema-0").exists());
+    let bad = wh.join("db.db/bad2");
+    let err = cli_fails(&[
+        "create-table",
+        s(&bad),
+        "--schema",
+        r#"{"fields":[{"name":"id","type":"INT"}]}"#,
+        "--option",
+        "record-level.time-field=nope",
+    ]);
+    assert!(err.contains("record-level.time-field"), "{err}");
+    assert!(!bad.join("schema/schema-0").exists());
+}
+
+/// `ADD COLUMN c T COMMENT '..' FIRST | AFTER b` in Flink's (`ADD c ..`, `ADD (..)`) and
+/// Spark's (`ADD COLUMN`, `ADD COLUMNS (..)`) spellings: Java's `$schemas` shows each column
+/// where it was put, with its comment and the ids Java's `SchemaManager` gives (the column's
+/// own before its nested fields'), and Java reads the old rows under the new schema.
+#[test]
+fn add_column_takes_a_comment_and_a_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    sql(wh, "CREATE TABLE db.t (id INT, v STRING)");
+    let t = wh.join("db.db/t");
+    sql(wh, "INSERT INTO db.t VALUES (1, 'a')");
+    sql(wh, "ALTER TABLE db.t ADD c INT COMMENT 'the c' FIRST");
+    sql(wh, "ALTER TABLE db.t ADD COLUMN r ROW<x INT> AFTER id");
+    sql(
+        wh,
+        "ALTER TABLE db.t ADD COLUMNS (d STRING COMMENT 'it''s d' AFTER v)",
+    );
+    sql(
+        wh,
+        "ALTER TABLE db.t ADD (e BIGINT FIRST, f INT COMMENT 'f')",
+    );
+    assert_eq!(
+        java_schema(&t)["fields"],
+        json!([
+            {"id": 6, "name": "e", "type": "BIGINT"},
+            {"id": 2, "name": "c", "type": "INT", "description": "the c"},
+            {"id": 0, "name": "id", "type": "INT"},
+            {"id": 3, "name": "r", "type": {"type": "ROW", "fields": [
+                {"id": 4, "name": "x", "type": "INT"}]}},
+            {"id": 1, "name": "v", "type": "STRING"},
+            {"id": 5, "name": "d", "type": "STRING", "description": "it's d"},
+            {"id": 7, "name": "f", "type": "INT", "description": "f"}
+        ])
+    );
+    sql(wh, "INSERT INTO db.t (id, v, e) VALUES (2, 'b', 20)");
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            json!({"e": null, "c": null, "id": 1, "r": null, "v": "a", "d": null, "f": null}),
+            json!({"e": 20, "c": null, "id": 2, "r": null, "v": "b", "d": null, "f": null}),
+        ])
+    );
+    // A position after a column that is not there: refused, nothing written.
+    let before = schema_count(&t);
+    let err = fails(wh, "ALTER TABLE db.t ADD COLUMN g INT AFTER nope");
+    assert!(err.contains("nope") && err.contains("db.db/t"), "{err}");
+    assert_eq!(schema_count(&t), before);
+}
+
+/// Spark's `CREATE TABLE .. USING paimon` creates the table the statement describes without
+/// it; another `USING` is refused by name and nothing is created.
+#[test]
+fn using_paimon_is_taken_and_other_formats_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    sql(
+        wh,
+        "CREATE TABLE db.s (id INT NOT NULL, v STRING, dt STRING) USING paimon \
+         COMMENT 'spark' PARTITIONED BY (dt) TBLPROPERTIES ('file.format' = 'avro')",
+    );
+    let java = java_schema(&wh.join("db.db/s"));
+    assert_eq!(java["partition_keys"], json!(["dt"]));
+    assert_eq!(java["comment"], "spark");
+    assert_eq!(java["options"], json!({"file.format": "avro"}));
+    sql(wh, "CREATE TABLE db.ctas USING paimon AS SELECT 1 AS a");
+    assert_eq!(
+        java_rows(&wh.join("db.db/ctas")),
+        canonical(vec![json!({"a": 1})])
+    );
+    let err = fails(wh, "CREATE TABLE db.p (a INT) USING parquet");
+    assert!(err.contains("USING parquet"), "{err}");
+    assert!(!wh.join("db.db/p").exists());
+}

@@ -370,12 +370,23 @@ mod tests {
 
         let change = SchemaChange::SetOption {
             key: "snapshot.num-retained.max".into(),
-            value: "7".into(),
+            value: "17".into(),
         };
         c.alter_table(&id, &[change], false).unwrap();
         let t = c.get_table(&id).unwrap();
         assert_eq!(t.schema().id, 1);
-        assert_eq!(t.schema().options["snapshot.num-retained.max"], "7");
+        assert_eq!(t.schema().options["snapshot.num-retained.max"], "17");
+        // Below the default `snapshot.num-retained.min` (10): Java would not open the table.
+        let too_few = SchemaChange::SetOption {
+            key: "snapshot.num-retained.max".into(),
+            value: "7".into(),
+        };
+        let e = c
+            .alter_table(&id, &[too_few], false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("snapshot.num-retained.max = 7 is below"), "{e}");
+        assert_eq!(c.get_table(&id).unwrap().schema().id, 1);
 
         let e = c.drop_database("db", false, false).unwrap_err();
         assert!(e.to_string().contains("not empty"), "{e}");

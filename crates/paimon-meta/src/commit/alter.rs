@@ -1,8 +1,10 @@
 //! Altering tables: `schema/schema-(N+1)` from the latest schema and a list of changes, as
 //! Java's `SchemaManager.commitChanges` makes it, for the changes Java allows that the readers
 //! and writers here handle: options set and removed, columns added (nullable, at the end),
-//! renamed, dropped, and widened to a type every old value casts to without loss. Two alters
-//! racing get one winner: the new schema file is published with `publish_if_absent`.
+//! renamed, dropped, and widened to a type every old value casts to without loss. The new
+//! schema's options pass the checks of Java's `SchemaValidation` (`super::schema_options`)
+//! before anything is written. Two alters racing get one winner: the new schema file is
+//! published with `publish_if_absent`.
 
 use std::sync::Arc;
 
@@ -29,12 +31,16 @@ pub enum SchemaChange {
         /// Option key.
         key: String,
     },
-    /// Adds a nullable column after the last one.
+    /// Adds a nullable column (Java `SchemaChange.addColumn(name, type, comment, move)`).
     AddColumn {
         /// Column name.
         name: String,
         /// Its type (nullable).
         data_type: DataType,
+        /// Its comment (the field's `description`).
+        description: Option<String>,
+        /// Where it goes; `None` is after the last column.
+        position: Option<ColumnPosition>,
     },
     /// Renames a column (its id, and so its data, stays).
     RenameColumn {
@@ -55,6 +61,19 @@ pub enum SchemaChange {
         /// The wider type (the column keeps its nullability).
         data_type: DataType,
     },
+}
+
+/// Where [`SchemaChange::AddColumn`] puts the new column (Java `SchemaChange.Move`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnPosition {
+    /// Before every other column.
+    First,
+    /// Right after the named column.
+    After(String),
+    /// Right before the named column.
+    Before(String),
+    /// After the last column.
+    Last,
 }
 
 /// Options a table keeps from its creation (its layout and the meaning of its files).
@@ -94,6 +113,7 @@ impl Table {
         }
         let options = CoreOptions::try_new(&next.options).map_err(|e| invalid(e.to_string()))?;
         crate::table::check_path_options(&options).map_err(|e| invalid(e.to_string()))?;
+        super::schema_options::check(&next, &options).map_err(&invalid)?;
         next.id = latest.id + 1;
         next.version = 3;
         next.time_millis = super::now_millis();
@@ -140,7 +160,12 @@ fn apply(s: &mut TableSchema, change: &SchemaChange) -> std::result::Result<(), 
         SchemaChange::RemoveOption { key } => {
             s.options.remove(key);
         }
-        SchemaChange::AddColumn { name, data_type } => {
+        SchemaChange::AddColumn {
+            name,
+            data_type,
+            description,
+            position: place,
+        } => {
             if name.is_empty() {
                 return Err("a column needs a name".into());
             }
@@ -150,11 +175,20 @@ fn apply(s: &mut TableSchema, change: &SchemaChange) -> std::result::Result<(), 
             if !data_type.nullable {
                 return Err(format!("column {name:?} cannot be added NOT NULL"));
             }
+            let at = match place {
+                None | Some(ColumnPosition::Last) => s.fields.len(),
+                Some(ColumnPosition::First) => 0,
+                Some(ColumnPosition::After(other)) => position(s, other)? + 1,
+                Some(ColumnPosition::Before(other)) => position(s, other)?,
+            };
+            // Java `SchemaManager`: the column's id first, then its nested fields' ids.
+            s.highest_field_id += 1;
+            let id = s.highest_field_id;
             let mut data_type = data_type.clone();
             assign_nested_ids(&mut data_type, &mut s.highest_field_id);
-            s.highest_field_id += 1;
-            s.fields
-                .push(DataField::new(s.highest_field_id, name.clone(), data_type));
+            let mut field = DataField::new(id, name.clone(), data_type);
+            field.description = description.clone();
+            s.fields.insert(at, field);
         }
         SchemaChange::RenameColumn { from, to } => {
             let i = position(s, from)?;
@@ -206,7 +240,9 @@ fn assign_nested_ids(t: &mut DataType, highest: &mut i32) {
                 f.id = *highest;
             }
         }
-        TypeKind::Array(e) | TypeKind::Multiset(e) => assign_nested_ids(e, highest),
+        TypeKind::Array(e) | TypeKind::Multiset(e) | TypeKind::Vector { element: e, .. } => {
+            assign_nested_ids(e, highest)
+        }
         TypeKind::Map { key, value } => {
             assign_nested_ids(key, highest);
             assign_nested_ids(value, highest);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use paimon_io::FileIORef;
 use paimon_spec::layout::TableLayout;
-use paimon_spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
+use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataField, TypeKind};
 
@@ -175,32 +175,7 @@ fn normalize(mut s: TableSchema) -> std::result::Result<TableSchema, String> {
             return Err(format!("sequence.field {f:?} is not a field"));
         }
     }
-    if s.primary_keys.is_empty() && o.changelog_producer != ChangelogProducer::None {
-        return Err("changelog-producer needs a primary key".into());
-    }
-    // Java `SchemaValidation.validateForDeletionVectors` and its first-row checks.
-    let first_row = o.merge_engine == MergeEngine::FirstRow;
-    if o.deletion_vectors_enabled && o.changelog_producer == ChangelogProducer::FullCompaction {
-        return Err(
-            "deletion vectors go with changelog-producer none, input or lookup only".into(),
-        );
-    }
-    if o.deletion_vectors_enabled && first_row {
-        return Err(
-            "the first-row merge engine takes no deletion vectors (it never deletes old rows)"
-                .into(),
-        );
-    }
-    if first_row
-        && matches!(
-            o.changelog_producer,
-            ChangelogProducer::Input | ChangelogProducer::FullCompaction
-        )
-    {
-        return Err(
-            "the first-row merge engine takes changelog-producer none or lookup only".into(),
-        );
-    }
+    super::schema_options::check(&s, &o)?;
     let pk: HashSet<String> = s.primary_keys.iter().cloned().collect();
     let mut next_id = highest_id(&s.fields);
     let mut ids = HashSet::new();

@@ -20,11 +20,12 @@ mod create;
 mod index_combine;
 mod manifests;
 mod row_id_check;
+mod schema_options;
 mod touched;
 mod validate;
 mod write_context;
 
-pub use alter::SchemaChange;
+pub use alter::{ColumnPosition, SchemaChange};
 pub use batch::BATCH_COMMIT_IDENTIFIER;
 pub use create::create_table_at;
 #[cfg(feature = "rest")]

@@ -684,12 +684,12 @@ mod metastore_tests {
 
         let change = SchemaChange::SetOption {
             key: "snapshot.num-retained.max".into(),
-            value: "7".into(),
+            value: "17".into(),
         };
         c.alter_table(&to, &[change], false).unwrap();
         assert_eq!(
             c.get_table(&to).unwrap().schema().options["snapshot.num-retained.max"],
-            "7"
+            "17"
         );
 
         let e = c.drop_database(&db, false, false).unwrap_err();

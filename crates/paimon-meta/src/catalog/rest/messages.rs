@@ -9,7 +9,7 @@ use paimon_spec::schema::TableSchema;
 use paimon_spec::types::DataType;
 
 use crate::catalog::{Identifier, Partition};
-use crate::commit::SchemaChange;
+use crate::commit::{ColumnPosition, SchemaChange};
 use crate::error::{CatalogFailure, Error, Result};
 use crate::java_time;
 use crate::schema_manager::Tag;
@@ -41,9 +41,14 @@ pub fn schema_change(c: &SchemaChange) -> Value {
             json!({"action": "setOption", "key": key, "value": value})
         }
         SchemaChange::RemoveOption { key } => json!({"action": "removeOption", "key": key}),
-        SchemaChange::AddColumn { name, data_type } => json!({
+        SchemaChange::AddColumn {
+            name,
+            data_type,
+            description,
+            position,
+        } => json!({
             "action": "addColumn", "fieldNames": [name], "dataType": data_type.to_json(),
-            "comment": null, "move": null
+            "comment": description, "move": position.as_ref().map(|p| column_move(name, p))
         }),
         SchemaChange::RenameColumn { from, to } => {
             json!({"action": "renameColumn", "fieldNames": [from], "newName": to})
@@ -54,6 +59,32 @@ pub fn schema_change(c: &SchemaChange) -> Value {
             "newDataType": data_type.to_json(), "keepNullability": true
         }),
     }
+}
+
+/// Java `SchemaChange.Move` of column `name`.
+fn column_move(name: &str, p: &ColumnPosition) -> Value {
+    let (kind, reference) = match p {
+        ColumnPosition::First => ("FIRST", None),
+        ColumnPosition::After(r) => ("AFTER", Some(r)),
+        ColumnPosition::Before(r) => ("BEFORE", Some(r)),
+        ColumnPosition::Last => ("LAST", None),
+    };
+    json!({"fieldName": name, "referenceFieldName": reference, "type": kind})
+}
+
+/// The [`ColumnPosition`] of a Java `SchemaChange.Move` (`null`: none).
+fn column_position(what: &str, v: Option<&Value>) -> Result<Option<ColumnPosition>> {
+    let Some(m) = v.filter(|m| !m.is_null()) else {
+        return Ok(None);
+    };
+    let reference = || str_field(what, m, "referenceFieldName").map(str::to_string);
+    Ok(Some(match str_field(what, m, "type")? {
+        "FIRST" => ColumnPosition::First,
+        "AFTER" => ColumnPosition::After(reference()?),
+        "BEFORE" => ColumnPosition::Before(reference()?),
+        "LAST" => ColumnPosition::Last,
+        other => return Err(bad_request(what, format!("move type {other:?}"))),
+    }))
 }
 
 /// A request body that is not the message it should be: what is wrong, for a 400 answer.
@@ -153,6 +184,8 @@ pub fn schema_change_from_json(v: &Value) -> Result<SchemaChange> {
         "addColumn" => SchemaChange::AddColumn {
             name: column()?,
             data_type: data_type("dataType")?,
+            description: v.get("comment").and_then(Value::as_str).map(str::to_string),
+            position: column_position(what, v.get("move"))?,
         },
         "renameColumn" => SchemaChange::RenameColumn {
             from: column()?,
@@ -373,6 +406,8 @@ mod tests {
         let add = SchemaChange::AddColumn {
             name: "b".into(),
             data_type: DataType::from_json(&json!("BIGINT")).unwrap(),
+            description: None,
+            position: None,
         };
         assert_eq!(
             schema_change(&add),
@@ -405,6 +440,20 @@ mod tests {
             SchemaChange::AddColumn {
                 name: "c".into(),
                 data_type: DataType::from_json(&json!("BIGINT")).unwrap(),
+                description: None,
+                position: None,
+            },
+            SchemaChange::AddColumn {
+                name: "e".into(),
+                data_type: DataType::from_json(&json!("INT")).unwrap(),
+                description: Some("x".into()),
+                position: Some(ColumnPosition::After("a".into())),
+            },
+            SchemaChange::AddColumn {
+                name: "f".into(),
+                data_type: DataType::from_json(&json!("INT")).unwrap(),
+                description: None,
+                position: Some(ColumnPosition::First),
             },
             SchemaChange::RenameColumn {
                 from: "c".into(),
