@@ -1,7 +1,8 @@
 //! Paimon's REST catalog (OpenAPI 1.0) as Java 1.4.2's `RESTCatalog` / `RESTApi` speak it:
 //! the `GET /v1/config` handshake (defaults, overrides, prefix), databases, tables, load
 //! table (schema, path, id), create/drop/rename/alter, data tokens, and commits through
-//! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication.
+//! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication, or Alibaba
+//! DLF request signing (`token.provider = dlf`, [`dlf`]).
 //!
 //! Tables are read from the path the server returns, with the storage options of the
 //! catalog (or, under `data-token.enabled`, the server's data token); their commits go
@@ -10,6 +11,7 @@
 
 mod client;
 mod commit;
+mod dlf;
 pub mod messages;
 mod paths;
 mod query_auth;
@@ -65,14 +67,16 @@ impl RestCatalog {
     /// the server's defaults and overrides with `options` as Java's `ConfigResponse.merge`.
     ///
     /// # Errors
-    /// Missing `uri` or `token`; `token.provider` other than `bear`; the handshake's errors
-    /// (unreachable, not authorized, malformed).
+    /// Missing `uri` or `token`; `token.provider` other than `bear` and `dlf`; DLF options
+    /// missing or wrong (naming the option); the handshake's errors (unreachable, not
+    /// authorized, malformed).
     pub fn open(opts: CatalogOptions) -> Result<Self> {
         let uri = opts.require(keys::URI)?.to_string();
         let invalid = |what: &str, reason: String| {
             Error::catalog(&uri, CatalogFailure::InvalidOptions, what, reason)
         };
         let mut headers = headers_of(&opts.options);
+        let mut dlf = None;
         match opts.get(keys::TOKEN_PROVIDER).map(str::trim) {
             None | Some("bear") => {
                 if let Some(t) = opts.get(keys::TOKEN) {
@@ -84,14 +88,15 @@ impl RestCatalog {
                     ));
                 }
             }
+            Some("dlf") => dlf = Some(dlf::DlfAuth::from_options(&uri, &opts.options)?),
             Some(p) => {
                 return Err(invalid(
                     "option token.provider",
-                    format!("token provider {p:?} is not supported (supported: bear)"),
+                    format!("token provider {p:?} is not supported (supported: bear, dlf)"),
                 ))
             }
         }
-        let mut client = RestClient::new(&uri, headers)?;
+        let mut client = RestClient::new(&uri, headers, dlf)?;
         let query: Vec<(&str, &str)> = opts
             .get(keys::WAREHOUSE)
             .map(|w| vec![(keys::WAREHOUSE, w)])
