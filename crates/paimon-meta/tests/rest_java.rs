@@ -410,8 +410,12 @@ fn dlf_options(server: &JavaRestServer, extra: &[(&str, &str)]) -> BTreeMap<Stri
 fn dlf_signed_requests_pass_javas_signer() {
     let server = dlf_server("default");
     let c = open_catalog(&dlf_options(&server, &DLF)).unwrap();
-    c.create_database("dlf_db", false, &BTreeMap::from([("k".into(), "v w".into())]))
-        .unwrap();
+    c.create_database(
+        "dlf_db",
+        false,
+        &BTreeMap::from([("k".into(), "v w".into())]),
+    )
+    .unwrap();
     let id = Identifier::parse("dlf_db.t").unwrap();
     c.create_table(&id, schema("INT"), false).unwrap();
     assert_eq!(c.list_tables("dlf_db").unwrap(), vec!["t".to_string()]);
@@ -475,7 +479,8 @@ fn dlf_openapi_signer_with_a_token_file_passes_javas_signer() {
         ],
     ))
     .unwrap();
-    c.create_database("dlf_oa", false, &BTreeMap::new()).unwrap();
+    c.create_database("dlf_oa", false, &BTreeMap::new())
+        .unwrap();
     assert!(c.list_databases().unwrap().contains(&"dlf_oa".to_string()));
     let id = Identifier::parse("dlf_oa.t").unwrap();
     c.create_table(&id, schema("INT"), false).unwrap();

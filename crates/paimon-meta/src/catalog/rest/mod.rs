@@ -15,6 +15,9 @@ mod dlf;
 pub mod messages;
 mod paths;
 mod query_auth;
+#[cfg(test)]
+mod test_http;
+mod token_io;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -162,16 +165,7 @@ impl RestCatalog {
     /// Transport and server errors; a malformed token.
     pub fn data_token(&self, id: &Identifier) -> Result<(BTreeMap<String, String>, i64)> {
         let path = self.paths.table_token(&id.database, id.table_name());
-        let body = self
-            .client
-            .get(&path, &[], &Object::table(id.full_table_name()))?;
-        let r = self.response(format!("GET {path}"), &body);
-        let expires = r
-            .body
-            .get("expiresAtMillis")
-            .and_then(Value::as_i64)
-            .unwrap_or(i64::MAX);
-        Ok((r.map("token")?, expires))
+        token_io::fetch(&self.client, &path, id)
     }
 
     fn response<'a>(&'a self, what: String, body: &'a Value) -> Response<'a> {
@@ -236,20 +230,31 @@ impl RestCatalog {
     }
 
     /// The storage for a table at `path`: the catalog's FileIO options, and the server's
-    /// data token under `data-token.enabled` (object stores only; a local path needs none).
+    /// data token under `data-token.enabled`, refreshed before it expires (object stores
+    /// only; a local path needs none).
     fn file_io(&self, id: &Identifier, path: &str) -> Result<FileIORef> {
         if paimon_io::scheme_of(path).is_none_or(|s| s == "file") {
             return paimon_io::file_io_for(path).map_err(Error::io);
         }
-        let mut options = file_io_options(&self.options);
+        let options = file_io_options(&self.options);
         let data_token = self
             .options
             .get(keys::DATA_TOKEN_ENABLED)
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        if data_token {
-            options.extend(self.data_token(id)?.0);
+        if !data_token {
+            return paimon_io::file_io_with_options(path, &options).map_err(Error::io);
         }
-        paimon_io::file_io_with_options(path, &options).map_err(Error::io)
+        // The token is fetched again before it expires; `FileIO::storage_options` hands a
+        // worker the current one (with the catalog's storage options), never the catalog's
+        // own credentials.
+        Ok(Arc::new(token_io::RestTokenFileIO::new(
+            self.client.clone(),
+            self.paths.table_token(&id.database, id.table_name()),
+            id.clone(),
+            path,
+            options,
+            paimon_io::file_io_with_options,
+        )?))
     }
 
     fn ignore_missing(&self, r: Result<Value>, ignore: bool) -> Result<()> {

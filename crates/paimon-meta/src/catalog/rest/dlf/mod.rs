@@ -49,12 +49,7 @@ impl DlfAuth {
     /// # Errors
     /// [`CatalogFailure::InvalidOptions`] naming the option that is missing or wrong.
     pub(crate) fn from_options(uri: &str, options: &BTreeMap<String, String>) -> Result<Self> {
-        let get = |k: &str| {
-            options
-                .get(k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
-        };
+        let get = |k: &str| options.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
         let invalid = |key: &str, reason: String| {
             Error::catalog(
                 uri,
@@ -81,7 +76,9 @@ impl DlfAuth {
         let signer = Signer::named(algorithm, region).ok_or_else(|| {
             invalid(
                 keys::DLF_SIGNING_ALGORITHM,
-                format!("unknown DLF signing algorithm {algorithm:?} (supported: default, openapi)"),
+                format!(
+                    "unknown DLF signing algorithm {algorithm:?} (supported: default, openapi)"
+                ),
             )
         })?;
         let token_path = || {

@@ -266,7 +266,10 @@ fn openapi_authorization(
         string_to_sign.push_str(&format!("{k}:{v}\n"));
     }
     string_to_sign.push_str(&resource);
-    let mac = hmac_sha1(token.access_key_secret.as_bytes(), string_to_sign.as_bytes())?;
+    let mac = hmac_sha1(
+        token.access_key_secret.as_bytes(),
+        string_to_sign.as_bytes(),
+    )?;
     let signature = base64::engine::general_purpose::STANDARD.encode(mac);
     Ok(format!("acs {}:{signature}", token.access_key_id))
 }

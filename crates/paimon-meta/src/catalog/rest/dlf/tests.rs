@@ -4,8 +4,6 @@
 //! the OpenAPI nonce fixed as Java's `DLFRequestSignerTest` fixes it).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
@@ -41,7 +39,13 @@ fn signed(
     host: &str,
     nonce: &str,
 ) -> HashMap<&'static str, String> {
-    let mut h = signer.sign_headers(req.body, at(now), tok.security_token.as_deref(), host, nonce);
+    let mut h = signer.sign_headers(
+        req.body,
+        at(now),
+        tok.security_token.as_deref(),
+        host,
+        nonce,
+    );
     let auth = signer.authorization(req, tok, &h).unwrap();
     h.push((header::AUTHORIZATION, auth));
     h.into_iter().collect()
@@ -97,7 +101,11 @@ fn default_signer_matches_java_on_queries_and_bodiless_calls() {
     let req = SignRequest {
         method: "GET",
         path: "/v1/paimon/databases/db%241/tables",
-        query: &[("maxResults", "100"), ("pageToken", "a b/c~d"), ("empty", "")],
+        query: &[
+            ("maxResults", "100"),
+            ("pageToken", "a b/c~d"),
+            ("empty", ""),
+        ],
         body: Some(""),
     };
     let h = signed(
@@ -143,7 +151,11 @@ fn openapi_signer_matches_java() {
     let host = "dlfnext.cn-beijing.aliyuncs.com";
     let now = "2025-04-16T03:44:46Z";
     let body = r#"{"CategoryName":"test","CategoryType":"UNSTRUCTURED"}"#;
-    let with_st = token("YourAccessKeyId", "YourAccessKeySecret", Some("securityToken"));
+    let with_st = token(
+        "YourAccessKeyId",
+        "YourAccessKeySecret",
+        Some("securityToken"),
+    );
     let req = SignRequest {
         method: "POST",
         path: "/llm-p2e4XXXXXXXXsvtn/datacenter/category",
@@ -151,7 +163,10 @@ fn openapi_signer_matches_java() {
         body: Some(body),
     };
     let h = signed(&Signer::OpenApi, &req, &with_st, now, host, nonce);
-    assert_eq!(h["Authorization"], "acs YourAccessKeyId:wX4CDPSCtfgYkxdK9tJIO3ez5VI=");
+    assert_eq!(
+        h["Authorization"],
+        "acs YourAccessKeyId:wX4CDPSCtfgYkxdK9tJIO3ez5VI="
+    );
     assert_eq!(h["Accept"], "application/json");
     assert_eq!(h["Content-MD5"], "q2qaEcR4P47+Z7CUzHRTBw==");
     assert_eq!(h["Content-Type"], "application/json");
@@ -172,17 +187,27 @@ fn openapi_signer_matches_java() {
         body: None,
     };
     let h = signed(&Signer::OpenApi, &req, &tok, now, host, nonce);
-    assert_eq!(h["Authorization"], "acs YourAccessKeyId:OO8k3KbVwnqGOXgg8ZVXyHIX4fY=");
+    assert_eq!(
+        h["Authorization"],
+        "acs YourAccessKeyId:OO8k3KbVwnqGOXgg8ZVXyHIX4fY="
+    );
     assert!(!h.contains_key("Content-MD5") && !h.contains_key("x-acs-security-token"));
 
     let req = SignRequest {
         method: "GET",
         path: "/v1/paimon/databases/db%241/tables",
-        query: &[("maxResults", "100"), ("pageToken", "a b/c~d"), ("empty", "")],
+        query: &[
+            ("maxResults", "100"),
+            ("pageToken", "a b/c~d"),
+            ("empty", ""),
+        ],
         body: Some(""),
     };
     let h = signed(&Signer::OpenApi, &req, &tok, now, host, nonce);
-    assert_eq!(h["Authorization"], "acs YourAccessKeyId:C7EV3KSEJQeVQcvdHYC+Vl2Yi2A=");
+    assert_eq!(
+        h["Authorization"],
+        "acs YourAccessKeyId:C7EV3KSEJQeVQcvdHYC+Vl2Yi2A="
+    );
 }
 
 /// Java `DLFRequestSignerTest`: the signer an endpoint gets when none is configured.
@@ -304,14 +329,20 @@ fn token_json_is_read_as_java_reads_it() {
             r#"{"AccessKeyId":"a","AccessKeySecret":"s","Expiration":"tomorrow"}"#,
             "Expiration \"tomorrow\"",
         ),
-        (r#"{"AccessKeyId":1,"AccessKeySecret":"s"}"#, "is not a string"),
+        (
+            r#"{"AccessKeyId":1,"AccessKeySecret":"s"}"#,
+            "is not a string",
+        ),
     ] {
         let e = DlfToken::from_json(text).unwrap_err();
         assert!(e.contains(why), "{text}: {e}");
     }
     // The secret never shows in debug output.
     let shown = format!("{:?}", token("id", "very-secret", Some("sts")));
-    assert!(!shown.contains("very-secret") && !shown.contains("sts"), "{shown}");
+    assert!(
+        !shown.contains("very-secret") && !shown.contains("sts"),
+        "{shown}"
+    );
 }
 
 /// A missing or wrong DLF option is an error naming it (Java: `DLF token path or AK must be
@@ -321,7 +352,10 @@ fn missing_dlf_options_are_named() {
     let uri = "https://cn-hangzhou-vpc.dlf.aliyuncs.com";
     for (kv, option) in [
         (vec![], "option dlf.access-key-id"),
-        (vec![("dlf.access-key-id", "a")], "option dlf.access-key-secret"),
+        (
+            vec![("dlf.access-key-id", "a")],
+            "option dlf.access-key-secret",
+        ),
         (
             vec![("dlf.token-loader", "local_file")],
             "option dlf.token-path",
@@ -426,11 +460,8 @@ fn token_file_is_read_again_before_expiry_and_on_change() {
     let path = dir.path().join("token.json");
     let uri = "https://cn-hangzhou-vpc.dlf.aliyuncs.com";
     std::fs::write(&path, token_json("first", "s1", Utc::now())).unwrap();
-    let auth = DlfAuth::from_options(
-        uri,
-        &options(&[("dlf.token-path", path.to_str().unwrap())]),
-    )
-    .unwrap();
+    let auth = DlfAuth::from_options(uri, &options(&[("dlf.token-path", path.to_str().unwrap())]))
+        .unwrap();
     assert_eq!(access_key(&auth), "first");
     let sig = auth
         .headers(&SignRequest {
@@ -445,7 +476,11 @@ fn token_file_is_read_again_before_expiry_and_on_change() {
         .any(|(k, v)| *k == "x-dlf-security-token" && v == "st-first"));
 
     // Expiring now: the next request reads the file again.
-    std::fs::write(&path, token_json("second", "s2", Utc::now() + Duration::hours(3))).unwrap();
+    std::fs::write(
+        &path,
+        token_json("second", "s2", Utc::now() + Duration::hours(3)),
+    )
+    .unwrap();
     assert_eq!(access_key(&auth), "second");
     // Good for three hours: the file is not read again while it is unchanged...
     let unchanged = std::fs::metadata(&path).unwrap().modified().unwrap();
@@ -454,7 +489,11 @@ fn token_file_is_read_again_before_expiry_and_on_change() {
     // ...but a new file is (rotated before the old token expired). File times tick in
     // milliseconds: let one pass.
     std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&path, token_json("third", "s3", Utc::now() + Duration::hours(3))).unwrap();
+    std::fs::write(
+        &path,
+        token_json("third", "s3", Utc::now() + Duration::hours(3)),
+    )
+    .unwrap();
     assert_ne!(
         std::fs::metadata(&path).unwrap().modified().unwrap(),
         unchanged
@@ -491,43 +530,22 @@ struct Metadata {
 }
 
 fn metadata_service(role: &'static str) -> Metadata {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = "/latest/meta-data/Ram/security-credentials/";
-    let url = format!("http://{}{base}", listener.local_addr().unwrap());
     let token = Arc::new(Mutex::new(String::new()));
     let token_requests = Arc::new(Mutex::new(0));
     let (t, n) = (token.clone(), token_requests.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut line = String::new();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            // The rest of the request head.
-            let mut h = String::new();
-            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
-                h.clear();
-            }
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let (status, body) = if path == base {
-                ("200 OK", role.to_string())
-            } else if path == format!("{base}{role}") {
-                *n.lock().unwrap() += 1;
-                ("200 OK", t.lock().unwrap().clone())
-            } else {
-                ("404 Not Found", String::new())
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+    let url = crate::catalog::rest::test_http::serve(move |path| {
+        if path == base {
+            (200, role.to_string())
+        } else if path == format!("{base}{role}") {
+            *n.lock().unwrap() += 1;
+            (200, t.lock().unwrap().clone())
+        } else {
+            (404, String::new())
         }
     });
     Metadata {
-        url,
+        url: format!("{url}{base}"),
         token,
         token_requests,
     }

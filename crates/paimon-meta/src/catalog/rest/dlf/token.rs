@@ -64,9 +64,7 @@ impl DlfToken {
             None => None,
             Some(e) => Some(
                 NaiveDateTime::parse_from_str(&e, EXPIRATION_FORMAT)
-                    .map_err(|err| {
-                        format!("Expiration {e:?} is not yyyy-MM-ddTHH:mm:ssZ ({err})")
-                    })?
+                    .map_err(|err| format!("Expiration {e:?} is not yyyy-MM-ddTHH:mm:ssZ ({err})"))?
                     .and_utc()
                     .timestamp_millis(),
             ),
@@ -179,8 +177,8 @@ impl TokenSource {
                 };
                 let text = ecs_get(&format!("{url}{name}"))
                     .map_err(|e| fail(format!("role {name}: {e}")))?;
-                let token = DlfToken::from_json(&text)
-                    .map_err(|e| fail(format!("role {name}: {e}")))?;
+                let token =
+                    DlfToken::from_json(&text).map_err(|e| fail(format!("role {name}: {e}")))?;
                 Ok(Loaded {
                     token,
                     modified: None,
