@@ -2,7 +2,7 @@
 //! the `GET /v1/config` handshake (defaults, overrides, prefix), databases, tables, load
 //! table (schema, path, id), create/drop/rename/alter, data tokens, and commits through
 //! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication, or Alibaba
-//! DLF request signing (`token.provider = dlf`, [`dlf`]).
+//! DLF request signing (`token.provider = dlf`).
 //!
 //! Tables are read from the path the server returns, with the storage options of the
 //! catalog (or, under `data-token.enabled`, the server's data token); their commits go
