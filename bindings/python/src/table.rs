@@ -95,10 +95,14 @@ impl Table {
 
     /// The storage (FileIO) options the table's files are read and written with: what a
     /// worker needs with the table's path and split bytes. For a table opened through a
-    /// catalog, the catalog's storage options, never its own credentials (`token`, ...).
+    /// catalog, the catalog's storage options, never its own credentials (`token`, ...);
+    /// under a REST catalog's `data-token.enabled`, the server's current data token over
+    /// them (fetched again first when it expires within the hour).
     #[getter]
-    fn storage_options(&self) -> BTreeMap<String, String> {
-        self.options.clone()
+    fn storage_options(&self, py: Python<'_>) -> PyResult<BTreeMap<String, String>> {
+        let io = Arc::clone(self.table.file_io());
+        let current = guard(|| pyr(py.detach(move || io.storage_options().transpose())))?;
+        Ok(current.unwrap_or_else(|| self.options.clone()))
     }
 
     /// Every snapshot still present, oldest first: dicts with `id`, `schema_id`,

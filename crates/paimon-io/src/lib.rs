@@ -317,6 +317,16 @@ pub trait FileIO: Send + Sync + std::fmt::Debug {
             modified_ms: None,
         })
     }
+
+    /// The storage options a worker needs to open this storage itself, for a FileIO whose
+    /// credentials change over time (a REST table's data token, refreshed before it expires):
+    /// the current ones. `None` for a FileIO made from fixed options.
+    ///
+    /// # Errors
+    /// Fetching the current credentials failed.
+    fn storage_options(&self) -> Option<Result<std::collections::BTreeMap<String, String>>> {
+        None
+    }
 }
 
 /// A boxed future borrowing the [`FileIO`] it came from.

@@ -32,6 +32,15 @@ impl JavaRestServer {
     /// # Panics
     /// When the oracle cannot be run or the server does not start in time.
     pub fn start(token: &str) -> JavaRestServer {
+        JavaRestServer::start_with(&["--token", token])
+    }
+
+    /// Starts a server with `rest-server`'s options `args` (`--token T`, or `--dlf-*`: DLF
+    /// signatures checked by Java's own signers).
+    ///
+    /// # Panics
+    /// When the oracle cannot be run or the server does not start in time.
+    pub fn start_with(args: &[&str]) -> JavaRestServer {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let url_file = dir.path().join("url");
         let data = dir.path().join("data");
@@ -40,7 +49,7 @@ impl JavaRestServer {
             .arg("rest-server")
             .arg(&data)
             .arg(&url_file)
-            .args(["--token", token])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()

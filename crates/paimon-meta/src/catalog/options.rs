@@ -45,6 +45,25 @@ pub mod keys {
     pub const HEADER_PREFIX: &str = "header.";
     /// Whether a REST table's files are read with the server's data token.
     pub const DATA_TOKEN_ENABLED: &str = "data-token.enabled";
+    /// DLF: the region requests are signed for (default: taken from `uri`).
+    pub const DLF_REGION: &str = "dlf.region";
+    /// DLF: the access key id.
+    pub const DLF_ACCESS_KEY_ID: &str = "dlf.access-key-id";
+    /// DLF: the access key secret.
+    pub const DLF_ACCESS_KEY_SECRET: &str = "dlf.access-key-secret";
+    /// DLF: the STS security token that goes with a temporary access key.
+    pub const DLF_SECURITY_TOKEN: &str = "dlf.security-token";
+    /// DLF: a JSON token file (`AccessKeyId`, `AccessKeySecret`, `SecurityToken`,
+    /// `Expiration`), read again before it expires and when it changes.
+    pub const DLF_TOKEN_PATH: &str = "dlf.token-path";
+    /// DLF: where the token comes from: `local_file` (`dlf.token-path`) or `ecs`.
+    pub const DLF_TOKEN_LOADER: &str = "dlf.token-loader";
+    /// DLF: the ECS instance's RAM role (default: the one the metadata service names).
+    pub const DLF_TOKEN_ECS_ROLE_NAME: &str = "dlf.token-ecs-role-name";
+    /// DLF: the ECS metadata service's credentials URL.
+    pub const DLF_TOKEN_ECS_METADATA_URL: &str = "dlf.token-ecs-metadata-url";
+    /// DLF: `default` (v4-style) or `openapi` (default: `openapi` for `dlfnext` hosts).
+    pub const DLF_SIGNING_ALGORITHM: &str = "dlf.signing-algorithm";
 }
 
 impl CatalogOptions {

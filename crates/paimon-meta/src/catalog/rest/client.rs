@@ -1,15 +1,17 @@
 //! The HTTP side of the REST catalog (Java `HttpClient` + `DefaultErrorHandler`): JSON
-//! requests with the bearer token and `header.*` headers, failures mapped to typed errors,
+//! requests with the bearer token or a DLF signature and `header.*` headers, failures mapped
+//! to typed errors,
 //! idempotent calls (GET) retried on 5xx with a bounded backoff, connections that fail
 //! reported at once (connect timeout of a few seconds).
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::dlf::{DlfAuth, SignRequest};
 use crate::error::{CatalogFailure, Error, Result};
 
 /// How long a connection may take before the server counts as unreachable.
@@ -88,15 +90,23 @@ impl Method {
 pub(crate) struct RestClient {
     uri: String,
     headers: Vec<(String, String)>,
+    /// Signs every request (`token.provider = dlf`); shared by the clones, which share its
+    /// token.
+    dlf: Option<Arc<DlfAuth>>,
     http: reqwest::Client,
 }
 
 impl RestClient {
-    /// A client of `uri` sending `headers` (the `Authorization` header among them).
+    /// A client of `uri` sending `headers` (a bearer `Authorization` header among them), each
+    /// request signed by `dlf` when given.
     ///
     /// # Errors
     /// [`CatalogFailure::InvalidOptions`] for a URI or header reqwest refuses.
-    pub(crate) fn new(uri: &str, headers: BTreeMap<String, String>) -> Result<Self> {
+    pub(crate) fn new(
+        uri: &str,
+        headers: BTreeMap<String, String>,
+        dlf: Option<DlfAuth>,
+    ) -> Result<Self> {
         let uri = uri.trim().trim_end_matches('/');
         let uri = if uri.contains("://") {
             uri.to_string()
@@ -104,17 +114,11 @@ impl RestClient {
             format!("http://{uri}")
         };
         let invalid = |r: String| Error::catalog(&uri, CatalogFailure::InvalidOptions, "client", r);
-        // reqwest is built without a TLS crypto provider; ring is the process default
-        // unless the application installed one already.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(REQUEST_TIMEOUT)
-            .build()
-            .map_err(|e| invalid(e.to_string()))?;
+        let http = http_client(CONNECT_TIMEOUT, REQUEST_TIMEOUT).map_err(invalid)?;
         Ok(RestClient {
             uri,
             headers: headers.into_iter().collect(),
+            dlf: dlf.map(Arc::new),
             http,
         })
     }
@@ -169,12 +173,24 @@ impl RestClient {
         } else {
             1
         };
+        // Serialized once: the bytes sent are the bytes a DLF signature's Content-MD5 covers.
+        let body = body.map(Value::to_string);
         let mut last = None;
         for attempt in 0..attempts {
             if attempt > 0 {
                 std::thread::sleep(Duration::from_millis(200 << attempt));
             }
-            match self.send(method, &url, body) {
+            // Signed again for every attempt: the signature covers the time.
+            let signed = match &self.dlf {
+                Some(dlf) => dlf.headers(&SignRequest {
+                    method: method.name(),
+                    path,
+                    query,
+                    body: body.as_deref(),
+                })?,
+                None => Vec::new(),
+            };
+            match self.send(method, &url, body.clone(), &signed) {
                 Err(reason) => {
                     // Nothing answered: report at once rather than after minutes of retries.
                     return Err(Error::catalog(
@@ -199,12 +215,14 @@ impl RestClient {
         Err(last.unwrap_or_else(|| Error::Internal(format!("{what}: no attempt was made"))))
     }
 
-    /// One request: the status and body, or the transport's error text.
+    /// One request with the client's headers and `signed` (which win over `header.*`
+    /// options of the same name): the status and body, or the transport's error text.
     fn send(
         &self,
         method: Method,
         url: &str,
-        body: Option<&Value>,
+        body: Option<String>,
+        signed: &[(&str, String)],
     ) -> std::result::Result<(u16, String), String> {
         let m = match method {
             Method::Get => reqwest::Method::GET,
@@ -212,13 +230,20 @@ impl RestClient {
             Method::Delete => reqwest::Method::DELETE,
         };
         let mut req = self.http.request(m, url);
+        let is_signed = |k: &str| signed.iter().any(|(s, _)| s.eq_ignore_ascii_case(k));
         for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
+            if !is_signed(k) {
+                req = req.header(k.as_str(), v.as_str());
+            }
+        }
+        for (k, v) in signed {
+            req = req.header(*k, v.as_str());
         }
         if let Some(b) = body {
-            req = req
-                .header("Content-Type", "application/json")
-                .body(b.to_string());
+            if !is_signed("Content-Type") {
+                req = req.header("Content-Type", "application/json");
+            }
+            req = req.body(b);
         }
         run(async move {
             let resp = req.send().await.map_err(|e| transport(&e))?;
@@ -313,6 +338,21 @@ fn transport(e: &reqwest::Error) -> String {
     out
 }
 
+/// An HTTP client with these timeouts.
+pub(crate) fn http_client(
+    connect: Duration,
+    total: Duration,
+) -> std::result::Result<reqwest::Client, String> {
+    // reqwest is built without a TLS crypto provider; ring is the process default unless the
+    // application installed one already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(connect)
+        .timeout(total)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// The runtime that drives reqwest's futures.
 fn runtime() -> std::result::Result<&'static tokio::runtime::Runtime, String> {
     static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
@@ -331,7 +371,7 @@ fn runtime() -> std::result::Result<&'static tokio::runtime::Runtime, String> {
 }
 
 /// Runs `fut` on the runtime and waits for it (from any thread, inside another runtime too).
-fn run<T, F>(fut: F) -> std::result::Result<T, String>
+pub(crate) fn run<T, F>(fut: F) -> std::result::Result<T, String>
 where
     T: Send + 'static,
     F: Future<Output = T> + Send + 'static,

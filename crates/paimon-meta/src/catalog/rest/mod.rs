@@ -1,7 +1,8 @@
 //! Paimon's REST catalog (OpenAPI 1.0) as Java 1.4.2's `RESTCatalog` / `RESTApi` speak it:
 //! the `GET /v1/config` handshake (defaults, overrides, prefix), databases, tables, load
 //! table (schema, path, id), create/drop/rename/alter, data tokens, and commits through
-//! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication.
+//! `POST .../tables/{t}/commit` ([`RestSnapshotCommit`]). Bearer authentication, or Alibaba
+//! DLF request signing (`token.provider = dlf`).
 //!
 //! Tables are read from the path the server returns, with the storage options of the
 //! catalog (or, under `data-token.enabled`, the server's data token); their commits go
@@ -10,9 +11,13 @@
 
 mod client;
 mod commit;
+mod dlf;
 pub mod messages;
 mod paths;
 mod query_auth;
+#[cfg(test)]
+mod test_http;
+mod token_io;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -65,14 +70,16 @@ impl RestCatalog {
     /// the server's defaults and overrides with `options` as Java's `ConfigResponse.merge`.
     ///
     /// # Errors
-    /// Missing `uri` or `token`; `token.provider` other than `bear`; the handshake's errors
-    /// (unreachable, not authorized, malformed).
+    /// Missing `uri` or `token`; `token.provider` other than `bear` and `dlf`; DLF options
+    /// missing or wrong (naming the option); the handshake's errors (unreachable, not
+    /// authorized, malformed).
     pub fn open(opts: CatalogOptions) -> Result<Self> {
         let uri = opts.require(keys::URI)?.to_string();
         let invalid = |what: &str, reason: String| {
             Error::catalog(&uri, CatalogFailure::InvalidOptions, what, reason)
         };
         let mut headers = headers_of(&opts.options);
+        let mut dlf = None;
         match opts.get(keys::TOKEN_PROVIDER).map(str::trim) {
             None | Some("bear") => {
                 if let Some(t) = opts.get(keys::TOKEN) {
@@ -84,14 +91,15 @@ impl RestCatalog {
                     ));
                 }
             }
+            Some("dlf") => dlf = Some(dlf::DlfAuth::from_options(&uri, &opts.options)?),
             Some(p) => {
                 return Err(invalid(
                     "option token.provider",
-                    format!("token provider {p:?} is not supported (supported: bear)"),
+                    format!("token provider {p:?} is not supported (supported: bear, dlf)"),
                 ))
             }
         }
-        let mut client = RestClient::new(&uri, headers)?;
+        let mut client = RestClient::new(&uri, headers, dlf)?;
         let query: Vec<(&str, &str)> = opts
             .get(keys::WAREHOUSE)
             .map(|w| vec![(keys::WAREHOUSE, w)])
@@ -157,16 +165,7 @@ impl RestCatalog {
     /// Transport and server errors; a malformed token.
     pub fn data_token(&self, id: &Identifier) -> Result<(BTreeMap<String, String>, i64)> {
         let path = self.paths.table_token(&id.database, id.table_name());
-        let body = self
-            .client
-            .get(&path, &[], &Object::table(id.full_table_name()))?;
-        let r = self.response(format!("GET {path}"), &body);
-        let expires = r
-            .body
-            .get("expiresAtMillis")
-            .and_then(Value::as_i64)
-            .unwrap_or(i64::MAX);
-        Ok((r.map("token")?, expires))
+        token_io::fetch(&self.client, &path, id)
     }
 
     fn response<'a>(&'a self, what: String, body: &'a Value) -> Response<'a> {
@@ -231,20 +230,31 @@ impl RestCatalog {
     }
 
     /// The storage for a table at `path`: the catalog's FileIO options, and the server's
-    /// data token under `data-token.enabled` (object stores only; a local path needs none).
+    /// data token under `data-token.enabled`, refreshed before it expires (object stores
+    /// only; a local path needs none).
     fn file_io(&self, id: &Identifier, path: &str) -> Result<FileIORef> {
         if paimon_io::scheme_of(path).is_none_or(|s| s == "file") {
             return paimon_io::file_io_for(path).map_err(Error::io);
         }
-        let mut options = file_io_options(&self.options);
+        let options = file_io_options(&self.options);
         let data_token = self
             .options
             .get(keys::DATA_TOKEN_ENABLED)
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        if data_token {
-            options.extend(self.data_token(id)?.0);
+        if !data_token {
+            return paimon_io::file_io_with_options(path, &options).map_err(Error::io);
         }
-        paimon_io::file_io_with_options(path, &options).map_err(Error::io)
+        // The token is fetched again before it expires; `FileIO::storage_options` hands a
+        // worker the current one (with the catalog's storage options), never the catalog's
+        // own credentials.
+        Ok(Arc::new(token_io::RestTokenFileIO::new(
+            self.client.clone(),
+            self.paths.table_token(&id.database, id.table_name()),
+            id.clone(),
+            path,
+            options,
+            paimon_io::file_io_with_options,
+        )?))
     }
 
     fn ignore_missing(&self, r: Result<Value>, ignore: bool) -> Result<()> {

@@ -8,7 +8,12 @@ import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.rest.RESTCatalogServer;
+import org.apache.paimon.rest.auth.AuthProvider;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
+import org.apache.paimon.rest.auth.DLFDefaultSigner;
+import org.apache.paimon.rest.auth.DLFOpenApiSigner;
+import org.apache.paimon.rest.auth.DLFRequestSigner;
+import org.apache.paimon.rest.auth.DLFToken;
 import org.apache.paimon.rest.responses.ConfigResponse;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.Table;
@@ -25,8 +30,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -42,10 +51,12 @@ final class RestOracle {
     private RestOracle() {}
 
     /**
-     * {@code rest-server DATA_DIR URL_FILE [--token T]}: serves DATA_DIR through Java's
-     * RESTCatalogServer (bearer token T, default {@code token}; prefix {@code paimon}) on
-     * loopback, writes its URL to URL_FILE (atomically) and on stdout, and runs until stdin
-     * closes.
+     * {@code rest-server DATA_DIR URL_FILE [--token T] [--dlf-access-key-id ID
+     * --dlf-access-key-secret S [--dlf-security-token ST] [--dlf-region R]
+     * [--dlf-signing-algorithm default|openapi]]}: serves DATA_DIR through Java's
+     * RESTCatalogServer (bearer token T, default {@code token}, or DLF signatures checked by
+     * Java's own signers; prefix {@code paimon}) on loopback, writes its URL to URL_FILE
+     * (atomically) and on stdout, and runs until stdin closes.
      */
     static void server(Args a, PrintStream out) throws Exception {
         String dataPath = a.positional(0);
@@ -54,9 +65,12 @@ final class RestOracle {
         ConfigResponse config =
                 new ConfigResponse(
                         Map.of("prefix", "paimon", "warehouse", REST_WAREHOUSE), Map.of());
+        AuthProvider auth =
+                a.get("--dlf-access-key-id") == null
+                        ? new BearTokenAuthProvider(token)
+                        : dlfVerifier(a);
         RESTCatalogServer server =
-                new RESTCatalogServer(
-                        dataPath, new BearTokenAuthProvider(token), config, REST_WAREHOUSE);
+                new RESTCatalogServer(dataPath, auth, config, REST_WAREHOUSE);
         server.start();
         String url = server.getUrl();
         Path tmp = urlFile.resolveSibling(urlFile.getFileName() + ".tmp");
@@ -69,6 +83,58 @@ final class RestOracle {
             // Input is ignored.
         }
         server.shutdown();
+    }
+
+    /**
+     * What RESTCatalogServer compares a request's {@code Authorization} with: the signature
+     * Java's {@code DLFDefaultSigner} or {@code DLFOpenApiSigner} computes over the headers the
+     * client sent (its date, not the server's clock, so no second boundary can fail it), after
+     * checking that the security token is the configured one and {@code Content-MD5} is the
+     * MD5 of the body received. Any mismatch answers 401.
+     */
+    static AuthProvider dlfVerifier(Args a) {
+        String st = a.get("--dlf-security-token");
+        DLFToken token =
+                new DLFToken(
+                        a.get("--dlf-access-key-id"), a.get("--dlf-access-key-secret"), st, null);
+        String region = a.get("--dlf-region") == null ? "cn-hangzhou" : a.get("--dlf-region");
+        boolean openApi = "openapi".equals(a.get("--dlf-signing-algorithm"));
+        DLFRequestSigner signer = openApi ? new DLFOpenApiSigner() : new DLFDefaultSigner(region);
+        String tokenHeader = openApi ? "x-acs-security-token" : "x-dlf-security-token";
+        return (received, param) -> {
+            // RESTCatalogServer hands the headers over with lower-case names; the OpenAPI
+            // signer looks a few up by their proper names.
+            Map<String, String> h = new HashMap<>();
+            received.forEach((k, v) -> h.put(k.toLowerCase(Locale.ROOT), v));
+            for (String n : List.of("Accept", "Content-MD5", "Content-Type", "Date", "Host")) {
+                String v = h.get(n.toLowerCase(Locale.ROOT));
+                if (v != null && openApi) {
+                    h.remove(n.toLowerCase(Locale.ROOT));
+                    h.put(n, v);
+                }
+            }
+            String refused = "refused";
+            if (st != null && !st.equals(h.get(tokenHeader))) {
+                return Map.of("Authorization", refused);
+            }
+            try {
+                String data = param.data();
+                if (data != null && !data.isEmpty()) {
+                    byte[] md5 =
+                            MessageDigest.getInstance("MD5")
+                                    .digest(data.getBytes(StandardCharsets.UTF_8));
+                    String sent = h.getOrDefault("Content-MD5", h.get("content-md5"));
+                    if (!Base64.getEncoder().encodeToString(md5).equals(sent)) {
+                        return Map.of("Authorization", refused);
+                    }
+                }
+                return Map.of(
+                        "Authorization",
+                        signer.authorization(param, token, h.getOrDefault("Host", ""), h));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        };
     }
 
     static Catalog catalog(Args a) {
