@@ -217,6 +217,10 @@ impl FileIO for FaultyFileIO {
     fn status(&self, path: &str) -> Result<FileStatus> {
         self.inner.status(path)
     }
+
+    fn storage_options(&self) -> Option<Result<std::collections::BTreeMap<String, String>>> {
+        self.inner.storage_options()
+    }
 }
 
 #[cfg(test)]
