@@ -11,7 +11,11 @@
 #   4. pypaimon lists the partitions of a table Java wrote (in pages of 2) and they equal what
 #      Java's RESTCatalog lists through us and Java's FileSystemCatalog on the files; it creates
 #      a tag and a branch from it through us and reads them back, and Java sees them on the
-#      files.
+#      files;
+#   5. over TLS (`--tls-cert`/`--tls-key`, a self-signed certificate made here with openssl):
+#      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
+#      trust store made with keytool) write and read at https://; without the certificate they
+#      are refused. (Flight SQL over TLS: scripts/test-flight.sh.)
 #
 # Uses the peers venv of scripts/test-peers.sh (default target/peers-venv; PEERS_VENV to
 # choose), making it if missing; builds the `paimon` CLI (PAIMON: use that binary instead); prints pass/fail counts and exits
@@ -178,6 +182,50 @@ wait "$SERVER_PID"
 STATUS=$?
 SERVER_PID=""
 check "paimon serve stops on SIGTERM with status 0" test "$STATUS" = 0
+
+# 5.
+TLS_START=$(date +%s)
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -keyout "$WORK/tls.key" -out "$WORK/tls.crt" \
+    -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+rm -f "$WORK/trust.p12"
+keytool -importcert -noprompt -alias paimon-serve -file "$WORK/tls.crt" -keystore "$WORK/trust.p12" \
+    -storetype PKCS12 -storepass changeit >/dev/null 2>&1
+JAVA_TRUST="-Djavax.net.ssl.trustStore=$WORK/trust.p12 -Djavax.net.ssl.trustStorePassword=changeit -Djavax.net.ssl.trustStoreType=PKCS12"
+mkdir -p "$WORK/tls/$NAME"
+"$PAIMON" serve "$WORK/tls/$NAME" --rest-bind 127.0.0.1:0 --auth "$WORK/users" \
+    --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key" >"$WORK/tls.url" 2>"$WORK/tls.log" &
+SERVER_PID=$!
+for _ in $(seq 100); do
+    [[ -s "$WORK/tls.url" ]] && break
+    sleep 0.1
+done
+TURL="$(head -n1 "$WORK/tls.url")"
+check "paimon serve --tls-cert --tls-key prints an https:// URL" bash -c '[[ "$1" == https://127.0.0.1:* ]]' _ "$TURL"
+{ expected 0 4 py; expected 10 13 java; } >"$WORK/tls.expected"
+check "pypaimon writes over https, trusting the certificate" env REQUESTS_CA_BUNDLE="$WORK/tls.crt" \
+    "$PY" "$PYREST" write "$TURL" "$NAME" "$TOKEN" tls_db.t 0 4
+check "Java's RESTCatalog writes over https, trusting the certificate" env ORACLE_JAVA_OPTS="$JAVA_TRUST" \
+    "$ROOT/scripts/java-oracle.sh" rest-write "$TURL" tls_db.t --from 10 --to 13 --token "$TOKEN"
+check "Java reads both writers' rows over https" bash -c \
+    'ORACLE_JAVA_OPTS="$1" "$2/scripts/java-oracle.sh" rest-dump "$3" tls_db.t --token "$4" >"$5"' _ \
+    "$JAVA_TRUST" "$ROOT" "$TURL" "$TOKEN" "$WORK/tls.java.dump"
+check "... exactly those rows" same_rows "$WORK/tls.java.dump" "$WORK/tls.expected"
+check "pypaimon reads them over https" bash -c \
+    'REQUESTS_CA_BUNDLE="$1" "$2" "$3" dump "$4" "$5" "$6" tls_db.t >"$7"' _ "$WORK/tls.crt" "$PY" \
+    "$PYREST" "$TURL" "$NAME" "$TOKEN" "$WORK/tls.py.dump"
+check "... exactly those rows" same_rows "$WORK/tls.py.dump" "$WORK/tls.expected"
+check "pypaimon without the certificate is refused" bash -c \
+    '! "$1" "$2" dump "$3" "$4" "$5" tls_db.t >/dev/null 2>"$6" && grep -qi "certificate\|SSL" "$6"' _ \
+    "$PY" "$PYREST" "$TURL" "$NAME" "$TOKEN" "$WORK/tls.untrusted"
+check "Java without the certificate is refused" bash -c \
+    '! "$1/scripts/java-oracle.sh" rest-dump "$2" tls_db.t --token "$3" >/dev/null 2>"$4" &&
+     grep -q "PKIX\|SSLHandshake" "$4"' _ "$ROOT" "$TURL" "$TOKEN" "$WORK/tls.java.untrusted"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+STATUS=$?
+SERVER_PID=""
+check "paimon serve over TLS stops on SIGTERM with status 0" test "$STATUS" = 0
+echo "test-serve: TLS checks took $(($(date +%s) - TLS_START)) s"
 
 echo "test-serve: $PASS passed, $FAIL failed in $(($(date +%s) - START)) s"
 if ((FAIL > 0)); then
