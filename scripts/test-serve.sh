@@ -16,6 +16,10 @@
 #      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
 #      trust store made with keytool) write and read at https://; without the certificate they
 #      are refused. (Flight SQL over TLS: scripts/test-flight.sh.)
+#   6. load, short (scripts/load-serve.sh runs it long): 8 clients for 10 s mixing pypaimon
+#      commits and loadTable calls, pyarrow.flight queries and worker scans, and Java commits:
+#      no error, no lost or doubled commit, peak RSS reported; a worker killed mid-stream gives
+#      its client an error.
 #
 # Uses the peers venv of scripts/test-peers.sh (default target/peers-venv; PEERS_VENV to
 # choose), making it if missing; builds the `paimon` CLI (PAIMON: use that binary instead); prints pass/fail counts and exits
@@ -226,6 +230,15 @@ STATUS=$?
 SERVER_PID=""
 check "paimon serve over TLS stops on SIGTERM with status 0" test "$STATUS" = 0
 echo "test-serve: TLS checks took $(($(date +%s) - TLS_START)) s"
+
+# 6.
+LOAD_START=$(date +%s)
+check "load: 8 clients for 10 s, no error, every commit once, a killed worker is an error" bash -c \
+    'PAIMON="$1" ORACLE="$2/scripts/java-oracle.sh" CLIENTS=8 LOAD_SECONDS=10 BIG_ROWS=300000 \
+       "$3" "$2/crates/paimon-serve/tests/python/load_clients.py" | tee "$4"' _ "$PAIMON" "$ROOT" \
+    "$PY" "$WORK/load.json"
+cat "$WORK/load.json"
+echo "test-serve: the load step took $(($(date +%s) - LOAD_START)) s"
 
 echo "test-serve: $PASS passed, $FAIL failed in $(($(date +%s) - START)) s"
 if ((FAIL > 0)); then

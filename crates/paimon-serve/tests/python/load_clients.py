@@ -21,6 +21,7 @@ Prints one JSON line of results and exits non-zero on any failure.
 
 import collections
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -115,6 +116,21 @@ def statement(sql):
 
     return field(1, b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery") + \
         field(2, field(1, sql.encode()))
+
+
+class Retries(logging.Handler):
+    """Counts pypaimon's commit retries (a snapshot id another commit took first: the server
+    answered `success: false`) instead of printing each."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def emit(self, record):
+        if "Atomic commit failed" in record.getMessage():
+            self.count += 1
+        else:
+            sys.stderr.write(self.format(record) + "\n")
 
 
 class Stats:
@@ -235,6 +251,10 @@ def main():
     result = {"clients": CLIENTS, "seconds": SECONDS}
     failures = []
     stats = Stats()
+    retries = Retries()
+    commit_log = logging.getLogger("pypaimon.write.file_store_commit")
+    commit_log.addHandler(retries)
+    commit_log.propagate = False
     with tempfile.TemporaryDirectory() as tmp:
         wh = os.path.join(tmp, NAME)
         os.makedirs(wh)
@@ -302,6 +322,7 @@ def main():
                     failures.append(f"{name}: pypaimon reads {len(got)} rows, the {len(done)} commits wrote "
                                     f"{len(want)} ({lost} lost, {len(got) - len(set(got))} doubled)")
             result["commits"] = commits
+            result["pypaimon_commit_retries"] = retries.count
             result["server_peak_rss_mib"] = peak_rss_mib(server.pid)
             result["worker_peak_rss_mib"] = peak_rss_mib(worker.pid)
 
