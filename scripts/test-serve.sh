@@ -11,7 +11,9 @@
 #   4. pypaimon lists the partitions of a table Java wrote (in pages of 2) and they equal what
 #      Java's RESTCatalog lists through us and Java's FileSystemCatalog on the files; it creates
 #      a tag and a branch from it through us and reads them back, and Java sees them on the
-#      files;
+#      files; Java's RESTCatalog lists the snapshots in pages (the snapshot files), lists
+#      partitions by names (as its FileSystemCatalog does on the files) and renames the branch
+#      (seen on the files);
 #   5. over TLS (`--tls-cert`/`--tls-key`, a self-signed certificate made here with openssl):
 #      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
 #      trust store made with keytool) write and read at https://; without the certificate they
@@ -180,6 +182,21 @@ check "Java sees pypaimon's tag and branch on the files" bash -c \
     'test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-tags)" = "[\"py_t\"]" &&
      test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-branches)" = "[\"py_b\"]"' \
     _ "$ROOT" "${JFS[@]}"
+SNAPSHOT_PAGES="$(ls "$WH/parts_db.db/t/snapshot" | sed -n 's/^snapshot-//p' | sort -n | sed 's/.*/[&]/')"
+check "Java's RESTCatalog lists the snapshots through us in pages of 1: the snapshot files" bash -c \
+    'test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t snapshots-paged --max 1)" = "$2"' \
+    _ "$ROOT" "$SNAPSHOT_PAGES" "${JREST[@]}"
+check "Java lists partitions by names through us as its FileSystemCatalog does" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:4}" parts_db.t partitions-by-names --specs "p=2;p=0;p=9" >"$2.rest" &&
+     "$1/scripts/java-oracle.sh" catalog-meta --catalog-option "warehouse=$3" parts_db.t partitions-by-names --specs "p=2;p=0;p=9" >"$2.fs" &&
+     cat "$2.rest" && test "$(wc -l <"$2.rest")" = 2 && cmp "$2.rest" "$2.fs"' _ "$ROOT" "$WORK/by-names" "$WH" "${JREST[@]}"
+check "Java renames pypaimon's branch through us; its FileSystemCatalog sees the new name" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t rename-branch py_b --to py_renamed &&
+     test "$("$1/scripts/java-oracle.sh" catalog-meta --catalog-option "warehouse=$2" parts_db.t table-branches)" = "[\"py_renamed\"]"' \
+    _ "$ROOT" "$WH" "${JREST[@]}"
+check "renaming a branch that does not exist is refused" bash -c \
+    '! "$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t rename-branch py_b --to other 2>"$2" &&
+     grep -q "py_b" "$2"' _ "$ROOT" "$WORK/rename.err" "${JREST[@]}"
 
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"

@@ -117,22 +117,21 @@ impl TlsConfig {
             },
             e => pem("key file", key)(e),
         })?;
-        let server = ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .and_then(|b| b.with_no_client_auth().with_single_cert(chain, private))
-        .map_err(|source| match source {
-            rustls::Error::InconsistentKeys(_) => TlsError::KeyMismatch {
-                cert: cert.to_path_buf(),
-                key: key.to_path_buf(),
-            },
-            source => TlsError::Config {
-                cert: cert.to_path_buf(),
-                key: key.to_path_buf(),
-                source,
-            },
-        })?;
+        let server =
+            ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .and_then(|b| b.with_no_client_auth().with_single_cert(chain, private))
+                .map_err(|source| match source {
+                    rustls::Error::InconsistentKeys(_) => TlsError::KeyMismatch {
+                        cert: cert.to_path_buf(),
+                        key: key.to_path_buf(),
+                    },
+                    source => TlsError::Config {
+                        cert: cert.to_path_buf(),
+                        key: key.to_path_buf(),
+                        source,
+                    },
+                })?;
         Ok(TlsConfig {
             server: Arc::new(server),
         })
