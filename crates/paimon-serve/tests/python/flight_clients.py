@@ -11,8 +11,9 @@ fixtures warehouse (run by scripts/test-flight.sh, which installs them):
 
 - over TLS (`paimon serve --tls-cert --tls-key`, a self-signed certificate made here with
   openssl): ADBC and pyarrow.flight at `grpc+tls://` with the certificate as their root read
-  the same rows (partitions in parallel too); a client without that root, and a plaintext one,
-  are refused; a bad certificate or key file stops the server with one line naming it.
+  the same rows (partitions in parallel too), also from a worker over TLS; a client without
+  that root, and a plaintext one, are refused; a bad certificate or key file stops the server
+  with one line naming it.
 
 - the Arrow Flight SQL JDBC driver, through the Java oracle's flight-sql-query and
   flight-sql-tables (ORACLE: scripts/java-oracle.sh), runs a query (rows of `paimon sql`),
@@ -308,6 +309,34 @@ def run_tls(tmp):
             assert cur.fetch_arrow_table().to_pylist() == [{"n": 90}]
     finally:
         stop_server(proc)
+
+    # A worker over TLS: the planner's endpoints name it at grpc+tls://, pyarrow.flight reads
+    # them from it with the certificate as root.
+    worker = subprocess.Popen(
+        [PAIMON, "serve", WAREHOUSE, "--worker-bind", "127.0.0.1:0", "--tls-cert", cert,
+         "--tls-key", key], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    planner = None
+    try:
+        worker_url = worker.stdout.readline().strip()
+        assert worker_url.startswith("grpc+tls://"), worker_url
+        planner = subprocess.Popen(
+            [PAIMON, "serve", WAREHOUSE, "--rest-bind", "127.0.0.1:0", "--flight-bind",
+             "127.0.0.1:0", "--workers", worker_url, "--tls-cert", cert, "--tls-key", key],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        planner.stdout.readline()
+        planner_url = planner.stdout.readline().strip()
+        client = flight.FlightClient(planner_url, tls_root_certs=root.encode())
+        info = client.get_flight_info(flight.FlightDescriptor.for_command(statement(partitioned)))
+        rows = []
+        for ep in info.endpoints:
+            assert [l.uri.decode() for l in ep.locations] == [worker_url], ep.locations
+            at_worker = flight.FlightClient(worker_url, tls_root_certs=root.encode())
+            rows += table_rows(at_worker.do_get(ep.ticket).read_all())
+        assert sorted(rows) == expected
+    finally:
+        for p in (planner, worker):
+            if p is not None:
+                stop_server(p)
 
 
 def oracle(*args):
