@@ -11,7 +11,17 @@
 #   4. pypaimon lists the partitions of a table Java wrote (in pages of 2) and they equal what
 #      Java's RESTCatalog lists through us and Java's FileSystemCatalog on the files; it creates
 #      a tag and a branch from it through us and reads them back, and Java sees them on the
-#      files.
+#      files; Java's RESTCatalog lists the snapshots in pages (the snapshot files), lists
+#      partitions by names (as its FileSystemCatalog does on the files) and renames the branch
+#      (seen on the files);
+#   5. over TLS (`--tls-cert`/`--tls-key`, a self-signed certificate made here with openssl):
+#      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
+#      trust store made with keytool) write and read at https://; without the certificate they
+#      are refused. (Flight SQL over TLS: scripts/test-flight.sh.)
+#   6. load, short (scripts/load-serve.sh runs it long): 8 clients for 10 s mixing pypaimon
+#      commits and loadTable calls, pyarrow.flight queries and worker scans, and Java commits:
+#      no error, no lost or doubled commit, peak RSS reported; a worker killed mid-stream gives
+#      its client an error.
 #
 # Uses the peers venv of scripts/test-peers.sh (default target/peers-venv; PEERS_VENV to
 # choose), making it if missing; builds the `paimon` CLI (PAIMON: use that binary instead); prints pass/fail counts and exits
@@ -172,12 +182,80 @@ check "Java sees pypaimon's tag and branch on the files" bash -c \
     'test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-tags)" = "[\"py_t\"]" &&
      test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:2}" parts_db.t table-branches)" = "[\"py_b\"]"' \
     _ "$ROOT" "${JFS[@]}"
+SNAPSHOT_PAGES="$(ls "$WH/parts_db.db/t/snapshot" | sed -n 's/^snapshot-//p' | sort -n | sed 's/.*/[&]/')"
+check "Java's RESTCatalog lists the snapshots through us in pages of 1: the snapshot files" bash -c \
+    'test "$("$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t snapshots-paged --max 1)" = "$2"' \
+    _ "$ROOT" "$SNAPSHOT_PAGES" "${JREST[@]}"
+check "Java lists partitions by names through us as its FileSystemCatalog does" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:4}" parts_db.t partitions-by-names --specs "p=2;p=0;p=9" >"$2.rest" &&
+     "$1/scripts/java-oracle.sh" catalog-meta --catalog-option "warehouse=$3" parts_db.t partitions-by-names --specs "p=2;p=0;p=9" >"$2.fs" &&
+     cat "$2.rest" && test "$(wc -l <"$2.rest")" = 2 && cmp "$2.rest" "$2.fs"' _ "$ROOT" "$WORK/by-names" "$WH" "${JREST[@]}"
+check "Java renames pypaimon's branch through us; its FileSystemCatalog sees the new name" bash -c \
+    '"$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t rename-branch py_b --to py_renamed &&
+     test "$("$1/scripts/java-oracle.sh" catalog-meta --catalog-option "warehouse=$2" parts_db.t table-branches)" = "[\"py_renamed\"]"' \
+    _ "$ROOT" "$WH" "${JREST[@]}"
+check "renaming a branch that does not exist is refused" bash -c \
+    '! "$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t rename-branch py_b --to other 2>"$2" &&
+     grep -q "py_b" "$2"' _ "$ROOT" "$WORK/rename.err" "${JREST[@]}"
 
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 STATUS=$?
 SERVER_PID=""
 check "paimon serve stops on SIGTERM with status 0" test "$STATUS" = 0
+
+# 5.
+TLS_START=$(date +%s)
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -keyout "$WORK/tls.key" -out "$WORK/tls.crt" \
+    -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+rm -f "$WORK/trust.p12"
+keytool -importcert -noprompt -alias paimon-serve -file "$WORK/tls.crt" -keystore "$WORK/trust.p12" \
+    -storetype PKCS12 -storepass changeit >/dev/null 2>&1
+JAVA_TRUST="-Djavax.net.ssl.trustStore=$WORK/trust.p12 -Djavax.net.ssl.trustStorePassword=changeit -Djavax.net.ssl.trustStoreType=PKCS12"
+mkdir -p "$WORK/tls/$NAME"
+"$PAIMON" serve "$WORK/tls/$NAME" --rest-bind 127.0.0.1:0 --auth "$WORK/users" \
+    --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key" >"$WORK/tls.url" 2>"$WORK/tls.log" &
+SERVER_PID=$!
+for _ in $(seq 100); do
+    [[ -s "$WORK/tls.url" ]] && break
+    sleep 0.1
+done
+TURL="$(head -n1 "$WORK/tls.url")"
+check "paimon serve --tls-cert --tls-key prints an https:// URL" bash -c '[[ "$1" == https://127.0.0.1:* ]]' _ "$TURL"
+{ expected 0 4 py; expected 10 13 java; } >"$WORK/tls.expected"
+check "pypaimon writes over https, trusting the certificate" env REQUESTS_CA_BUNDLE="$WORK/tls.crt" \
+    "$PY" "$PYREST" write "$TURL" "$NAME" "$TOKEN" tls_db.t 0 4
+check "Java's RESTCatalog writes over https, trusting the certificate" env ORACLE_JAVA_OPTS="$JAVA_TRUST" \
+    "$ROOT/scripts/java-oracle.sh" rest-write "$TURL" tls_db.t --from 10 --to 13 --token "$TOKEN"
+check "Java reads both writers' rows over https" bash -c \
+    'ORACLE_JAVA_OPTS="$1" "$2/scripts/java-oracle.sh" rest-dump "$3" tls_db.t --token "$4" >"$5"' _ \
+    "$JAVA_TRUST" "$ROOT" "$TURL" "$TOKEN" "$WORK/tls.java.dump"
+check "... exactly those rows" same_rows "$WORK/tls.java.dump" "$WORK/tls.expected"
+check "pypaimon reads them over https" bash -c \
+    'REQUESTS_CA_BUNDLE="$1" "$2" "$3" dump "$4" "$5" "$6" tls_db.t >"$7"' _ "$WORK/tls.crt" "$PY" \
+    "$PYREST" "$TURL" "$NAME" "$TOKEN" "$WORK/tls.py.dump"
+check "... exactly those rows" same_rows "$WORK/tls.py.dump" "$WORK/tls.expected"
+check "pypaimon without the certificate is refused" bash -c \
+    '! "$1" "$2" dump "$3" "$4" "$5" tls_db.t >/dev/null 2>"$6" && grep -qi "certificate\|SSL" "$6"' _ \
+    "$PY" "$PYREST" "$TURL" "$NAME" "$TOKEN" "$WORK/tls.untrusted"
+check "Java without the certificate is refused" bash -c \
+    '! "$1/scripts/java-oracle.sh" rest-dump "$2" tls_db.t --token "$3" >/dev/null 2>"$4" &&
+     grep -q "PKIX\|SSLHandshake" "$4"' _ "$ROOT" "$TURL" "$TOKEN" "$WORK/tls.java.untrusted"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+STATUS=$?
+SERVER_PID=""
+check "paimon serve over TLS stops on SIGTERM with status 0" test "$STATUS" = 0
+echo "test-serve: TLS checks took $(($(date +%s) - TLS_START)) s"
+
+# 6.
+LOAD_START=$(date +%s)
+check "load: 8 clients for 10 s, no error, every commit once, a killed worker is an error" bash -c \
+    'PAIMON="$1" ORACLE="$2/scripts/java-oracle.sh" CLIENTS=8 LOAD_SECONDS=10 BIG_ROWS=300000 \
+       "$3" "$2/crates/paimon-serve/tests/python/load_clients.py" | tee "$4"' _ "$PAIMON" "$ROOT" \
+    "$PY" "$WORK/load.json"
+cat "$WORK/load.json"
+echo "test-serve: the load step took $(($(date +%s) - LOAD_START)) s"
 
 echo "test-serve: $PASS passed, $FAIL failed in $(($(date +%s) - START)) s"
 if ((FAIL > 0)); then

@@ -1,7 +1,8 @@
 //! `paimon serve`: the service of `paimon-serve` over a warehouse (or the catalog of
 //! `--catalog-option`). It serves Paimon's REST catalog on `--rest-bind` and, with
 //! `--flight-bind`, Arrow Flight SQL beside it; it prints the bound REST URL on stdout when it is
-//! ready (so `--rest-bind 127.0.0.1:0` works), then the Flight SQL one (`grpc://HOST:PORT`), and
+//! ready (so `--rest-bind 127.0.0.1:0` works), then the Flight SQL one (`grpc://HOST:PORT`;
+//! with `--tls-cert`/`--tls-key`, `https://` and `grpc+tls://`), and
 //! shuts down gracefully on SIGTERM or ctrl-c (requests in flight finish, new connections are
 //! refused).
 
@@ -17,11 +18,12 @@ use paimon_serve::auth::Users;
 use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker};
 use paimon_serve::policy::Policies;
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
+use paimon_serve::tls::TlsConfig;
 
 use crate::catalog_cmd;
 
 /// `paimon serve [WAREHOUSE] [--warehouse-name NAME] [--rest-bind HOST:PORT] [--flight-bind
-/// HOST:PORT] [--auth FILE] [--policies FILE]`.
+/// HOST:PORT] [--auth FILE] [--policies FILE] [--tls-cert FILE --tls-key FILE]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The warehouse directory or URL to serve (a filesystem catalog); without it, the catalog
@@ -66,6 +68,26 @@ pub struct ServeArgs {
     /// printed when it is ready.
     #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["flight_bind", "workers"])]
     pub worker_bind: Option<String>,
+    /// Serve over TLS with this certificate chain (PEM; the server's certificate first): REST
+    /// at `https://`, Flight SQL and workers at `grpc+tls://`. Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    /// The TLS configuration of --tls-cert / --tls-key, read now so a bad file stops the
+    /// server before it binds.
+    fn tls(&self) -> Result<Option<TlsConfig>> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Ok(Some(
+                TlsConfig::from_pem_files(cert, key).map_err(|e| anyhow!("serve: {e}"))?,
+            )),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// Runs the service until SIGTERM or ctrl-c.
@@ -91,7 +113,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let name = a.warehouse_name.clone().unwrap_or_else(|| {
         default_warehouse_name(a.warehouse.as_deref().unwrap_or(catalog.location()))
     });
+    let tls = a.tls()?;
     let mut config = RestConfig::new(name);
+    config.tls = tls.clone();
     if let Some(f) = &a.auth {
         config.users = Users::load(f)?;
     }
@@ -147,7 +171,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         let mut out = std::io::stdout();
         writeln!(out, "{}", server.url()?)?;
         if let Some((listener, _)) = &flight {
-            writeln!(out, "grpc://{}", listener.local_addr()?)?;
+            writeln!(out, "{}://{}", grpc_scheme(&tls), listener.local_addr()?)?;
         }
         out.flush()?;
         // One signal stops both servers.
@@ -163,7 +187,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         match flight {
             None => rest.await?,
             Some((listener, f)) => {
-                let flight = serve_flight(f, listener, until_stopped(stopped));
+                let flight = serve_flight(f, listener, tls.as_ref(), until_stopped(stopped));
                 let (r, f) = tokio::join!(rest, flight);
                 r?;
                 f.context("serve: Flight SQL")?;
@@ -178,6 +202,7 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
     let Some(w) = &a.warehouse else {
         bail!("serve: --worker-bind serves a WAREHOUSE directory: give it")
     };
+    let tls = a.tls()?;
     let users = a.auth.as_deref().map(Users::load).transpose()?;
     let policies = match (&a.policies, &users) {
         (Some(f), Some(u)) => {
@@ -198,12 +223,21 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
             .await
             .with_context(|| format!("serve: binding --worker-bind {bind}"))?;
         let mut out = std::io::stdout();
-        writeln!(out, "grpc://{}", listener.local_addr()?)?;
+        writeln!(out, "{}://{}", grpc_scheme(&tls), listener.local_addr()?)?;
         out.flush()?;
-        paimon_serve::flight::serve_worker(worker, listener, shutdown_signal())
+        paimon_serve::flight::serve_worker(worker, listener, tls.as_ref(), shutdown_signal())
             .await
             .context("serve: worker")
     })
+}
+
+/// The scheme of the Flight URLs printed: `grpc+tls` with TLS.
+fn grpc_scheme(tls: &Option<TlsConfig>) -> &'static str {
+    if tls.is_some() {
+        "grpc+tls"
+    } else {
+        "grpc"
+    }
 }
 
 /// Completes on SIGTERM or ctrl-c.

@@ -149,6 +149,39 @@ impl Table {
         Ok(())
     }
 
+    /// Renames branch `from` to `to` (Java `FileSystemBranchManager.renameBranch`): one
+    /// rename of the branch's directory, so a reader sees the old name or the new one.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for `main`, a bad new name, a missing branch or a new name
+    /// that exists; [`Error::Unsupported`] on storage without directory renames (object
+    /// stores); storage errors.
+    pub fn rename_branch(&self, from: &str, to: &str) -> Result<()> {
+        if from == MAIN_BRANCH {
+            return Err(invalid(self.path(), "Cannot rename the main branch."));
+        }
+        check_branch_name(self.path(), from)?;
+        if !self.branch_exists(from)? {
+            return Err(invalid(
+                self.path(),
+                format!("Branch name '{from}' doesn't exist."),
+            ));
+        }
+        check_branch_name(self.path(), to)?;
+        if self.branch_exists(to)? {
+            return Err(invalid(
+                self.path(),
+                format!("Branch name '{to}' already exists."),
+            ));
+        }
+        self.file_io()
+            .rename_dir(
+                self.branch_layout(from).root(),
+                self.branch_layout(to).root(),
+            )
+            .map_err(Error::io)
+    }
+
     /// Makes branch `name`'s history this branch's (Java `fastForward`): this branch's
     /// snapshots from the branch's earliest on, its schemas from that snapshot's schema on and
     /// its tags of those snapshots are removed with the `LATEST` hint, then the branch's

@@ -51,6 +51,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut sink = Vec::new();
         let _ = tokio::io::stdin().read_to_end(&mut sink).await;
     };
-    serve_flight(server, listener, stdin_closed).await?;
+    serve_flight(server, listener, None, stdin_closed).await?;
     Ok(())
 }

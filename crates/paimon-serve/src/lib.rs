@@ -5,7 +5,8 @@
 //! Like the other engines (paimon-datafusion, paimon-ballista) this crate sits on the facade and
 //! may use both planes. [`auth`] holds who may do what (`--auth FILE`), shared by both protocols;
 //! [`policy`] the row filters and column masks per user and table (`--policies FILE`);
-//! [`rest`] is the REST catalog server, [`flight`] serves Arrow Flight SQL.
+//! [`rest`] is the REST catalog server, [`flight`] serves Arrow Flight SQL; [`tls`] puts either
+//! behind TLS.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -15,3 +16,4 @@ pub mod auth;
 pub mod flight;
 pub mod policy;
 pub mod rest;
+pub mod tls;

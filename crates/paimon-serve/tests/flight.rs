@@ -37,7 +37,7 @@ async fn start(users: Option<&str>, partitions: usize) -> SocketAddr {
         .with_target_partitions(partitions);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve_flight(server, listener, std::future::pending()));
+    tokio::spawn(serve_flight(server, listener, None, std::future::pending()));
     addr
 }
 
@@ -425,7 +425,7 @@ async fn inserts_need_the_write_grant() {
     let server = FlightSqlServer::new(warehouse.to_str().unwrap(), Some(users)).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve_flight(server, listener, std::future::pending()));
+    tokio::spawn(serve_flight(server, listener, None, std::future::pending()));
     let insert = "INSERT INTO append.unaware SELECT * FROM append.unaware WHERE id < 3";
     let count = "SELECT count(*) AS n FROM append.unaware";
 

@@ -66,7 +66,7 @@ async fn start(warehouse: &std::path::Path) -> SocketAddr {
         .with_policies(policies);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve_flight(server, listener, std::future::pending()));
+    tokio::spawn(serve_flight(server, listener, None, std::future::pending()));
     addr
 }
 

@@ -36,7 +36,7 @@ async fn start() -> (SocketAddr, Vec<SocketAddr>) {
     for _ in 0..2 {
         let (l, addr) = listener().await;
         let w = FlightWorker::new(&warehouse(), None).unwrap();
-        tokio::spawn(serve_worker(w, l, std::future::pending()));
+        tokio::spawn(serve_worker(w, l, None, std::future::pending()));
         urls.push(format!("grpc://{addr}"));
         workers.push(addr);
     }
@@ -45,7 +45,7 @@ async fn start() -> (SocketAddr, Vec<SocketAddr>) {
         .with_target_partitions(4)
         .with_workers(urls);
     let (l, addr) = listener().await;
-    tokio::spawn(serve_flight(planner, l, std::future::pending()));
+    tokio::spawn(serve_flight(planner, l, None, std::future::pending()));
     (addr, workers)
 }
 

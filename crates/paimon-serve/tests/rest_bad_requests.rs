@@ -267,6 +267,41 @@ fn bad_pages_tags_and_branches_are_4xx_and_metrics_count_them() {
             404,
             Some("BRANCH"),
         ),
+        (
+            "POST",
+            p("databases/db/tables/t/branches/nope/rename"),
+            b"{\"toBranch\": \"other\"}",
+            404,
+            Some("BRANCH"),
+        ),
+        (
+            "GET",
+            p("databases/db/tables/t/snapshots?pageToken=garbage"),
+            b"",
+            400,
+            None,
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/partitions/list-by-names"),
+            b"{\"specs\": {\"a\": \"1\"}}",
+            400,
+            None,
+        ),
+        (
+            "POST",
+            p("databases/db/tables/t/partitions/list-by-names"),
+            b"{\"specs\": [{\"a\": 1}]}",
+            400,
+            None,
+        ),
+        (
+            "POST",
+            p("databases/nope/tables/t/partitions/list-by-names"),
+            b"{\"specs\": []}",
+            404,
+            Some("TABLE"),
+        ),
         ("GET", p("databases/nope/views"), b"", 404, Some("DATABASE")),
         (
             "GET",
@@ -302,6 +337,34 @@ fn bad_pages_tags_and_branches_are_4xx_and_metrics_count_them() {
         b"{\"branch\": \"b\"}",
     );
     assert_eq!(status, 409, "{body}");
+    // Renaming: no `toBranch` is a 400, onto an existing branch a 409, `main` is refused; a
+    // rename that works moves the branch.
+    let rename = |from: &str, body: &[u8]| {
+        http(
+            url,
+            "POST",
+            &p(&format!("databases/db/tables/t/branches/{from}/rename")),
+            None,
+            body,
+        )
+    };
+    assert_eq!(rename("b", b"{}").0, 400);
+    let (status, body) = http(
+        url,
+        "POST",
+        &p("databases/db/tables/t/branches"),
+        None,
+        b"{\"branch\": \"c\"}",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(rename("b", b"{\"toBranch\": \"c\"}").0, 409);
+    assert_eq!(rename("b", b"{\"toBranch\": \"main\"}").0, 400);
+    assert_eq!(rename("b", b"{\"toBranch\": \"d\"}").0, 200);
+    let (status, body) = http(url, "GET", &p("databases/db/tables/t/branches"), None, b"");
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"branches":["c","d"],"nextPageToken":null}"#)
+    );
     for (path, key) in [
         ("views", "views"),
         ("functions", "functions"),
@@ -312,6 +375,15 @@ fn bad_pages_tags_and_branches_are_4xx_and_metrics_count_them() {
         let v: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v[key], serde_json::json!([]), "{body}");
     }
+    let specs = format!("{{\"specs\": [{}]}}", vec!["{}"; 1001].join(","));
+    let (status, body) = http(
+        url,
+        "POST",
+        &p("databases/db/tables/t/partitions/list-by-names"),
+        None,
+        specs.as_bytes(),
+    );
+    assert_eq!(status, 400, "{body}");
     // The server still serves, and its metrics count what happened.
     let (status, body) = http(url, "GET", &p("databases"), None, b"");
     assert_eq!(

@@ -278,6 +278,15 @@ pub trait Catalog: Debug + Send + Sync {
         self.get_table(id)?.delete_branch(name)
     }
 
+    /// Renames branch `from` of a table to `to` (Java `renameBranch`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for `main`, a bad new name, a missing branch or a new
+    /// name that exists.
+    fn rename_branch(&self, id: &Identifier, from: &str, to: &str) -> Result<()> {
+        self.get_table(id)?.rename_branch(from, to)
+    }
+
     /// Makes branch `name`'s history the table's (Java `fastForward`).
     ///
     /// # Errors

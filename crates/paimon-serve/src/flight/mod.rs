@@ -50,22 +50,23 @@ use std::future::Future;
 
 use arrow_flight::flight_service_server::FlightServiceServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::tls::{serve_grpc, TlsConfig};
 
 pub use service::FlightSqlServer;
 pub use worker::{serve_worker, FlightWorker};
 
-/// Serves Flight SQL on `listener` until `shutdown` completes (calls in flight finish).
+/// Serves Flight SQL on `listener`, over TLS with `tls` (`grpc+tls://`), until `shutdown`
+/// completes (calls in flight finish).
 ///
 /// # Errors
 /// When the transport fails.
 pub async fn serve_flight(
     server: FlightSqlServer,
     listener: TcpListener,
+    tls: Option<&TlsConfig>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    tonic::transport::Server::builder()
-        .add_service(FlightServiceServer::new(server))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await
+    let router = tonic::transport::Server::builder().add_service(FlightServiceServer::new(server));
+    serve_grpc(router, listener, tls, shutdown).await
 }

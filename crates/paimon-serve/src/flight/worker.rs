@@ -24,7 +24,6 @@ use futures::{Stream, TryStreamExt};
 use paimon_rs::io::FileIORef;
 use paimon_rs::SplitRead;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::caller::{self, Caller};
@@ -32,6 +31,7 @@ use super::query::DENIED;
 use super::split_ticket::SplitTicket;
 use crate::auth::Users;
 use crate::policy::Policies;
+use crate::tls::{serve_grpc, TlsConfig};
 
 type Boxed<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -237,17 +237,17 @@ impl FlightService for FlightWorker {
     }
 }
 
-/// Serves the worker on `listener` until `shutdown` completes (calls in flight finish).
+/// Serves the worker on `listener`, over TLS with `tls` (`grpc+tls://`), until `shutdown`
+/// completes (calls in flight finish).
 ///
 /// # Errors
 /// When the transport fails.
 pub async fn serve_worker(
     worker: FlightWorker,
     listener: TcpListener,
+    tls: Option<&TlsConfig>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    tonic::transport::Server::builder()
-        .add_service(FlightServiceServer::new(worker))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await
+    let router = tonic::transport::Server::builder().add_service(FlightServiceServer::new(worker));
+    serve_grpc(router, listener, tls, shutdown).await
 }

@@ -32,6 +32,7 @@ pub use routes::Service;
 
 use crate::auth::Users;
 use crate::policy::Policies;
+use crate::tls::{TlsConfig, TlsListener};
 use request::Request;
 
 /// How the REST server runs.
@@ -45,6 +46,8 @@ pub struct RestConfig {
     pub max_body_bytes: usize,
     /// Row filters and column masks per user and table (the `auth` endpoint).
     pub policies: Policies,
+    /// Serve HTTPS with this certificate; `None`: plain HTTP.
+    pub tls: Option<TlsConfig>,
 }
 
 impl RestConfig {
@@ -55,6 +58,7 @@ impl RestConfig {
             users: Users::default(),
             max_body_bytes: 8 << 20,
             policies: Policies::default(),
+            tls: None,
         }
     }
 }
@@ -81,6 +85,7 @@ struct Shared {
 pub struct RestServer {
     listener: tokio::net::TcpListener,
     router: Router,
+    tls: Option<TlsConfig>,
 }
 
 impl std::fmt::Debug for RestServer {
@@ -111,7 +116,11 @@ impl RestServer {
             .fallback(handle)
             .with_state(shared)
             .layer(DefaultBodyLimit::max(config.max_body_bytes));
-        Ok(RestServer { listener, router })
+        Ok(RestServer {
+            listener,
+            router,
+            tls: config.tls,
+        })
     }
 
     /// The address bound.
@@ -122,12 +131,13 @@ impl RestServer {
         self.listener.local_addr()
     }
 
-    /// The URL clients use (`uri` of a REST catalog).
+    /// The URL clients use (`uri` of a REST catalog): `https://` with TLS.
     ///
     /// # Errors
     /// The socket's I/O error.
     pub fn url(&self) -> std::io::Result<String> {
-        Ok(format!("http://{}", self.local_addr()?))
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        Ok(format!("{scheme}://{}", self.local_addr()?))
     }
 
     /// Serves until `shutdown` completes, then finishes the requests in flight.
@@ -138,9 +148,19 @@ impl RestServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await
+        match self.tls {
+            None => {
+                axum::serve(self.listener, self.router)
+                    .with_graceful_shutdown(shutdown)
+                    .await
+            }
+            Some(tls) => {
+                let listener = TlsListener::new(self.listener, tls.http());
+                axum::serve(listener, self.router)
+                    .with_graceful_shutdown(shutdown)
+                    .await
+            }
+        }
     }
 }
 

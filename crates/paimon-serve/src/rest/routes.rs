@@ -102,6 +102,9 @@ impl Service {
                 ("POST", ["databases", db, "tables", t, "rollback"]) => self.rollback(r, db, t),
                 ("GET", ["databases", db, "tables", t, "token"]) => self.data_token(r, db, t),
                 ("POST", ["databases", db, "tables", t, "auth"]) => self.auth_table(r, db, t),
+                ("POST", ["databases", db, "tables", t, "partitions", "list-by-names"]) => {
+                    self.list_partitions_by_names(r, db, t)
+                }
                 ("GET", ["databases", db, "tables", t, "partitions"]) => {
                     self.list_partitions(r, db, t)
                 }
@@ -117,6 +120,9 @@ impl Service {
                 }
                 ("DELETE", ["databases", db, "tables", t, "branches", b]) => {
                     self.drop_branch(r, db, t, b)
+                }
+                ("POST", ["databases", db, "tables", t, "branches", b, "rename"]) => {
+                    self.rename_branch(r, db, t, b)
                 }
                 ("POST", ["databases", db, "tables", t, "branches", b, "forward"]) => {
                     self.forward_branch(r, db, t, b)
@@ -406,15 +412,23 @@ impl Service {
         }}))
     }
 
+    /// `GET .../snapshots` (Java `ListSnapshotsResponse`): the table's snapshots in pages,
+    /// oldest first (`maxResults`, `pageToken`; a snapshot's paging name is its id padded to
+    /// 20 digits, so names sort as ids do).
     fn list_snapshots(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Read, db, t)?;
         let (_, table) = self.table(db, t)?;
-        let all = table
-            .snapshots()?
+        let snapshots = table.snapshots()?;
+        let named: Vec<(String, &Snapshot)> = snapshots
             .iter()
-            .map(snapshot_json)
+            .map(|s| (format!("{:020}", s.id), s))
+            .collect();
+        let (items, next) = page(r, named, |(n, _)| n.as_str(), NameFilter::None)?;
+        let snapshots = items
+            .iter()
+            .map(|(_, s)| snapshot_json(s))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(json!({"snapshots": all, "nextPageToken": null}))
+        Ok(json!({"snapshots": snapshots, "nextPageToken": next}))
     }
 
     /// `GET .../snapshots/{version}` (Java `GetVersionSnapshotResponse`): `LATEST`,

@@ -9,6 +9,12 @@ fixtures warehouse (run by scripts/test-flight.sh, which installs them):
 - every split of a scan ticket is a split `paimon read-split` reads: together, the rows of
   `paimon sql`.
 
+- over TLS (`paimon serve --tls-cert --tls-key`, a self-signed certificate made here with
+  openssl): ADBC and pyarrow.flight at `grpc+tls://` with the certificate as their root read
+  the same rows (partitions in parallel too), also from a worker over TLS; a client without
+  that root, and a plaintext one, are refused; a bad certificate or key file stops the server
+  with one line naming it.
+
 - the Arrow Flight SQL JDBC driver, through the Java oracle's flight-sql-query and
   flight-sql-tables (ORACLE: scripts/java-oracle.sh), runs a query (rows of `paimon sql`),
   browses GetTables, and a wrong token is refused.
@@ -37,20 +43,37 @@ SCAN_TICKET_TYPE = "type.googleapis.com/paimon.rs.ScanTicket"
 USERS = "tok-alice alice read\ntok-bob bob read:pk\n"
 
 
-def start_server(tmp):
+def start_server(tmp, tls=()):
+    """`paimon serve`: the REST catalog (its URL first) and Flight SQL (`grpc://HOST:PORT`, or
+    `grpc+tls://` with `tls` = (cert, key)); returns the process and the Flight URL."""
     auth = os.path.join(tmp, "users")
     with open(auth, "w") as f:
         f.write(USERS)
-    # `paimon serve`: the REST catalog (its URL first) and Flight SQL (`grpc://HOST:PORT`).
+    tls_args = ["--tls-cert", tls[0], "--tls-key", tls[1]] if tls else []
     proc = subprocess.Popen(
         [PAIMON, "serve", WAREHOUSE, "--auth", auth, "--rest-bind", "127.0.0.1:0",
-         "--flight-bind", "127.0.0.1:0", "--flight-target-partitions", "4"],
+         "--flight-bind", "127.0.0.1:0", "--flight-target-partitions", "4", *tls_args],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
     rest = proc.stdout.readline()
-    assert rest.startswith("http://"), rest
-    line = proc.stdout.readline()
-    assert line.startswith("grpc://"), line
-    return proc, line.strip()[len("grpc://"):]
+    assert rest.startswith("https://" if tls else "http://"), rest
+    line = proc.stdout.readline().strip()
+    assert line.startswith("grpc+tls://" if tls else "grpc://"), line
+    return proc, line
+
+
+def stop_server(proc):
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 0, "paimon serve did not stop cleanly on SIGTERM"
+
+
+def self_signed(tmp, name, cn="localhost"):
+    """A self-signed certificate for localhost and 127.0.0.1 (openssl): (cert, key) paths."""
+    cert, key = os.path.join(tmp, name + ".crt"), os.path.join(tmp, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", key, "-out", cert, "-subj", "/CN=" + cn,
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return cert, key
 
 
 def paimon_sql_rows(sql):
@@ -111,13 +134,14 @@ def statement(sql):
 def main():
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        proc, addr = start_server(tmp)
-        uri = f"grpc://{addr}"
+        proc, uri = start_server(tmp)
         try:
             run(uri, tmp)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=20) == 0, "paimon serve did not stop cleanly on SIGTERM"
+            stop_server(proc)
+        tls_started = time.time()
+        run_tls(tmp)
+        print(f"flight clients over TLS: ok in {time.time() - tls_started:.1f}s")
     print(f"flight clients: ok in {time.time() - started:.1f}s")
 
 
@@ -213,6 +237,106 @@ def run(uri, tmp):
 
     rows = [r for ep in info.endpoints for r in table_rows(client.do_get(ep.ticket, options).read_all())]
     assert sorted(rows) == expected
+
+
+def run_tls(tmp):
+    cert, key = self_signed(tmp, "server")
+    other_cert, other_key = self_signed(tmp, "other")
+    junk = os.path.join(tmp, "junk.pem")
+    with open(junk, "w") as f:
+        f.write("not a certificate\n")
+    # A bad certificate or key file: one line naming it, before anything is bound.
+    for args, named in (((junk, key), junk), ((cert, junk), junk), ((cert, other_key), other_key),
+                        ((os.path.join(tmp, "missing.crt"), key), "missing.crt")):
+        run = subprocess.run([PAIMON, "serve", WAREHOUSE, "--rest-bind", "127.0.0.1:0",
+                              "--flight-bind", "127.0.0.1:0", "--tls-cert", args[0],
+                              "--tls-key", args[1]],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode != 0 and run.stdout == "", (args, run)
+        assert len(lines) == 1 and named in lines[0] and "TLS" in lines[0], (args, run.stderr)
+
+    proc, uri = start_server(tmp, (cert, key))
+    try:
+        partitioned = "SELECT * FROM pk.partitioned"
+        expected = paimon_sql_rows(partitioned)
+        with open(cert) as f:
+            root = f.read()
+        tls_kwargs = {"username": "alice", "password": "tok-alice",
+                      "adbc.flight.sql.client_option.tls_root_certs": root}
+        with flightsql.connect(uri, db_kwargs=tls_kwargs) as conn:
+            cur = conn.cursor()
+            cur.execute(partitioned)
+            assert table_rows(cur.fetch_arrow_table()) == expected
+            partitions, _ = cur.adbc_execute_partitions(partitioned)
+            assert len(partitions) >= 2, len(partitions)
+
+        def read_partition(p):
+            with flightsql.connect(uri, db_kwargs=tls_kwargs) as c:
+                cur = c.cursor()
+                cur.adbc_read_partition(p)
+                return table_rows(cur.fetch_arrow_table())
+
+        with concurrent.futures.ThreadPoolExecutor(len(partitions)) as pool:
+            parts = list(pool.map(read_partition, partitions))
+        assert sorted(r for p in parts for r in p) == expected
+
+        client = flight.FlightClient(uri, tls_root_certs=root.encode())
+        options = flight.FlightCallOptions(headers=[(b"authorization", b"Bearer tok-alice")])
+        info = client.get_flight_info(
+            flight.FlightDescriptor.for_command(statement(partitioned)), options)
+        rows = [r for ep in info.endpoints
+                for r in table_rows(client.do_get(ep.ticket, options).read_all())]
+        assert sorted(rows) == expected
+
+        # Refused: a client trusting another certificate, and a plaintext client.
+        with open(other_cert) as f:
+            other_root = f.read()
+        refused = [dict(tls_kwargs, **{"adbc.flight.sql.client_option.tls_root_certs": other_root})]
+        for kwargs, target in ((refused[0], uri), ({"username": "alice", "password": "tok-alice"}, "grpc://" + uri.split("://")[1])):
+            try:
+                with flightsql.connect(target, db_kwargs=kwargs) as conn:
+                    cur = conn.cursor()
+                    cur.execute("SELECT 1")
+                    cur.fetch_arrow_table()
+                raise AssertionError(f"{target} with the wrong trust was served")
+            except flightsql.Error:
+                pass
+        # ... and the server still serves.
+        with flightsql.connect(uri, db_kwargs=tls_kwargs) as conn:
+            cur = conn.cursor()
+            cur.execute("SELECT count(*) AS n FROM append.unaware")
+            assert cur.fetch_arrow_table().to_pylist() == [{"n": 90}]
+    finally:
+        stop_server(proc)
+
+    # A worker over TLS: the planner's endpoints name it at grpc+tls://, pyarrow.flight reads
+    # them from it with the certificate as root.
+    worker = subprocess.Popen(
+        [PAIMON, "serve", WAREHOUSE, "--worker-bind", "127.0.0.1:0", "--tls-cert", cert,
+         "--tls-key", key], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    planner = None
+    try:
+        worker_url = worker.stdout.readline().strip()
+        assert worker_url.startswith("grpc+tls://"), worker_url
+        planner = subprocess.Popen(
+            [PAIMON, "serve", WAREHOUSE, "--rest-bind", "127.0.0.1:0", "--flight-bind",
+             "127.0.0.1:0", "--workers", worker_url, "--tls-cert", cert, "--tls-key", key],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        planner.stdout.readline()
+        planner_url = planner.stdout.readline().strip()
+        client = flight.FlightClient(planner_url, tls_root_certs=root.encode())
+        info = client.get_flight_info(flight.FlightDescriptor.for_command(statement(partitioned)))
+        rows = []
+        for ep in info.endpoints:
+            assert [l.uri.decode() for l in ep.locations] == [worker_url], ep.locations
+            at_worker = flight.FlightClient(worker_url, tls_root_certs=root.encode())
+            rows += table_rows(at_worker.do_get(ep.ticket).read_all())
+        assert sorted(rows) == expected
+    finally:
+        for p in (planner, worker):
+            if p is not None:
+                stop_server(p)
 
 
 def oracle(*args):

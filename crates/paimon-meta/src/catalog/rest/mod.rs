@@ -552,6 +552,16 @@ impl Catalog for RestCatalog {
         Ok(())
     }
 
+    fn rename_branch(&self, id: &Identifier, from: &str, to: &str) -> Result<()> {
+        // Java `RenameBranchRequest`.
+        let path = self
+            .paths
+            .rename_branch(&id.database, id.table_name(), from);
+        self.client
+            .post(&path, &json!({"toBranch": to}), &Object::branch(id, from))?;
+        Ok(())
+    }
+
     fn fast_forward(&self, id: &Identifier, name: &str) -> Result<()> {
         let path = self
             .paths

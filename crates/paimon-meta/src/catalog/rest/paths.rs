@@ -93,6 +93,10 @@ impl Paths {
     pub(crate) fn forward_branch(&self, db: &str, table: &str, branch: &str) -> String {
         format!("{}/forward", self.branch(db, table, branch))
     }
+
+    pub(crate) fn rename_branch(&self, db: &str, table: &str, branch: &str) -> String {
+        format!("{}/rename", self.branch(db, table, branch))
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
-//! A table's partitions, tags and branches (Java `ResourcePaths.partitions`, `tags`, `tag`,
+//! A table's partitions, tags and branches (Java `ResourcePaths.partitions`,
+//! `listPartitionsByNames`, `tags`, `tag`, `renameBranch`,
 //! `branches`, `branch`, `forwardBranch`), a database's `table-details`, and the view and
 //! function listings, which answer empty lists: views and functions are not kept here.
 //!
 //! Listings are paged ([`super::super::paging`]). Reading needs the table's `read` grant;
 //! creating and deleting tags and branches, and fast-forwarding, its `write` grant (as a
 //! rollback does).
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use paimon_rs::meta::catalog::{BranchStart, Identifier, Partition};
 use paimon_rs::meta::Error as MetaError;
@@ -16,6 +19,10 @@ use super::super::request::Request;
 use super::{Answer, Service};
 use crate::auth::Access;
 use paimon_rs::meta::catalog::rest::messages;
+
+/// The most partition specs one `list-by-names` request may name (Java's client sends at most
+/// as many).
+const MAX_SPECS: usize = 1000;
 
 /// A partition's name for `partitionNamePattern`: `k1=v1/k2=v2` in the table's key order.
 fn partition_name(p: &Partition, keys: &[String]) -> String {
@@ -46,6 +53,53 @@ impl Service {
         )?;
         let partitions: Vec<Value> = items.iter().map(|(_, p)| messages::partition(p)).collect();
         Ok(json!({"partitions": partitions, "nextPageToken": next}))
+    }
+
+    /// `POST .../partitions/list-by-names` (Java `ListPartitionsByNamesRequest`, answered as
+    /// `ListPartitionsResponse`): the latest snapshot's partitions whose spec equals one of the
+    /// request's `specs` (every partition key, values as text), sorted by name, in one page.
+    /// Specs naming no partition are left out; more than [`MAX_SPECS`] specs, or specs that are
+    /// not objects of strings, are a 400.
+    pub(super) fn list_partitions_by_names(&self, r: &Request, db: &str, t: &str) -> Answer {
+        r.require_table(Access::Read, db, t)?;
+        let body = r.json()?;
+        let specs = body.get("specs").and_then(Value::as_array).ok_or_else(|| {
+            ApiError::bad_request("ListPartitionsByNamesRequest: no array \"specs\"")
+        })?;
+        if specs.len() > MAX_SPECS {
+            return Err(ApiError::bad_request(format!(
+                "ListPartitionsByNamesRequest: {} specs, at most {MAX_SPECS}",
+                specs.len()
+            )));
+        }
+        let wanted = specs
+            .iter()
+            .map(|s| {
+                s.as_object()
+                    .and_then(|o| {
+                        o.iter()
+                            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                            .collect::<Option<BTreeMap<_, _>>>()
+                    })
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "ListPartitionsByNamesRequest: spec {s} is not an object of strings"
+                        ))
+                    })
+            })
+            .collect::<Result<BTreeSet<_>, _>>()?;
+        let (id, table) = self.table(db, t)?;
+        let keys = table.schema().partition_keys.clone();
+        let mut found: Vec<(String, Partition)> = self
+            .catalog
+            .list_partitions(&id)?
+            .into_iter()
+            .filter(|p| wanted.contains(&p.spec))
+            .map(|p| (partition_name(&p, &keys), p))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let partitions: Vec<Value> = found.iter().map(|(_, p)| messages::partition(p)).collect();
+        Ok(json!({"partitions": partitions, "nextPageToken": null}))
     }
 
     /// `GET .../tags` (Java `ListTagsResponse`), filtered by `tagNamePrefix`.
@@ -173,6 +227,28 @@ impl Service {
         let id = Identifier::new(db, t);
         self.require_branch(&id, branch)?;
         self.catalog.fast_forward(&id, branch)?;
+        Ok(json!({}))
+    }
+
+    /// `POST .../branches/{branch}/rename` (Java `RenameBranchRequest`, `toBranch`); 404
+    /// `BRANCH` when the branch does not exist, 409 when `toBranch` does.
+    pub(super) fn rename_branch(&self, r: &Request, db: &str, t: &str, branch: &str) -> Answer {
+        r.require_table(Access::Write, db, t)?;
+        let body = r.json()?;
+        let to = body
+            .get("toBranch")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::bad_request("RenameBranchRequest: no string \"toBranch\""))?;
+        let id = Identifier::new(db, t);
+        self.require_branch(&id, branch)?;
+        if self.catalog.list_branches(&id)?.iter().any(|b| b == to) {
+            return Err(ApiError::exists(
+                "BRANCH",
+                to,
+                format!("table {id} has a branch {to}"),
+            ));
+        }
+        self.catalog.rename_branch(&id, branch, to)?;
         Ok(json!({}))
     }
 

@@ -158,9 +158,12 @@ final class CatalogOracle {
      * and branches through the catalog's own calls, one JSON line per answer:
      * {@code partitions} (every partition's statistics, by spec), {@code partitions-paged}
      * ({@code listPartitionsPaged} pages of N with pattern P: one line of specs per page),
+     * {@code snapshots-paged} ({@code listSnapshotsPaged} pages of N: one line of ids per
+     * page), {@code partitions-by-names} ({@code listPartitionsByNames} of {@code --specs
+     * "k=v/k=v;..."}: as {@code partitions}),
      * {@code tags} ({@code listTagsPaged} pages of N: one line per page), {@code get-tag},
      * {@code create-tag}, {@code delete-tag}, {@code branches}, {@code create-branch},
-     * {@code drop-branch}, {@code fast-forward}, {@code tables} ({@code listTablesPaged} pages
+     * {@code drop-branch}, {@code rename-branch N --to M}, {@code fast-forward}, {@code tables} ({@code listTablesPaged} pages
      * of N over the table's database: one line per page), {@code table-details} (the names
      * {@code listTableDetails} loads); {@code table-tags}, {@code table-tag N} and
      * {@code table-branches} ask the table's own tag and branch managers (what a catalog
@@ -192,6 +195,31 @@ final class CatalogOracle {
                             p -> new TreeMap<>(p.spec()),
                             out);
                     break;
+                case "snapshots-paged":
+                    pages(token -> catalog.listSnapshotsPaged(id, max, token), sn -> sn.id(), out);
+                    break;
+                case "partitions-by-names":
+                    {
+                        // --specs "k=v/k=v;k=v/k=v": the specs asked for, in that order.
+                        List<Map<String, String>> specs = new ArrayList<>();
+                        for (String spec : a.get("--specs").split(";")) {
+                            Map<String, String> m = new LinkedHashMap<>();
+                            for (String kv : spec.split("/")) {
+                                int eq = kv.indexOf('=');
+                                m.put(kv.substring(0, eq), kv.substring(eq + 1));
+                            }
+                            specs.add(m);
+                        }
+                        List<Map<String, Object>> rows = new ArrayList<>();
+                        for (Partition p : catalog.listPartitionsByNames(id, specs)) {
+                            rows.add(partition(p));
+                        }
+                        rows.sort(Comparator.comparing(r -> r.get("spec").toString()));
+                        for (Map<String, Object> r : rows) {
+                            out.println(JsonSerdeUtil.toFlatJson(r));
+                        }
+                        break;
+                    }
                 case "tags":
                     pages(
                             token -> catalog.listTagsPaged(id, max, token, a.get("--pattern")),
@@ -231,6 +259,9 @@ final class CatalogOracle {
                     break;
                 case "drop-branch":
                     catalog.dropBranch(id, a.positional(2));
+                    break;
+                case "rename-branch":
+                    catalog.renameBranch(id, a.positional(2), a.get("--to"));
                     break;
                 case "fast-forward":
                     catalog.fastForward(id, a.positional(2));

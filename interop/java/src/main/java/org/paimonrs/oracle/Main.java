@@ -38,7 +38,7 @@ public final class Main {
                     "  catalog-write --catalog-option K=V... DB.TABLE --from A --to B [--commits N]   (any catalog from options; create if missing, write (id, 'java-<id>') in N commits)",
                     "  catalog-dump --catalog-option K=V... DB.TABLE   (rows through the catalog, sorted)",
                     "  catalog-op --catalog-option K=V... list-databases|list-tables DB|create-database DB|drop-database DB|drop-table DB.T|rename-table DB.A DB.B",
-                    "  catalog-meta --catalog-option K=V... DB.TABLE partitions|partitions-paged|tags|get-tag N|create-tag N|delete-tag N|branches|create-branch N|drop-branch N|fast-forward N|tables|table-details|table-tags|table-tag N|table-branches [--max N] [--pattern P] [--snapshot N] [--retained D] [--from-tag T]",
+                    "  catalog-meta --catalog-option K=V... DB.TABLE partitions|partitions-paged|partitions-by-names|snapshots-paged|tags|get-tag N|create-tag N|delete-tag N|branches|create-branch N|drop-branch N|rename-branch N --to M|fast-forward N|tables|table-details|table-tags|table-tag N|table-branches [--max N] [--pattern P] [--specs k=v/k=v;...] [--to M] [--snapshot N] [--retained D] [--from-tag T]",
                     "SCAN: [--snapshot N | --tag T | --incremental FROM,TO [--incremental-mode M] | --changes-since N] [--branch B] [--option k=v]...");
 
     private Main() {}
