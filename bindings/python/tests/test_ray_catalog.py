@@ -2,7 +2,9 @@
 server (the `server` fixture of test_catalog_rest.py): Ray reads the rows Java wrote through
 REST, Ray writes rows whose single commit goes through the server's commit endpoint (the
 server's recorded snapshot moves) and Java's `rest-dump` reads them; the write tasks never
-receive the catalog's token; DataFusion from Python queries the same catalog."""
+receive the catalog's token; Ray compacts through the catalog (its COMPACT snapshot committed
+by the server, Java reads the same rows) and the compaction tasks never receive the token
+either; DataFusion from Python queries the same catalog."""
 
 import json
 import os
@@ -60,6 +62,62 @@ def test_ray_reads_and_writes_through_the_rest_catalog(cluster, server):  # noqa
 
     with pytest.raises(pr.InvalidArgumentError):
         pray.read_paimon("ray_db.t", catalog_options=cat_opts, options={"fs.x": "y"})
+
+
+class _RecordingRemote:
+    """Stands in for ``paimon_rs.ray._run_compact_task``: keeps the arguments each Ray task is
+    started with (what Ray pickles and ships to the worker) and starts the real task."""
+
+    def __init__(self, real):
+        self.real = real
+        self.calls = []
+
+    def options(self, **kwargs):
+        inner = self.real.options(**kwargs)
+        calls = self.calls
+
+        class Started:
+            def remote(self, *args):
+                calls.append(args)
+                return inner.remote(*args)
+
+        return Started()
+
+
+def test_ray_compacts_through_the_rest_catalog(cluster, server, monkeypatch):  # noqa: F811
+    # Three Java commits: three small data files in the table's one (unaware) bucket.
+    for lo, hi in ((0, 3), (3, 5), (5, 9)):
+        oracle("rest-write", server, "ray_cdb.t", "--from", str(lo), "--to", str(hi), "--token", TOKEN)
+    assert server_snapshot_id(server, "ray_cdb", "t") == 3
+    cat_opts = options(server)
+    recorder = _RecordingRemote(pray._run_compact_task)
+    monkeypatch.setattr(pray, "_run_compact_task", recorder)
+
+    assert pray.compact("ray_cdb.t", full=True, catalog_options=cat_opts) == [4]
+    # The COMPACT snapshot went through the server's commit endpoint.
+    assert server_snapshot_id(server, "ray_cdb", "t") == 4
+    table = pr.Catalog(options=cat_opts).get_table("ray_cdb.t")
+    assert table.snapshots()[-1]["commit_kind"] == "COMPACT"
+    # Java reads exactly the rows it wrote, now from the compacted files.
+    dumped = [json.loads(line) for line in oracle("rest-dump", server, "ray_cdb.t", "--token", TOKEN).splitlines()]
+    want = [(i, f"java-{i}") for i in range(9)]
+    assert sorted((r["id"], r["v"]) for r in dumped) == want
+    assert id_v(arrow_of(pray.read_paimon("ray_cdb.t", catalog_options=cat_opts))) == want
+
+    # What the tasks were shipped: the table's path, the task bytes and storage options,
+    # never the catalog's token.
+    assert recorder.calls
+    for context, path, storage, task in recorder.calls:
+        assert path == table.path
+        assert isinstance(task, bytes) and isinstance(context, bytes)
+        assert "token" not in storage and TOKEN not in storage.values()
+    assert TOKEN.encode() not in pickle.dumps(recorder.calls)
+
+    # Nothing left to compact: no task, no snapshot.
+    assert pray.compact("ray_cdb.t", catalog_options=cat_opts) == []
+    assert server_snapshot_id(server, "ray_cdb", "t") == 4
+    with pytest.raises(pr.InvalidArgumentError):
+        pray.compact("ray_cdb.t", catalog_options=cat_opts, options={"fs.x": "y"})
 
 
 def test_datafusion_from_python_queries_and_inserts_through_the_rest_catalog(server):  # noqa: F811

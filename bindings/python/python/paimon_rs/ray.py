@@ -21,11 +21,13 @@ Through a catalog (REST, JDBC, Hive), a table is named ``"db.table"`` with
 
     ds = paimon_rs.ray.read_paimon("db.orders", catalog_options={"metastore": "rest", ...})
     paimon_rs.ray.write_paimon(ds, "db.orders_copy", catalog_options={...})
+    paimon_rs.ray.compact("db.orders", catalog_options={...})
 
 The driver opens the table through the catalog, plans it (a table under query auth gets
 splits carrying the catalog's row filters and column masks, which every task applies) and
 commits through it (the REST server's commit, the JDBC or Hive lock). Tasks get the table's
-path, split or commit-message bytes and the storage options, never the catalog's token.
+path, split, commit-message or compaction-task bytes and the storage options, never the
+catalog's token.
 """
 
 from __future__ import annotations
@@ -496,6 +498,7 @@ def compact(
     partition: Optional[Dict[str, Any]] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
     options: Optional[Dict[str, str]] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
 ) -> List[int]:
     """Compacts the table at ``path`` on the Ray cluster, as ``Table.compact`` does in one
     process: the driver plans (``Table.compact_tasks``: one task per bucket, or per partition
@@ -505,14 +508,20 @@ def compact(
     the snapshots made (empty when nothing needed compacting). If a task fails nothing is
     committed, the files the finished tasks wrote are deleted (``TableCommit.abort``) and the
     task's error is raised.
+
+    With ``catalog_options``, ``path`` is the catalog's ``"db.table"``: the driver plans
+    through the catalog and commits through it (the REST server's commit, the JDBC or Hive
+    lock); the tasks get the table's path, the task bytes and its storage options, never
+    the catalog's token.
     """
-    table = Table.open(path, options=options)
+    table = _open_table(path, options, catalog_options)
     tasks = table.compact_tasks(full=full, partition=partition)
     if not tasks:
         return []
     remote = _run_compact_task.options(**(ray_remote_args or {}))
     context = table.write_context()
-    pending = [remote.remote(context, table.path, dict(options or {}), t) for t in tasks]
+    storage = table.storage_options if catalog_options is not None else dict(options or {})
+    pending = [remote.remote(context, table.path, storage, t) for t in tasks]
     messages: List[bytes] = []
     failure: Optional[BaseException] = None
     # Every task is awaited, so no task still writes when the finished ones are aborted.
