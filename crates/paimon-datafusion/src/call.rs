@@ -18,6 +18,8 @@
 //! | `expire_partitions` | `table, expiration_time` (`'1 d'`), `timestamp_formatter, timestamp_pattern, expire_strategy, max_expires` | `expired_partitions`: `k=v, k2=v2` each |
 //! | `expire_snapshots` | `table, retain_max, retain_min, older_than, max_deletes` | `result`: snapshots expired |
 //! | `compact` | `table, partitions, compact_strategy` (`full` / `minor`) | `result` true |
+//! | `create_global_index` | `table, index_column, index_type` (`btree` / `bitmap`), `options` (`k=v,k2=v2`) | `result` true (Java's), then ours: `files, rows, row_ranges, snapshot` |
+//! | `drop_global_index` | `table, index_column, index_type` | `result` true, then ours: `files, snapshot` |
 //!
 //! `table` is `db.t` (or `t` in database `default`; `t$branch_b` for a branch). The
 //! session's policy needs the `write` grant for `compact` and `admin` for the others.
@@ -126,6 +128,20 @@ const PROCEDURES: &[Procedure] = &[
             "older_than",
             "max_deletes",
         ],
+    },
+    Procedure {
+        name: "create_global_index",
+        args: &[
+            "table",
+            "index_column",
+            "index_type",
+            "partitions",
+            "options",
+        ],
+    },
+    Procedure {
+        name: "drop_global_index",
+        args: &["table", "index_column", "index_type", "partitions"],
     },
     Procedure {
         name: "compact",
@@ -478,6 +494,62 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
             blocking(&path, move || compact.run().map(|_| ())).await?;
             done()?
         }
+        "create_global_index" => {
+            let (column, index_type) = index_target(&args)?;
+            let mut build = table.create_global_index(column.clone(), index_type);
+            if let Some(options) = args.text("options")? {
+                for kv in names(&options) {
+                    let Some((k, v)) = kv.split_once('=') else {
+                        return Err(args.fail(&format!("options: '{kv}' is not k=v")));
+                    };
+                    build = build.with_option(k.trim(), v.trim());
+                }
+            }
+            let report = blocking(&path, move || build.run()).await?;
+            let ranges = report
+                .row_ranges
+                .iter()
+                .map(|(a, z)| format!("[{a}, {z}]"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let schema = Schema::new(vec![
+                Field::new("result", DataType::Boolean, false),
+                Field::new("files", DataType::Int64, false),
+                Field::new("rows", DataType::Int64, false),
+                Field::new("row_ranges", DataType::Utf8, false),
+                Field::new("snapshot", DataType::Int64, true),
+            ]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![
+                    Arc::new(BooleanArray::from(vec![true])) as ArrayRef,
+                    Arc::new(Int64Array::from(vec![count(report.files)])),
+                    Arc::new(Int64Array::from(vec![
+                        i64::try_from(report.rows).unwrap_or(i64::MAX)
+                    ])),
+                    Arc::new(StringArray::from(vec![ranges])),
+                    Arc::new(Int64Array::from(vec![report.snapshots.last().copied()])),
+                ],
+            )?
+        }
+        "drop_global_index" => {
+            let (column, index_type) = index_target(&args)?;
+            let drop = table.drop_global_index(column, index_type);
+            let report = blocking(&path, move || drop.run()).await?;
+            let schema = Schema::new(vec![
+                Field::new("result", DataType::Boolean, false),
+                Field::new("files", DataType::Int64, false),
+                Field::new("snapshot", DataType::Int64, true),
+            ]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![
+                    Arc::new(BooleanArray::from(vec![true])) as ArrayRef,
+                    Arc::new(Int64Array::from(vec![count(report.files)])),
+                    Arc::new(Int64Array::from(vec![report.snapshots.last().copied()])),
+                ],
+            )?
+        }
         other => return Err(plan(format!("CALL sys.{other}: not implemented"))),
     };
     Ok(Some(ctx.read_batch(batch)?))
@@ -620,6 +692,28 @@ fn literal(e: &Expr) -> Option<Value> {
 /// The comma-separated names in `list`.
 fn names(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The `index_column` and `index_type` of a global index call (Java lowercases the type);
+/// `partitions` and several columns are refused.
+fn index_target(args: &Args) -> Result<(String, String)> {
+    if args.given("partitions") {
+        return Err(args.fail("partitions is not supported (the whole table is indexed)"));
+    }
+    let column = args.required("index_column")?;
+    let columns: Vec<&str> = names(&column).collect();
+    let [column] = columns.as_slice() else {
+        return Err(args.fail(&format!(
+            "index_column '{column}': one column is indexed, not several"
+        )));
+    };
+    let index_type = args.required("index_type")?.trim().to_ascii_lowercase();
+    Ok((column.to_string(), index_type))
+}
+
+/// `n` as a BIGINT cell.
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// Runs `f` (blocking storage I/O) off DataFusion's async threads; its errors name `path`.
