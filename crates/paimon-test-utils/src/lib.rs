@@ -15,5 +15,8 @@ pub mod rows;
 
 pub use java_rest::JavaRestServer;
 pub use oracle::{oracle, oracle_output};
-pub use paths::{copy_dir, cpp_testdata, fixtures, java_compat, repo, shared_testdata};
+pub use paths::{
+    assert_same_tree, copy_dir, cpp_testdata, fixtures, java_compat, repo, shared_testdata,
+    tree_files,
+};
 pub use rows::{batch_row_list, batch_rows, id_v_batch, json_row_list, json_rows, row_list, rows};

@@ -61,3 +61,49 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Every file below `root`, by its path relative to `root`, with its bytes.
+///
+/// # Panics
+/// On any I/O error, naming the path.
+pub fn tree_files(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        let entries =
+            std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display()));
+        for e in entries {
+            let p = e
+                .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+                .path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).expect("below root");
+                let bytes =
+                    std::fs::read(&p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()));
+                out.insert(rel.to_string_lossy().into_owned(), bytes);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Asserts that the trees `ours` and `theirs` hold the same files with the same bytes (a
+/// difference is shown as text), `step` naming the moment in the failure message.
+///
+/// # Panics
+/// When they differ, or on any I/O error.
+pub fn assert_same_tree(ours: &Path, theirs: &Path, step: &str) {
+    let (a, b) = (tree_files(ours), tree_files(theirs));
+    let names =
+        |m: &std::collections::BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "files after {step}");
+    for (k, v) in &a {
+        assert_eq!(
+            String::from_utf8_lossy(v),
+            String::from_utf8_lossy(&b[k]),
+            "{k} after {step}"
+        );
+    }
+}

@@ -317,27 +317,6 @@ fn remove_orphan_files_and_expire_partitions_through_call() {
     assert!(String::from_utf8_lossy(&err.stderr).contains("not a duration"));
 }
 
-/// Every file below `root`, relative, with its text.
-fn files(root: &Path) -> std::collections::BTreeMap<String, String> {
-    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(
-                    rel,
-                    String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into(),
-                );
-            }
-        }
-    }
-    let mut out = std::collections::BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
 /// Java's `Table` API (the oracle's `table-op`) on `table`.
 fn java_op(table: &Path, args: &[&str]) {
     let mut all = vec!["table-op", s(table)];
@@ -357,7 +336,7 @@ fn alter_table_tag_statements_leave_the_files_java_leaves() {
     let src = crate::paths::repo().join("fixtures/warehouse/pk.db/many_snapshots");
     crate::maintenance::copy_dir(&src, &ours);
     crate::maintenance::copy_dir(&src, &java);
-    let same = |step: &str| assert_eq!(files(&ours), files(&java), "after {step}");
+    let same = |step: &str| paimon_test_utils::assert_same_tree(&ours, &java, step);
 
     sql(&wh, "ALTER TABLE db.ms CREATE TAG s12 AS OF VERSION 12");
     java_op(&java, &["create-tag", "s12", "12"]);

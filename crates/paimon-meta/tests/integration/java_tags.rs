@@ -3,7 +3,6 @@
 //! `pk.db/many_snapshots` leave the same files with the same bytes (tag files with a retention
 //! time aside, which hold the creation time), and Java reads what ours leave.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,24 +10,6 @@ use paimon_meta::branch::BranchStart;
 use paimon_meta::Table;
 
 use crate::common::{copy_dir, oracle, repo};
-
-/// Every file below `root`, relative, with its bytes.
-fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
 
 fn open(p: &Path) -> Table {
     Table::open(Arc::new(paimon_io::LocalFileIO::new()), p.to_str().unwrap()).unwrap()
@@ -48,19 +29,6 @@ fn java(table: &Path, args: &[&str]) {
     let mut all = vec!["table-op", table.to_str().unwrap()];
     all.extend_from_slice(args);
     assert_eq!(oracle(&all), vec!["ok".to_string()], "{args:?}");
-}
-
-fn assert_same_files(ours: &Path, java: &Path, step: &str) {
-    let (a, b) = (files(ours), files(java));
-    let names = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(&a), names(&b), "after {step}");
-    for (k, v) in &a {
-        assert_eq!(
-            String::from_utf8_lossy(v),
-            String::from_utf8_lossy(&b[k]),
-            "{k} after {step}"
-        );
-    }
 }
 
 fn dump(table: &Path, scan: &[&str]) -> Vec<String> {
@@ -83,14 +51,14 @@ fn tags_branches_and_rollback_leave_the_files_java_leaves() {
     java(&jv, &["create-tag", "latest"]);
     t.rename_tag("s13", "s13b").unwrap();
     java(&jv, &["rename-tag", "s13", "s13b"]);
-    assert_same_files(&ours, &jv, "tags");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "tags");
 
     t.create_branch("fromtag", &BranchStart::Tag("s12".into()))
         .unwrap();
     java(&jv, &["create-branch", "fromtag", "s12"]);
     t.create_branch("empty", &BranchStart::Empty).unwrap();
     java(&jv, &["create-branch", "empty"]);
-    assert_same_files(&ours, &jv, "branches");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "branches");
     assert_eq!(t.branches().unwrap(), ["b1", "empty", "fromtag"]);
     // Java reads our tag and our branch as its own.
     assert_eq!(dump(&ours, &["--tag", "s12"]), dump(&jv, &["--tag", "s12"]));
@@ -113,14 +81,14 @@ fn tags_branches_and_rollback_leave_the_files_java_leaves() {
     let report = t.rollback_to_snapshot(12).unwrap();
     java(&jv, &["rollback-to", "12"]);
     assert_eq!(report.snapshots, [14, 13]);
-    assert_same_files(&ours, &jv, "rollback to 12");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "rollback to 12");
     let t = open(&ours);
     assert_eq!(t.snapshot_manager().latest_id().unwrap(), Some(12));
 
     // Snapshot 9 has expired: Java restores it from tag t9 and drops everything later.
     t.rollback_to_tag("t9").unwrap();
     java(&jv, &["rollback-to", "t9"]);
-    assert_same_files(&ours, &jv, "rollback to t9");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "rollback to t9");
     assert_eq!(
         dump(&ours, &["--snapshot", "9"]),
         dump(&jv, &["--tag", "t9"])
@@ -128,7 +96,7 @@ fn tags_branches_and_rollback_leave_the_files_java_leaves() {
 
     t.delete_branch("empty").unwrap();
     java(&jv, &["delete-branch", "empty"]);
-    assert_same_files(&ours, &jv, "delete branch");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "delete branch");
 }
 
 /// Deleting the tag of an expired snapshot removes what only it kept alive, as Java's
@@ -140,7 +108,7 @@ fn deleting_the_tag_of_an_expired_snapshot_cleans_as_java() {
     let before = dump(&ours, &["--tag", "t6"]);
     let report = t.delete_tag("t3").unwrap();
     java(&jv, &["delete-tag", "t3"]);
-    assert_same_files(&ours, &jv, "delete tag t3");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "delete tag t3");
     assert!(!report.data_files.is_empty() || !report.metadata_files.is_empty());
     assert_eq!(dump(&ours, &["--tag", "t6"]), before);
     // A tag that does not exist is no error (Java only logs it).
@@ -152,7 +120,7 @@ fn fast_forward_matches_java() {
     let (_dir, ours, jv) = copies();
     open(&ours).fast_forward("b1").unwrap();
     java(&jv, &["fast-forward", "b1"]);
-    assert_same_files(&ours, &jv, "fast-forward b1");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "fast-forward b1");
     assert_eq!(dump(&ours, &[]), dump(&ours, &["--branch", "b1"]));
 }
 
@@ -199,7 +167,7 @@ fn consumers_hold_snapshots_in_java_and_our_expiry() {
         open(&jv).snapshot_manager().snapshot_ids().unwrap(),
         [12, 13, 14]
     );
-    assert_same_files(&ours, &jv, "expiry with a consumer at 12");
+    paimon_test_utils::assert_same_tree(&ours, &jv, "expiry with a consumer at 12");
 
     // Two days without progress, one day allowed: the consumer goes, then the snapshots.
     let file = std::fs::File::options()

@@ -37,6 +37,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..
 from pypaimon_rest import SCHEMA, catalog  # noqa: E402
 from pypaimon import Schema  # noqa: E402
 
+from flight_proto import statement  # noqa: E402
+
 PAIMON = os.environ["PAIMON"]
 ORACLE = os.environ["ORACLE"]
 CLIENTS = int(os.environ.get("CLIENTS", "32"))
@@ -98,24 +100,6 @@ def whole_commits(ids, what):
     torn = {c: n for c, n in per.items() if n != BATCH}
     if torn:
         raise AssertionError(f"{what}: commits seen in part (commit: rows): {dict(list(torn.items())[:5])}")
-
-
-def statement(sql):
-    # CommandStatementQuery in an Any, by hand (field 1: type url, field 2: value).
-    def varint(n):
-        out = bytearray()
-        while True:
-            b = n & 0x7F
-            n >>= 7
-            out.append(b | (0x80 if n else 0))
-            if not n:
-                return bytes(out)
-
-    def field(num, data):
-        return varint(num << 3 | 2) + varint(len(data)) + data
-
-    return field(1, b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery") + \
-        field(2, field(1, sql.encode()))
 
 
 class Retries(logging.Handler):
