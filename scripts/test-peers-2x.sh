@@ -35,31 +35,60 @@ TABLES=(append append_fixed pk pk_dv row_tracking sidecar)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 WH="$WORK/wh"
+# The database of the tables in play: v2x (pypaimon creates them), then ours2x (we do).
+export V2X_DB=v2x
 ours() {
     local r="$1" t
-    "$PY" "$PEER" round "$WH" ours "$r" "$WORK/round$r" || return 1
+    "$PY" "$PEER" round "$WH" ours "$r" "$WORK/$V2X_DB-round$r" || return 1
     for t in "${TABLES[@]}"; do
-        "$PAIMON" write "$WH/v2x.db/$t" --from "$WORK/round$r/$t.jsonl" || return 1
+        "$PAIMON" write "$WH/$V2X_DB.db/$t" --from "$WORK/$V2X_DB-round$r/$t.jsonl" || return 1
     done
 }
 
 check "pypaimon 2.1 creates the tables and commits round 0" \
-    bash -c '"$1" "$2" create "$3" && "$1" "$2" round "$3" pypaimon 0 "$4/round0"' _ \
+    bash -c '"$1" "$2" create "$3" && "$1" "$2" round "$3" pypaimon 0 "$4/v2x-round0"' _ \
     "$PY" "$PEER" "$WH" "$WORK"
 check "paimon write commits round 1 on pypaimon's tables" ours 1
 check "paimon-rust 0.4 commits round 2 on our snapshots" \
-    "$PY" "$PEER" round "$WH" rust 2 "$WORK/round2"
+    "$PY" "$PEER" round "$WH" rust 2 "$WORK/v2x-round2"
 check "paimon write commits round 3 on paimon-rust's manifests and sidecars" ours 3
 
-mkdir -p "$WORK/ours"
 read_all() {
     local t
+    mkdir -p "$WORK/$V2X_DB-ours"
     for t in "${TABLES[@]}"; do
-        "$PAIMON" read "$WH/v2x.db/$t" --format jsonl >"$WORK/ours/$t.jsonl" || return 1
+        "$PAIMON" read "$WH/$V2X_DB.db/$t" --format jsonl >"$WORK/$V2X_DB-ours/$t.jsonl" || return 1
     done
 }
 check "paimon read reads every table" read_all
-if "$PY" "$PEER" check "$WH" 4 "$WORK/ours" >"$WORK/check" 2>&1; then :; fi
+"$PY" "$PEER" check "$WH" 4 "$WORK/v2x-ours" >"$WORK/check" 2>&1 ||
+    echo "FAIL the check of the v2x tables exited non-zero" >>"$WORK/check"
+tally_lines "$WORK/check"
+
+# The same tables created by us (`paimon sql`), then written by us, pypaimon 2.1 and
+# paimon-rust 0.4 in turns, compacted by us, and read by all three.
+export V2X_DB=ours2x
+create_ours() {
+    local q
+    "$PAIMON" sql "$WH" "CREATE DATABASE $V2X_DB" >/dev/null || return 1
+    "$PY" "$PEER" ddl | while IFS= read -r q; do "$PAIMON" sql "$WH" "$q" >/dev/null || exit 1; done
+}
+check "paimon sql creates the tables" create_ours
+check "paimon write commits round 0 on our new tables" ours 0
+check "pypaimon 2.1 commits round 1 on our tables" \
+    "$PY" "$PEER" round "$WH" pypaimon 1 "$WORK/ours2x-round1"
+check "paimon-rust 0.4 commits round 2 on our tables" \
+    "$PY" "$PEER" round "$WH" rust 2 "$WORK/ours2x-round2"
+# Neither peer compacts after a write, and a deletion-vector table's level-0 rows stay unread
+# until a compaction (pypaimon, paimon-rust and we all skip them): our full compaction of it,
+# over the peers' files, comes before the reads. (Not of the row-tracked tables: paimon-rust
+# 0.4 refuses the file our compaction writes there, "Row-tracked file ... is missing
+# first_row_id"; an open finding.)
+check "paimon compact --full compacts the peers' rounds of pk_dv" \
+    "$PAIMON" compact "$WH/ours2x.db/pk_dv" --full
+check "paimon read reads every table we created" read_all
+"$PY" "$PEER" check "$WH" 3 "$WORK/ours2x-ours" >"$WORK/check" 2>&1 ||
+    echo "FAIL the check of the ours2x tables exited non-zero" >>"$WORK/check"
 tally_lines "$WORK/check"
 
 finish test-peers-2x

@@ -3,6 +3,10 @@ paimon-rust 0.4, read by all three (scripts/test-peers-2x.sh).
 
     tables_2x.py create WH
         pypaimon 2.1 creates one table per KIND (below) in database `v2x`.
+    tables_2x.py ddl
+        The same tables as SQL `CREATE TABLE` statements, one a line (for `paimon sql`).
+
+The database is `v2x`, or `$V2X_DB` when set (the tables paimon-rs creates).
     tables_2x.py round WH WRITER R OUT_DIR
         Round R's rows of every table (ids 10R..10R+4; on primary-key tables also an update of
         id 10(R-1), v = 'u{R}'), as JSON lines in OUT_DIR/<table>.jsonl; WRITER `pypaimon` or
@@ -25,7 +29,7 @@ import fastavro
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
 
-DB = "v2x"
+DB = os.environ.get("V2X_DB", "v2x")
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
 
 KINDS = {
@@ -51,6 +55,13 @@ def create(wh):
         c.create_table(f"{DB}.{name}", Schema.from_pyarrow_schema(
             SCHEMA, primary_keys=pks, options=options), False)
     print(f"created {len(KINDS)} tables")
+
+
+def ddl():
+    for name, (pks, options) in KINDS.items():
+        key = f", PRIMARY KEY ({', '.join(pks)}) NOT ENFORCED" if pks else ""
+        with_ = ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
+        print(f"CREATE TABLE {DB}.{name} (id BIGINT NOT NULL, v STRING{key}) WITH ({with_})")
 
 
 def round_rows(name, r):
@@ -171,7 +182,7 @@ def check(wh, rounds, ours_dir):
 
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"create": create, "round": round_, "check": check}[cmd](*args)
+    {"create": create, "ddl": ddl, "round": round_, "check": check}[cmd](*args)
 
 
 if __name__ == "__main__":
