@@ -19,7 +19,7 @@
 #   plane crate depends on it
 #   no crate depends on paimon-cli, through normal, dev or build dependencies (paimon-ballista's
 #   cluster test runs the `paimon` binary that the workspace build makes with
-#   `--features paimon-cli/ballista`, scripts/test.sh)
+#   `--features paimon-cli/ballista`, scripts/workspace-build.sh)
 # Prints one line per crate and exits 1 on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -52,7 +52,7 @@ rc=0
 # The feature set of scripts/test.sh's workspace build (the CLI turns on `jdbc`), so the two test
 # binaries come from that build and nothing is compiled twice. One persistent Java oracle answers
 # the Java calls (scripts/with-oracle.sh).
-scripts/with-oracle.sh cargo test --workspace --features paimon-cli/ballista --locked \
-    --test jdbc_catalog --test catalog_jdbc || rc=$?
+source scripts/workspace-build.sh
+scripts/with-oracle.sh cargo test "${WS_CARGO_ARGS[@]}" --test jdbc_catalog --test catalog_jdbc || rc=$?
 echo "test-jdbc: took $((SECONDS - start)) s"
 exit "$rc"

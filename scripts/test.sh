@@ -29,8 +29,9 @@ fi
 
 # paimon-cli's `ballista` feature: paimon-ballista's cluster test runs `paimon sql --scheduler`
 # with the `paimon` binary this build makes (nothing depends on paimon-cli to build it so).
-part "cargo test --workspace --features paimon-cli/ballista"
-cargo test --workspace --features paimon-cli/ballista --locked
+source scripts/workspace-build.sh
+part "cargo test ${WS_CARGO_ARGS[*]}"
+cargo test "${WS_CARGO_ARGS[@]}"
 
 part "Rust examples (crates/paimon-rs/examples, crates/paimon-datafusion/examples, built by the cargo test above)"
 for ex in read plan_and_read_split write_commit compaction_tasks datafusion_sql; do

@@ -1,5 +1,4 @@
-# The one debug build every test script uses, sourced by them: the feature set of scripts/test.sh's
-# `cargo test --workspace --features paimon-cli/ballista`.
+# The one debug build every test script uses, sourced by them and by scripts/test.sh.
 #
 # `cargo test -p X` and `cargo build -p X` resolve features for X alone, so the dependencies X
 # shares with the rest of the workspace (tokio, hyper, serde, arrow-flight, ...) and the paimon
@@ -8,7 +7,12 @@
 # Through these functions nothing compiles twice: after scripts/test.sh they only check that the
 # build is fresh.
 
-WS_CARGO_ARGS=(--workspace --features paimon-cli/ballista --locked)
+#
+# The Python bindings are left out: maturin builds them (scripts/test-python.sh) with pyo3's
+# configuration of its own (PYO3_CONFIG_FILE, PYO3_BUILD_EXTENSION_MODULE) and `-C strip=symbols`,
+# so a workspace build of them was compiled again by maturin every time, pyo3 with it. maturin's
+# `cargo rustc` inherits RUSTC_WORKSPACE_WRAPPER, so CI lints the bindings as it builds them there.
+WS_CARGO_ARGS=(--workspace --exclude paimon-python --features paimon-cli/ballista --locked)
 
 # ws_artifact PACKAGE TARGET KIND: reads cargo's JSON messages on stdin and prints the executable
 # of PACKAGE's target TARGET of kind KIND (bin or test). PACKAGE is a directory under crates/.
