@@ -32,6 +32,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod append_dml;
 pub mod call;
 pub mod catalog;
 mod ddl;
