@@ -113,7 +113,7 @@ impl DataSink for AppendRowSink {
         let this = self.clone();
         let report = tokio::task::spawn_blocking(move || {
             let mut change = |b: &RecordBatch| this.touch(b).map_err(|e| e.to_string());
-            paimon_rs::change_append_rows(&this.table, &mut change)
+            paimon_rs::change_append_rows(&this.table, &mut change, &[])
                 .map_err(|e| DataFusionError::Execution(e.chain()))
         })
         .await

@@ -41,6 +41,7 @@ mod error;
 pub mod exec;
 pub mod insert;
 mod merge;
+mod merge_append;
 pub mod node_codec;
 mod partition_insert;
 pub mod policy;

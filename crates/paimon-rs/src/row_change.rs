@@ -12,7 +12,8 @@
 //! ```
 //!
 //! The committer makes the snapshot an OVERWRITE, as Java's does for written changes that
-//! delete files or change deletion vectors. A statement that touches no row commits nothing.
+//! delete files or change deletion vectors (an APPEND when the statement only adds rows). A
+//! statement that touches and adds no row commits nothing.
 //! Data-evolution and row-tracking tables are refused: their rewritten rows would lose their
 //! row ids.
 
@@ -40,8 +41,8 @@ type BucketKey = (Vec<u8>, i32);
 pub struct Touched {
     /// Per row: whether the statement deletes or updates it (NULL: it does not).
     pub rows: BooleanArray,
-    /// An update's new rows, one per touched row in order (the table's columns); `None` for a
-    /// delete.
+    /// The new values of touched rows (an update's; the table's columns), at most one per
+    /// touched row; `None` for a delete.
     pub new_rows: Option<RecordBatch>,
 }
 
@@ -52,7 +53,7 @@ pub type RowChange<'a> = dyn FnMut(&RecordBatch) -> std::result::Result<Touched,
 /// What [`change_append_rows`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowChangeReport {
-    /// Rows deleted or updated.
+    /// Rows deleted or updated, and rows added.
     pub rows: u64,
     /// Data files deleted (copy-on-write).
     pub files_deleted: usize,
@@ -60,7 +61,8 @@ pub struct RowChangeReport {
     pub snapshots: Vec<i64>,
 }
 
-/// Deletes or updates the rows of append table `table` that `change` touches (module docs).
+/// Deletes or updates the rows of append table `table` that `change` touches (module docs),
+/// and writes the rows `added` (a `MERGE INTO`'s inserts) in the same commit.
 ///
 /// # Errors
 /// A primary-key, data-evolution or row-tracking table; a copy-on-write table whose files
@@ -69,6 +71,7 @@ pub struct RowChangeReport {
 pub fn change_append_rows(
     table: &paimon_meta::Table,
     change: &mut RowChange<'_>,
+    added: &[RecordBatch],
 ) -> Result<RowChangeReport> {
     let path = table.path();
     let refuse = |why: &str| Error::invalid("row-level change", format!("{path}: {why}"));
@@ -81,15 +84,21 @@ pub fn change_append_rows(
             "data-evolution and row-tracking tables are not supported (the rewritten rows would lose their row ids)",
         ));
     }
-    let Some(snapshot) = table.snapshot_manager().latest()? else {
+    let snapshot = table.snapshot_manager().latest()?;
+    if snapshot.is_none() && added.iter().all(|b| b.num_rows() == 0) {
         return Ok(RowChangeReport::default());
-    };
+    }
     let dv_mode = opts.deletion_vectors_enabled;
-    let live = table.live_files(Some(table.scan().with_snapshot(snapshot.id)))?;
-    let index = if dv_mode {
-        table.deletion_vector_index(&snapshot)?
-    } else {
-        HashMap::new()
+    let (live, index) = match &snapshot {
+        Some(snapshot) => (
+            table.live_files(Some(table.scan().with_snapshot(snapshot.id)))?,
+            if dv_mode {
+                table.deletion_vector_index(snapshot)?
+            } else {
+                HashMap::new()
+            },
+        ),
+        None => (Vec::new(), HashMap::new()),
     };
     let types = table.partition_types();
     let mut buckets: Vec<(BucketKey, Vec<LiveFile>)> = Vec::new();
@@ -107,10 +116,11 @@ pub fn change_append_rows(
             None => buckets.push((key, vec![f])),
         }
     }
-    let reader = crate::Table::from_meta(table.clone())
-        .scan()
-        .with_snapshot(snapshot.id)
-        .split_reader()?;
+    let mut scan = crate::Table::from_meta(table.clone()).scan();
+    if let Some(snapshot) = &snapshot {
+        scan = scan.with_snapshot(snapshot.id);
+    }
+    let reader = scan.split_reader()?;
     let mut writer = open_writer(table, false, false, available_cores())?;
     let mut state = State {
         table,
@@ -128,6 +138,10 @@ pub fn change_append_rows(
                 .get(&(partition.clone(), *bucket))
                 .unwrap_or(&no_index);
             state.bucket(partition, *bucket, files, index_files)?;
+        }
+        for b in added.iter().filter(|b| b.num_rows() > 0) {
+            state.writer.write_conformed(b, None)?;
+            state.report.rows += b.num_rows() as u64;
         }
         let written = state.writer.prepare_commit()?;
         state.messages.extend(written);
@@ -289,7 +303,7 @@ impl State<'_, '_> {
                 .filter(|i| t.rows.is_valid(*i) && t.rows.value(*i))
                 .collect();
             if let Some(new) = &t.new_rows {
-                if new.num_rows() != hit.len() {
+                if new.num_rows() > hit.len() {
                     return Err(Error::invalid(
                         "row-level change",
                         format!(

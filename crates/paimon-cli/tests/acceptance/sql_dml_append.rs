@@ -1,4 +1,4 @@
-//! `paimon sql` `DELETE` / `UPDATE` on append tables (issue 43): copy-on-write, or deletion
+//! `paimon sql` `DELETE` / `UPDATE` / `MERGE INTO` on append tables (issue 43): copy-on-write, or deletion
 //! vectors on a table with `deletion-vectors.enabled`; partitioned, bucketed and bucket-unaware.
 //! Each result is read by Java Paimon 1.4.2 (`scripts/java-oracle.sh`) against the rows kept
 //! here, with the commit kinds Java reports; a statement touching nothing and a failing one
@@ -252,4 +252,93 @@ fn row_tracking_append_tables_are_refused_by_name() {
         assert!(err.contains("row-tracking.enabled"), "{statement}: {err}");
     }
     assert_eq!(snapshot_count(&t), 2);
+}
+
+/// The source rows `(id, item)` as a subquery named `s`.
+fn source(rows: &str) -> String {
+    format!("(SELECT column1 AS id, column2 AS item FROM (VALUES {rows})) AS s")
+}
+
+#[test]
+fn merge_into_a_bucketed_partitioned_table_with_deletion_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = orders(
+        wh,
+        &[
+            "--partition-key",
+            "dt",
+            "--option",
+            "bucket=2",
+            "--option",
+            "bucket-key=id",
+            "--option",
+            "deletion-vectors.enabled=true",
+        ],
+    );
+    let out = sql(
+        wh,
+        &format!(
+            "MERGE INTO db.t AS t USING {} ON t.id = s.id \
+             WHEN MATCHED AND s.item = 'del' THEN DELETE \
+             WHEN MATCHED THEN UPDATE SET item = s.item || '!' \
+             WHEN NOT MATCHED AND s.id < 7 THEN INSERT VALUES (s.id, s.item, 'x')",
+            source("(1, 'u'), (2, 'del'), (5, 'v'), (6, 'new'), (7, 'skip')")
+        ),
+    );
+    // Two rows updated, one deleted, one inserted; id 7's clause condition is false.
+    assert_eq!(out, "count\n4\n");
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            row(1, "u!", "x"),
+            row(3, "c", "y"),
+            row(4, "d", "y"),
+            row(5, "v!", "x"),
+            row(6, "new", "x"),
+        ])
+    );
+    assert_eq!(java_commit_kinds(&t), ["APPEND", "APPEND", "OVERWRITE"]);
+}
+
+#[test]
+fn merge_into_a_copy_on_write_table_and_a_row_matched_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = orders(wh, &[]);
+    let files = all_files(&t);
+    let out = paimon(&[
+        "sql",
+        s(wh),
+        &format!(
+            "MERGE INTO db.t USING {} ON t.id = s.id WHEN MATCHED THEN UPDATE SET item = s.item",
+            source("(4, 'x'), (4, 'y')")
+        ),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MERGE_CARDINALITY_VIOLATION"), "{err}");
+    assert_eq!(snapshot_count(&t), 2);
+    assert_eq!(all_files(&t), files, "nothing written is left behind");
+    let out = sql(
+        wh,
+        &format!(
+            "MERGE INTO db.t USING {} ON t.id = s.id \
+             WHEN MATCHED THEN UPDATE SET item = upper(t.item) \
+             WHEN NOT MATCHED THEN INSERT (id, dt) VALUES (s.id, 'n')",
+            source("(3, 'q'), (9, 'n9')")
+        ),
+    );
+    assert_eq!(out, "count\n2\n");
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            row(1, "a", "x"),
+            row(2, "b", "x"),
+            row(3, "C", "y"),
+            row(4, "d", "y"),
+            row(5, "e", "x"),
+            json!({"id": 9, "item": null, "dt": "n"}),
+        ])
+    );
 }
