@@ -5,7 +5,7 @@
 //! same sink as `INSERT` ([`crate::insert::PaimonSink`]: one commit, nothing committed when
 //! the statement fails). The result is DataFusion's DML row, `count`: the rows written.
 //!
-//! Append tables (no primary key) are changed by [`crate::append_dml`] instead.
+//! Append tables (no primary key) are changed by the `append_dml` module instead.
 //!
 //! Refused as Java refuses it, before anything is read: data-evolution and row-tracking append
 //! tables (not yet here: their row ids would be lost), `first-row` tables, `partial-update` tables without
