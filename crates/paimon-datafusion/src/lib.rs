@@ -32,6 +32,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod append_dml;
 pub mod call;
 pub mod catalog;
 mod ddl;
@@ -40,6 +41,7 @@ mod error;
 pub mod exec;
 pub mod insert;
 mod merge;
+mod merge_append;
 pub mod node_codec;
 mod partition_insert;
 pub mod policy;

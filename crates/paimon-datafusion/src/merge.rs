@@ -16,8 +16,10 @@
 //! `UPDATE` and `DELETE` ([`crate::insert::PaimonSink`]): one commit for the statement,
 //! nothing committed when it fails. The result is one row, `count`: the rows written.
 //!
+//! An append table (no primary key) is merged by [`crate::merge_append`] instead.
+//!
 //! Refused by name, before anything is written: a target that is not a Paimon table at its
-//! latest snapshot, append tables (no copy-on-write rewrite here), the merge engines and
+//! latest snapshot, the merge engines and
 //! options [`crate::row_level::refusal`] refuses (when the statement has `WHEN MATCHED`
 //! clauses), `WHEN NOT MATCHED BY SOURCE`, `INSERT ROW`, Oracle's `UPDATE .. WHERE` /
 //! `DELETE WHERE` / `INSERT .. WHERE` and MSSQL's `OUTPUT`, and a target row matched by
@@ -86,11 +88,6 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
         return Err(fail("the target is not a Paimon table"));
     };
     let keys = target.meta().schema().primary_keys.clone();
-    let Some(first_key) = keys.first() else {
-        return Err(fail(
-            "the table has no primary key (MERGE INTO append tables is not supported yet)",
-        ));
-    };
     let has_matched = merge
         .clauses
         .iter()
@@ -125,6 +122,11 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
         columns: &columns,
         keys: &keys,
         normalize,
+    };
+    let Some(first_key) = keys.first() else {
+        return crate::merge_append::run(ctx, &shape, target, &fail)
+            .await
+            .map(Some);
     };
     if has_matched {
         check_cardinality(ctx, &shape, &fail).await?;
@@ -194,18 +196,18 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
 }
 
 /// What the branches of one statement share.
-struct Shape<'a> {
-    merge: &'a Merge,
+pub(crate) struct Shape<'a> {
+    pub(crate) merge: &'a Merge,
     /// How the statement names the target's columns (`alias` or the table name).
-    qualifier: &'a str,
-    columns: &'a [(String, DataType)],
-    keys: &'a [String],
-    normalize: bool,
+    pub(crate) qualifier: &'a str,
+    pub(crate) columns: &'a [(String, DataType)],
+    pub(crate) keys: &'a [String],
+    pub(crate) normalize: bool,
 }
 
 impl Shape<'_> {
     /// The rows `clause` writes: each a row kind and, per table column, its value (SQL).
-    fn actions(
+    pub(crate) fn actions(
         &self,
         clause: &MergeClause,
         fail: &Fail<'_>,
@@ -359,7 +361,7 @@ async fn check_cardinality(ctx: &SessionContext, shape: &Shape<'_>, fail: &Fail<
 }
 
 /// `name` as a quoted SQL identifier.
-fn quote(name: &str) -> String {
+pub(crate) fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
@@ -374,4 +376,4 @@ fn plan(text: String) -> DataFusionError {
 }
 
 /// Makes the statement's error from what is wrong.
-type Fail<'a> = dyn Fn(&str) -> DataFusionError + Send + Sync + 'a;
+pub(crate) type Fail<'a> = dyn Fn(&str) -> DataFusionError + Send + Sync + 'a;

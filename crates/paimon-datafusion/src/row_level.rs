@@ -5,8 +5,10 @@
 //! same sink as `INSERT` ([`crate::insert::PaimonSink`]: one commit, nothing committed when
 //! the statement fails). The result is DataFusion's DML row, `count`: the rows written.
 //!
-//! Refused as Java refuses it, before anything is read: append tables (not yet here: their
-//! copy-on-write rewrite), `first-row` tables, `partial-update` tables without
+//! Append tables (no primary key) are changed by the `append_dml` module instead.
+//!
+//! Refused as Java refuses it, before anything is read: data-evolution and row-tracking append
+//! tables (not yet here: their row ids would be lost), `first-row` tables, `partial-update` tables without
 //! `partial-update.remove-record-on-delete`, `aggregation` tables without
 //! `aggregation.remove-record-on-delete`, and tables with `ignore-delete` (the deletes would
 //! be dropped).
@@ -41,7 +43,12 @@ pub(crate) fn refusal(table: &paimon_meta::Table, path: &str, statement: &str) -
         // would replace the table's own.
         "the table is under query auth (query-auth.enabled): its rows are read masked and filtered, so they cannot be rewritten"
     } else if table.schema().primary_keys.is_empty() {
-        "the table has no primary key (DELETE and UPDATE on append tables are not supported yet)"
+        if o.data_evolution_enabled || o.row_tracking_enabled {
+            "the table tracks row ids (data-evolution.enabled / row-tracking.enabled), which a row-level change of an append table would lose (not supported yet)"
+        } else {
+            // Rewritten by crate::append_dml.
+            return None;
+        }
     } else if o.ignore_delete {
         "the table sets ignore-delete, so the deletes would be dropped"
     } else {

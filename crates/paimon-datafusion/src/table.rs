@@ -434,6 +434,15 @@ impl TableProvider for PaimonTableProvider {
             return Err(DataFusionError::Plan(why));
         }
         let sink = self.sink(None)?;
+        if self.table.schema().primary_keys.is_empty() {
+            return crate::append_dml::delete_plan(
+                state,
+                &self.table,
+                &self.path,
+                &self.arrow,
+                filters,
+            );
+        }
         let scan = self.scan(state, None, &filters, None).await?;
         crate::row_level::delete_plan(state, scan, filters, sink)
     }
@@ -448,6 +457,16 @@ impl TableProvider for PaimonTableProvider {
             return Err(DataFusionError::Plan(why));
         }
         let sink = self.sink(None)?;
+        if self.table.schema().primary_keys.is_empty() {
+            return crate::append_dml::update_plan(
+                state,
+                &self.table,
+                &self.path,
+                &self.arrow,
+                assignments,
+                filters,
+            );
+        }
         let scan = self.scan(state, None, &filters, None).await?;
         let keys = self.table.schema().primary_keys.clone();
         crate::row_level::update_plan(state, scan, &keys, assignments, filters, sink)

@@ -275,7 +275,35 @@ impl Table {
     pub fn live_files(&self, scan: Option<ScanBuilder>) -> Result<Vec<LiveFile>> {
         scan.unwrap_or_else(|| self.scan()).live_files()
     }
+
+    /// The deletion-vector index files `snapshot` holds, by serialized partition and bucket
+    /// (empty when it has no index manifest).
+    ///
+    /// # Errors
+    /// Storage errors; a corrupt index manifest.
+    pub fn deletion_vector_index(&self, snapshot: &Snapshot) -> Result<DeletionVectorIndex> {
+        use crate::manifest::{FileKind, IndexManifestEntry, DELETION_VECTORS_INDEX};
+        let mut out: std::collections::HashMap<_, Vec<_>> = std::collections::HashMap::new();
+        let Some(name) = &snapshot.index_manifest else {
+            return Ok(out);
+        };
+        let path = self.layout().manifest_path(name);
+        let bytes = self.file_io().read(&path).map_err(Error::io)?;
+        for e in IndexManifestEntry::decode_index_manifest(&path, bytes)? {
+            if e.kind == FileKind::Add && e.index_file.index_type == DELETION_VECTORS_INDEX {
+                out.entry((e.partition, e.bucket))
+                    .or_default()
+                    .push(e.index_file);
+            }
+        }
+        Ok(out)
+    }
 }
+
+/// Deletion-vector index files by serialized partition and bucket
+/// ([`Table::deletion_vector_index`]).
+pub type DeletionVectorIndex =
+    std::collections::HashMap<(Vec<u8>, i32), Vec<crate::manifest::IndexFileMeta>>;
 
 /// The filesystem catalog, by its former name.
 pub use crate::catalog::FileSystemCatalog as Catalog;

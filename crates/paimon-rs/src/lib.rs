@@ -69,6 +69,7 @@ pub mod error;
 pub mod global_index;
 pub mod maintenance;
 pub mod postpone_compaction;
+pub mod row_change;
 pub mod scan;
 pub mod split_read;
 pub mod table;
@@ -98,6 +99,7 @@ pub use paimon_meta::maintenance::{ExpireReport, OrphanReport, PartitionExpireRe
 pub use paimon_meta::maintenance::{RollbackReport, TagDeleteReport};
 pub use paimon_split::commit::CommitMessage;
 pub use paimon_split::{Split, SplitReadOptions};
+pub use row_change::{change_append_rows, RowChangeReport, Touched};
 pub use scan::{BatchStream, ScanPlan, TableScan};
 pub use split_read::{read_split, SplitRead};
 pub use table::{Table, TableCommit};

@@ -39,6 +39,7 @@ mod split_rules;
 mod sql;
 mod sql_call;
 mod sql_ddl;
+mod sql_dml_append;
 mod sql_global_index;
 mod sql_merge;
 mod sql_write;

@@ -120,17 +120,6 @@ fn a_target_row_matched_twice_is_refused_and_nothing_is_committed() {
 #[test]
 fn merge_refuses_what_it_does_not_support_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let append = dir.path().join("db.db").join("log");
-    ok(&["create-table", s(&append), "--schema", KV]);
-    let err = refused(
-        dir.path(),
-        &format!(
-            "MERGE INTO db.log AS t USING {} ON t.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)",
-            source("(1, 'x')")
-        ),
-    );
-    assert!(err.contains("has no primary key"), "{err}");
-
     let t = kv(
         dir.path(),
         &[

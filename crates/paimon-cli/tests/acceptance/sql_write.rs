@@ -438,17 +438,12 @@ fn delete_from_a_primary_key_table_writes_deletes() {
     let refused = |name: &str, opts: &[&str], why: &str| {
         let mut args = vec!["--primary-key", "id"];
         args.extend_from_slice(opts);
-        if opts.is_empty() {
-            table(wh, name, ORDERS, &[]);
-        } else {
-            table(wh, name, KV, &args);
-        }
+        table(wh, name, KV, &args);
         let out = paimon(&["sql", s(wh), &format!("DELETE FROM db.{name} WHERE id = 1")]);
         assert!(!out.status.success(), "{name}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(why), "{name}: {err}");
     };
-    refused("app", &[], "the table has no primary key");
     refused(
         "first",
         &["--option", "bucket=1", "--option", "merge-engine=first-row"],

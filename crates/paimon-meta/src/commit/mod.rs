@@ -128,6 +128,16 @@ struct Changes {
 }
 
 impl Changes {
+    /// Whether the changes delete a data file or add or retire deletion vectors.
+    fn removes_rows(&self) -> bool {
+        let dv = |e: &IndexManifestEntry| {
+            e.index_file.index_type == paimon_spec::index_file::DELETION_VECTORS_INDEX
+        };
+        self.table_files.iter().any(|e| e.kind == FileKind::Delete)
+            || self.new_index.iter().any(dv)
+            || self.deleted_index.iter().any(dv)
+    }
+
     fn is_empty(&self) -> bool {
         self.table_files.is_empty()
             && self.changelog.is_empty()
@@ -147,8 +157,9 @@ impl TableCommit {
         crate::maintenance::abort_messages(&self.table, messages)
     }
 
-    /// Commits `messages` as `identifier`: an APPEND snapshot for the files written, then a
-    /// COMPACT snapshot for compactions, as Java does. Returns the ids of the snapshots made
+    /// Commits `messages` as `identifier`: an APPEND snapshot for the files written (an
+    /// OVERWRITE one when they delete files or change deletion vectors), then a COMPACT
+    /// snapshot for compactions, as Java does. Returns the ids of the snapshots made
     /// (or found: made for this user and identifier by an attempt whose publish reported an
     /// error, or by a committer racing with the same user and identifier), empty when there
     /// was nothing to commit or `identifier` was already committed by this user.
@@ -171,7 +182,14 @@ impl TableCommit {
         let (append, compact) = self.collect(messages)?;
         let mut ids = Vec::new();
         if !append.is_empty() {
-            ids.push(self.try_commit(identifier, CommitKind::Append, &append, None, base)?);
+            // Java `FileStoreCommitImpl`: written changes that delete files or change deletion
+            // vectors (a row-level DELETE / UPDATE of an append table) are an OVERWRITE.
+            let kind = if append.removes_rows() {
+                CommitKind::Overwrite
+            } else {
+                CommitKind::Append
+            };
+            ids.push(self.try_commit(identifier, kind, &append, None, base)?);
         }
         if !compact.is_empty() {
             ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None, base)?);
@@ -649,13 +667,8 @@ impl TableCommit {
                     deletes.append(&mut table_files);
                     table_files = deletes;
                 }
-                conflict::check(
-                    &live,
-                    &table_files,
-                    &key_types,
-                    kind == CommitKind::Overwrite,
-                )
-                .map_err(|r| self.conflict(r))?;
+                conflict::check(&live, &table_files, &key_types, overwrite.is_some())
+                    .map_err(|r| self.conflict(r))?;
             }
             if let Some(from) = changes.check_from {
                 self.check_from_snapshot(from, kind, latest.as_ref(), &table_files, &w)?;

@@ -79,7 +79,8 @@ fn delete_commit_is_applied_once() {
     let t = open(&p);
     let s = t.snapshot_manager().latest().unwrap().unwrap();
     assert_eq!(s.id, before_id + 1);
-    assert_eq!(s.commit_kind, "APPEND");
+    // Java `FileStoreCommitImpl`: written changes deleting files are an OVERWRITE.
+    assert_eq!(s.commit_kind, "OVERWRITE");
     assert_eq!(s.commit_user, "rust-user");
     assert_eq!(s.commit_identifier, 7);
     assert_eq!(s.delta_record_count, Some(-eu_rows));

@@ -27,7 +27,7 @@ use paimon_split::{CompactLookup, CompactRewrite, CompactTask, DataSplit};
 
 use crate::commit::PartitionSpec;
 use crate::error::{Error, Result};
-use crate::manifest::{FileKind, IndexFileMeta, IndexManifestEntry, DELETION_VECTORS_INDEX};
+use crate::manifest::IndexFileMeta;
 use crate::scan::LiveFile;
 use crate::table::Table;
 use pick::{FileInfo, PickOptions};
@@ -306,24 +306,15 @@ impl CompactPlanner {
         &self,
         snapshot: &crate::snapshot::Snapshot,
     ) -> Result<HashMap<BucketKey, Vec<DvIndexFile>>> {
-        let mut out: HashMap<BucketKey, Vec<DvIndexFile>> = HashMap::new();
-        let Some(name) = &snapshot.index_manifest else {
-            return Ok(out);
-        };
         if !self.table.options().deletion_vectors_enabled {
-            return Ok(out);
+            return Ok(HashMap::new());
         }
-        let path = self.table.layout().manifest_path(name);
-        let bytes = self.table.file_io().read(&path).map_err(Error::io)?;
-        for e in IndexManifestEntry::decode_index_manifest(&path, bytes)? {
-            if e.kind != FileKind::Add || e.index_file.index_type != DELETION_VECTORS_INDEX {
-                continue;
-            }
-            out.entry((e.partition.clone(), e.bucket))
-                .or_default()
-                .push(DvIndexFile::new(&e.index_file));
-        }
-        Ok(out)
+        Ok(self
+            .table
+            .deletion_vector_index(snapshot)?
+            .into_iter()
+            .map(|(k, files)| (k, files.iter().map(DvIndexFile::new).collect()))
+            .collect())
     }
 }
 
