@@ -53,11 +53,15 @@ check "paimon-rust 0.4 commits round 2 on our snapshots" \
     "$PY" "$PEER" round "$WH" rust 2 "$WORK/v2x-round2"
 check "paimon write commits round 3 on paimon-rust's manifests and sidecars" ours 3
 
+# Our reads; of the row-tracked tables with each row's `_ROW_ID`.
 read_all() {
-    local t
+    local t select
     mkdir -p "$WORK/$V2X_DB-ours"
     for t in "${TABLES[@]}"; do
-        "$PAIMON" read "$WH/$V2X_DB.db/$t" --format jsonl >"$WORK/$V2X_DB-ours/$t.jsonl" || return 1
+        select=()
+        [[ $t == row_tracking || $t == sidecar ]] && select=(--select id,v,_ROW_ID)
+        "$PAIMON" read "$WH/$V2X_DB.db/$t" "${select[@]}" --format jsonl \
+            >"$WORK/$V2X_DB-ours/$t.jsonl" || return 1
     done
 }
 check "paimon read reads every table" read_all
@@ -81,13 +85,20 @@ check "paimon-rust 0.4 commits round 2 on our tables" \
     "$PY" "$PEER" round "$WH" rust 2 "$WORK/ours2x-round2"
 # Neither peer compacts after a write, and a deletion-vector table's level-0 rows stay unread
 # until a compaction (pypaimon, paimon-rust and we all skip them): our full compaction of it,
-# over the peers' files, comes before the reads. (Not of the row-tracked tables: paimon-rust
-# 0.4 refuses the file our compaction writes there, "Row-tracked file ... is missing
-# first_row_id"; an open finding.)
-check "paimon compact --full compacts the peers' rounds of pk_dv" \
-    "$PAIMON" compact "$WH/ours2x.db/pk_dv" --full
+# over the peers' files, comes before the reads. The row-tracked tables are compacted too:
+# every row keeps the row id pypaimon read before (issue 45), for all three readers.
+check "pypaimon 2.1 reads the row ids of the row-tracked tables before compaction" \
+    "$PY" "$PEER" row_ids "$WH" "$WORK/ours2x-row-ids.json"
+compact_ours() {
+    local t
+    for t in pk_dv row_tracking sidecar; do
+        "$PAIMON" compact "$WH/ours2x.db/$t" --full || return 1
+    done
+}
+check "paimon compact --full compacts the peers' rounds of pk_dv and the row-tracked tables" \
+    compact_ours
 check "paimon read reads every table we created" read_all
-"$PY" "$PEER" check "$WH" 3 "$WORK/ours2x-ours" >"$WORK/check" 2>&1 ||
+"$PY" "$PEER" check "$WH" 3 "$WORK/ours2x-ours" "$WORK/ours2x-row-ids.json" >"$WORK/check" 2>&1 ||
     echo "FAIL the check of the ours2x tables exited non-zero" >>"$WORK/check"
 tally_lines "$WORK/check"
 

@@ -12,12 +12,17 @@ The database is `v2x`, or `$V2X_DB` when set (the tables paimon-rs creates).
         id 10(R-1), v = 'u{R}'), as JSON lines in OUT_DIR/<table>.jsonl; WRITER `pypaimon` or
         `rust` (pypaimon_rust's batch writer and committer) also writes and commits them,
         WRITER `ours` leaves that to `paimon write`.
-    tables_2x.py check WH ROUNDS OURS_DIR
+    tables_2x.py row_ids WH OUT_FILE
+        pypaimon's `_ROW_ID` of every row of the row-tracked tables, as JSON
+        {table: {id: row id}} in OUT_FILE (every row must have one).
+    tables_2x.py check WH ROUNDS OURS_DIR [ROW_IDS_FILE]
         For every table: the rows of rounds 0..ROUNDS-1 (an upsert by id on primary-key
         tables) equal pypaimon's read, paimon-rust's read and OURS_DIR/<table>.jsonl (what
         `paimon read --format jsonl` printed). On the sidecar table, every manifest of the
         latest snapshot that has a sidecar file still lists it in `_EXTRA_FILES`, and there is
-        at least one per writer that made one (paimon-rust's rounds).
+        at least one per writer that made one (paimon-rust's rounds). With ROW_IDS_FILE, the
+        row ids each of the three reads of a row-tracked table (ours: the `_ROW_ID` column
+        of OURS_DIR/<table>.jsonl) equal the ones kept there.
 """
 import glob
 import json
@@ -123,6 +128,39 @@ def expected(name, rounds):
     return sorted(rows, key=lambda x: (x["id"], x["v"]))
 
 
+def row_tracked(name):
+    return KINDS[name][1].get("row-tracking.enabled") == "true"
+
+
+def ids_of(rows):
+    """{id: _ROW_ID} of `rows`, as strings (JSON object keys)."""
+    return {str(x["id"]): x.get("_ROW_ID") for x in rows}
+
+
+def read_ids_pypaimon(wh, name):
+    t = catalog(wh).get_table(f"{DB}.{name}")
+    rb = t.new_read_builder().with_projection(["id", "_ROW_ID"])
+    return ids_of(rb.new_read().to_arrow(rb.new_scan().plan().splits()).to_pylist())
+
+
+def read_ids_rust(wh, name):
+    import pypaimon_rust.datafusion as prd
+    t = prd.PaimonCatalog({"warehouse": wh}).get_table(f"{DB}.{name}")
+    rb = t.new_read_builder().with_projection(["id", "_ROW_ID"])
+    batches = list(rb.new_read().read_arrow(rb.new_scan().plan().splits()))
+    return ids_of(pa.Table.from_batches(batches).to_pylist() if batches else [])
+
+
+def row_ids(wh, out):
+    kept = {name: read_ids_pypaimon(wh, name) for name in KINDS if row_tracked(name)}
+    for name, ids in kept.items():
+        missing = [i for i, r in ids.items() if r is None]
+        if missing or not ids:
+            sys.exit(f"{name}: pypaimon reads no row id for ids {missing} ({len(ids)} rows)")
+    Path(out).write_text(json.dumps(kept, sort_keys=True))
+    print(f"kept the row ids of {sum(len(x) for x in kept.values())} rows")
+
+
 def normal(rows):
     return sorted(({"id": x["id"], "v": x["v"]} for x in rows), key=lambda x: (x["id"], x["v"]))
 
@@ -158,18 +196,33 @@ def sidecars_listed(wh, name):
     return with_file, listed
 
 
-def check(wh, rounds, ours_dir):
+def check(wh, rounds, ours_dir, row_ids_file=None):
     failed = []
+    kept = json.loads(Path(row_ids_file).read_text()) if row_ids_file else {}
     for name in KINDS:
         want = expected(name, int(rounds))
         ours_path = Path(ours_dir) / f"{name}.jsonl"
-        ours = normal(json.loads(x) for x in ours_path.read_text().splitlines() if x.strip())
+        ours_raw = [json.loads(x) for x in ours_path.read_text().splitlines() if x.strip()]
+        ours = normal(ours_raw)
         for who, got in (("pypaimon 2.1", read_pypaimon(wh, name)),
                          ("paimon-rust 0.4", read_rust(wh, name)), ("paimon-rs", ours)):
             if got != want:
                 failed.append(f"{name}: {who} reads {got}, expected {want}")
             else:
                 print(f"PASS {name}: {who} reads the {len(want)} rows")
+        if name not in kept:
+            continue
+        for who, read in (("pypaimon 2.1", lambda: read_ids_pypaimon(wh, name)),
+                          ("paimon-rust 0.4", lambda: read_ids_rust(wh, name)),
+                          ("paimon-rs", lambda: ids_of(ours_raw))):
+            try:
+                got = read()
+            except Exception as e:  # a refused read is a failure, not a crash of the check
+                got = f"error: {e}"
+            if got != kept[name]:
+                failed.append(f"{name}: {who} reads row ids {got}, kept {kept[name]}")
+            else:
+                print(f"PASS {name}: {who} reads the {len(got)} kept row ids")
     with_file, listed = sidecars_listed(wh, "sidecar")
     if with_file == 0 or listed != with_file:
         failed.append(f"sidecar: {with_file} manifests have a sidecar file, {listed} list it")
@@ -182,7 +235,8 @@ def check(wh, rounds, ours_dir):
 
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"create": create, "ddl": ddl, "round": round_, "check": check}[cmd](*args)
+    {"create": create, "ddl": ddl, "round": round_, "row_ids": row_ids,
+     "check": check}[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -82,6 +82,14 @@ pub struct DataFileMeta {
 }
 
 impl DataFileMeta {
+    /// Whether the file stores column `name` itself, by its `_WRITE_COLS` (a row-tracked
+    /// file Java's compaction or update wrote holds `_ROW_ID` and `_SEQUENCE_NUMBER`).
+    pub fn stores_column(&self, name: &str) -> bool {
+        self.write_cols
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|n| n == name))
+    }
+
     /// Field types of the DataFileMeta row at `arity` (15..=21).
     pub fn row_types(arity: usize) -> Vec<DataType> {
         let string_list = |nullable| DataType {

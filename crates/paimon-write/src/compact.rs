@@ -22,6 +22,7 @@ use paimon_data::merge::{
     merge_sorted_runs, with_level, with_level_field, MergeEngineSpec, MergeOptions, RowKindColumn,
     RunLayout, SortedRun,
 };
+use paimon_data::reader::{ROW_ID, SEQUENCE_NUMBER};
 use paimon_data::SplitReader;
 use paimon_io::FileIORef;
 use paimon_spec::data_file::{DataFileMeta, DeletionFile, FILE_SOURCE_COMPACT};
@@ -41,8 +42,6 @@ use crate::paths::{bucket_dir_of, DataFilePathFactory};
 use crate::rolling::{FileContextRef, RollingWriter};
 use crate::table_write::TableWrite;
 
-/// Name of the sequence-number column a read may project.
-const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 /// The row-kind column a read with row kinds leads with.
 const ROW_KIND: &str = "_ROW_KIND";
 
@@ -296,7 +295,10 @@ impl TableCompact {
 
     fn reader(&self, with_sequence: bool) -> SplitReader {
         let mut names: Vec<String> = self.fields.iter().map(|f| f.name.clone()).collect();
-        if with_sequence {
+        if self.row_tracked() {
+            names.push(ROW_ID.to_string());
+        }
+        if with_sequence || self.row_tracked() {
             names.push(SEQUENCE_NUMBER.to_string());
         }
         SplitReader::builder(self.file_io.clone())
@@ -313,7 +315,15 @@ impl TableCompact {
         }
     }
 
-    /// Writes every row of `split` (deletion vectors applied) through `writer`.
+    /// An append table whose rows keep their ids: its compacted files hold each row's
+    /// `_ROW_ID` and `_SEQUENCE_NUMBER` as read ([`crate::rolling::FileKind::RowTracked`]).
+    fn row_tracked(&self) -> bool {
+        self.key_indices.is_none() && self.core.row_tracking_enabled
+    }
+
+    /// Writes every row of `split` (deletion vectors applied) through `writer`. The files of
+    /// a row-tracked table are read in the order of their first row ids, so that the rows of
+    /// adjacent files keep running on in one output file.
     fn rewrite_append(
         &self,
         split: &DataSplit,
@@ -322,6 +332,9 @@ impl TableCompact {
         let mut raw = split.clone();
         raw.raw_convertible = true;
         raw.is_streaming = false;
+        if self.row_tracked() {
+            order_by_first_row_id(&mut raw);
+        }
         let result = (|| {
             let batches = self
                 .reader(false)
@@ -924,6 +937,30 @@ impl TableCompact {
             })
             .collect::<Result<Vec<_>>>()?;
         RecordBatch::try_new(schema.clone(), columns).map_err(|e| mismatch(e.to_string()))
+    }
+}
+
+/// The files of `split` (with their deletion files) in the order of their first row ids,
+/// when every file has one; otherwise as they are.
+fn order_by_first_row_id(split: &mut DataSplit) {
+    let Some(keys) = split
+        .data_files
+        .iter()
+        .map(|f| f.first_row_id)
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return;
+    };
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|i| keys[*i]);
+    split.data_files = order.iter().map(|i| split.data_files[*i].clone()).collect();
+    if let Some(dv) = &split.data_deletion_files {
+        split.data_deletion_files = Some(
+            order
+                .iter()
+                .map(|i| dv.get(*i).cloned().flatten())
+                .collect(),
+        );
     }
 }
 

@@ -1,7 +1,11 @@
 //! The physical row of primary-key data files (Java `KeyValue.schema`, `SpecialFields`):
-//! `_KEY_<k>...`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the value fields.
+//! `_KEY_<k>...`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the value fields; and the row of the
+//! files a compaction of a row-tracked append table writes (the table's fields, `_ROW_ID`,
+//! `_SEQUENCE_NUMBER`).
 
 use paimon_spec::types::{DataField, DataType, TypeKind};
+
+use crate::error::{Error, Result};
 
 /// Prefix of key columns in primary-key data files (Java `SpecialFields.KEY_FIELD_PREFIX`).
 pub const KEY_FIELD_PREFIX: &str = "_KEY_";
@@ -47,4 +51,36 @@ pub fn key_value_fields(key: &[DataField], value: &[DataField]) -> Vec<DataField
     ));
     out.extend_from_slice(value);
     out
+}
+
+/// The row of a row-tracked append table's compacted files (Java `SpecialFields
+/// .rowTypeWithRowTracking(rowType)`): `fields`, then `_ROW_ID` and `_SEQUENCE_NUMBER`, both
+/// BIGINT NOT NULL.
+///
+/// # Errors
+/// [`Error::SchemaMismatch`] when the table has a column of either name (Java refuses it
+/// too).
+pub fn with_row_tracking(table: &str, fields: &[DataField]) -> Result<Vec<DataField>> {
+    use paimon_data::reader::{ROW_ID, ROW_ID_FIELD_ID};
+    if let Some(f) = fields
+        .iter()
+        .find(|f| f.name == ROW_ID || f.name == SEQUENCE_NUMBER)
+    {
+        return Err(Error::SchemaMismatch {
+            table: table.to_string(),
+            reason: format!("column {} clashes with a row-tracking column", f.name),
+        });
+    }
+    let mut out = fields.to_vec();
+    out.push(DataField::new(
+        ROW_ID_FIELD_ID,
+        ROW_ID,
+        DataType::not_null(TypeKind::BigInt),
+    ));
+    out.push(DataField::new(
+        SEQUENCE_NUMBER_ID,
+        SEQUENCE_NUMBER,
+        DataType::not_null(TypeKind::BigInt),
+    ));
+    Ok(out)
 }

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use paimon_io::FileIORef;
 use paimon_spec::binary::Datum;
@@ -83,6 +85,53 @@ pub enum FileKind {
         /// Number of key columns.
         keys: usize,
     },
+    /// The table's rows, then `_ROW_ID` and `_SEQUENCE_NUMBER` as they were read: a
+    /// compaction of a row-tracked table (Java's compactors write with
+    /// `SpecialFields.rowTypeWithRowTracking`). A file whose row ids run on without a gap
+    /// gets the first as `_FIRST_ROW_ID`; any other lists every column in `_WRITE_COLS`.
+    RowTracked,
+}
+
+/// The row ids a row-tracked file has seen: its first, the next one expected, and whether
+/// every row so far had the one expected.
+#[derive(Debug, Default)]
+struct RowIdTracker {
+    first: Option<i64>,
+    next: i64,
+    consecutive: bool,
+}
+
+impl RowIdTracker {
+    fn track(&mut self, table: &str, ids: &ArrayRef) -> Result<()> {
+        let ids = ids
+            .as_primitive_opt::<Int64Type>()
+            .ok_or_else(|| Error::SchemaMismatch {
+                table: table.to_string(),
+                reason: format!("_ROW_ID is {}, not BIGINT", ids.data_type()),
+            })?;
+        for (i, id) in ids.iter().enumerate() {
+            let Some(id) = id else {
+                return Err(Error::SchemaMismatch {
+                    table: table.to_string(),
+                    reason: format!("row {i} of a row-tracked batch has no _ROW_ID"),
+                });
+            };
+            match self.first {
+                None => {
+                    self.first = Some(id);
+                    self.consecutive = true;
+                }
+                Some(_) => self.consecutive &= id == self.next,
+            }
+            self.next = id.saturating_add(1);
+        }
+        Ok(())
+    }
+
+    /// The file's `_FIRST_ROW_ID`: its first row id when none is missing after it.
+    fn first_row_id(&self) -> Option<i64> {
+        self.first.filter(|_| self.consecutive)
+    }
 }
 
 /// What a primary-key file has seen of its records.
@@ -108,6 +157,7 @@ pub struct RollingWriter {
     next_sequence: i64,
     current_min_sequence: i64,
     keys: KeyTracker,
+    row_ids: RowIdTracker,
     done: Vec<DataFileMeta>,
     /// LSM level of the files written (0 for new data).
     level: i32,
@@ -131,6 +181,7 @@ impl RollingWriter {
             next_sequence: next,
             current_min_sequence: next,
             keys: KeyTracker::default(),
+            row_ids: RowIdTracker::default(),
             done: Vec::new(),
             level: 0,
             file_source: FILE_SOURCE_APPEND,
@@ -174,8 +225,17 @@ impl RollingWriter {
                 self.abort_current();
                 return Err(e);
             }
-            if let FileKind::KeyValue { keys } = self.ctx.kind {
-                track_records(&mut self.keys, &self.ctx.fields[..keys], &slice, keys)?;
+            match self.ctx.kind {
+                FileKind::KeyValue { keys } => {
+                    track_records(&mut self.keys, &self.ctx.fields[..keys], &slice, keys)?;
+                }
+                FileKind::RowTracked => {
+                    let at = slice.num_columns().checked_sub(2).ok_or_else(|| {
+                        Error::Internal("a row-tracked batch without _ROW_ID".into())
+                    })?;
+                    self.row_ids.track(&self.ctx.table, slice.column(at))?;
+                }
+                FileKind::Append => {}
             }
             self.next_sequence = self.next_sequence.saturating_add(take as i64);
             offset += take;
@@ -238,6 +298,7 @@ impl RollingWriter {
         )?;
         self.current = Some(file);
         self.current_min_sequence = self.next_sequence;
+        self.row_ids = RowIdTracker::default();
         self.keys = KeyTracker {
             min_seq: i64::MAX,
             max_seq: i64::MIN,
@@ -297,6 +358,29 @@ impl RollingWriter {
                 let (value_stats, cols) =
                     SimpleStats::from_col_stats(&self.ctx.fields, &stats, self.ctx.stats_dense)
                         .map_err(encode)?;
+                meta.value_stats = value_stats;
+                meta.value_stats_cols = cols;
+            }
+            FileKind::RowTracked => {
+                // Row ids that run on are told by `_FIRST_ROW_ID`, and the file is described
+                // as the table's (no `_WRITE_COLS`, the stats of the table's columns), which
+                // every reader takes (paimon-rust 0.4 refuses `_WRITE_COLS` naming `_ROW_ID`).
+                // Otherwise, as Java's compaction writes it: `_WRITE_COLS` names every column,
+                // with stats for each, and readers take the ids from the file.
+                meta.first_row_id = self.row_ids.first_row_id();
+                let described = if meta.first_row_id.is_some() {
+                    self.ctx.fields.len().saturating_sub(2)
+                } else {
+                    meta.write_cols =
+                        Some(self.ctx.fields.iter().map(|f| f.name.clone()).collect());
+                    self.ctx.fields.len()
+                };
+                let (value_stats, cols) = SimpleStats::from_col_stats(
+                    &self.ctx.fields[..described],
+                    &stats[..described.min(stats.len())],
+                    self.ctx.stats_dense,
+                )
+                .map_err(encode)?;
                 meta.value_stats = value_stats;
                 meta.value_stats_cols = cols;
             }
@@ -386,7 +470,32 @@ fn local_now_millis() -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::rows_to_write;
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array};
+
+    use super::{rows_to_write, RowIdTracker};
+
+    fn ids(v: &[Option<i64>]) -> ArrayRef {
+        Arc::new(v.iter().copied().collect::<Int64Array>())
+    }
+
+    #[test]
+    fn a_file_has_a_first_row_id_only_while_its_row_ids_run_on() {
+        let mut t = RowIdTracker::default();
+        assert_eq!(t.first_row_id(), None);
+        t.track("t", &ids(&[Some(2), Some(3)])).unwrap();
+        t.track("t", &ids(&[Some(4)])).unwrap();
+        assert_eq!(t.first_row_id(), Some(2));
+        // A gap (the rows a deletion vector dropped): no first row id.
+        t.track("t", &ids(&[Some(6)])).unwrap();
+        assert_eq!(t.first_row_id(), None);
+        // A row without an id is refused, never written as one.
+        let err = RowIdTracker::default()
+            .track("t", &ids(&[Some(0), None]))
+            .unwrap_err();
+        assert!(err.to_string().contains("row 1"), "{err}");
+    }
 
     #[test]
     fn whole_batches_far_from_the_target_then_the_size_checks() {

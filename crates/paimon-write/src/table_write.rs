@@ -298,8 +298,13 @@ impl TableWrite {
         let options = WriteOptions::try_new(&core, has_pk)?;
         let fields = schema.fields.clone();
         let trimmed = schema.trimmed_primary_key_fields();
+        // A compaction of a row-tracked append table keeps each row's id and sequence number
+        // in the files it writes, as Java's compactors do.
+        let row_tracked = !has_pk && core.row_tracking_enabled && level0 == Level0::Compaction;
         let file_fields = if has_pk {
             key_value_fields(&key_fields(&trimmed), &fields)
+        } else if row_tracked {
+            crate::key_value::with_row_tracking(&table, &fields)?
         } else {
             fields.clone()
         };
@@ -444,6 +449,8 @@ impl TableWrite {
             FileKind::KeyValue {
                 keys: trimmed.len(),
             }
+        } else if row_tracked {
+            FileKind::RowTracked
         } else {
             FileKind::Append
         };

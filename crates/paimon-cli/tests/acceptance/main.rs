@@ -33,6 +33,7 @@ mod postpone_bucket;
 mod projection;
 mod projection_ids;
 mod read_split_options;
+mod row_tracking_compact;
 mod serve;
 mod skips;
 mod split_rules;

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 use paimon_io::FileIORef;
 use paimon_spec::data_file::DataFileMeta;
@@ -145,8 +147,15 @@ pub(crate) fn read_file(io: &FileIORef, task: &FileTask, out: &FileOutput) -> Re
     let mapper = SchemaMapper::new(&mapped_fields, &task.file_fields);
     let mut columns = mapper.file_columns();
     let wants_seq = out.fields.iter().any(|f| f.id == SEQUENCE_NUMBER_FIELD_ID);
-    if out.kv_file && wants_seq {
+    // An append file may hold the row-tracking columns itself (Java writes them when it
+    // compacts a row-tracked table, and so do we): a value there wins over the one the
+    // file's metadata gives (Java `ColumnarRowIterator.assignRowTracking`). Decoders skip
+    // the names a file lacks.
+    if wants_seq {
         columns.push(SEQUENCE_NUMBER.to_string());
+    }
+    if !out.kv_file && out.fields.iter().any(|f| f.id == ROW_ID_FIELD_ID) {
+        columns.push(ROW_ID.to_string());
     }
     if out.with_value_kind {
         columns.push(VALUE_KIND.to_string());
@@ -290,17 +299,33 @@ impl FileState {
                 repeat_shared(&mut self.repeated[i], &self.out.constants[i].1, n)?
             } else if f.id == ROW_ID_FIELD_ID {
                 let first = self.meta.first_row_id;
+                let stored = self.stored_longs(batch, ROW_ID)?;
                 Arc::new(
                     positions
                         .iter()
-                        .map(|p| first.map(|fr| fr + p))
+                        .enumerate()
+                        .map(|(i, p)| {
+                            stored
+                                .filter(|c| c.is_valid(i))
+                                .map(|c| c.value(i))
+                                .or_else(|| first.map(|fr| fr + p))
+                        })
                         .collect::<Int64Array>(),
                 ) as ArrayRef
             } else if f.id == SEQUENCE_NUMBER_FIELD_ID {
                 match batch.column_by_name(SEQUENCE_NUMBER) {
                     Some(c) if self.out.kv_file => c.clone(),
-                    _ => Arc::new(Int64Array::from(vec![self.meta.max_sequence_number; n]))
-                        as ArrayRef,
+                    _ => {
+                        let stored = self.stored_longs(batch, SEQUENCE_NUMBER)?;
+                        let max = self.meta.max_sequence_number;
+                        Arc::new(
+                            (0..n)
+                                .map(|i| {
+                                    stored.filter(|c| c.is_valid(i)).map_or(max, |c| c.value(i))
+                                })
+                                .collect::<Int64Array>(),
+                        ) as ArrayRef
+                    }
                 }
             } else {
                 mapped
@@ -322,6 +347,26 @@ impl FileState {
         let options = RecordBatchOptions::new().with_row_count(Some(n));
         RecordBatch::try_new_with_options(self.schema.clone(), cols, &options)
             .map_err(|e| Error::arrow(&self.path, e))
+    }
+
+    /// The file's own BIGINT column `name` in `batch`, when the file holds one.
+    fn stored_longs<'b>(
+        &self,
+        batch: &'b RecordBatch,
+        name: &str,
+    ) -> Result<Option<&'b Int64Array>> {
+        let Some(column) = batch.column_by_name(name) else {
+            return Ok(None);
+        };
+        column
+            .as_primitive_opt::<Int64Type>()
+            .map(Some)
+            .ok_or_else(|| {
+                Error::corrupt(
+                    &self.path,
+                    format!("column {name} is {}, not BIGINT", column.data_type()),
+                )
+            })
     }
 }
 

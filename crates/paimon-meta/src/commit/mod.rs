@@ -37,7 +37,7 @@ pub use validate::{
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use paimon_spec::binary::{BinaryRow, Datum};
-use paimon_spec::data_file::DataFileMeta;
+use paimon_spec::data_file::{DataFileMeta, FILE_SOURCE_COMPACT};
 use paimon_spec::types::DataType;
 use paimon_split::commit::CommitMessage;
 
@@ -674,11 +674,28 @@ impl TableCommit {
                 self.check_from_snapshot(from, kind, latest.as_ref(), &table_files, &w)?;
             }
             // Row tracking: new files get consecutive first row ids (Java
-            // `assignRowTrackingMeta`).
+            // `assignRowTrackingMeta`); not a compaction's files, nor files holding their rows'
+            // ids themselves, whose rows have ids already.
             let mut next_row_id = latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0);
+            // Row tracking: a new file's rows get the snapshot's id as their sequence number
+            // (Java `assignSnapshotId`: a file whose sequence numbers start at 0 is new; 2.x
+            // also ends at the snapshot a file whose sequence numbers end at 0).
+            if opts.row_tracking_enabled {
+                let snapshot_id = latest.as_ref().map_or(1, |s| s.id + 1);
+                for e in table_files.iter_mut().filter(|e| e.kind == FileKind::Add) {
+                    if e.file.min_sequence_number == 0 {
+                        e.file.min_sequence_number = snapshot_id;
+                        e.file.max_sequence_number = snapshot_id;
+                    } else if e.file.max_sequence_number == 0 {
+                        e.file.max_sequence_number = snapshot_id;
+                    }
+                }
+            }
             if opts.row_tracking_enabled && kind != CommitKind::Compact {
                 for e in table_files.iter_mut().filter(|e| e.kind == FileKind::Add) {
-                    if e.file.first_row_id.is_none() {
+                    let holds_ids = e.file.file_source == Some(FILE_SOURCE_COMPACT)
+                        || e.file.stores_column("_ROW_ID");
+                    if e.file.first_row_id.is_none() && !holds_ids {
                         e.file.first_row_id = Some(next_row_id);
                         next_row_id =
                             next_row_id.checked_add(e.file.row_count).ok_or_else(|| {

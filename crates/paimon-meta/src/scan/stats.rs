@@ -20,21 +20,23 @@ pub fn file_may_match(
     let (Ok(min), Ok(max)) = (file.value_stats.min_row(), file.value_stats.max_row()) else {
         return true;
     };
-    let stats_fields: Vec<&DataField> = match &file.value_stats_cols {
-        Some(cols) => cols.iter().filter_map(|c| file_schema.field(c)).collect(),
-        None => file_schema.fields.iter().collect(),
-    };
-    let expected = file
-        .value_stats_cols
-        .as_ref()
-        .map_or(stats_fields.len(), Vec::len);
-    if stats_fields.len() != expected || min.arity() != expected || max.arity() != expected {
+    // The stats follow `_VALUE_STATS_COLS`, else `_WRITE_COLS` (which may name the
+    // row-tracking columns, not in the schema), else the schema.
+    let stats_fields: Vec<Option<&DataField>> =
+        match file.value_stats_cols.as_ref().or(file.write_cols.as_ref()) {
+            Some(cols) => cols.iter().map(|c| file_schema.field(c)).collect(),
+            None => file_schema.fields.iter().map(Some).collect(),
+        };
+    let expected = stats_fields.len();
+    if min.arity() != expected || max.arity() != expected {
         return true;
     }
     let lookup = |column: &str| -> Option<ColumnStats> {
         let cur = current.field(column)?;
-        let pos = stats_fields.iter().position(|f| f.id == cur.id)?;
-        let ff = stats_fields[pos];
+        let pos = stats_fields
+            .iter()
+            .position(|f| f.is_some_and(|f| f.id == cur.id))?;
+        let ff = stats_fields[pos]?;
         if !ff.data_type.eq_ignore_nullable(&cur.data_type) {
             return None;
         }

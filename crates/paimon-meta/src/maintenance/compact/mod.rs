@@ -194,6 +194,7 @@ impl CompactPlanner {
                             .position(|x| x.covers(&f.file.file_name))
                             .map(|i| (i, d.cardinality))
                     }),
+                    first_row_id: f.file.first_row_id,
                 })
                 .collect();
             if pk && !self.full {
@@ -251,6 +252,13 @@ impl CompactPlanner {
                 pick::bucketed_full(&infos, &pick_options, opts.deletion_vectors_enabled)
             } else {
                 pick::bucketed(&infos, &pick_options)
+            };
+            // A row-tracked table's compacted files keep the row ids of their rows, and get a
+            // first row id only where those run on.
+            let groups = if !pk && opts.row_tracking_enabled {
+                pick::row_id_runs(&infos, groups)
+            } else {
+                groups
             };
             for (group, retired) in close_over_index_files(groups, &infos, indexes) {
                 let rewrite = if pk {

@@ -23,6 +23,8 @@ pub(super) struct FileInfo {
     /// The deletion-vector index file holding this file's vector (an index into the bucket's
     /// index files) and the vector's cardinality, when the file has one.
     pub dv: Option<(usize, Option<i64>)>,
+    /// `firstRowId` (row-tracked tables).
+    pub first_row_id: Option<i64>,
 }
 
 /// The table options the rules use.
@@ -206,6 +208,37 @@ pub(super) fn unaware_full(files: &[FileInfo]) -> Vec<Vec<usize>> {
     }
 }
 
+/// Row-tracked append table: each group cut where the row ids of its files, in first-row-id
+/// order, do not run on, so that every compacted file holds consecutive row ids and gets a
+/// `firstRowId` (without one pypaimon 2.1 reads its row ids as null and paimon-rust 0.4
+/// refuses it). A file without a first row id is a piece of its own; a piece of one file is
+/// kept only when it has a deletion vector (its deleted rows are dropped).
+pub(super) fn row_id_runs(files: &[FileInfo], groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    for mut group in groups {
+        group.sort_by_key(|i| (files[*i].first_row_id.is_none(), files[*i].first_row_id));
+        let mut run: Vec<usize> = Vec::new();
+        let mut next: Option<i64> = None;
+        for i in group {
+            let f = &files[i];
+            let follows = f.first_row_id.is_some() && f.first_row_id == next;
+            if !follows {
+                keep_run(files, std::mem::take(&mut run), &mut out);
+            }
+            run.push(i);
+            next = f.first_row_id.map(|first| first.saturating_add(f.rows));
+        }
+        keep_run(files, run, &mut out);
+    }
+    out
+}
+
+fn keep_run(files: &[FileInfo], run: Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if run.len() > 1 || run.iter().any(|i| files[*i].dv.is_some()) {
+        out.push(run);
+    }
+}
+
 /// Primary-key table, full compaction of one bucket (Java `CompactStrategy
 /// .pickFullCompaction`): every file, unless the bucket is a single sorted run already at the
 /// last level; then only its files with a deletion vector, which are rewritten without the
@@ -244,6 +277,7 @@ mod tests {
             name: format!("f{min_seq}"),
             level: 0,
             dv: None,
+            first_row_id: None,
         }
     }
 
@@ -304,6 +338,33 @@ mod tests {
         let files = vec![file(MB, 3), file(25 * MB, 1), file(MB, 2), file(MB, 4)];
         assert_eq!(bucketed(&files, &o), vec![vec![2, 0, 3]]);
         assert!(bucketed(&files[..3], &o).is_empty());
+    }
+
+    #[test]
+    fn row_id_runs_cut_groups_where_row_ids_do_not_run_on() {
+        let tracked = |first: Option<i64>, rows: i64| FileInfo {
+            rows,
+            first_row_id: first,
+            ..file(MB, 0)
+        };
+        // Row ids 0..2, 2..5, 9..10, 5..9, then a file without a first row id.
+        let files = [
+            tracked(Some(0), 2),
+            tracked(Some(2), 3),
+            tracked(Some(9), 1),
+            tracked(Some(5), 4),
+            tracked(None, 7),
+        ];
+        assert_eq!(
+            row_id_runs(&files, vec![vec![4, 3, 2, 1, 0]]),
+            vec![vec![0, 1, 3, 2]]
+        );
+        // 0..2 and 5..9 are not adjacent: two pieces of one file, neither kept.
+        assert!(row_id_runs(&files, vec![vec![3, 0]]).is_empty());
+        // Unless the file has a deletion vector.
+        let mut with_dv = files.clone();
+        with_dv[3].dv = Some((0, Some(1)));
+        assert_eq!(row_id_runs(&with_dv, vec![vec![3, 0]]), vec![vec![3]]);
     }
 
     #[test]

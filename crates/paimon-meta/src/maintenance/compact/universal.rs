@@ -199,6 +199,7 @@ mod tests {
             name: format!("f{seq}"),
             level,
             dv: None,
+            first_row_id: None,
         }
     }
 
