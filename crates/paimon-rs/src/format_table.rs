@@ -262,9 +262,18 @@ impl FormatTable {
     /// Formats other than Parquet; a codec the Parquet writer does not have.
     pub fn write(&self) -> Result<FormatWrite> {
         let option = |k: &str| self.schema.options.get(k).map(|v| v.trim().to_string());
+        // Java's `format-table.file.compression`, else `file.compression`, else the format's
+        // default (Parquet snappy, ORC zstd, CSV and JSON none).
         let compression = option("format-table.file.compression")
             .or_else(|| option("file.compression"))
-            .unwrap_or_else(|| "zstd".to_string());
+            .unwrap_or_else(|| {
+                match self.format {
+                    FormatTableFormat::Parquet => "snappy",
+                    FormatTableFormat::Orc => "zstd",
+                    _ => "none",
+                }
+                .to_string()
+            });
         let level = option("file.compression.zstd-level")
             .and_then(|v| v.parse().ok())
             .unwrap_or(1);

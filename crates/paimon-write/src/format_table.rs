@@ -2,8 +2,8 @@
 //! per partition written, in the partition's directory (`k=v/`, or `v/` with
 //! `format-table.partition-path-only-value`), holding the table's columns but the partition
 //! columns (Java reads a format table's files with the row type without them). Each file is
-//! written under the directory's `_temporary/` and named there as Java names data files
-//! (`data-<uuid>-<n>.parquet`); the commit (the facade's `format_table`) renames it into place,
+//! written under the directory's `_temporary/` and named as Java names data files
+//! (`data-<uuid>-0.parquet`); the commit (the facade's `format_table`) renames it into place,
 //! so a write that fails leaves no file a reader lists.
 
 use std::collections::BTreeMap;
@@ -78,8 +78,6 @@ pub struct FormatTableWriter {
     file_fields: Vec<DataField>,
     names: DataFileNames,
     parquet: ParquetFormat,
-    uuid: String,
-    next: u64,
     open: BTreeMap<String, OpenFile>,
 }
 
@@ -123,8 +121,6 @@ impl FormatTableWriter {
             file_fields,
             names: DataFileNames::new(format!(".{}", layout.format.name())),
             parquet: ParquetFormat::new(props),
-            uuid: uuid::Uuid::new_v4().to_string(),
-            next: 0,
             open: BTreeMap::new(),
             layout,
         })
@@ -219,10 +215,13 @@ impl FormatTableWriter {
         Ok(done)
     }
 
-    /// Abandons every file.
+    /// Abandons every file, and the `_temporary` directories they leave empty.
     pub fn abort(mut self) {
         for (_, f) in std::mem::take(&mut self.open) {
             f.file.abort();
+            if let Some((dir, _)) = f.temp.rsplit_once('/') {
+                let _ = self.io.delete_empty_dir(dir);
+            }
         }
     }
 
@@ -281,8 +280,8 @@ impl FormatTableWriter {
             } else {
                 join(table, dir)
             };
-            let name = self.names.data_file(&self.uuid, self.next);
-            self.next += 1;
+            // Java names each partition's files by a writer of its own: a fresh UUID, from 0.
+            let name = self.names.data_file(&uuid::Uuid::new_v4().to_string(), 0);
             let target = join(&dir_path, &name);
             let temp = join(
                 &join(&dir_path, FORMAT_TABLE_TEMP_DIR),
