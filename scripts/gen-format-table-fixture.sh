@@ -3,6 +3,7 @@
 # written by other implementations, whose rows the acceptance tests keep.
 #   pypaimon_parquet/  pypaimon 2.1's pure-Python FormatTable (interop/peers/format_table.py
 #                      create: round 0's rows, partitioned by dt STRING and hr INT)
+#   pypaimon_orc/      the same rows in an ORC format table (pyarrow's ORC writer)
 #   java_parquet/      Java Paimon 1.4.2 (the oracle's `catalog-write --parts 2` into a format
 #                      table of a filesystem catalog: rows (i, 'java-<i>', i % 2) for i in 0..6,
 #                      partitioned by p INT)
@@ -16,6 +17,7 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
 "$PY" interop/peers/format_table.py create "$WORK/pypaimon_parquet"
+"$PY" interop/peers/format_table.py create "$WORK/pypaimon_orc" orc
 
 mkdir -p "$WORK/wh/db.db/j/schema"
 cat >"$WORK/wh/db.db/j/schema/schema-0" <<'JSON'
@@ -50,5 +52,6 @@ scripts/java-oracle.sh catalog-write --catalog-option "warehouse=$WORK/wh" db.j 
 rm -rf "$OUT"
 mkdir -p "$OUT"
 cp -r "$WORK/pypaimon_parquet" "$OUT/pypaimon_parquet"
+cp -r "$WORK/pypaimon_orc" "$OUT/pypaimon_orc"
 cp -r "$WORK/wh/db.db/j" "$OUT/java_parquet"
 find "$OUT" -type f | sort

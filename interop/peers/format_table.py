@@ -2,9 +2,10 @@
 snapshots) written and read in turns by pypaimon 2.1's pure-Python FormatTable and paimon-rs
 (scripts/test-format-table-peers.sh).
 
-    format_table.py create TABLE
-        pypaimon 2.1's SchemaManager writes schema-0 of a Parquet format table partitioned by
-        dt (STRING) and hr (INT); its FormatTable then writes round 0's rows.
+    format_table.py create TABLE [FORMAT]
+        pypaimon 2.1's SchemaManager writes schema-0 of a format table (FORMAT parquet, the
+        default, or orc) partitioned by dt (STRING) and hr (INT); its FormatTable then writes
+        round 0's rows.
     format_table.py rows R OUT
         Round R's rows as JSON lines in OUT (for `paimon write --from`).
     format_table.py check TABLE EXPECT [OURS]
@@ -49,14 +50,15 @@ COLS = ["id", "name", "score", "dt", "hr"]
 def table(path):
     io = FileIO.get(path)
     schema = SchemaManager(io, path).latest()
-    return FormatTable(io, Identifier.create("db", "t"), schema, path, Format.PARQUET)
+    fmt = Format.parse(schema.options.get("file.format"))
+    return FormatTable(io, Identifier.create("db", "t"), schema, path, fmt)
 
 
-def create(path):
+def create(path, fmt="parquet"):
     io = FileIO.get(path)
     SchemaManager(io, path).create_table(Schema(
         fields=FIELDS, partition_keys=["dt", "hr"],
-        options={"type": "format-table", "file.format": "parquet"}))
+        options={"type": "format-table", "file.format": fmt}))
     write(table(path), ROUNDS[0])
     print(f"created {path} with {len(ROUNDS[0])} rows")
 
@@ -117,7 +119,7 @@ def check(path, spec, ours=None):
 def main(argv):
     cmd = argv[1]
     if cmd == "create":
-        create(argv[2])
+        create(argv[2], *argv[3:4])
     elif cmd == "rows":
         with open(argv[3], "w") as f:
             for r in ROUNDS[int(argv[2])]:

@@ -140,7 +140,10 @@ pub fn decode_format_file(
             };
             columns.push(column);
         }
-        out.push(RecordBatch::try_new(Arc::clone(&schema), columns).map_err(|e| Error::arrow(path, e))?);
+        out.push(
+            RecordBatch::try_new(Arc::clone(&schema), columns)
+                .map_err(|e| Error::arrow(path, e))?,
+        );
     }
     Ok(out)
 }
@@ -157,12 +160,13 @@ fn partition_constants<'a>(
             Error::Internal(format!("partition key {key} is not a column of the table"))
         })?;
         let text: ArrayRef = Arc::new(StringArray::from(vec![value.as_deref()]));
-        let typed = conform(&text, &DataType::string(), &field.data_type, &file.path).map_err(
-            |e| Error::Cast {
-                path: file.path.clone(),
-                reason: format!("partition value {value:?} of column {key}: {e}"),
-            },
-        )?;
+        let typed =
+            conform(&text, &DataType::string(), &field.data_type, &file.path).map_err(|e| {
+                Error::Cast {
+                    path: file.path.clone(),
+                    reason: format!("partition value {value:?} of column {key}: {e}"),
+                }
+            })?;
         out.push((field.name.as_str(), typed));
     }
     Ok(out)

@@ -56,8 +56,8 @@ impl FormatTable {
         }
         let option = |k: &str| schema.options.get(k).map(|v| v.trim().to_string());
         let format = FormatTableFormat::parse(option("file.format").as_deref())?;
-        let only_value = option(PARTITION_PATH_ONLY_VALUE)
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let only_value =
+            option(PARTITION_PATH_ONLY_VALUE).is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let default_name =
             option("partition.default-name").unwrap_or_else(|| DEFAULT_PARTITION_NAME.to_string());
         Ok(Some(FormatTable {

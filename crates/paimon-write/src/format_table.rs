@@ -155,7 +155,11 @@ impl FormatTableWriter {
             let values = self.partition_of(&batch, row)?;
             let dir = self.partition_dir(&values)?;
             let index = u32::try_from(row).map_err(|_| Error::Internal("batch too long".into()))?;
-            rows_of.entry(dir).or_insert_with(|| (values, Vec::new())).1.push(index);
+            rows_of
+                .entry(dir)
+                .or_insert_with(|| (values, Vec::new()))
+                .1
+                .push(index);
         }
         let data_columns: Vec<ArrayRef> = self
             .layout

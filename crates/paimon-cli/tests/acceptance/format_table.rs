@@ -1,5 +1,5 @@
 //! Format tables (`type = format-table`, Java `FormatTable`: Hive-style directories of plain
-//! Parquet files, partitioned by `k=v/` path segments, no snapshots). `paimon read` reads the
+//! Parquet or ORC files, partitioned by `k=v/` path segments, no snapshots). `paimon read` reads the
 //! tables pypaimon 2.1 and Java 1.4.2 wrote (fixtures/format-table, rows kept here), `paimon
 //! write` appends and overwrites partitions that Java 1.4.2 then reads (its filesystem catalog
 //! loads a format table as `FormatTable`), and every other command still refuses them. Before
@@ -18,7 +18,9 @@ use crate::write_cmd::{canonical, ok, paimon, s};
 const REFUSAL: &str = "format tables (type = format-table) are only read and written";
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/format-table").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/format-table")
+        .join(name)
 }
 
 /// `paimon read TABLE ARGS --format jsonl`, canonical and sorted.
@@ -114,27 +116,31 @@ const ORDERS: &str = r#"[ { "id" : 0, "name" : "id", "type" : "INT NOT NULL" },
     { "id" : 3, "name" : "hr", "type" : "INT" } ]"#;
 
 #[test]
-fn reads_the_format_table_pypaimon_wrote() {
-    let t = fixture("pypaimon_parquet");
-    // interop/peers/format_table.py, ROUNDS[0].
+fn reads_the_format_tables_pypaimon_wrote() {
+    // interop/peers/format_table.py, ROUNDS[0], in Parquet and ORC files.
     let all = rows(&[
         r#"{"id":1,"name":"a","score":1.5,"dt":"2024-01-01","hr":1}"#,
         r#"{"id":2,"name":null,"score":2.5,"dt":"2024-01-01","hr":1}"#,
         r#"{"id":3,"name":"c","score":null,"dt":"2024-01-02","hr":2}"#,
         r#"{"id":4,"name":"d/=:%","score":4.0,"dt":"2024-01-02","hr":3}"#,
     ]);
-    assert_eq!(our_rows(&t, &[]), all);
-    assert_eq!(
-        our_rows(&t, &["--filter", "hr = 3 OR name = 'a'"]),
-        rows(&[
-            r#"{"id":1,"name":"a","score":1.5,"dt":"2024-01-01","hr":1}"#,
-            r#"{"id":4,"name":"d/=:%","score":4.0,"dt":"2024-01-02","hr":3}"#,
-        ])
-    );
-    assert_eq!(
-        our_rows(&t, &["--select", "hr,id", "--filter", "dt = '2024-01-02'"]),
-        rows(&[r#"{"hr":2,"id":3}"#, r#"{"hr":3,"id":4}"#])
-    );
+    for name in ["pypaimon_parquet", "pypaimon_orc"] {
+        let t = fixture(name);
+        assert_eq!(our_rows(&t, &[]), all, "{name}");
+        assert_eq!(
+            our_rows(&t, &["--filter", "hr = 3 OR name = 'a'"]),
+            rows(&[
+                r#"{"id":1,"name":"a","score":1.5,"dt":"2024-01-01","hr":1}"#,
+                r#"{"id":4,"name":"d/=:%","score":4.0,"dt":"2024-01-02","hr":3}"#,
+            ]),
+            "{name}"
+        );
+        assert_eq!(
+            our_rows(&t, &["--select", "hr,id", "--filter", "dt = '2024-01-02'"]),
+            rows(&[r#"{"hr":2,"id":3}"#, r#"{"hr":3,"id":4}"#]),
+            "{name}"
+        );
+    }
 }
 
 #[test]
@@ -150,7 +156,10 @@ fn reads_the_format_table_java_wrote() {
         r#"{"id":5,"v":"java-5","p":1}"#,
     ]);
     assert_eq!(our_rows(&t, &[]), want);
-    assert_eq!(ok(&["read", s(&t), "--filter", "p = 1", "--format", "null"]).trim(), "3");
+    assert_eq!(
+        ok(&["read", s(&t), "--filter", "p = 1", "--format", "null"]).trim(),
+        "3"
+    );
 }
 
 #[test]
@@ -164,7 +173,12 @@ fn a_filter_on_partition_columns_prunes_their_directories() {
     assert!(status.success());
     // A damaged file in a partition the filter leaves out is never opened.
     let hr3 = t.join("dt=2024-01-02/hr=3");
-    let name = std::fs::read_dir(&hr3).unwrap().next().unwrap().unwrap().path();
+    let name = std::fs::read_dir(&hr3)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     std::fs::write(&name, b"PAR1 not parquet").unwrap();
     assert_eq!(
         our_rows(&t, &["--filter", "dt = '2024-01-02' AND hr < 3"]),
@@ -173,7 +187,10 @@ fn a_filter_on_partition_columns_prunes_their_directories() {
     let out = paimon(&["read", s(&t)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains(s(&name)), "the error names the damaged file: {err}");
+    assert!(
+        err.contains(s(&name)),
+        "the error names the damaged file: {err}"
+    );
 }
 
 #[test]
@@ -185,17 +202,24 @@ fn writes_partitions_java_reads_and_overwrites_one() {
     std::fs::write(
         &first,
         concat!(
-            r#"{"id":1,"item":"a","dt":"2024-01-01","hr":1}"#, "\n",
-            r#"{"id":2,"item":null,"dt":"2024-01-01","hr":2}"#, "\n",
-            r#"{"id":3,"item":"c/d=e","dt":"2024/01:02","hr":1}"#, "\n",
-            r#"{"id":4,"item":"d","dt":null,"hr":null}"#, "\n",
+            r#"{"id":1,"item":"a","dt":"2024-01-01","hr":1}"#,
+            "\n",
+            r#"{"id":2,"item":null,"dt":"2024-01-01","hr":2}"#,
+            "\n",
+            r#"{"id":3,"item":"c/d=e","dt":"2024/01:02","hr":1}"#,
+            "\n",
+            r#"{"id":4,"item":"d","dt":null,"hr":null}"#,
+            "\n",
         ),
     )
     .unwrap();
     ok(&["write", s(&t), "--from", s(&first)]);
     let mut written = files(&t);
     written.retain(|f| !f.starts_with("schema"));
-    let dirs: Vec<&str> = written.iter().map(|f| f.rsplit_once('/').unwrap().0).collect();
+    let dirs: Vec<&str> = written
+        .iter()
+        .map(|f| f.rsplit_once('/').unwrap().0)
+        .collect();
     assert_eq!(
         dirs,
         [
@@ -226,13 +250,21 @@ fn writes_partitions_java_reads_and_overwrites_one() {
     std::fs::write(
         &second,
         concat!(
-            r#"{"id":10,"item":"x","dt":"2024-01-01","hr":2}"#, "\n",
-            r#"{"id":11,"item":"y","dt":"2024-01-01","hr":7}"#, "\n",
+            r#"{"id":10,"item":"x","dt":"2024-01-01","hr":2}"#,
+            "\n",
+            r#"{"id":11,"item":"y","dt":"2024-01-01","hr":7}"#,
+            "\n",
         ),
     )
     .unwrap();
     ok(&[
-        "write", s(&t), "--from", s(&second), "--overwrite", "--partition", "dt=2024-01-01",
+        "write",
+        s(&t),
+        "--from",
+        s(&second),
+        "--overwrite",
+        "--partition",
+        "dt=2024-01-01",
     ]);
     let after = rows(&[
         r#"{"id":10,"item":"x","dt":"2024-01-01","hr":2}"#,
@@ -251,7 +283,13 @@ fn writes_partitions_java_reads_and_overwrites_one() {
     // Rows outside the partition named are refused, and nothing changes.
     let before = files(&t);
     let out = paimon(&[
-        "write", s(&t), "--from", s(&first), "--overwrite", "--partition", "dt=2024-01-01",
+        "write",
+        s(&t),
+        "--from",
+        s(&first),
+        "--overwrite",
+        "--partition",
+        "dt=2024-01-01",
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(files(&t), before);
@@ -267,8 +305,10 @@ fn a_failed_write_leaves_no_file_and_hostile_partitions_are_refused() {
     std::fs::write(
         &bad,
         concat!(
-            r#"{"id":1,"item":"a","dt":"2024-01-01","hr":1}"#, "\n",
-            r#"{"id":null,"item":"b","dt":"2024-01-01","hr":1}"#, "\n",
+            r#"{"id":1,"item":"a","dt":"2024-01-01","hr":1}"#,
+            "\n",
+            r#"{"id":null,"item":"b","dt":"2024-01-01","hr":1}"#,
+            "\n",
         ),
     )
     .unwrap();
@@ -276,7 +316,10 @@ fn a_failed_write_leaves_no_file_and_hostile_partitions_are_refused() {
     let out = paimon(&["write", s(&t), "--from", s(&bad)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("null value in non-nullable column id"), "{err}");
+    assert!(
+        err.contains("null value in non-nullable column id"),
+        "{err}"
+    );
     assert_eq!(files(&t), before);
     assert!(
         !t.join("dt=2024-01-01/hr=1/_temporary").exists(),
@@ -321,7 +364,15 @@ fn other_commands_refuse_a_format_table_and_write_nothing() {
         vec!["expire-snapshots", s(&t)],
         vec!["remove-orphan-files", s(&t)],
         vec!["read", s(&t), "--snapshot", "1"],
-        vec!["write", s(&t), "--from", "x.jsonl", "--prepare-only", "--out-dir", "x"],
+        vec![
+            "write",
+            s(&t),
+            "--from",
+            "x.jsonl",
+            "--prepare-only",
+            "--out-dir",
+            "x",
+        ],
     ];
     for args in commands {
         let out = paimon(&args);

@@ -61,7 +61,9 @@ fn unescape_path_name(s: &str) -> Option<String> {
             continue;
         }
         let hex: String = chars.by_ref().take(2).collect();
-        let code = u32::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == 2)?;
+        let code = u32::from_str_radix(&hex, 16)
+            .ok()
+            .filter(|_| hex.len() == 2)?;
         out.push(char::from_u32(code)?);
     }
     Some(out)
