@@ -5,8 +5,8 @@
 #                      create: round 0's rows, partitioned by dt STRING and hr INT)
 #   pypaimon_orc/      the same rows in an ORC format table (pyarrow's ORC writer)
 #   java_parquet/      Java Paimon 1.4.2 (the oracle's `catalog-write --parts 2` into a format
-#                      table of a filesystem catalog: rows (i, 'java-<i>', i % 2) for i in 0..6,
-#                      partitioned by p INT)
+#   java_csv/          table of a filesystem catalog: rows (i, 'java-<i>', i % 2) for i in 0..6,
+#   java_json/         partitioned by p INT), in Parquet, CSV and JSON files
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -19,8 +19,11 @@ trap 'rm -rf "$WORK"' EXIT
 "$PY" interop/peers/format_table.py create "$WORK/pypaimon_parquet"
 "$PY" interop/peers/format_table.py create "$WORK/pypaimon_orc" orc
 
-mkdir -p "$WORK/wh/db.db/j/schema"
-cat >"$WORK/wh/db.db/j/schema/schema-0" <<'JSON'
+# java_FORMAT: Java 1.4.2 writes rows into a format table of FORMAT with our schema-0.
+java_table() {
+    local fmt=$1 dir="$WORK/wh/db.db/$1"
+    mkdir -p "$dir/schema"
+    cat >"$dir/schema/schema-0" <<JSON
 {
   "version" : 3,
   "id" : 0,
@@ -42,16 +45,21 @@ cat >"$WORK/wh/db.db/j/schema/schema-0" <<'JSON'
   "primaryKeys" : [ ],
   "options" : {
     "type" : "format-table",
-    "file.format" : "parquet"
+    "file.format" : "$fmt"
   },
   "timeMillis" : 1781088620905
 }
 JSON
-scripts/java-oracle.sh catalog-write --catalog-option "warehouse=$WORK/wh" db.j --from 0 --to 6 --parts 2
+    scripts/java-oracle.sh catalog-write --catalog-option "warehouse=$WORK/wh" "db.$fmt" \
+        --from 0 --to 6 --parts 2
+}
+java_table parquet
+java_table csv
+java_table json
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
 cp -r "$WORK/pypaimon_parquet" "$OUT/pypaimon_parquet"
 cp -r "$WORK/pypaimon_orc" "$OUT/pypaimon_orc"
-cp -r "$WORK/wh/db.db/j" "$OUT/java_parquet"
+for fmt in parquet csv json; do cp -r "$WORK/wh/db.db/$fmt" "$OUT/java_$fmt"; done
 find "$OUT" -type f | sort

@@ -4,6 +4,7 @@
 //! `FormatReadBuilder` reads them (the file is read with the row type without partition
 //! columns; a partition column the file also holds is taken from the path).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::{new_null_array, ArrayRef, RecordBatch, StringArray};
@@ -27,25 +28,52 @@ pub enum FormatTableFormat {
     Parquet,
     /// Apache ORC.
     Orc,
-    /// Comma-separated text (not read or written here yet).
-    Csv,
-    /// JSON lines (not read or written here yet).
+    /// Delimited text, columns by position (read here; not written yet).
+    Csv(CsvFormat),
+    /// JSON lines, columns by name (read here; not written yet).
     Json,
     /// One string column per line (not read or written here yet).
     Text,
 }
 
+/// How a CSV format table's files are spelled (Java `CsvOptions`, with its defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvFormat {
+    /// `csv.field-delimiter`, default `,`.
+    pub delimiter: u8,
+    /// `csv.quote-character`, default `"`.
+    pub quote: u8,
+    /// `csv.escape-character`, default `\`.
+    pub escape: u8,
+    /// `csv.include-header`, default false.
+    pub header: bool,
+}
+
+impl Default for CsvFormat {
+    fn default() -> Self {
+        CsvFormat {
+            delimiter: b',',
+            quote: b'"',
+            escape: b'\\',
+            header: false,
+        }
+    }
+}
+
 impl FormatTableFormat {
-    /// The format `file.format` names (default Parquet, any case).
+    /// The format a table's options name (`file.format`, default Parquet, any case), with the
+    /// `csv.*` options of a CSV table.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for a name Java's format tables do not know.
-    pub fn parse(name: Option<&str>) -> Result<Self> {
-        let name = name.map_or("parquet", str::trim);
+    /// [`Error::Unsupported`] for a name Java's format tables do not know, a CSV option of
+    /// more than one byte, a `csv.line-delimiter` other than `\n` or a `csv.null-literal`
+    /// other than the empty string (Java's defaults).
+    pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
+        let name = options.get("file.format").map_or("parquet", |v| v.trim());
         Ok(match name.to_ascii_lowercase().as_str() {
             "parquet" => Self::Parquet,
             "orc" => Self::Orc,
-            "csv" => Self::Csv,
+            "csv" => Self::Csv(csv_format(options)?),
             "json" => Self::Json,
             "text" => Self::Text,
             other => {
@@ -61,23 +89,79 @@ impl FormatTableFormat {
         match self {
             Self::Parquet => "parquet",
             Self::Orc => "orc",
-            Self::Csv => "csv",
+            Self::Csv(_) => "csv",
             Self::Json => "json",
             Self::Text => "text",
         }
     }
+}
 
-    /// The decoder of this crate for the format, or why there is none yet.
-    fn decoder(self, path: &str) -> Result<FileFormat> {
-        match self {
-            Self::Parquet => Ok(FileFormat::Parquet),
-            Self::Orc => Ok(FileFormat::Orc),
-            other => Err(Error::unsupported(format!(
-                "reading {} format tables ({path}); Parquet and ORC are read",
-                other.name()
+fn csv_format(options: &BTreeMap<String, String>) -> Result<CsvFormat> {
+    let mut f = CsvFormat::default();
+    let byte = |key: &str, default: u8| -> Result<u8> {
+        match options.get(key) {
+            None => Ok(default),
+            Some(v) if v.len() == 1 => Ok(v.as_bytes()[0]),
+            Some(v) => Err(Error::unsupported(format!(
+                "{key} = {v:?} (one ASCII character)"
             ))),
         }
+    };
+    f.delimiter = byte("csv.field-delimiter", f.delimiter)?;
+    f.quote = byte("csv.quote-character", f.quote)?;
+    f.escape = byte("csv.escape-character", f.escape)?;
+    f.header = options
+        .get("csv.include-header")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    if options.get("csv.line-delimiter").is_some_and(|v| v != "\n") {
+        return Err(Error::unsupported("csv.line-delimiter other than \\n"));
     }
+    if options
+        .get("csv.null-literal")
+        .is_some_and(|v| !v.is_empty())
+    {
+        return Err(Error::unsupported(
+            "csv.null-literal other than the empty string",
+        ));
+    }
+    Ok(f)
+}
+
+/// Decodes the `columns` of a CSV or JSON file (the table's columns but the partition ones, as
+/// Java reads them: CSV by position, JSON by name).
+fn decode_text(
+    format: FormatTableFormat,
+    path: &str,
+    data: Bytes,
+    columns: &[DataField],
+    batch_size: usize,
+) -> Result<Vec<RecordBatch>> {
+    let schema = Arc::new(to_arrow_schema(columns));
+    let bad = |e: arrow_schema::ArrowError| Error::corrupt(path, e.to_string());
+    let reader = std::io::Cursor::new(data);
+    let batches: std::result::Result<Vec<RecordBatch>, _> = match format {
+        FormatTableFormat::Csv(f) => arrow::csv::ReaderBuilder::new(schema)
+            .with_header(f.header)
+            .with_delimiter(f.delimiter)
+            .with_quote(f.quote)
+            .with_escape(f.escape)
+            .with_batch_size(batch_size)
+            .build(reader)
+            .map_err(bad)?
+            .collect(),
+        FormatTableFormat::Json => arrow::json::ReaderBuilder::new(schema)
+            .with_batch_size(batch_size)
+            .build(std::io::BufReader::new(reader))
+            .map_err(bad)?
+            .collect(),
+        other => {
+            return Err(Error::unsupported(format!(
+                "reading {} format tables ({path}); Parquet, ORC, CSV and JSON are read",
+                other.name()
+            )))
+        }
+    };
+    batches.map_err(bad)
 }
 
 /// One data file of a format table and the partition it lies in.
@@ -95,7 +179,7 @@ pub struct FormatFile {
 /// from the file by name (a column the file lacks reads as nulls).
 ///
 /// # Errors
-/// Format errors naming the file; [`Error::Unsupported`] for CSV, JSON and text files; a value
+/// Format errors naming the file; [`Error::Unsupported`] for text files; a value
 /// that does not cast to its column's type (the file's or the partition directory's).
 pub fn decode_format_file(
     format: FormatTableFormat,
@@ -113,24 +197,33 @@ pub fn decode_format_file(
             partition_keys.len()
         )));
     }
-    let decoder = format.decoder(path)?;
-    let is_partition = |f: &DataField| partition_keys.contains(&f.name);
-    let req = DecodeRequest {
-        columns: fields
-            .iter()
-            .filter(|f| !is_partition(f))
-            .map(|f| f.name.clone())
-            .collect(),
-        types: Vec::new(),
-        rows: None,
-        batch_size: batch_size.max(1),
-        expected_rows: None,
+    let file_fields: Vec<DataField> = fields
+        .iter()
+        .filter(|f| !partition_keys.contains(&f.name))
+        .cloned()
+        .collect();
+    let decoded: Vec<RecordBatch> = match format {
+        FormatTableFormat::Parquet | FormatTableFormat::Orc => {
+            let decoder = if format == FormatTableFormat::Parquet {
+                FileFormat::Parquet
+            } else {
+                FileFormat::Orc
+            };
+            let req = DecodeRequest {
+                columns: file_fields.iter().map(|f| f.name.clone()).collect(),
+                types: Vec::new(),
+                rows: None,
+                batch_size: batch_size.max(1),
+                expected_rows: None,
+            };
+            decode(decoder, path, data, &req)?.collect::<Result<_>>()?
+        }
+        _ => decode_text(format, path, data, &file_fields, batch_size.max(1))?,
     };
     let schema: SchemaRef = Arc::new(to_arrow_schema(fields));
     let constants = partition_constants(file, fields, partition_keys)?;
     let mut out = Vec::new();
-    for batch in decode(decoder, path, data, &req)? {
-        let batch = batch?;
+    for batch in decoded {
         let n = batch.num_rows();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
         for f in fields {

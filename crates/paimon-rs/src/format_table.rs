@@ -5,8 +5,8 @@
 //! conjuncts over partition columns) and decodes them with the table's schema
 //! ([`paimon_data::format_table`]). Writing puts one new file per partition under the
 //! partition's `_temporary/` ([`paimon_write::format_table`]) and commits by renaming each into
-//! place; an overwrite then deletes the files the replaced partitions held before. Parquet and
-//! ORC are read, Parquet is written.
+//! place; an overwrite then deletes the files the replaced partitions held before. Parquet, ORC,
+//! CSV and JSON are read, Parquet is written.
 
 use std::sync::Arc;
 
@@ -55,7 +55,7 @@ impl FormatTable {
             return Ok(None);
         }
         let option = |k: &str| schema.options.get(k).map(|v| v.trim().to_string());
-        let format = FormatTableFormat::parse(option("file.format").as_deref())?;
+        let format = FormatTableFormat::from_options(&schema.options)?;
         let only_value =
             option(PARTITION_PATH_ONLY_VALUE).is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let default_name =

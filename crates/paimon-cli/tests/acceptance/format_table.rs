@@ -1,5 +1,5 @@
 //! Format tables (`type = format-table`, Java `FormatTable`: Hive-style directories of plain
-//! Parquet or ORC files, partitioned by `k=v/` path segments, no snapshots). `paimon read` reads the
+//! Parquet, ORC, CSV or JSON files, partitioned by `k=v/` path segments, no snapshots). `paimon read` reads the
 //! tables pypaimon 2.1 and Java 1.4.2 wrote (fixtures/format-table, rows kept here), `paimon
 //! write` appends and overwrites partitions that Java 1.4.2 then reads (its filesystem catalog
 //! loads a format table as `FormatTable`), and every other command still refuses them. Before
@@ -144,8 +144,7 @@ fn reads_the_format_tables_pypaimon_wrote() {
 }
 
 #[test]
-fn reads_the_format_table_java_wrote() {
-    let t = fixture("java_parquet");
+fn reads_the_format_tables_java_wrote() {
     // scripts/gen-format-table-fixture.sh: (i, 'java-<i>', i % 2) for i in 0..6.
     let want: Vec<String> = rows(&[
         r#"{"id":0,"v":"java-0","p":0}"#,
@@ -155,11 +154,15 @@ fn reads_the_format_table_java_wrote() {
         r#"{"id":4,"v":"java-4","p":0}"#,
         r#"{"id":5,"v":"java-5","p":1}"#,
     ]);
-    assert_eq!(our_rows(&t, &[]), want);
-    assert_eq!(
-        ok(&["read", s(&t), "--filter", "p = 1", "--format", "null"]).trim(),
-        "3"
-    );
+    for name in ["java_parquet", "java_csv", "java_json"] {
+        let t = fixture(name);
+        assert_eq!(our_rows(&t, &[]), want, "{name}");
+        assert_eq!(
+            ok(&["read", s(&t), "--filter", "p = 1", "--format", "null"]).trim(),
+            "3",
+            "{name}"
+        );
+    }
 }
 
 #[test]
