@@ -184,7 +184,7 @@ def test_data_file_replaced_by_a_directory_is_refused_as_corrupt(damaged):
     assert "not a regular file" in str(e.value)
 
 
-FORMAT_TABLE_REFUSAL = "format tables are not supported yet (type = format-table)"
+FORMAT_TABLE_REFUSAL = "format tables (type = format-table) are only read and written"
 
 
 def _format_table(root):
@@ -207,7 +207,9 @@ def _files(root):
 
 def test_format_table_is_refused_by_every_entry_point(tmp_path):
     """Table.open is where scans, writes, commits, compaction and Ray start; read_table plans
-    and reads. Each refuses the format table with UnsupportedError and writes nothing."""
+    and reads. The Python package does not read or write format tables (the `paimon` command
+    and the Rust facade's `FormatTable` do): each refuses one with UnsupportedError and writes
+    nothing."""
     root = tmp_path / "ft"
     _format_table(root)
     before = _files(root)

@@ -20,6 +20,7 @@ pub mod consumer_read;
 pub mod create_cmd;
 pub mod files_cmd;
 pub mod filter;
+pub mod format_table_cmd;
 pub mod global_index_cmd;
 pub mod incremental_split;
 pub mod input;

@@ -321,6 +321,9 @@ pub fn read_to_json_lines_with(
 }
 
 pub fn read(a: ReadArgs) -> Result<()> {
+    if let Some(t) = crate::format_table_cmd::open(&a.table)? {
+        return crate::format_table_cmd::read(&a, &t);
+    }
     if let Some(id) = &a.consumer_id {
         return crate::consumer_read::read_as_consumer(&a, id);
     }

@@ -102,6 +102,9 @@ pub struct CommitArgs {
 }
 
 pub fn write(a: WriteArgs) -> Result<()> {
+    if let Some(t) = crate::format_table_cmd::open(&a.table)? {
+        return crate::format_table_cmd::write(&a, &t);
+    }
     let path = table_location(&a.table);
     write_in(&path, &a).with_context(|| format!("write {path}"))
 }

@@ -41,6 +41,7 @@ pub mod deletion_vector;
 pub mod error;
 pub mod filter;
 pub mod format;
+pub mod format_table;
 pub mod merge;
 pub mod reader;
 pub mod schema_mapper;

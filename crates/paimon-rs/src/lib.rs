@@ -66,6 +66,7 @@
 pub mod catalog;
 pub mod compaction;
 pub mod error;
+pub mod format_table;
 pub mod global_index;
 pub mod maintenance;
 pub mod postpone_compaction;
@@ -92,6 +93,7 @@ pub use arrow_schema;
 pub use catalog::Catalog;
 pub use compaction::{CompactBuilder, CompactReport};
 pub use error::{Error, Result};
+pub use format_table::{FormatTable, FormatWrite, FormatWriteReport};
 pub use futures::StreamExt;
 pub use maintenance::{ExpirePartitions, ExpireSnapshots, RemoveOrphanFiles};
 pub use paimon_meta::branch::BranchStart;

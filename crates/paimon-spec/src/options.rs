@@ -396,27 +396,35 @@ impl CoreOptions {
 /// The table option naming the kind of table (Java `CoreOptions.TYPE`, default `table`).
 pub const TABLE_TYPE: &str = "type";
 
-/// The message of the refusal of a format table.
+/// The message of the refusal of a format table by what only file-store tables have
+/// (planning, splits, commits, compaction, maintenance, SQL, Python).
 pub const FORMAT_TABLE_UNSUPPORTED: &str =
-    "format tables are not supported yet (type = format-table)";
+    "format tables (type = format-table) are only read and written (paimon read, paimon write, \
+     paimon_rs::format_table), not planned, committed, compacted or maintained";
+
+/// Whether `raw` are the options of a format table (`type = format-table`, Java
+/// `FormatTable`: a Hive-style directory of plain Parquet / ORC / CSV / JSON files
+/// partitioned by path, with no snapshots or manifests). Java spells the value in any case,
+/// `-` or `_`.
+pub fn is_format_table(raw: &BTreeMap<String, String>) -> bool {
+    raw.get(TABLE_TYPE).is_some_and(|v| {
+        v.trim()
+            .replace('_', "-")
+            .eq_ignore_ascii_case("format-table")
+    })
+}
 
 /// Refuses options of a table paimon-rs cannot treat as a Paimon file-store table.
 ///
-/// A format table (`type = format-table`, Java `FormatTable`) is a Hive-style directory of
-/// plain Parquet / ORC / CSV / JSON files partitioned by path, with no snapshots or manifests:
-/// reading it as a Paimon table finds no snapshot (zero rows) and writing it creates
-/// snapshots, manifests and buckets that Java and pypaimon ignore. Until format tables are
-/// read and written as such, they are refused. Java spells the value in any case, `-` or `_`.
+/// A format table ([`is_format_table`]) read as a Paimon table finds no snapshot (zero rows),
+/// and written as one gets snapshots, manifests and buckets that Java and pypaimon ignore, so
+/// everything that needs a file-store table refuses it; format tables are read and written
+/// by their own path (the facade's `format_table` module).
 ///
 /// # Errors
 /// [`Error::Unsupported`] with [`FORMAT_TABLE_UNSUPPORTED`] for a format table.
 pub fn check_table_type(raw: &BTreeMap<String, String>) -> Result<()> {
-    let is_format_table = raw.get(TABLE_TYPE).is_some_and(|v| {
-        v.trim()
-            .replace('_', "-")
-            .eq_ignore_ascii_case("format-table")
-    });
-    if is_format_table {
+    if is_format_table(raw) {
         return Err(Error::unsupported(FORMAT_TABLE_UNSUPPORTED));
     }
     Ok(())

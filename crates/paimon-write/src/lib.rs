@@ -52,6 +52,7 @@ pub mod data_file;
 pub mod dv_index;
 mod dynamic_bucket;
 pub mod error;
+pub mod format_table;
 pub mod key_value;
 pub mod kv_buffer;
 pub mod options;

@@ -17,10 +17,15 @@
 //! ```
 
 mod confine;
+mod format_table;
 mod names;
 mod partition;
 
 pub use confine::{check_external_root, check_file_name, check_relative_dir, TableRoots};
+pub use format_table::{
+    format_partition_dir, is_format_data_dir, is_format_data_file, parse_format_partition_dir,
+    FORMAT_TABLE_TEMP_DIR, PARTITION_PATH_ONLY_VALUE,
+};
 
 pub use names::{
     compression_extension, data_file_extension, data_file_index_name, index_file_name,
