@@ -152,7 +152,11 @@ pub fn change_append_rows(
         mut report,
         ..
     } = state;
-    let commit = table.new_commit(&fresh_commit_user("paimon-rs-row-change"));
+    // The vectors were read from `snapshot`: a commit that changed a bucket's vectors since
+    // then makes ours a conflict, never a silent replacement of its marks.
+    let commit = table
+        .new_commit(&fresh_commit_user("paimon-rs-row-change"))
+        .with_vectors_from(snapshot.as_ref().map(|s| s.id));
     if let Err(e) = run {
         writer.abort();
         let _ = commit.abort(&messages);

@@ -342,3 +342,89 @@ fn merge_into_a_copy_on_write_table_and_a_row_matched_twice() {
         ])
     );
 }
+
+/// Two row-level deletes prepared from the same snapshot of a bucketed table whose bucket has no
+/// deletion-vector index file yet, each writing the bucket's first one (as `paimon sql DELETE`
+/// does, through the same library calls): the first commits, the second is a conflict and
+/// publishes nothing. Before, the second replaced the first's index file and undid its delete.
+#[test]
+fn concurrent_first_deletion_vectors_of_a_bucket_conflict() {
+    use std::sync::Arc;
+
+    use paimon_io::LocalFileIO;
+    use paimon_meta::Table;
+    use paimon_split::commit::{CommitMessage, DataIncrement};
+    use paimon_write::dv_index::BucketVectors;
+
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path();
+    let t = orders(
+        wh,
+        &[
+            "--option",
+            "bucket=1",
+            "--option",
+            "bucket-key=id",
+            "--option",
+            "deletion-vectors.enabled=true",
+        ],
+    );
+    let table = Table::open(Arc::new(LocalFileIO::new()), s(&t)).unwrap();
+    let base = table.snapshot_manager().latest_id().unwrap();
+    let live = table.live_files(None).unwrap();
+    // Ids 1, 2, 3 at positions 0, 1, 2 of the first commit's file; ids 4, 5 in the second's.
+    let file_of = |rows: i64| {
+        let f = live.iter().find(|f| f.file.row_count == rows).unwrap();
+        f.file.file_name.clone()
+    };
+    let (first, second) = (file_of(3), file_of(2));
+    let partition = paimon_spec::stats::serialize_datums(&[], &[]).unwrap();
+    let delete = |marks: &[(&str, u64)]| {
+        let mut vectors = BucketVectors::default();
+        for (file, pos) in marks {
+            vectors.delete(file, *pos);
+        }
+        let meta = vectors
+            .write(table.file_io(), s(&t), s(&t), false)
+            .unwrap()
+            .unwrap();
+        let mut m = CommitMessage::new(partition.clone(), 0).with_data_increment(DataIncrement {
+            new_index_files: vec![meta],
+            ..DataIncrement::default()
+        });
+        m.total_buckets = Some(1);
+        m
+    };
+    // Both read the bucket at `base`, where it has no index file.
+    let a = delete(&[(&first, 0)]);
+    let b = delete(&[(&first, 1), (&second, 0)]);
+    let commit = |user: &str, m: &CommitMessage| {
+        table
+            .new_commit(user)
+            .with_vectors_from(base)
+            .commit(1, std::slice::from_ref(m))
+    };
+    assert_eq!(commit("a", &a).unwrap().len(), 1);
+    let err = commit("b", &b).unwrap_err();
+    assert!(
+        matches!(err, paimon_meta::Error::CommitConflict { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("deletion vectors of bucket 0"),
+        "{err}"
+    );
+    assert_eq!(snapshot_count(&t), 3, "the second delete published nothing");
+    // The loser's index file is removed as `paimon sql` removes it.
+    assert_eq!(table.new_commit("b").abort(&[b]).unwrap(), 1);
+    // Java reads exactly the first delete's result: id 1 gone, ids 2 and 4 kept.
+    assert_eq!(
+        java_rows(&t),
+        canonical(vec![
+            row(2, "b", "x"),
+            row(3, "c", "y"),
+            row(4, "d", "y"),
+            row(5, "e", "x"),
+        ])
+    );
+}

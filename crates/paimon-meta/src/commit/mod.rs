@@ -23,6 +23,7 @@ mod row_id_check;
 mod schema_options;
 mod touched;
 mod validate;
+mod vector_base;
 mod write_context;
 
 pub use alter::{ColumnPosition, SchemaChange};
@@ -103,6 +104,9 @@ pub struct TableCommit {
     user: String,
     /// Whether Java's partition expiry may follow a commit (not the expiry's own commits).
     partition_expiry: bool,
+    /// The snapshot the messages' deletion vectors were read from, when the caller named one
+    /// ([`TableCommit::with_vectors_from`]); the inner `None` is an empty table.
+    vectors_from: Option<Option<i64>>,
 }
 
 impl Table {
@@ -112,6 +116,7 @@ impl Table {
             table: self.clone(),
             user: commit_user.to_string(),
             partition_expiry: true,
+            vectors_from: None,
         }
     }
 }
@@ -310,6 +315,41 @@ impl TableCommit {
         )?;
         self.expire_after_commit(identifier);
         Ok(vec![id])
+    }
+
+    /// This committer for messages that rewrite buckets' deletion vectors read from snapshot
+    /// `base` (`None`: the table had no snapshot). On a table with buckets, every attempt then
+    /// fails with [`Error::CommitConflict`] when a bucket whose vectors the commit adds or
+    /// retires has other deletion-vector index files than at `base` (another commit added,
+    /// replaced or retired them: publishing would drop its marks), or when `base` has expired.
+    pub fn with_vectors_from(mut self, base: Option<i64>) -> Self {
+        self.vectors_from = Some(base);
+        self
+    }
+
+    /// The live index entries of snapshot `id` (none for `None`); an expired snapshot is a
+    /// conflict (its vectors cannot be compared any more).
+    fn index_of(&self, id: Option<i64>) -> Result<Vec<IndexManifestEntry>> {
+        let Some(id) = id else {
+            return Ok(Vec::new());
+        };
+        let snapshot = match self.table.snapshot_manager().snapshot(id) {
+            Ok(s) => s,
+            Err(Error::SnapshotNotFound { .. } | Error::SnapshotExpired { .. }) => {
+                return Err(self.conflict(format!(
+                    "snapshot {id}, the one the deletion vectors were read from, has expired"
+                )))
+            }
+            Err(e) => return Err(e),
+        };
+        match &snapshot.index_manifest {
+            Some(name) => {
+                let path = self.table.layout().manifest_path(name);
+                let bytes = self.table.file_io().read(&path).map_err(Error::io)?;
+                IndexManifestEntry::decode_index_manifest(&path, bytes)
+            }
+            None => Ok(Vec::new()),
+        }
     }
 
     fn invalid(&self, reason: impl Into<String>) -> Error {
@@ -726,6 +766,19 @@ impl TableCommit {
                 let (n, s) = w.write_list(&metas)?;
                 (Some(n), Some(s))
             };
+            let unaware_bucket = opts.bucket == -1 && schema.primary_keys.is_empty();
+            if let (Some(from), false) = (self.vectors_from, unaware_bucket) {
+                let changed: Vec<&IndexManifestEntry> = changes
+                    .new_index
+                    .iter()
+                    .chain(&changes.deleted_index)
+                    .collect();
+                if !changed.is_empty() {
+                    let base = self.index_of(from)?;
+                    vector_base::check(&base, &prev_index, &changed)
+                        .map_err(|r| self.conflict(r))?;
+                }
+            }
             // A bucket's vectors are rewritten whole: a change retiring an index file that is
             // no longer live was made against an older state of the bucket, and would lose
             // the marks of the commit that retired it.
@@ -744,7 +797,6 @@ impl TableCommit {
             } else {
                 let mut index_changes = deleted_index;
                 index_changes.extend(changes.new_index.iter().cloned());
-                let unaware_bucket = opts.bucket == -1 && schema.primary_keys.is_empty();
                 let entries = index_combine::combine(&prev_index, &index_changes, unaware_bucket)
                     .map_err(|r| self.invalid(r))?;
                 Some(w.write_index_manifest(&entries)?)
