@@ -71,7 +71,9 @@ for ((i = 0; i + 1 < ${#doc[@]}; i++)); do
 done
 
 target_dir="${CARGO_TARGET_DIR:-${out%/debug/deps}}"
-"$(dirname "$rustc")/rustdoc" "${doc[@]}" -o "$target_dir/doc-check/$name$suffix" -D warnings \
+rustdoc="$(dirname "$rustc")/rustdoc"
+[[ -x "$rustdoc" ]] || rustdoc=rustdoc
+"$rustdoc" "${doc[@]}" -o "$target_dir/doc-check/$name$suffix" -D warnings \
     --error-format=human || {
     echo "lint-driver: rustdoc -D warnings failed for $name ($src)" >&2
     exit 1
