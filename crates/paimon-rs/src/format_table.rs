@@ -138,20 +138,17 @@ impl FormatTable {
         out: &mut Vec<FormatFile>,
     ) -> Result<()> {
         let keys = &self.schema.partition_keys;
-        let entries = match self.io.list(dir) {
-            Ok(e) => e,
-            Err(paimon_io::Error::NotFound { .. }) if dir != self.path => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
+        // The table's own directory must be there; a partition may be gone since it was listed.
+        let entries = list_plain(&self.io, dir, dir != self.path)?;
         let depth = values.len();
-        for entry in entries {
-            let name = entry.path.rsplit('/').next().unwrap_or_default();
-            // A listed name that is not one plain name is never followed.
-            if check_file_name("listed file", name).is_err() {
-                continue;
-            }
-            let child = join(dir, name);
-            if entry.is_dir {
+        for PlainEntry {
+            name,
+            child,
+            is_dir,
+        } in entries
+        {
+            let name = name.as_str();
+            if is_dir {
                 if depth >= keys.len() || !is_format_data_dir(name) {
                     continue;
                 }
@@ -419,6 +416,33 @@ impl FormatWrite {
     }
 }
 
+/// One entry of a format table directory: its name, its path and whether it is a directory.
+struct PlainEntry {
+    name: String,
+    child: String,
+    is_dir: bool,
+}
+
+/// The entries of `dir` whose names are one plain name (any other listed name is never
+/// followed); none when `dir` is not there and `missing_is_empty`.
+fn list_plain(io: &FileIORef, dir: &str, missing_is_empty: bool) -> Result<Vec<PlainEntry>> {
+    let entries = match io.list(dir) {
+        Ok(e) => e,
+        Err(paimon_io::Error::NotFound { .. }) if missing_is_empty => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let plain = entries.into_iter().filter_map(|entry| {
+        let name = entry.path.rsplit('/').next().unwrap_or_default();
+        check_file_name("listed file", name).ok()?;
+        Some(PlainEntry {
+            name: name.to_string(),
+            child: join(dir, name),
+            is_dir: entry.is_dir,
+        })
+    });
+    Ok(plain.collect())
+}
+
 /// Moves `temp` to `target`: a rename where the storage has one, else a copy then a delete.
 fn publish(io: &FileIORef, temp: &str, target: &str) -> Result<()> {
     match io.rename_dir(temp, target) {
@@ -491,22 +515,17 @@ impl FormatTable {
 
     /// The data files in `dir` and in its partition directories `levels` deep.
     fn data_files_below(&self, dir: &str, levels: usize, out: &mut Vec<String>) -> Result<()> {
-        let entries = match self.io.list(dir) {
-            Ok(e) => e,
-            Err(paimon_io::Error::NotFound { .. }) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        for entry in entries {
-            let name = entry.path.rsplit('/').next().unwrap_or_default();
-            if check_file_name("listed file", name).is_err() {
-                continue;
-            }
-            let child = join(dir, name);
-            if entry.is_dir {
-                if levels > 0 && is_format_data_dir(name) {
+        for PlainEntry {
+            name,
+            child,
+            is_dir,
+        } in list_plain(&self.io, dir, true)?
+        {
+            if is_dir {
+                if levels > 0 && is_format_data_dir(&name) {
                     self.data_files_below(&child, levels - 1, out)?;
                 }
-            } else if levels == 0 && is_format_data_file(name) {
+            } else if levels == 0 && is_format_data_file(&name) {
                 out.push(child);
             }
         }
