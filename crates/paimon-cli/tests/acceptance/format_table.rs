@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use paimon_test_utils::repo;
 use serde_json::Value;
 
 use crate::write_cmd::{canonical, ok, paimon, s};
@@ -37,23 +36,14 @@ fn our_rows(table: &Path, args: &[&str]) -> Vec<String> {
 
 /// Java 1.4.2's rows of the format table `db.NAME` of the filesystem catalog `wh`.
 fn java_rows(wh: &Path, name: &str) -> Vec<String> {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args([
-            "catalog-dump",
-            "--catalog-option",
-            &format!("warehouse={}", s(wh)),
-            &format!("db.{name}"),
-        ])
-        .output()
-        .expect("scripts/java-oracle.sh runs (needs java and the oracle jar)");
-    assert!(
-        out.status.success(),
-        "oracle catalog-dump failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = crate::maintenance::oracle(&[
+        "catalog-dump",
+        "--catalog-option",
+        &format!("warehouse={}", s(wh)),
+        &format!("db.{name}"),
+    ]);
     canonical(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
+        out.lines()
             .map(|l| serde_json::from_str(l).expect("oracle JSON line"))
             .collect(),
     )

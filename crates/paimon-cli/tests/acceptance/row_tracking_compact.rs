@@ -9,11 +9,10 @@
 //! returned null row ids and Java 1.4.2 failed the read with a NullPointerException.
 
 use std::path::Path;
-use std::process::Command;
 
-use paimon_test_utils::repo;
 use serde_json::{json, Value};
 
+use crate::maintenance::oracle;
 use crate::write_cmd::{canonical, ok, s};
 
 /// Java's rows with their row ids and sequence numbers, canonical JSON, sorted.
@@ -47,19 +46,6 @@ fn our_rows(t: &Path) -> Vec<String> {
             .map(|l| serde_json::from_str(l).expect("JSON line"))
             .collect(),
     )
-}
-
-fn oracle(args: &[&str]) -> String {
-    let out = Command::new(repo().join("scripts/java-oracle.sh"))
-        .args(args)
-        .output()
-        .expect("run scripts/java-oracle.sh (needs java)");
-    assert!(
-        out.status.success(),
-        "oracle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The live data files as Java's `$files` lists them.
