@@ -168,6 +168,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 Some((listener, f))
             }
         };
+        let signal = shutdown_signal()?;
         let mut out = std::io::stdout();
         writeln!(out, "{}", server.url()?)?;
         if let Some((listener, _)) = &flight {
@@ -177,7 +178,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         // One signal stops both servers.
         let (stop, stopped) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
-            shutdown_signal().await;
+            signal.await;
             let _ = stop.send(true);
         });
         let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -222,10 +223,11 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
         let listener = tokio::net::TcpListener::bind(bind)
             .await
             .with_context(|| format!("serve: binding --worker-bind {bind}"))?;
+        let signal = shutdown_signal()?;
         let mut out = std::io::stdout();
         writeln!(out, "{}://{}", grpc_scheme(&tls), listener.local_addr()?)?;
         out.flush()?;
-        paimon_serve::flight::serve_worker(worker, listener, tls.as_ref(), shutdown_signal())
+        paimon_serve::flight::serve_worker(worker, listener, tls.as_ref(), signal)
             .await
             .context("serve: worker")
     })
@@ -240,24 +242,26 @@ fn grpc_scheme(tls: &Option<TlsConfig>) -> &'static str {
     }
 }
 
-/// Completes on SIGTERM or ctrl-c.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Installs the SIGTERM and ctrl-c handlers now and returns what completes on either. Called
+/// before the URL is printed: a parent that signals as soon as it reads the URL must find the
+/// handlers in place, or the default action kills the process with a failing status.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).context("serve: installing SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("serve: installing SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

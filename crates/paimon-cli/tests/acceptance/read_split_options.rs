@@ -3,7 +3,7 @@
 //! worker (`paimon serve --worker-bind 127.0.0.1:0`) prints its URL and stops on SIGTERM.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Command, Stdio};
 
 use paimon_serve::flight::split_ticket::SplitTicket;
@@ -109,5 +109,13 @@ fn a_worker_prints_its_url_and_stops_on_sigterm() {
         .status()
         .unwrap();
     assert!(kill.success());
-    assert!(child.wait().unwrap().success());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{status}: {err}");
 }
