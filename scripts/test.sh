@@ -18,7 +18,10 @@ if [[ "${SKIP_JAVA:-0}" != 1 && "${PAIMON_ORACLE_SERVE:-1}" == 1 && -z "${PAIMON
     exec scripts/with-oracle.sh scripts/test.sh "$@"
 fi
 # Each part's header carries the seconds since the start (cargo test prints each binary's own time).
-part() { echo "== [$SECONDS s] $*"; }
+part() {
+    echo "== [$SECONDS s] $*"
+    if [ -n "${CI_STEP_LOG:-}" ]; then echo "     test.sh [$SECONDS s] $*" >>"$CI_STEP_LOG"; fi
+}
 
 if [[ "${SKIP_JAVA:-0}" == 1 ]]; then
     export PAIMON_ACCEPTANCE_NO_JAVA=1
