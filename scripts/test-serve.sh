@@ -17,7 +17,11 @@
 #   5. over TLS (`--tls-cert`/`--tls-key`, a self-signed certificate made here with openssl):
 #      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
 #      trust store made with keytool) write and read at https://; without the certificate they
-#      are refused. (Flight SQL over TLS: scripts/test-flight.sh.)
+#      are refused. Then mutual TLS (`--tls-client-ca`, a CA and client certificates made with
+#      openssl): pypaimon with a client certificate reads the rows, without one it is refused,
+#      curl with a certificate of another CA is refused; SIGHUP serves a renewed server
+#      certificate, and a broken one is reported and ignored. (Flight SQL over TLS:
+#      scripts/test-flight.sh.)
 #   6. load, short (scripts/load-serve.sh runs it long): 8 clients for 10 s mixing pypaimon
 #      commits and loadTable calls, pyarrow.flight queries and worker scans, and Java commits:
 #      no error, no lost or doubled commit, peak RSS reported; a worker killed mid-stream gives
@@ -246,6 +250,84 @@ wait "$SERVER_PID"
 STATUS=$?
 SERVER_PID=""
 check "paimon serve over TLS stops on SIGTERM with status 0" test "$STATUS" = 0
+
+# 5b. Mutual TLS (--tls-client-ca) over the same warehouse, and SIGHUP's reload.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -keyout "$WORK/ca.key" -out "$WORK/ca.crt" \
+    -subj "/CN=paimon test client CA" 2>/dev/null
+client_cert() { # NAME CA: a client certificate NAME.crt/.key issued by CA.crt/.key
+    openssl req -new -newkey rsa:2048 -nodes -keyout "$WORK/$1.key" -out "$WORK/$1.csr" \
+        -subj "/CN=$1" 2>/dev/null
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' >"$WORK/client.ext"
+    openssl x509 -req -in "$WORK/$1.csr" -CA "$WORK/$2.crt" -CAkey "$WORK/$2.key" \
+        -CAcreateserial -days 1 -out "$WORK/$1.crt" -extfile "$WORK/client.ext" 2>/dev/null
+}
+client_cert alice ca
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -keyout "$WORK/other-ca.key" \
+    -out "$WORK/other-ca.crt" -subj "/CN=another CA" 2>/dev/null
+client_cert mallory other-ca
+echo junk >"$WORK/junk.pem"
+check "a client CA file without a certificate stops paimon serve, naming the file" bash -c \
+    '! "$1" serve "$2" --rest-bind 127.0.0.1:0 --tls-cert "$3" --tls-key "$4" --tls-client-ca "$5" \
+       >/dev/null 2>"$6" && grep -q "client CA file $5" "$6"' _ "$PAIMON" "$WORK/tls/$NAME" \
+    "$WORK/tls.crt" "$WORK/tls.key" "$WORK/junk.pem" "$WORK/mtls.bad"
+cp "$WORK/tls.crt" "$WORK/served.crt"
+cp "$WORK/tls.key" "$WORK/served.key"
+"$PAIMON" serve "$WORK/tls/$NAME" --rest-bind 127.0.0.1:0 --auth "$WORK/users" \
+    --tls-cert "$WORK/served.crt" --tls-key "$WORK/served.key" --tls-client-ca "$WORK/ca.crt" \
+    >"$WORK/mtls.url" 2>"$WORK/mtls.log" &
+SERVER_PID=$!
+for _ in $(seq 100); do
+    [[ -s "$WORK/mtls.url" ]] && break
+    sleep 0.1
+done
+MURL="$(head -n1 "$WORK/mtls.url")"
+check "pypaimon with a client certificate of the CA reads the rows over mutual TLS" bash -c \
+    'REQUESTS_CA_BUNDLE="$1" CLIENT_CERT="$2" CLIENT_KEY="$3" "$4" "$5" dump "$6" "$7" "$8" tls_db.t \
+       >"$9"' _ "$WORK/tls.crt" "$WORK/alice.crt" "$WORK/alice.key" "$PY" "$PYREST" "$MURL" "$NAME" \
+    "$TOKEN" "$WORK/mtls.py.dump"
+check "... exactly those rows" same_rows "$WORK/mtls.py.dump" "$WORK/tls.expected"
+check "pypaimon without a client certificate is refused" bash -c \
+    '! REQUESTS_CA_BUNDLE="$1" "$2" "$3" dump "$4" "$5" "$6" tls_db.t >/dev/null 2>"$7"' _ \
+    "$WORK/tls.crt" "$PY" "$PYREST" "$MURL" "$NAME" "$TOKEN" "$WORK/mtls.nocert"
+config_url="$MURL/v1/config?warehouse=$NAME"
+check "curl with a certificate of another CA is refused" bash -c \
+    '! curl -sf --cacert "$1" --cert "$2" --key "$3" -H "Authorization: Bearer $4" "$5"' _ \
+    "$WORK/tls.crt" "$WORK/mallory.crt" "$WORK/mallory.key" "$TOKEN" "$config_url"
+check "... and the server still serves curl with alice's certificate" bash -c \
+    'curl -sf --cacert "$1" --cert "$2" --key "$3" -H "Authorization: Bearer $4" "$5" | grep -q "\"prefix\":\"$6\""' \
+    _ "$WORK/tls.crt" "$WORK/alice.crt" "$WORK/alice.key" "$TOKEN" "$config_url" "$NAME"
+# A renewed server certificate, taken on SIGHUP without a restart.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -keyout "$WORK/renewed.key" \
+    -out "$WORK/renewed.crt" -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+cp "$WORK/renewed.crt" "$WORK/served.crt"
+cp "$WORK/renewed.key" "$WORK/served.key"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 50); do
+    grep -q "TLS reloaded" "$WORK/mtls.log" && break
+    sleep 0.1
+done
+check "after SIGHUP the server presents the renewed certificate" bash -c \
+    'curl -sf --cacert "$1" --cert "$2" --key "$3" -H "Authorization: Bearer $4" "$5" >/dev/null' _ \
+    "$WORK/renewed.crt" "$WORK/alice.crt" "$WORK/alice.key" "$TOKEN" "$config_url"
+check "... and no longer the old one" bash -c \
+    '! curl -sf --cacert "$1" --cert "$2" --key "$3" -H "Authorization: Bearer $4" "$5" >/dev/null' _ \
+    "$WORK/tls.crt" "$WORK/alice.crt" "$WORK/alice.key" "$TOKEN" "$config_url"
+echo junk >"$WORK/served.key"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 50); do
+    grep -q "TLS not reloaded" "$WORK/mtls.log" && break
+    sleep 0.1
+done
+check "a SIGHUP with a broken key file is reported and keeps the renewed certificate" bash -c \
+    'grep -q "TLS not reloaded.*$6" "$7" &&
+     curl -sf --cacert "$1" --cert "$2" --key "$3" -H "Authorization: Bearer $4" "$5" >/dev/null' _ \
+    "$WORK/renewed.crt" "$WORK/alice.crt" "$WORK/alice.key" "$TOKEN" "$config_url" \
+    "$WORK/served.key" "$WORK/mtls.log"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+STATUS=$?
+SERVER_PID=""
+check "paimon serve over mutual TLS stops on SIGTERM with status 0" test "$STATUS" = 0
 echo "test-serve: TLS checks took $(($(date +%s) - TLS_START)) s"
 
 # 6.

@@ -14,14 +14,30 @@
         Creates tag py_t on snapshot 1 and branch py_b from it, then prints
         {"tags": [...], "tag_snapshot": N, "branches": [...]} as pypaimon reads them back
         (tags in pages of 1).
+
+With CLIENT_CERT and CLIENT_KEY set (PEM files), every HTTP session pypaimon opens presents
+that client certificate (mutual TLS): pypaimon 2.1 has no option of its own for one, so this
+script sets it on the `requests` sessions pypaimon makes.
 """
 
 import json
+import os
 import sys
 
 import pyarrow as pa
+import requests
 
 from pypaimon import CatalogFactory, Schema
+
+if os.environ.get("CLIENT_CERT"):
+    _client_cert = (os.environ["CLIENT_CERT"], os.environ["CLIENT_KEY"])
+    _session_init = requests.Session.__init__
+
+    def _init_with_client_cert(self, *args, **kwargs):
+        _session_init(self, *args, **kwargs)
+        self.cert = _client_cert
+
+    requests.Session.__init__ = _init_with_client_cert
 
 SCHEMA = pa.schema([("id", pa.int32()), ("v", pa.string())])
 

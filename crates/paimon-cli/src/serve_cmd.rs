@@ -2,8 +2,8 @@
 //! `--catalog-option`). It serves Paimon's REST catalog on `--rest-bind` and, with
 //! `--flight-bind`, Arrow Flight SQL beside it; it prints the bound REST URL on stdout when it is
 //! ready (so `--rest-bind 127.0.0.1:0` works), then the Flight SQL one (`grpc://HOST:PORT`;
-//! with `--tls-cert`/`--tls-key`, `https://` and `grpc+tls://`), and
-//! shuts down gracefully on SIGTERM or ctrl-c (requests in flight finish, new connections are
+//! with `--tls-cert`/`--tls-key`, `https://` and `grpc+tls://`; `--tls-client-ca` makes it
+//! mutual TLS), reads its TLS files again on SIGHUP, and shuts down gracefully on SIGTERM or ctrl-c (requests in flight finish, new connections are
 //! refused).
 
 use std::io::Write as _;
@@ -18,12 +18,13 @@ use paimon_serve::auth::Users;
 use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker};
 use paimon_serve::policy::Policies;
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
-use paimon_serve::tls::TlsConfig;
+use paimon_serve::tls::{TlsConfig, TlsFiles};
 
 use crate::catalog_cmd;
 
 /// `paimon serve [WAREHOUSE] [--warehouse-name NAME] [--rest-bind HOST:PORT] [--flight-bind
-/// HOST:PORT] [--auth FILE] [--policies FILE] [--tls-cert FILE --tls-key FILE]`.
+/// HOST:PORT] [--auth FILE] [--policies FILE] [--tls-cert FILE --tls-key FILE
+/// [--tls-client-ca FILE]]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The warehouse directory or URL to serve (a filesystem catalog); without it, the catalog
@@ -75,6 +76,11 @@ pub struct ServeArgs {
     /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Mutual TLS: accept only clients presenting a certificate issued by one of the
+    /// authorities in FILE (PEM). Needs --tls-cert. On SIGHUP the server reads --tls-cert,
+    /// --tls-key and this file again, for the connections it accepts afterwards.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -83,7 +89,12 @@ impl ServeArgs {
     fn tls(&self) -> Result<Option<TlsConfig>> {
         match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Ok(Some(
-                TlsConfig::from_pem_files(cert, key).map_err(|e| anyhow!("serve: {e}"))?,
+                TlsConfig::load(TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                    client_ca: self.tls_client_ca.clone(),
+                })
+                .map_err(|e| anyhow!("serve: {e}"))?,
             )),
             _ => Ok(None),
         }
@@ -169,6 +180,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             }
         };
         let signal = shutdown_signal()?;
+        reload_on_sighup(tls.as_ref())?;
         let mut out = std::io::stdout();
         writeln!(out, "{}", server.url()?)?;
         if let Some((listener, _)) = &flight {
@@ -224,6 +236,7 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
             .await
             .with_context(|| format!("serve: binding --worker-bind {bind}"))?;
         let signal = shutdown_signal()?;
+        reload_on_sighup(tls.as_ref())?;
         let mut out = std::io::stdout();
         writeln!(out, "{}://{}", grpc_scheme(&tls), listener.local_addr()?)?;
         out.flush()?;
@@ -240,6 +253,33 @@ fn grpc_scheme(tls: &Option<TlsConfig>) -> &'static str {
     } else {
         "grpc"
     }
+}
+
+/// With TLS, reads the certificate, key and client CA files again on each SIGHUP (installed
+/// now, before the URL is printed), saying on stderr what happened: a renewed certificate is
+/// served to new connections without a restart, and files that cannot be served leave the
+/// old ones in place.
+fn reload_on_sighup(tls: Option<&TlsConfig>) -> Result<()> {
+    #[cfg(unix)]
+    if let Some(tls) = tls {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut hup = signal(SignalKind::hangup()).context("serve: installing SIGHUP")?;
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                let cert = tls.files().cert.display().to_string();
+                match tls.reload() {
+                    Ok(()) => eprintln!("serve: TLS reloaded from {cert} (SIGHUP)"),
+                    Err(e) => {
+                        eprintln!("serve: TLS not reloaded, still serving the old files: {e}")
+                    }
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = tls;
+    Ok(())
 }
 
 /// Installs the SIGTERM and ctrl-c handlers now and returns what completes on either. Called

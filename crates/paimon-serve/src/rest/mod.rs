@@ -32,7 +32,7 @@ pub use routes::Service;
 
 use crate::auth::Users;
 use crate::policy::Policies;
-use crate::tls::{TlsConfig, TlsListener};
+use crate::tls::{Alpn, TlsConfig, TlsListener};
 use request::Request;
 
 /// How the REST server runs.
@@ -155,7 +155,7 @@ impl RestServer {
                     .await
             }
             Some(tls) => {
-                let listener = TlsListener::new(self.listener, tls.http());
+                let listener = TlsListener::new(self.listener, tls, Alpn::Http);
                 axum::serve(listener, self.router)
                     .with_graceful_shutdown(shutdown)
                     .await

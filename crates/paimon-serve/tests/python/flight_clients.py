@@ -13,7 +13,9 @@ fixtures warehouse (run by scripts/test-flight.sh, which installs them):
   openssl): ADBC and pyarrow.flight at `grpc+tls://` with the certificate as their root read
   the same rows (partitions in parallel too), also from a worker over TLS; a client without
   that root, and a plaintext one, are refused; a bad certificate or key file stops the server
-  with one line naming it.
+  with one line naming it. Mutual TLS (`--tls-client-ca`): with a client certificate the CA
+  issued, ADBC and pyarrow.flight read through a planner and at its worker; without one, or
+  with another CA's, they are refused and the servers keep serving.
 
 - the Arrow Flight SQL JDBC driver, through the Java oracle's flight-sql-query and
   flight-sql-tables (ORACLE: scripts/java-oracle.sh), runs a query (rows of `paimon sql`),
@@ -196,6 +198,112 @@ def run(uri, tmp):
     assert sorted(rows) == expected
 
 
+def issued(tmp, name, ca):
+    """A client certificate for `name` issued by the authority `ca` = (cert, key) (openssl):
+    (cert, key) paths."""
+    cert, key = os.path.join(tmp, name + ".crt"), os.path.join(tmp, name + ".key")
+    csr, ext = os.path.join(tmp, name + ".csr"), os.path.join(tmp, name + ".ext")
+    with open(ext, "w") as f:
+        f.write("basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+    subprocess.run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", csr, "-subj", "/CN=" + name], check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", csr, "-CA", ca[0], "-CAkey", ca[1],
+                    "-CAcreateserial", "-days", "1", "-out", cert, "-extfile", ext],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def run_mtls(tmp, cert, key, expected, query):
+    """Mutual TLS (`--tls-client-ca`): a planner and a worker accept only clients with a
+    certificate the CA issued. ADBC and pyarrow.flight with alice's certificate read the rows
+    (through the planner and at the worker); no certificate, or one of another CA, is refused
+    and both keep serving."""
+    ca = self_signed(tmp, "client-ca", cn="paimon test client CA")
+    alice = issued(tmp, "alice", ca)
+    mallory = issued(tmp, "mallory", self_signed(tmp, "other-ca", cn="another CA"))
+    root = read(cert)
+    mtls = ["--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca[0]]
+    worker = subprocess.Popen(
+        [PAIMON, "serve", WAREHOUSE, "--worker-bind", "127.0.0.1:0", *mtls],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    planner = None
+    try:
+        worker_url = worker.stdout.readline().strip()
+        assert worker_url.startswith("grpc+tls://"), worker_url
+        auth = os.path.join(tmp, "users")
+        with open(auth, "w") as f:
+            f.write(USERS)
+        planner = subprocess.Popen(
+            [PAIMON, "serve", WAREHOUSE, "--auth", auth, "--rest-bind", "127.0.0.1:0",
+             "--flight-bind", "127.0.0.1:0", "--workers", worker_url, *mtls],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        planner.stdout.readline()
+        planner_url = planner.stdout.readline().strip()
+
+        def adbc_kwargs(client):
+            kwargs = {"username": "alice", "password": "tok-alice",
+                      "adbc.flight.sql.client_option.tls_root_certs": root}
+            if client:
+                kwargs["adbc.flight.sql.client_option.mtls_cert_chain"] = read(client[0])
+                kwargs["adbc.flight.sql.client_option.mtls_private_key"] = read(client[1])
+            return kwargs
+
+        def adbc_count(client):
+            with flightsql.connect(planner_url, db_kwargs=adbc_kwargs(client)) as conn:
+                cur = conn.cursor()
+                cur.execute("SELECT count(*) AS n FROM append.unaware")
+                return cur.fetch_arrow_table().to_pylist()
+
+        def pyarrow_rows(client):
+            kwargs = {"tls_root_certs": root.encode()}
+            if client:
+                kwargs.update(cert_chain=read(client[0]).encode(),
+                              private_key=read(client[1]).encode())
+            options = flight.FlightCallOptions(headers=[(b"authorization", b"Bearer tok-alice")])
+            info = flight.FlightClient(planner_url, **kwargs).get_flight_info(
+                flight.FlightDescriptor.for_command(statement(query)), options)
+            rows = []
+            for ep in info.endpoints:
+                assert [l.uri.decode() for l in ep.locations] == [worker_url], ep.locations
+                at_worker = flight.FlightClient(worker_url, **kwargs)
+                rows += table_rows(at_worker.do_get(ep.ticket).read_all())
+            return sorted(rows)
+
+        assert adbc_count(alice) == [{"n": 90}]
+        assert pyarrow_rows(alice) == expected
+        for client in (None, mallory):
+            for attempt in (adbc_count, pyarrow_rows):
+                try:
+                    attempt(client)
+                    raise AssertionError(f"{attempt.__name__} with client {client} was served")
+                except (flightsql.Error, flight.FlightError):
+                    pass
+        # A worker refuses a client without a certificate even with a valid ticket.
+        info = flight.FlightClient(planner_url, tls_root_certs=root.encode(),
+                                   cert_chain=read(alice[0]).encode(),
+                                   private_key=read(alice[1]).encode()).get_flight_info(
+            flight.FlightDescriptor.for_command(statement(query)),
+            flight.FlightCallOptions(headers=[(b"authorization", b"Bearer tok-alice")]))
+        try:
+            flight.FlightClient(worker_url, tls_root_certs=root.encode()).do_get(
+                info.endpoints[0].ticket).read_all()
+            raise AssertionError("the worker served a client without a certificate")
+        except flight.FlightError:
+            pass
+        # ... and both still serve.
+        assert adbc_count(alice) == [{"n": 90}]
+        assert pyarrow_rows(alice) == expected
+    finally:
+        for p in (planner, worker):
+            if p is not None:
+                stop_server(p)
+
+
 def run_tls(tmp):
     cert, key = self_signed(tmp, "server")
     other_cert, other_key = self_signed(tmp, "other")
@@ -294,6 +402,8 @@ def run_tls(tmp):
         for p in (planner, worker):
             if p is not None:
                 stop_server(p)
+
+    run_mtls(tmp, cert, key, expected, partitioned)
 
 
 def oracle(*args):
