@@ -15,7 +15,7 @@ use clap::Args;
 use paimon_rs::meta::catalog::Identifier;
 use paimon_rs::Catalog;
 use paimon_serve::auth::Users;
-use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker};
+use paimon_serve::flight::{serve_flight, FlightSqlServer, FlightWorker, QueryLimits};
 use paimon_serve::policy::Policies;
 use paimon_serve::rest::{default_warehouse_name, RestConfig, RestServer};
 use paimon_serve::tls::{TlsConfig, TlsFiles};
@@ -81,9 +81,40 @@ pub struct ServeArgs {
     /// --tls-key and this file again, for the connections it accepts afterwards.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+    /// Flight SQL: the memory each query's sorts, joins and aggregations may hold (e.g.
+    /// 512MiB); a query over it fails with RESOURCE_EXHAUSTED (or spills where it can).
+    /// Default: unbounded.
+    #[arg(long, value_name = "SIZE", value_parser = crate::read_cmd::parse_memory_budget)]
+    pub memory_limit: Option<usize>,
+    /// Flight SQL and workers: how many queries (a worker: split tickets) run at once; more
+    /// wait in the queue.
+    #[arg(long, value_name = "N", default_value_t = QueryLimits::default().concurrent,
+          value_parser = at_least_one)]
+    pub max_concurrent_queries: usize,
+    /// Flight SQL and workers: how many queries may wait for a slot; one more is refused at
+    /// once with RESOURCE_EXHAUSTED.
+    #[arg(long, value_name = "N", default_value_t = QueryLimits::default().queued)]
+    pub query_queue: usize,
+}
+
+/// A count of at least one.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{text}' is not a count of at least 1")),
+    }
 }
 
 impl ServeArgs {
+    /// The bounds of Flight SQL's queries.
+    fn limits(&self) -> QueryLimits {
+        QueryLimits {
+            memory_per_query: self.memory_limit,
+            concurrent: self.max_concurrent_queries,
+            queued: self.query_queue,
+        }
+    }
+
     /// The TLS configuration of --tls-cert / --tls-key, read now so a bad file stops the
     /// server before it binds.
     fn tls(&self) -> Result<Option<TlsConfig>> {
@@ -154,7 +185,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             if !a.workers.is_empty() {
                 server = server.with_workers(a.workers.clone());
             }
-            server = server.with_policies(config.policies.clone());
+            server = server
+                .with_policies(config.policies.clone())
+                .with_limits(a.limits());
             Some((bind.clone(), server))
         }
         (Some(_), None) => bail!(
@@ -226,7 +259,8 @@ fn serve_worker(a: &ServeArgs, bind: &str) -> Result<()> {
     };
     let worker = FlightWorker::new(w, users)
         .map_err(|e| anyhow!("serve: worker over {w}: {}", e.chain()))?
-        .with_policies(policies);
+        .with_policies(policies)
+        .with_limits(a.limits());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

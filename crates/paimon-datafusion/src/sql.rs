@@ -85,12 +85,22 @@ pub fn session_with_catalog(
     catalog: PaimonCatalogProvider,
     config: SessionConfig,
 ) -> SessionContext {
+    session_with_runtime(catalog, config, Arc::default())
+}
+
+/// [`session_with_catalog`] running in `runtime` (its memory pool bounds the session's
+/// operators: a server gives each query one of its own).
+pub fn session_with_runtime(
+    catalog: PaimonCatalogProvider,
+    config: SessionConfig,
+    runtime: Arc<datafusion::execution::runtime_env::RuntimeEnv>,
+) -> SessionContext {
     let catalog = Arc::new(catalog);
     let config = config
         .with_create_default_catalog_and_schema(false)
         .with_default_catalog_and_schema(CATALOG, "default")
         .with_information_schema(true);
-    let ctx = SessionContext::new_with_config(config);
+    let ctx = SessionContext::new_with_config_rt(config, runtime);
     register(&ctx, catalog);
     set_policy(&ctx, SqlPolicy::default());
     ctx

@@ -15,7 +15,7 @@ use arrow_flight::{FlightInfo, Ticket};
 use common::{java_rows, json_lines};
 use futures::TryStreamExt;
 use paimon_serve::auth::Users;
-use paimon_serve::flight::{serve_flight, ticket, FlightSqlServer};
+use paimon_serve::flight::{serve_flight, ticket, FlightSqlServer, QueryLimits};
 use paimon_test_utils::copy_dir;
 use paimon_test_utils::repo;
 use prost::Message;
@@ -556,4 +556,145 @@ async fn metadata_calls_answer() {
         .await
         .unwrap();
     assert_eq!(read_all(&mut c, &info).await[0].num_rows(), 1);
+}
+
+/// A server bounded by `limits`, on a free loopback port.
+async fn start_limited(limits: QueryLimits) -> SocketAddr {
+    let warehouse = repo().join("fixtures/warehouse");
+    let server = FlightSqlServer::new(warehouse.to_str().unwrap(), None)
+        .unwrap()
+        .with_target_partitions(2)
+        .with_limits(limits);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve_flight(server, listener, None, std::future::pending()));
+    addr
+}
+
+/// A query runs on the server (no scan tickets): sorting needs the memory pool.
+const SORTED: &str = "SELECT id, name FROM append.unaware WHERE id < 10 ORDER BY name DESC, id";
+
+/// A result of 729,000 rows, run on the server: more than the transport buffers, so a client
+/// that does not read it keeps the server's stream (and its slot) open.
+const LARGE: &str = "SELECT a.id, b.name, c.id AS c FROM append.unaware a, append.unaware b, \
+                     append.unaware c";
+
+#[tokio::test]
+async fn a_query_over_its_memory_limit_is_resource_exhausted_and_the_server_serves_on() {
+    let limits = QueryLimits {
+        memory_per_query: Some(64 * 1024),
+        ..QueryLimits::default()
+    };
+    let bounded = start_limited(limits).await;
+    let mut c = client(bounded, None).await;
+    let err = query(&mut c, SORTED).await.unwrap_err();
+    assert!(
+        err.contains("resource has been exhausted") && err.contains("Resources exhausted"),
+        "{err}"
+    );
+    // Small queries still run, and a scan reads Java's rows.
+    let rows = json_lines(
+        &query(&mut c, "SELECT id, name FROM append.unaware WHERE id < 10")
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+    // Unbounded, the same sort returns Java's rows.
+    let unbounded = start_limited(QueryLimits::default()).await;
+    let rows = json_lines(
+        &query(&mut client(unbounded, None).await, SORTED)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+}
+
+#[tokio::test]
+async fn queries_beyond_the_slots_and_the_queue_are_refused_until_a_slot_frees() {
+    let limits = QueryLimits {
+        memory_per_query: None,
+        concurrent: 1,
+        queued: 0,
+    };
+    let addr = start_limited(limits).await;
+    let mut a = client(addr, None).await;
+    let mut b = client(addr, None).await;
+    let large = a.execute(LARGE.to_string(), None).await.unwrap();
+    // A's result stream, open and unread, holds the only slot.
+    let held = a
+        .do_get(large.endpoint[0].ticket.clone().unwrap())
+        .await
+        .unwrap();
+    let info = b.execute(SORTED.to_string(), None).await.unwrap();
+    let ticket = info.endpoint[0].ticket.clone().unwrap();
+    let err = read(&mut b, &ticket).await.unwrap_err();
+    assert!(
+        err.contains("resource has been exhausted") && err.contains("busy"),
+        "{err}"
+    );
+    // Planning is not a query: B still gets its FlightInfo.
+    b.execute("SELECT count(*) AS n FROM append.unaware".into(), None)
+        .await
+        .unwrap();
+    drop(held);
+    // The slot frees once the server sees A's stream cancelled.
+    let mut rows = None;
+    for _ in 0..100 {
+        match read(&mut b, &ticket).await {
+            Ok(batches) => {
+                rows = Some(json_lines(&batches));
+                break;
+            }
+            Err(e) => {
+                assert!(e.contains("busy"), "{e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+    assert_eq!(
+        rows.expect("the slot was never freed"),
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+}
+
+#[tokio::test]
+async fn a_queued_query_runs_when_the_slot_frees() {
+    let limits = QueryLimits {
+        memory_per_query: None,
+        concurrent: 1,
+        queued: 1,
+    };
+    let addr = start_limited(limits).await;
+    let mut a = client(addr, None).await;
+    let large = a.execute(LARGE.to_string(), None).await.unwrap();
+    let held = a
+        .do_get(large.endpoint[0].ticket.clone().unwrap())
+        .await
+        .unwrap();
+    let info = a.execute(SORTED.to_string(), None).await.unwrap();
+    let ticket = info.endpoint[0].ticket.clone().unwrap();
+    let waiting = {
+        let mut b = client(addr, None).await;
+        let ticket = ticket.clone();
+        tokio::spawn(async move { read(&mut b, &ticket).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "B ran while A held the only slot");
+    // A third finds the queue full.
+    let err = read(&mut client(addr, None).await, &ticket)
+        .await
+        .unwrap_err();
+    assert!(err.contains("busy"), "{err}");
+    drop(held);
+    let rows = json_lines(&waiting.await.unwrap().unwrap());
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
 }

@@ -38,6 +38,7 @@
 //! a bad ticket is an error for that call only.
 
 mod caller;
+mod limits;
 mod metadata;
 mod query;
 mod query_auth;
@@ -53,6 +54,7 @@ use tokio::net::TcpListener;
 
 use crate::tls::{serve_grpc, TlsConfig};
 
+pub use limits::QueryLimits;
 pub use service::FlightSqlServer;
 pub use worker::{serve_worker, FlightWorker};
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::LogicalPlan;
 #[allow(deprecated)]
 use datafusion::physical_plan::coalesce_batches::CoalesceBatchesExec;
@@ -22,16 +23,17 @@ use super::caller::Caller;
 /// A session over `catalog`'s warehouse for `caller`: no local files, no DDL, writes only
 /// when `write` (an update) and the caller has a write grant, and `paimon_incremental(..)`
 /// (which names its table in a string) only for callers who read every table without row
-/// filters or column masks.
+/// filters or column masks; in `runtime` (a memory pool of the query's own) when given.
 pub(crate) fn session(
     catalog: &PaimonCatalogProvider,
     caller: &Caller,
     target_partitions: usize,
     write: bool,
+    runtime: Option<Arc<RuntimeEnv>>,
 ) -> SessionContext {
     let fresh = catalog.fresh();
     let config = SessionConfig::new().with_target_partitions(target_partitions.max(1));
-    let ctx = sql::session_with_catalog(fresh, config);
+    let ctx = sql::session_with_runtime(fresh, config, runtime.unwrap_or_default());
     let mut policy = SqlPolicy::restricted(Grants {
         write: write && caller.writes_anywhere(),
         ..Grants::READ

@@ -31,6 +31,7 @@ use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::caller::{self, Caller};
+use super::limits::{self, Admission, QueryLimits};
 use super::metadata::{self, SQL_INFO, TABLE_TYPE};
 use super::query::{self, DENIED};
 use super::split_ticket::{self, SplitTicket};
@@ -54,6 +55,8 @@ pub struct FlightSqlServer {
     workers: Arc<[String]>,
     next_worker: Arc<AtomicUsize>,
     policies: Arc<Policies>,
+    /// The slots and memory of the queries run here.
+    admission: Arc<Admission>,
 }
 
 impl FlightSqlServer {
@@ -78,7 +81,19 @@ impl FlightSqlServer {
             workers: Arc::from(Vec::new()),
             next_worker: Arc::new(AtomicUsize::new(0)),
             policies: Arc::new(Policies::default()),
+            admission: Arc::new(Admission::new(QueryLimits::default())),
         })
+    }
+
+    /// This service bounding its queries by `limits` (default [`QueryLimits::default`]).
+    pub fn with_limits(mut self, limits: QueryLimits) -> Self {
+        self.admission = Arc::new(Admission::new(limits));
+        self
+    }
+
+    /// The bounds of this service's queries.
+    pub fn limits(&self) -> QueryLimits {
+        self.admission.limits()
     }
 
     /// This service applying `policies` (row filters and column masks per user and table)
@@ -115,7 +130,13 @@ impl FlightSqlServer {
     }
 
     fn session(&self, caller: &Caller) -> datafusion::prelude::SessionContext {
-        query::session(&self.catalog, caller, self.target_partitions, false)
+        query::session(
+            &self.catalog,
+            caller,
+            self.target_partitions,
+            false,
+            self.admission.runtime(),
+        )
     }
 
     /// A scan-shaped query's node with the caller's rules in its splits; `None` (the query
@@ -213,15 +234,17 @@ impl FlightSqlServer {
 
     /// The rows of the query `text`, run as `caller`.
     async fn run(&self, caller: &Caller, text: &str) -> Result<DoGetStream, Status> {
+        let slot = self.admission.admit().await?;
         let ctx = self.session(caller);
         let df = query::plan(&ctx, caller, text).await.map_err(status)?;
         query_auth::refuse_unshaped(&self.policies, caller, df.logical_plan()).map_err(status)?;
         let stream = df.execute_stream().await.map_err(status)?;
-        Ok(encode_stream(stream))
+        Ok(Box::pin(limits::holding(encode_stream(stream), slot)))
     }
 
     /// The rows of a scan ticket.
     async fn scan(&self, caller: &Caller, any: &Any) -> Result<DoGetStream, Status> {
+        let slot = self.admission.admit().await?;
         let (node, db, table) = ticket::decode(any, self.catalog.warehouse()).map_err(status)?;
         if !caller.may_read(&db, &table) {
             return Err(Status::permission_denied(format!(
@@ -240,12 +263,15 @@ impl FlightSqlServer {
             .map_err(status)?;
         let schema = exec.schema();
         let rows = futures::stream::iter(streams).flatten();
-        Ok(encode(schema, Box::pin(rows)))
+        Ok(Box::pin(limits::holding(
+            encode(schema, Box::pin(rows)),
+            slot,
+        )))
     }
 }
 
 /// `status` for a DataFusion error: refusals for want of a grant are `PERMISSION_DENIED`,
-/// planning errors (bad SQL, unknown tables, refused statements, bad tickets)
+/// a query over its memory `RESOURCE_EXHAUSTED`, planning errors (bad SQL, unknown tables, refused statements, bad tickets)
 /// `INVALID_ARGUMENT`, the rest `INTERNAL`; the message on one line.
 fn status(e: DataFusionError) -> Status {
     let text = e
@@ -258,6 +284,10 @@ fn status(e: DataFusionError) -> Status {
     let root = e.find_root();
     if text.contains(DENIED) {
         Status::permission_denied(text)
+    } else if matches!(root, DataFusionError::ResourcesExhausted(_))
+        || text.contains("Resources exhausted")
+    {
+        Status::resource_exhausted(text)
     } else if matches!(
         root,
         DataFusionError::Plan(_)
@@ -276,7 +306,8 @@ fn encode(
     schema: SchemaRef,
     rows: Pin<Box<dyn Stream<Item = datafusion::error::Result<RecordBatch>> + Send>>,
 ) -> DoGetStream {
-    let rows = rows.map_err(|e| FlightError::ExternalError(Box::new(e)));
+    // Errors keep their status (a query over its memory is RESOURCE_EXHAUSTED mid-stream too).
+    let rows = rows.map_err(|e| FlightError::Tonic(Box::new(status(e))));
     Box::pin(
         FlightDataEncoderBuilder::new()
             .with_schema(schema)
@@ -453,8 +484,9 @@ impl FlightSqlService for FlightSqlServer {
         if message.type_url == split_ticket::SPLIT_TICKET_TYPE {
             let ticket = SplitTicket::decode_any(&message)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let slot = self.admission.admit().await?;
             let rows = read_ticket(self.warehouse(), &self.io, &caller, &self.policies, &ticket)?;
-            return Ok(Response::new(rows));
+            return Ok(Response::new(Box::pin(limits::holding(rows, slot))));
         }
         Ok(Response::new(self.scan(&caller, &message).await?))
     }
@@ -606,7 +638,14 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<PeekableFlightDataStream>,
     ) -> Result<i64, Status> {
         let caller = self.caller(&request)?;
-        let ctx = query::session(&self.catalog, &caller, self.target_partitions, true);
+        let _slot = self.admission.admit().await?;
+        let ctx = query::session(
+            &self.catalog,
+            &caller,
+            self.target_partitions,
+            true,
+            self.admission.runtime(),
+        );
         let df = query::plan_update(&ctx, &caller, &query.query)
             .await
             .map_err(status)?;

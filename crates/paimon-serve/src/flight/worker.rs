@@ -27,6 +27,7 @@ use tokio::net::TcpListener;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::caller::{self, Caller};
+use super::limits::{self, Admission, QueryLimits};
 use super::query::DENIED;
 use super::split_ticket::SplitTicket;
 use crate::auth::Users;
@@ -42,6 +43,8 @@ pub struct FlightWorker {
     io: FileIORef,
     users: Option<Arc<Users>>,
     policies: Arc<Policies>,
+    /// The slots of the split tickets read at once (memory is bounded by the reader's own).
+    admission: Arc<Admission>,
 }
 
 impl FlightWorker {
@@ -57,7 +60,16 @@ impl FlightWorker {
             warehouse,
             users: users.map(Arc::new),
             policies: Arc::new(Policies::default()),
+            admission: Arc::new(Admission::new(QueryLimits::default())),
         })
+    }
+
+    /// This worker reading at most `limits.concurrent` split tickets at once, with
+    /// `limits.queued` more waiting (`memory_per_query` does not apply: a split's read is
+    /// bounded by the reader's own memory bounds).
+    pub fn with_limits(mut self, limits: QueryLimits) -> Self {
+        self.admission = Arc::new(Admission::new(limits));
+        self
     }
 
     /// This worker knowing `policies`: it refuses split tickets of a table under the caller's
@@ -204,8 +216,9 @@ impl FlightService for FlightWorker {
         let caller = caller::caller(self.users.as_deref(), request.metadata())?;
         let ticket = SplitTicket::decode(&request.get_ref().ticket)
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let slot = self.admission.admit().await?;
         let rows = read_ticket(&self.warehouse, &self.io, &caller, &self.policies, &ticket)?;
-        Ok(Response::new(rows))
+        Ok(Response::new(Box::pin(limits::holding(rows, slot))))
     }
 
     async fn do_put(

@@ -86,6 +86,13 @@ def paimon_sql_rows(sql):
     return sorted(json.dumps(json.loads(l), sort_keys=True) for l in out.splitlines() if l)
 
 
+def paimon_sql_list(sql):
+    """`paimon sql`'s rows of `sql` in its order, as dicts."""
+    out = subprocess.run([PAIMON, "sql", WAREHOUSE, sql, "--format", "jsonl"],
+                         check=True, capture_output=True, text=True).stdout
+    return [json.loads(l) for l in out.splitlines() if l]
+
+
 def table_rows(table):
     return sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
 
@@ -98,10 +105,42 @@ def main():
             run(uri, tmp)
         finally:
             stop_server(proc)
+        run_memory_limit(tmp)
         tls_started = time.time()
         run_tls(tmp)
         print(f"flight clients over TLS: ok in {time.time() - tls_started:.1f}s")
     print(f"flight clients: ok in {time.time() - started:.1f}s")
+
+
+def run_memory_limit(tmp):
+    """`--memory-limit`: a sort over it fails at the client with the reason, the server
+    serves on; the same sort, unbounded, gives `paimon sql`'s rows (checked in run())."""
+    auth = os.path.join(tmp, "users")
+    with open(auth, "w") as f:
+        f.write(USERS)
+    proc = subprocess.Popen(
+        [PAIMON, "serve", WAREHOUSE, "--auth", auth, "--rest-bind", "127.0.0.1:0",
+         "--flight-bind", "127.0.0.1:0", "--memory-limit", "64KiB"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        uri = proc.stdout.readline().strip()
+        with flightsql.connect(uri, db_kwargs={"username": "alice",
+                                               "password": "tok-alice"}) as conn:
+            cur = conn.cursor()
+            try:
+                cur.execute(SORTED)
+                cur.fetch_arrow_table()
+                raise AssertionError("a sort over --memory-limit 64KiB ran")
+            except flightsql.Error as e:
+                assert "Resources exhausted" in str(e), e
+            cur.execute("SELECT count(*) AS n FROM append.unaware")
+            assert cur.fetch_arrow_table().to_pylist() == [{"n": 90}]
+    finally:
+        stop_server(proc)
+
+
+SORTED = "SELECT id, name FROM append.unaware WHERE id < 10 ORDER BY name DESC, id"
 
 
 def run(uri, tmp):
@@ -119,6 +158,8 @@ def run(uri, tmp):
         assert table_rows(cur.fetch_arrow_table()) == paimon_sql_rows(sql)
         cur.execute("SELECT count(*) AS n FROM append.unaware")
         assert cur.fetch_arrow_table().to_pylist() == [{"n": 90}]
+        cur.execute(SORTED)
+        assert cur.fetch_arrow_table().to_pylist() == paimon_sql_list(SORTED)
 
         # execute_partitions: one partition per split group, read in parallel.
         partitions, schema = cur.adbc_execute_partitions(partitioned)
