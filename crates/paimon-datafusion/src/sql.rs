@@ -131,9 +131,34 @@ pub fn register(ctx: &SessionContext, catalog: Arc<PaimonCatalogProvider>) {
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let sql = fold_time_travel(sql)?;
     let sql = crate::ddl_spelling::rewrite(&sql)?;
-    Ok(DFParser::parse_sql_with_dialect(&sql, &GenericDialect {})?
-        .into_iter()
-        .collect())
+    let mut statements: Vec<Statement> =
+        DFParser::parse_sql_with_dialect(&sql, &GenericDialect {})?
+            .into_iter()
+            .collect();
+    statements.iter_mut().for_each(number_placeholders);
+    Ok(statements)
+}
+
+/// Numbers JDBC's and ADBC's anonymous `?` parameters `$1`, `$2`, ... in the order they are
+/// met (the statement's textual order: select list, `FROM`, `WHERE`, ...), the positional
+/// placeholders DataFusion binds; DataFusion would take every `?` for one parameter.
+fn number_placeholders(statement: &mut Statement) {
+    use datafusion::sql::sqlparser::ast::{visit_expressions_mut, Expr as SqlExpr, Value};
+    let Statement::Statement(inner) = statement else {
+        return;
+    };
+    let mut n = 0usize;
+    let _ = visit_expressions_mut(inner.as_mut(), |e| {
+        if let SqlExpr::Value(v) = e {
+            if let Value::Placeholder(p) = &mut v.value {
+                if p == "?" {
+                    n += 1;
+                    *p = format!("${n}");
+                }
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
 }
 
 /// Plans `statement` in `ctx` (DDL such as `CREATE VIEW` runs now; queries run when the

@@ -7,6 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow_flight::sql::client::FlightSqlServiceClient;
@@ -693,6 +694,112 @@ async fn a_queued_query_runs_when_the_slot_frees() {
     assert!(err.contains("busy"), "{err}");
     drop(held);
     let rows = json_lines(&waiting.await.unwrap().unwrap());
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+}
+
+#[tokio::test]
+async fn prepared_statements_bind_parameters_and_damaged_handles_are_refused() {
+    use arrow::array::{Int32Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow_flight::sql::{ProstMessageExt as _, TicketStatementQuery};
+
+    let addr = start(None, 2).await;
+    let mut c = client(addr, None).await;
+    // JDBC's `?`, numbered in order; the second is typed from its comparison.
+    let mut prepared = c
+        .prepare(
+            "SELECT id, name FROM append.unaware WHERE id < ? AND (name <> ? OR name IS NULL) \
+             ORDER BY id"
+                .into(),
+            None,
+        )
+        .await
+        .unwrap();
+    let parameters = prepared.parameter_schema().unwrap().clone();
+    let names: Vec<&str> = parameters
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["$1", "$2"]);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("$1", DataType::Int32, true),
+        Field::new("$2", DataType::Utf8, true),
+    ]));
+    let bind = |id: i32, name: &str| {
+        RecordBatch::try_new(
+            Arc::clone(&schema),
+            vec![
+                Arc::new(Int32Array::from(vec![id])),
+                Arc::new(StringArray::from(vec![name])),
+            ],
+        )
+        .unwrap()
+    };
+    prepared.set_parameters(bind(10, "none")).unwrap();
+    let info = prepared.execute().await.unwrap();
+    let rows = json_lines(&read_all(&mut c, &info).await);
+    // No name is 'none': Java's rows of `id < 10`.
+    assert_eq!(
+        rows,
+        java_rows("append/unaware/q-select-id-name-lt10.jsonl")
+    );
+    // Bound again, the same statement gives the new values' rows.
+    prepared.set_parameters(bind(3, "name-1")).unwrap();
+    let info = prepared.execute().await.unwrap();
+    let ids: Vec<String> = json_lines(&read_all(&mut c, &info).await)
+        .into_iter()
+        .collect();
+    assert_eq!(
+        ids,
+        [r#"{"id":0,"name":"name-0"}"#, r#"{"id":2,"name":"name-2"}"#]
+    );
+    // Two rows bind nothing.
+    let two = RecordBatch::try_new(
+        Arc::clone(&schema),
+        vec![
+            Arc::new(Int32Array::from(vec![1, 2])),
+            Arc::new(StringArray::from(vec!["a", "b"])),
+        ],
+    )
+    .unwrap();
+    prepared.set_parameters(two).unwrap();
+    let err = prepared.execute().await.unwrap_err().to_string();
+    assert!(err.contains("one row"), "{err}");
+
+    // Damaged handles in statement tickets: refused, and the server serves on.
+    let statement = |handle: Vec<u8>| {
+        Ticket::new(
+            TicketStatementQuery {
+                statement_handle: handle.into(),
+            }
+            .as_any()
+            .encode_to_vec(),
+        )
+    };
+    let mut bound = b"\xffPRS-PARAMS1".to_vec();
+    bound.extend_from_slice(&8u32.to_le_bytes());
+    bound.extend_from_slice(b"SELECT 1");
+    for bad in [
+        vec![0xff, 0xfe],
+        b"\xffPRS-PARAMS1\xff\xff\xff\x7f".to_vec(),
+        bound.clone(),
+        [bound.as_slice(), b"garbage ipc"].concat(),
+    ] {
+        let err = read(&mut c, &statement(bad.clone())).await.unwrap_err();
+        assert!(
+            err.contains(INVALID) && err.contains("statement handle"),
+            "{bad:?}: {err}"
+        );
+    }
+    let rows = json_lines(
+        &query(&mut c, "SELECT id, name FROM append.unaware WHERE id < 10")
+            .await
+            .unwrap(),
+    );
     assert_eq!(
         rows,
         java_rows("append/unaware/q-select-id-name-lt10.jsonl")

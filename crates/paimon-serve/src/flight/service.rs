@@ -14,8 +14,8 @@ use arrow_flight::sql::{
     ActionClosePreparedStatementRequest, ActionCreatePreparedStatementRequest,
     ActionCreatePreparedStatementResult, Any, CommandGetCatalogs, CommandGetDbSchemas,
     CommandGetPrimaryKeys, CommandGetSqlInfo, CommandGetTableTypes, CommandGetTables,
-    CommandPreparedStatementQuery, CommandStatementQuery, CommandStatementUpdate, ProstMessageExt,
-    SqlInfo, TicketStatementQuery,
+    CommandPreparedStatementQuery, CommandStatementQuery, CommandStatementUpdate,
+    DoPutPreparedStatementResult, ProstMessageExt, SqlInfo, TicketStatementQuery,
 };
 use arrow_flight::{
     Action, FlightDescriptor, FlightEndpoint, FlightInfo, HandshakeRequest, HandshakeResponse,
@@ -26,11 +26,13 @@ use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
 use futures::{Stream, StreamExt, TryStreamExt};
 use paimon_datafusion::sql::CATALOG;
 use paimon_datafusion::{PaimonCatalogProvider, PaimonScanExec};
+use prost::bytes::Bytes;
 use prost::Message;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::caller::{self, Caller};
+use super::handle;
 use super::limits::{self, Admission, QueryLimits};
 use super::metadata::{self, SQL_INFO, TABLE_TYPE};
 use super::query::{self, DENIED};
@@ -166,16 +168,17 @@ impl FlightSqlServer {
             .map_err(status)
     }
 
-    /// The `FlightInfo` of the query `text`: one endpoint per split group when it is
+    /// The `FlightInfo` of the query of `handle` (its SQL, or its SQL and bound parameters:
+    /// [`handle`]): one endpoint per split group when it is
     /// scan-shaped, else one that runs it again.
     async fn statement_info(
         &self,
         caller: &Caller,
-        text: String,
+        handle: Bytes,
         descriptor: FlightDescriptor,
     ) -> Result<FlightInfo, Status> {
         let ctx = self.session(caller);
-        let df = query::plan(&ctx, caller, &text).await.map_err(status)?;
+        let df = plan_handle(&ctx, caller, &handle).await?;
         let schema = df.schema().as_arrow().clone();
         let physical = df.create_physical_plan().await.map_err(status)?;
         let shaped = query::scan_shaped(&physical, &Arc::new(schema.clone()));
@@ -199,7 +202,7 @@ impl FlightSqlServer {
         let tickets = match scan_tickets {
             Some(t) => t,
             None => vec![command_ticket(TicketStatementQuery {
-                statement_handle: text.into_bytes().into(),
+                statement_handle: handle,
             })],
         };
         info(&schema, descriptor, tickets)
@@ -232,11 +235,11 @@ impl FlightSqlServer {
         Ok(Some(endpoints))
     }
 
-    /// The rows of the query `text`, run as `caller`.
-    async fn run(&self, caller: &Caller, text: &str) -> Result<DoGetStream, Status> {
+    /// The rows of the query of `handle`, run as `caller`.
+    async fn run(&self, caller: &Caller, handle: &[u8]) -> Result<DoGetStream, Status> {
         let slot = self.admission.admit().await?;
         let ctx = self.session(caller);
-        let df = query::plan(&ctx, caller, text).await.map_err(status)?;
+        let df = plan_handle(&ctx, caller, handle).await?;
         query_auth::refuse_unshaped(&self.policies, caller, df.logical_plan()).map_err(status)?;
         let stream = df.execute_stream().await.map_err(status)?;
         Ok(Box::pin(limits::holding(encode_stream(stream), slot)))
@@ -360,10 +363,47 @@ fn info_of_endpoints(
     Ok(info)
 }
 
-/// The SQL of a statement or prepared-statement handle (a handle is its statement's text).
-fn handle_sql(handle: &[u8]) -> Result<String, Status> {
-    String::from_utf8(handle.to_vec())
-        .map_err(|_| Status::invalid_argument("statement handle: the SQL is not UTF-8"))
+/// The parameters `$1`, `$2`, ... of `plan` as a schema, in order, typed where DataFusion
+/// infers a type (`Null` where it does not).
+fn parameter_schema(
+    plan: &datafusion::logical_expr::LogicalPlan,
+) -> datafusion::error::Result<arrow::datatypes::Schema> {
+    let types = plan.get_parameter_types()?;
+    let mut named: Vec<(usize, String, arrow::datatypes::DataType)> = types
+        .into_iter()
+        .map(|(name, t)| {
+            let position = name
+                .strip_prefix('$')
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(usize::MAX);
+            (
+                position,
+                name,
+                t.unwrap_or(arrow::datatypes::DataType::Null),
+            )
+        })
+        .collect();
+    named.sort();
+    Ok(arrow::datatypes::Schema::new(
+        named
+            .into_iter()
+            .map(|(_, name, t)| arrow::datatypes::Field::new(name, t, true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Plans the statement of `handle` as `caller`, with the parameters bound to it.
+async fn plan_handle(
+    ctx: &datafusion::prelude::SessionContext,
+    caller: &Caller,
+    handle: &[u8],
+) -> Result<datafusion::prelude::DataFrame, Status> {
+    let h = handle::decode(handle)?;
+    let df = query::plan(ctx, caller, &h.sql).await.map_err(status)?;
+    match h.parameters {
+        None => Ok(df),
+        Some(values) => df.with_param_values(values).map_err(status),
+    }
 }
 
 /// The ticket that runs a Flight SQL command (a metadata call) again at `DoGet`.
@@ -403,7 +443,11 @@ impl FlightSqlService for FlightSqlServer {
     ) -> Result<Response<FlightInfo>, Status> {
         let caller = self.caller(&request)?;
         let info = self
-            .statement_info(&caller, query.query, request.into_inner())
+            .statement_info(
+                &caller,
+                query.query.into_bytes().into(),
+                request.into_inner(),
+            )
             .await?;
         Ok(Response::new(info))
     }
@@ -414,9 +458,12 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let caller = self.caller(&request)?;
-        let text = handle_sql(&query.prepared_statement_handle)?;
         let info = self
-            .statement_info(&caller, text, request.into_inner())
+            .statement_info(
+                &caller,
+                query.prepared_statement_handle,
+                request.into_inner(),
+            )
             .await?;
         Ok(Response::new(info))
     }
@@ -427,8 +474,9 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<Ticket>,
     ) -> Result<Response<DoGetStream>, Status> {
         let caller = self.caller(&request)?;
-        let text = handle_sql(&query.prepared_statement_handle)?;
-        Ok(Response::new(self.run(&caller, &text).await?))
+        Ok(Response::new(
+            self.run(&caller, &query.prepared_statement_handle).await?,
+        ))
     }
 
     async fn do_action_create_prepared_statement(
@@ -448,10 +496,22 @@ impl FlightSqlService for FlightSqlServer {
         .try_into()
         .map_err(|e| Status::internal(format!("cannot encode the result schema: {e}")))?;
         let IpcMessage(dataset_schema) = message;
+        let parameters = parameter_schema(df.logical_plan()).map_err(status)?;
+        let parameter_schema = if parameters.fields().is_empty() {
+            Default::default()
+        } else {
+            let IpcMessage(p) =
+                SchemaAsIpc::new(&parameters, &arrow::ipc::writer::IpcWriteOptions::default())
+                    .try_into()
+                    .map_err(|e| {
+                        Status::internal(format!("cannot encode the parameter schema: {e}"))
+                    })?;
+            p
+        };
         Ok(ActionCreatePreparedStatementResult {
             prepared_statement_handle: query.query.into_bytes().into(),
             dataset_schema,
-            parameter_schema: Default::default(),
+            parameter_schema,
         })
     }
 
@@ -471,8 +531,9 @@ impl FlightSqlService for FlightSqlServer {
         request: Request<Ticket>,
     ) -> Result<Response<DoGetStream>, Status> {
         let caller = self.caller(&request)?;
-        let text = handle_sql(&ticket.statement_handle)?;
-        Ok(Response::new(self.run(&caller, &text).await?))
+        Ok(Response::new(
+            self.run(&caller, &ticket.statement_handle).await?,
+        ))
     }
 
     async fn do_get_fallback(
@@ -662,6 +723,20 @@ impl FlightSqlService for FlightSqlServer {
             }
         }
         Ok(rows)
+    }
+
+    async fn do_put_prepared_statement_query(
+        &self,
+        query: CommandPreparedStatementQuery,
+        request: Request<PeekableFlightDataStream>,
+    ) -> Result<DoPutPreparedStatementResult, Status> {
+        self.caller(&request)?;
+        let h = handle::decode(&query.prepared_statement_handle)?;
+        let batch = handle::read_parameters(request.into_inner()).await?;
+        handle::parameter_values(&batch)?;
+        Ok(DoPutPreparedStatementResult {
+            prepared_statement_handle: Some(handle::encode(&h.sql, &batch)?.into()),
+        })
     }
 
     async fn register_sql_info(&self, _id: i32, _result: &SqlInfo) {}

@@ -161,6 +161,17 @@ def run(uri, tmp):
         cur.execute(SORTED)
         assert cur.fetch_arrow_table().to_pylist() == paimon_sql_list(SORTED)
 
+        # Parameters (a prepared statement's DoPut; JDBC's `?` or DataFusion's `$n`), in a
+        # query run on the server and in a scan-shaped one (split into tickets).
+        cur.execute("SELECT id, name FROM append.unaware WHERE id < ? AND name <> ? "
+                    "ORDER BY name DESC, id", (10, "name-4"))
+        assert cur.fetch_arrow_table().to_pylist() == paimon_sql_list(
+            "SELECT id, name FROM append.unaware WHERE id < 10 AND name <> 'name-4' "
+            "ORDER BY name DESC, id")
+        cur.execute("SELECT * FROM pk.partitioned WHERE id >= $1", (5,))
+        assert table_rows(cur.fetch_arrow_table()) == paimon_sql_rows(
+            "SELECT * FROM pk.partitioned WHERE id >= 5")
+
         # execute_partitions: one partition per split group, read in parallel.
         partitions, schema = cur.adbc_execute_partitions(partitioned)
         assert len(partitions) >= 2, len(partitions)
