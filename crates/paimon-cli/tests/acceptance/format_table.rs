@@ -593,3 +593,67 @@ fn files_roll_at_the_target_file_size_and_java_reads_them_all() {
         );
     }
 }
+
+#[test]
+fn sql_reads_inserts_and_overwrites_format_tables_java_reads() {
+    // Before issue 45's SQL part every statement on a format table failed with the refusal.
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    new_format_table(&wh, "sql_csv", ORDERS, r#"[ "dt" ]"#, "csv", "");
+    new_format_table(
+        &wh,
+        "sql_whole",
+        ORDERS,
+        r#"[ "dt" ]"#,
+        "json",
+        r#", "dynamic-partition-overwrite" : "false""#,
+    );
+    let sql = |q: &str| ok(&["sql", s(&wh), q]);
+    let select = |q: &str| -> Vec<String> {
+        canonical(
+            ok(&["sql", s(&wh), q, "--format", "jsonl"])
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+        )
+    };
+    for t in ["sql_csv", "sql_whole"] {
+        sql(&format!(
+            "INSERT INTO db.{t} VALUES (1, 'a, \"b\"', '2024-01-01', 1), (2, NULL, '2024-01-02', 2)"
+        ));
+        let first = rows(&[
+            r#"{"id":1,"item":"a, \"b\"","dt":"2024-01-01","hr":1}"#,
+            r#"{"id":2,"item":null,"dt":"2024-01-02","hr":2}"#,
+        ]);
+        assert_eq!(java_rows(&wh, t), first, "{t}");
+        let pruned = select(&format!(
+            "SELECT id, hr FROM db.{t} WHERE dt = '2024-01-02'"
+        ));
+        assert_eq!(pruned, rows(&[r#"{"id":2,"hr":2}"#]), "{t}");
+        // Replaces the partitions written, or with dynamic-partition-overwrite = false the
+        // whole table.
+        sql(&format!(
+            "INSERT OVERWRITE db.{t} VALUES (3, 'c', '2024-01-01', 3)"
+        ));
+        let after = if t == "sql_csv" {
+            rows(&[
+                r#"{"id":2,"item":null,"dt":"2024-01-02","hr":2}"#,
+                r#"{"id":3,"item":"c","dt":"2024-01-01","hr":3}"#,
+            ])
+        } else {
+            rows(&[r#"{"id":3,"item":"c","dt":"2024-01-01","hr":3}"#])
+        };
+        assert_eq!(java_rows(&wh, t), after, "{t}");
+    }
+    sql("INSERT OVERWRITE db.sql_csv PARTITION (dt = '2024-01-02') SELECT 4 AS id, 'd' AS item, 4 AS hr");
+    let last = rows(&[
+        r#"{"id":3,"item":"c","dt":"2024-01-01","hr":3}"#,
+        r#"{"id":4,"item":"d","dt":"2024-01-02","hr":4}"#,
+    ]);
+    assert_eq!(java_rows(&wh, "sql_csv"), last);
+    assert_eq!(select("SELECT * FROM db.sql_csv"), last);
+    let out = paimon(&["sql", s(&wh), "SELECT * FROM db.sql_csv$snapshots"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is a format table"), "{err}");
+}
