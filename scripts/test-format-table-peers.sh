@@ -8,6 +8,11 @@
 #   `paimon read --filter` on partition columns reads only their partitions;
 #   `paimon write --overwrite --partition dt=2024-01-01` replaces that partition by round 2,
 #   read by both; pypaimon then appends round 1 again on our files, read by both.
+# Then an ORC table the same way (pypaimon writes round 0, we append round 1, both read), and
+# CSV (with `csv.include-header`, which pypaimon's pyarrow reader assumes) and JSON tables whose
+# schema pypaimon creates and whose rows we write (rounds 1 and 3: strings CSV quotes), read
+# by both: pypaimon 2.1's own CSV and JSON files are not Java's (partition columns inside,
+# per-file type inference), so it writes none here.
 #
 # Uses the peers venv (scripts/peers-venv.sh) and the workspace build's paimon; prints pass/fail
 # counts and exits non-zero on any failure.
@@ -66,5 +71,22 @@ check "paimon write --overwrite --partition dt=2024-01-01 writes round 2" \
 check "pypaimon and paimon read the overwritten partition" both_read 'r0+r1-dt=2024-01-01+r2'
 check "pypaimon 2.1 appends round 1 on our files" "$PY" "$PEER" write "$T" 1
 check "pypaimon and paimon read it all" both_read 'r0+r1-dt=2024-01-01+r2+r1'
+
+# The other formats, in their own tables.
+"$PY" "$PEER" rows 3 "$WORK/r3.jsonl"
+T="$WORK/orc"
+check "pypaimon 2.1 creates an ORC format table and writes round 0" "$PY" "$PEER" create "$T" orc
+check "paimon write appends round 1 to the ORC table" "$PAIMON" write "$T" --from "$WORK/r1.jsonl"
+check "pypaimon and paimon read the ORC table's rounds 0 and 1" both_read r0+r1
+for fmt in csv json; do
+    T="$WORK/$fmt"
+    extra=()
+    [[ $fmt == csv ]] && extra=(csv.include-header=true)
+    check "pypaimon 2.1 creates a $fmt format table" "$PY" "$PEER" schema "$T" "$fmt" "${extra[@]}"
+    check "paimon write writes rounds 1 and 3 to the $fmt table" \
+        bash -c '"$1" write "$2" --from "$3" && "$1" write "$2" --from "$4"' _ \
+        "$PAIMON" "$T" "$WORK/r1.jsonl" "$WORK/r3.jsonl"
+    check "pypaimon and paimon read the $fmt table's rounds 1 and 3" both_read r1+r3
+done
 
 finish test-format-table-peers

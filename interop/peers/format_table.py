@@ -2,10 +2,14 @@
 snapshots) written and read in turns by pypaimon 2.1's pure-Python FormatTable and paimon-rs
 (scripts/test-format-table-peers.sh).
 
-    format_table.py create TABLE [FORMAT]
+    format_table.py create TABLE [FORMAT [KEY=VALUE...]]
         pypaimon 2.1's SchemaManager writes schema-0 of a format table (FORMAT parquet, the
-        default, or orc) partitioned by dt (STRING) and hr (INT); its FormatTable then writes
-        round 0's rows.
+        default, orc, csv or json, with the options given) partitioned by dt (STRING) and hr
+        (INT); its FormatTable then writes round 0's rows.
+    format_table.py schema TABLE [FORMAT [KEY=VALUE...]]
+        The same schema-0, and no rows (pypaimon 2.1 writes CSV and JSON files unlike Java: a
+        CSV header and the partition columns in every file, and it cannot read back a file
+        whose column is all null, so tables of those formats are written by paimon-rs only).
     format_table.py rows R OUT
         Round R's rows as JSON lines in OUT (for `paimon write --from`).
     format_table.py check TABLE EXPECT [OURS]
@@ -43,6 +47,8 @@ ROUNDS = {
     1: [(10, "x", 10.0, "2024-01-01", 1), (11, "y", 11.0, "2024-01-03", 1),
         (12, "z", 12.0, "2024-01-02", 2)],
     2: [(20, "o", 20.0, "2024-01-01", 1), (21, "p", 21.0, "2024-01-01", 5)],
+    # Strings CSV quotes (a delimiter, a line break is not read by pyarrow's default options).
+    3: [(30, "comma, inside", 30.5, "2024-01-04", 1), (31, "a,b,c", 31.5, "2024-01-04", 1)],
 }
 COLS = ["id", "name", "score", "dt", "hr"]
 
@@ -54,11 +60,16 @@ def table(path):
     return FormatTable(io, Identifier.create("db", "t"), schema, path, fmt)
 
 
-def create(path, fmt="parquet"):
+def schema(path, fmt="parquet", *options):
     io = FileIO.get(path)
+    opts = {"type": "format-table", "file.format": fmt}
+    opts.update(o.split("=", 1) for o in options)
     SchemaManager(io, path).create_table(Schema(
-        fields=FIELDS, partition_keys=["dt", "hr"],
-        options={"type": "format-table", "file.format": fmt}))
+        fields=FIELDS, partition_keys=["dt", "hr"], options=opts))
+
+
+def create(path, fmt="parquet", *options):
+    schema(path, fmt, *options)
     write(table(path), ROUNDS[0])
     print(f"created {path} with {len(ROUNDS[0])} rows")
 
@@ -119,7 +130,9 @@ def check(path, spec, ours=None):
 def main(argv):
     cmd = argv[1]
     if cmd == "create":
-        create(argv[2], *argv[3:4])
+        create(argv[2], *argv[3:])
+    elif cmd == "schema":
+        schema(argv[2], *argv[3:])
     elif cmd == "rows":
         with open(argv[3], "w") as f:
             for r in ROUNDS[int(argv[2])]:

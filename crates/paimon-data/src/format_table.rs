@@ -22,31 +22,38 @@ use crate::schema_mapper::conform;
 pub const DEFAULT_BATCH_ROWS: usize = 8192;
 
 /// The file format of a format table (`file.format`; Java `FormatTable.Format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormatTableFormat {
     /// Apache Parquet.
     Parquet,
     /// Apache ORC.
     Orc,
-    /// Delimited text, columns by position (read here; not written yet).
+    /// Delimited text, columns by position.
     Csv(CsvFormat),
-    /// JSON lines, columns by name (read here; not written yet).
+    /// JSON lines, columns by name.
     Json,
     /// One string column per line (not read or written here yet).
     Text,
 }
 
-/// How a CSV format table's files are spelled (Java `CsvOptions`, with its defaults).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a CSV format table's files are spelled (Java `CsvOptions`, with its defaults and its
+/// fallback keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsvFormat {
-    /// `csv.field-delimiter`, default `,`.
+    /// `csv.field-delimiter` (or `field-delimiter`, `seq`), default `,`.
     pub delimiter: u8,
-    /// `csv.quote-character`, default `"`.
+    /// `csv.quote-character` (or `quote`), default `"`.
     pub quote: u8,
-    /// `csv.escape-character`, default `\`.
+    /// `csv.escape-character` (or `escape`), default `\`.
     pub escape: u8,
-    /// `csv.include-header`, default false.
+    /// `csv.include-header` (or `header`), default false.
     pub header: bool,
+    /// `csv.line-delimiter` (or `lineSep`), default `\n`: `\n`, `\r\n` or one other ASCII
+    /// character.
+    pub line_delimiter: String,
+    /// `csv.null-literal` (or `nullvalue`), default the empty string: the text of a null, and
+    /// a field equal to it reads as null.
+    pub null_literal: String,
 }
 
 impl Default for CsvFormat {
@@ -56,6 +63,8 @@ impl Default for CsvFormat {
             quote: b'"',
             escape: b'\\',
             header: false,
+            line_delimiter: "\n".to_string(),
+            null_literal: String::new(),
         }
     }
 }
@@ -65,16 +74,25 @@ impl FormatTableFormat {
     /// `csv.*` options of a CSV table.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for a name Java's format tables do not know, a CSV option of
-    /// more than one byte, a `csv.line-delimiter` other than `\n` or a `csv.null-literal`
-    /// other than the empty string (Java's defaults).
+    /// [`Error::Unsupported`] for a name Java's format tables do not know, a CSV field
+    /// delimiter, quote or escape that is not one ASCII character (or two of them equal, which
+    /// Java's parser refuses), a `csv.line-delimiter` other than `\n`, `\r\n` or one ASCII
+    /// character, or a `json.line-delimiter` other than `\n`.
     pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
         let name = options.get("file.format").map_or("parquet", |v| v.trim());
         Ok(match name.to_ascii_lowercase().as_str() {
             "parquet" => Self::Parquet,
             "orc" => Self::Orc,
             "csv" => Self::Csv(csv_format(options)?),
-            "json" => Self::Json,
+            "json" => {
+                if options
+                    .get("json.line-delimiter")
+                    .is_some_and(|v| v != "\n")
+                {
+                    return Err(Error::unsupported("json.line-delimiter other than \\n"));
+                }
+                Self::Json
+            }
             "text" => Self::Text,
             other => {
                 return Err(Error::unsupported(format!(
@@ -85,7 +103,7 @@ impl FormatTableFormat {
     }
 
     /// The name as `file.format` spells it, and the file extension without its dot.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Self::Parquet => "parquet",
             Self::Orc => "orc",
@@ -96,33 +114,50 @@ impl FormatTableFormat {
     }
 }
 
+/// The value of the first of `keys` the options hold (Java's key, then its fallback keys).
+fn option<'a>(options: &'a BTreeMap<String, String>, keys: &[&str]) -> Option<&'a String> {
+    keys.iter().find_map(|k| options.get(*k))
+}
+
 fn csv_format(options: &BTreeMap<String, String>) -> Result<CsvFormat> {
     let mut f = CsvFormat::default();
-    let byte = |key: &str, default: u8| -> Result<u8> {
-        match options.get(key) {
+    let byte = |keys: &[&str], default: u8| -> Result<u8> {
+        match option(options, keys) {
             None => Ok(default),
-            Some(v) if v.len() == 1 => Ok(v.as_bytes()[0]),
+            Some(v) if v.len() == 1 && v.is_ascii() => Ok(v.as_bytes()[0]),
             Some(v) => Err(Error::unsupported(format!(
-                "{key} = {v:?} (one ASCII character)"
+                "{} = {v:?} (one ASCII character)",
+                keys[0]
             ))),
         }
     };
-    f.delimiter = byte("csv.field-delimiter", f.delimiter)?;
-    f.quote = byte("csv.quote-character", f.quote)?;
-    f.escape = byte("csv.escape-character", f.escape)?;
-    f.header = options
-        .get("csv.include-header")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-    if options.get("csv.line-delimiter").is_some_and(|v| v != "\n") {
-        return Err(Error::unsupported("csv.line-delimiter other than \\n"));
-    }
-    if options
-        .get("csv.null-literal")
-        .is_some_and(|v| !v.is_empty())
-    {
+    f.delimiter = byte(
+        &["csv.field-delimiter", "field-delimiter", "seq"],
+        f.delimiter,
+    )?;
+    f.quote = byte(&["csv.quote-character", "quote"], f.quote)?;
+    f.escape = byte(&["csv.escape-character", "escape"], f.escape)?;
+    if f.delimiter == f.quote || f.delimiter == f.escape || f.quote == f.escape {
         return Err(Error::unsupported(
-            "csv.null-literal other than the empty string",
+            "a CSV field delimiter, quote and escape character that are not all different \
+             (Java's CsvParser refuses them)",
         ));
+    }
+    f.header = option(options, &["csv.include-header", "header"])
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    if let Some(v) = option(options, &["csv.line-delimiter", "lineSep"]) {
+        let plain = v == "\n" || v == "\r\n" || (v.len() == 1 && v.is_ascii());
+        let clash = v.len() == 1 && [f.delimiter, f.quote, f.escape].contains(&v.as_bytes()[0]);
+        if !plain || clash {
+            return Err(Error::unsupported(format!(
+                "csv.line-delimiter = {v:?} (\\n, \\r\\n or one ASCII character other than \
+                 the field delimiter, quote and escape)"
+            )));
+        }
+        f.line_delimiter = v.clone();
+    }
+    if let Some(v) = option(options, &["csv.null-literal", "nullvalue"]) {
+        f.null_literal = v.clone();
     }
     Ok(f)
 }
@@ -130,7 +165,7 @@ fn csv_format(options: &BTreeMap<String, String>) -> Result<CsvFormat> {
 /// Decodes the `columns` of a CSV or JSON file (the table's columns but the partition ones, as
 /// Java reads them: CSV by position, JSON by name).
 fn decode_text(
-    format: FormatTableFormat,
+    format: &FormatTableFormat,
     path: &str,
     data: Bytes,
     columns: &[DataField],
@@ -140,12 +175,10 @@ fn decode_text(
     let bad = |e: arrow_schema::ArrowError| Error::corrupt(path, e.to_string());
     let reader = std::io::Cursor::new(data);
     let batches: std::result::Result<Vec<RecordBatch>, _> = match format {
-        FormatTableFormat::Csv(f) => arrow::csv::ReaderBuilder::new(schema)
-            .with_header(f.header)
-            .with_delimiter(f.delimiter)
-            .with_quote(f.quote)
-            .with_escape(f.escape)
-            .with_batch_size(batch_size)
+        FormatTableFormat::Csv(f) if !f.null_literal.is_empty() => {
+            return decode_csv_as_text(f, path, reader, columns, batch_size)
+        }
+        FormatTableFormat::Csv(f) => csv_reader(f, schema, batch_size)
             .build(reader)
             .map_err(bad)?
             .collect(),
@@ -162,6 +195,66 @@ fn decode_text(
         }
     };
     batches.map_err(bad)
+}
+
+fn csv_reader(f: &CsvFormat, schema: SchemaRef, batch_size: usize) -> arrow::csv::ReaderBuilder {
+    let builder = arrow::csv::ReaderBuilder::new(schema)
+        .with_header(f.header)
+        .with_delimiter(f.delimiter)
+        .with_quote(f.quote)
+        .with_escape(f.escape)
+        .with_batch_size(batch_size);
+    // `\n` and `\r\n` both end records by default; another delimiter is one byte.
+    match f.line_delimiter.as_bytes() {
+        [b] if *b != b'\n' => builder.with_terminator(*b),
+        _ => builder,
+    }
+}
+
+/// A CSV file with a `csv.null-literal`: every column read as text, the fields equal to the
+/// literal made null (and no others), then cast to the column's type as Java casts strings.
+fn decode_csv_as_text(
+    f: &CsvFormat,
+    path: &str,
+    reader: std::io::Cursor<Bytes>,
+    columns: &[DataField],
+    batch_size: usize,
+) -> Result<Vec<RecordBatch>> {
+    let text_fields: Vec<DataField> = columns
+        .iter()
+        .map(|c| DataField::new(c.id, c.name.clone(), DataType::string()))
+        .collect();
+    let text_schema = Arc::new(to_arrow_schema(&text_fields));
+    let schema: SchemaRef = Arc::new(to_arrow_schema(columns));
+    let bad = |e: arrow_schema::ArrowError| Error::corrupt(path, e.to_string());
+    let mut out = Vec::new();
+    // Only the literal is null: an empty field stays an empty string (`[^\s\S]` matches no
+    // text at all).
+    let never_null = regex::Regex::new(r"[^\s\S]")
+        .map_err(|e| Error::Internal(format!("the never-null pattern: {e}")))?;
+    for batch in csv_reader(f, text_schema, batch_size)
+        .with_null_regex(never_null)
+        .build(reader)
+        .map_err(bad)?
+    {
+        let batch = batch.map_err(bad)?;
+        let mut typed: Vec<ArrayRef> = Vec::with_capacity(columns.len());
+        for (c, column) in columns.iter().zip(batch.columns()) {
+            let strings = column
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .ok_or_else(|| Error::corrupt(path, "a CSV column not read as text"))?;
+            let nulled: ArrayRef = Arc::new(
+                strings
+                    .iter()
+                    .map(|v| v.filter(|v| *v != f.null_literal))
+                    .collect::<StringArray>(),
+            );
+            typed.push(conform(&nulled, &DataType::string(), &c.data_type, path)?);
+        }
+        out.push(RecordBatch::try_new(Arc::clone(&schema), typed).map_err(bad)?);
+    }
+    Ok(out)
 }
 
 /// One data file of a format table and the partition it lies in.
@@ -182,7 +275,7 @@ pub struct FormatFile {
 /// Format errors naming the file; [`Error::Unsupported`] for text files; a value
 /// that does not cast to its column's type (the file's or the partition directory's).
 pub fn decode_format_file(
-    format: FormatTableFormat,
+    format: &FormatTableFormat,
     file: &FormatFile,
     data: Bytes,
     fields: &[DataField],
@@ -204,7 +297,7 @@ pub fn decode_format_file(
         .collect();
     let decoded: Vec<RecordBatch> = match format {
         FormatTableFormat::Parquet | FormatTableFormat::Orc => {
-            let decoder = if format == FormatTableFormat::Parquet {
+            let decoder = if *format == FormatTableFormat::Parquet {
                 FileFormat::Parquet
             } else {
                 FileFormat::Orc

@@ -135,6 +135,9 @@ impl PaimonCatalogProvider {
         if !io.exists(&schema_dir).map_err(|e| df_err(&path, e))? {
             return Ok(None);
         }
+        if let Some(format) = self.format_table(io, &path, &parsed)? {
+            return Ok(Some(format));
+        }
         match parsed.system.as_deref() {
             None | Some("audit_log" | "row_tracking") => Ok(Some(Arc::new(
                 PaimonTableProvider::open_io(Arc::clone(io), &path, parsed.spec)?,
@@ -143,6 +146,34 @@ impl PaimonCatalogProvider {
                 .map(Some)
                 .ok_or_else(|| df_err(&path, format!("no system table '{system}'"))),
         }
+    }
+
+    /// The provider of the format table at `path` (`type = format-table`), `None` when the
+    /// table there is a Paimon table.
+    ///
+    /// # Errors
+    /// An unreadable schema; a system table, branch or time travel of a format table (it has
+    /// no snapshots).
+    fn format_table(
+        &self,
+        io: &FileIORef,
+        path: &str,
+        parsed: &TableName,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        let Some(table) =
+            paimon_rs::FormatTable::open(Arc::clone(io), path).map_err(|e| df_err(path, e))?
+        else {
+            return Ok(None);
+        };
+        if parsed.system.is_some() || parsed.spec != crate::ScanSpec::default() {
+            return Err(DataFusionError::Plan(format!(
+                "{path} is a format table (type = format-table): it has no system tables, \
+                 branches, snapshots, tags or changes to read"
+            )));
+        }
+        Ok(Some(Arc::new(
+            crate::format_table::FormatTableProvider::new(table),
+        )))
     }
 
     /// [`Self::table_provider`] of a catalog that is not a warehouse directory: the table

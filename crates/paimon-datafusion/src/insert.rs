@@ -9,7 +9,8 @@
 //! writers run after a write), on a blocking thread, batch by batch as they arrive. The
 //! statement ends with ONE commit; when the query or the writer fails midway, the files
 //! written are deleted and nothing is committed. The statement's result is DataFusion's DML
-//! result: one row, `count`, the rows written.
+//! result: one row, `count`, the rows written. A format table's rows go to its
+//! [`paimon_rs::FormatWrite`] the same way ([`PaimonSink::format`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use futures::StreamExt;
-use paimon_rs::{Overwrite, WriteReport};
+use paimon_rs::Overwrite;
 
 /// A batch for the writer, or the word to commit what it was given.
 enum ToWriter {
@@ -33,10 +34,53 @@ enum ToWriter {
 /// Batches in flight between the query and the writer.
 const IN_FLIGHT: usize = 2;
 
-/// Writes a statement's rows into one Paimon table and commits them once.
+/// The table a sink writes into.
+#[derive(Clone)]
+enum Target {
+    /// A Paimon table.
+    Paimon(paimon_meta::Table),
+    /// A format table, and what an overwrite replaces: `None` the partitions written,
+    /// `Some(pairs)` that partition (no pairs: the whole table).
+    Format(
+        paimon_rs::FormatTable,
+        Option<Option<Vec<(String, String)>>>,
+    ),
+}
+
+/// The writer of one statement.
+enum StatementWriter {
+    Paimon(Box<paimon_rs::PendingWrite>),
+    Format(Box<paimon_rs::FormatWrite>),
+}
+
+impl StatementWriter {
+    fn write(&mut self, b: &RecordBatch) -> paimon_rs::Result<()> {
+        match self {
+            StatementWriter::Paimon(w) => w.write(b),
+            StatementWriter::Format(w) => w.write(b),
+        }
+    }
+
+    fn abort(self) {
+        match self {
+            StatementWriter::Paimon(w) => w.abort(),
+            StatementWriter::Format(w) => w.abort(),
+        }
+    }
+
+    /// Commits; the rows written.
+    fn commit(self) -> paimon_rs::Result<u64> {
+        Ok(match self {
+            StatementWriter::Paimon(w) => w.commit()?.rows as u64,
+            StatementWriter::Format(w) => w.commit()?.rows,
+        })
+    }
+}
+
+/// Writes a statement's rows into one Paimon or format table and commits them once.
 #[derive(Clone)]
 pub struct PaimonSink {
-    table: paimon_meta::Table,
+    target: Target,
     path: String,
     schema: SchemaRef,
     overwrite: Option<Overwrite>,
@@ -62,10 +106,31 @@ impl PaimonSink {
         overwrite: Option<Overwrite>,
     ) -> Self {
         PaimonSink {
-            table,
+            target: Target::Paimon(table),
             path: path.to_string(),
             schema,
             overwrite,
+            row_kind_column: None,
+        }
+    }
+
+    /// A sink into the format table `table` taking rows of `schema` (its columns);
+    /// `overwrite`: `None` appends, `Some(None)` replaces the partitions written,
+    /// `Some(Some(pairs))` the partition `pairs` names (the whole table for no pairs).
+    pub fn format(
+        table: paimon_rs::FormatTable,
+        schema: SchemaRef,
+        overwrite: Option<Option<Vec<(String, String)>>>,
+    ) -> Self {
+        let replaces = overwrite.as_ref().map(|o| match o {
+            None => Overwrite::AsConfigured,
+            Some(pairs) => Overwrite::Partition(pairs.clone()),
+        });
+        PaimonSink {
+            path: table.path().to_string(),
+            target: Target::Format(table, overwrite),
+            schema,
+            overwrite: replaces,
             row_kind_column: None,
         }
     }
@@ -86,18 +151,34 @@ impl PaimonSink {
     /// The writer's side, on a blocking thread: writes each batch as it comes, commits on
     /// [`ToWriter::Commit`], and deletes everything written when the channel closes first
     /// (the query failed) or a write fails.
-    fn write_blocking(&self, mut rx: tokio::sync::mpsc::Receiver<ToWriter>) -> Result<WriteReport> {
+    fn write_blocking(&self, mut rx: tokio::sync::mpsc::Receiver<ToWriter>) -> Result<u64> {
         let path = self.path.as_str();
         let err =
             |e: paimon_rs::Error| DataFusionError::Execution(format!("{path}: {}", e.chain()));
-        let mut builder = paimon_rs::Table::from_meta(self.table.clone()).write();
-        if let Some(o) = &self.overwrite {
-            builder = builder.with_overwrite(o.clone());
-        }
-        if let Some(c) = &self.row_kind_column {
-            builder = builder.with_row_kind_column(c.clone());
-        }
-        let mut writer = builder.begin().map_err(err)?;
+        let mut writer = match &self.target {
+            Target::Paimon(table) => {
+                let mut builder = paimon_rs::Table::from_meta(table.clone()).write();
+                if let Some(o) = &self.overwrite {
+                    builder = builder.with_overwrite(o.clone());
+                }
+                if let Some(c) = &self.row_kind_column {
+                    builder = builder.with_row_kind_column(c.clone());
+                }
+                StatementWriter::Paimon(Box::new(builder.begin().map_err(err)?))
+            }
+            Target::Format(table, overwrite) => {
+                if self.row_kind_column.is_some() {
+                    return Err(DataFusionError::Plan(format!(
+                        "{path} is a format table: its rows have no kinds"
+                    )));
+                }
+                let mut w = table.write().map_err(err)?;
+                if let Some(o) = overwrite {
+                    w = w.with_overwrite(o.clone()).map_err(err)?;
+                }
+                StatementWriter::Format(Box::new(w))
+            }
+        };
         loop {
             match rx.blocking_recv() {
                 Some(ToWriter::Batch(b)) => {
@@ -150,7 +231,7 @@ impl DataSink for PaimonSink {
         let (tx, rx) = tokio::sync::mpsc::channel(IN_FLIGHT);
         let this = self.clone();
         let writer = tokio::task::spawn_blocking(move || this.write_blocking(rx));
-        let joined = |r: std::result::Result<Result<WriteReport>, tokio::task::JoinError>| {
+        let joined = |r: std::result::Result<Result<u64>, tokio::task::JoinError>| {
             r.map_err(|e| {
                 DataFusionError::Execution(format!("{}: writer task failed: {e}", self.path))
             })?
@@ -173,8 +254,6 @@ impl DataSink for PaimonSink {
         }
         let _ = tx.send(ToWriter::Commit).await;
         drop(tx);
-        let report = joined(writer.await)?;
-        u64::try_from(report.rows)
-            .map_err(|_| DataFusionError::Execution(format!("{}: row count overflows", self.path)))
+        joined(writer.await)
     }
 }

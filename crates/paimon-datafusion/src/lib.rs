@@ -39,6 +39,7 @@ mod ddl;
 mod ddl_spelling;
 mod error;
 pub mod exec;
+pub mod format_table;
 pub mod insert;
 mod merge;
 mod merge_append;

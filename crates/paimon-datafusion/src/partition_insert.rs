@@ -141,15 +141,20 @@ pub(crate) fn retarget(plan: LogicalPlan, rewrite: &StaticPartition) -> Result<L
         ));
     };
     let provider = source_as_provider(&dml.target)?;
-    let Some(paimon) = provider.downcast_ref::<PaimonTableProvider>() else {
+    let retargeted: Arc<dyn datafusion::datasource::TableProvider> = if let Some(paimon) =
+        provider.downcast_ref::<PaimonTableProvider>()
+    {
+        Arc::new(paimon.with_static_partition(rewrite.pairs.clone()))
+    } else if let Some(format) = provider.downcast_ref::<crate::format_table::FormatTableProvider>()
+    {
+        Arc::new(format.with_static_partition(rewrite.pairs.clone()))
+    } else {
         return Err(DataFusionError::Plan(format!(
             "INSERT OVERWRITE ... PARTITION: {} is not a Paimon table",
             dml.table_name
         )));
     };
-    let target = provider_as_source(Arc::new(
-        paimon.with_static_partition(rewrite.pairs.clone()),
-    ));
+    let target = provider_as_source(retargeted);
     let WriteOp::Insert(op) = dml.op else {
         return Err(DataFusionError::Internal(
             "INSERT ... PARTITION did not plan as an INSERT".into(),

@@ -6,7 +6,7 @@
 //! ([`paimon_data::format_table`]). Writing puts one new file per partition under the
 //! partition's `_temporary/` ([`paimon_write::format_table`]) and commits by renaming each into
 //! place; an overwrite then deletes the files the replaced partitions held before. Parquet, ORC,
-//! CSV and JSON are read, Parquet is written.
+//! CSV and JSON are read and written.
 
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ use paimon_spec::layout::{
     parse_format_partition_dir, DEFAULT_PARTITION_NAME, FORMAT_TABLE_TEMP_DIR,
     PARTITION_PATH_ONLY_VALUE,
 };
-use paimon_spec::options::is_format_table;
+use paimon_spec::options::{is_format_table, parse_memory_size};
 use paimon_spec::predicate::Predicate;
 use paimon_spec::schema::TableSchemaRef;
 use paimon_spec::types::DataType;
@@ -89,8 +89,8 @@ impl FormatTable {
     }
 
     /// The file format (`file.format`).
-    pub fn format(&self) -> FormatTableFormat {
-        self.format
+    pub fn format(&self) -> &FormatTableFormat {
+        &self.format
     }
 
     /// The Arrow schema rows are read as and written with (every column).
@@ -222,7 +222,7 @@ impl FormatTable {
             }
             let data = self.io.read(&file.path)?;
             let batches = decode_format_file(
-                self.format,
+                &self.format,
                 &file,
                 data,
                 &self.schema.fields,
@@ -256,13 +256,17 @@ impl FormatTable {
     /// A write of new rows (appended unless [`FormatWrite::with_overwrite`]).
     ///
     /// # Errors
-    /// Formats other than Parquet; a codec the Parquet writer does not have.
+    /// Text format tables; a codec the format's writer does not have (CSV and JSON are
+    /// written uncompressed); a column type the format is not written with here; an invalid
+    /// `target-file-size`.
     pub fn write(&self) -> Result<FormatWrite> {
         let option = |k: &str| self.schema.options.get(k).map(|v| v.trim().to_string());
-        // Java's `format-table.file.compression`, else `file.compression`, else the format's
-        // default (Parquet snappy, ORC zstd, CSV and JSON none).
-        let compression = option("format-table.file.compression")
-            .or_else(|| option("file.compression"))
+        // Java `CoreOptions.formatTableFileCompression`: `file.compression`, else
+        // `format-table.file.compression`, else `compression`, else the format's default
+        // (Parquet snappy, ORC zstd, CSV and JSON none).
+        let compression = option("file.compression")
+            .or_else(|| option("format-table.file.compression"))
+            .or_else(|| option("compression"))
             .unwrap_or_else(|| {
                 match self.format {
                     FormatTableFormat::Parquet => "snappy",
@@ -274,6 +278,13 @@ impl FormatTable {
         let level = option("file.compression.zstd-level")
             .and_then(|v| v.parse().ok())
             .unwrap_or(1);
+        // Java `targetFileSize(false)`: `target-file-size`, else 256 MiB.
+        let target_file_size = match option("target-file-size") {
+            None => 256 << 20,
+            Some(v) => parse_memory_size(&v).filter(|n| *n > 0).ok_or_else(|| {
+                Error::invalid("target-file-size", format!("{v:?} is not a size"))
+            })?,
+        };
         let layout = FormatTableLayout {
             table_path: self.path.clone(),
             fields: self.schema.fields.clone(),
@@ -282,8 +293,9 @@ impl FormatTable {
             default_name: self.default_name.clone(),
             legacy_name: option("partition.legacy-name")
                 .is_none_or(|v| !v.eq_ignore_ascii_case("false")),
-            format: self.format,
+            format: self.format.clone(),
             compression: (compression, level),
+            target_file_size,
         };
         Ok(FormatWrite {
             table: self.clone(),

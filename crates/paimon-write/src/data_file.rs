@@ -15,6 +15,7 @@ use crate::parquet_file::{
     batch_arrow_schema, parquet_arrow_schema, writer_properties, ParquetFile, ParquetFormat,
 };
 use crate::stats::StatsMode;
+use crate::text_file::{TextFile, TextFormat};
 
 /// A finished data file.
 #[derive(Debug)]
@@ -48,6 +49,8 @@ pub enum FileFormat {
     Avro(AvroFormat),
     /// ORC files.
     Orc(OrcFormat),
+    /// CSV or JSON-lines files (format tables only).
+    Text(TextFormat),
 }
 
 impl FileFormat {
@@ -129,6 +132,8 @@ pub enum DataFile {
     Avro(AvroFile),
     /// An ORC file.
     Orc(OrcFile),
+    /// A CSV or JSON-lines file.
+    Text(TextFile),
 }
 
 impl DataFile {
@@ -149,6 +154,7 @@ impl DataFile {
             }
             FileFormat::Avro(avro) => DataFile::Avro(AvroFile::try_new(table, path, out, avro)?),
             FileFormat::Orc(orc) => DataFile::Orc(OrcFile::try_new(table, path, out, orc)?),
+            FileFormat::Text(text) => DataFile::Text(TextFile::new(path, out, text)),
         })
     }
 
@@ -158,6 +164,7 @@ impl DataFile {
             DataFile::Parquet(f) => f.path(),
             DataFile::Avro(f) => f.path(),
             DataFile::Orc(f) => f.path(),
+            DataFile::Text(f) => f.path(),
         }
     }
 
@@ -167,6 +174,7 @@ impl DataFile {
             DataFile::Parquet(f) => f.rows(),
             DataFile::Avro(f) => f.rows(),
             DataFile::Orc(f) => f.rows(),
+            DataFile::Text(f) => f.rows(),
         }
     }
 
@@ -176,6 +184,17 @@ impl DataFile {
             DataFile::Parquet(f) => f.data_size(),
             DataFile::Avro(f) => f.data_size(),
             DataFile::Orc(f) => f.data_size(),
+            DataFile::Text(f) => f.data_size(),
+        }
+    }
+
+    /// What a format table's rolling compares to `target-file-size` (Java's
+    /// `FormatWriter.reachTargetSize`): ORC counts a fifth of its open stripe as Java's
+    /// `OrcBulkWriter` does, the others [`DataFile::data_size`].
+    pub fn estimated_length(&self) -> u64 {
+        match self {
+            DataFile::Orc(f) => f.estimated_length(),
+            other => other.data_size(),
         }
     }
 
@@ -188,6 +207,7 @@ impl DataFile {
             DataFile::Parquet(f) => f.write(table, batch),
             DataFile::Avro(f) => f.write(table, batch),
             DataFile::Orc(f) => f.write(table, batch),
+            DataFile::Text(f) => f.write(table, batch),
         }
     }
 
@@ -205,6 +225,7 @@ impl DataFile {
             DataFile::Parquet(f) => f.finish(table, fields, modes),
             DataFile::Avro(f) => f.finish(table, fields, modes),
             DataFile::Orc(f) => f.finish(table, fields, modes),
+            DataFile::Text(f) => f.finish(table),
         }
     }
 
@@ -214,6 +235,7 @@ impl DataFile {
             DataFile::Parquet(f) => f.abort(),
             DataFile::Avro(f) => f.abort(),
             DataFile::Orc(f) => f.abort(),
+            DataFile::Text(f) => f.abort(),
         }
     }
 }

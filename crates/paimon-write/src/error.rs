@@ -92,6 +92,16 @@ pub enum Error {
         /// The encoder's message.
         reason: String,
     },
+    /// A CSV or JSON file of a format table could not be written.
+    #[error("table {table}: encoding text file {path} failed: {reason}")]
+    Text {
+        /// The table location.
+        table: String,
+        /// The file being written.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A format record could not be encoded (a value that does not fit its type).
     #[error("table {table}: {source}")]
     Encode {

@@ -1,10 +1,13 @@
-//! Rows into the data files of a format table (Java `FormatTableFileWrite`): one Parquet file
-//! per partition written, in the partition's directory (`k=v/`, or `v/` with
-//! `format-table.partition-path-only-value`), holding the table's columns but the partition
-//! columns (Java reads a format table's files with the row type without them). Each file is
-//! written under the directory's `_temporary/` and named as Java names data files
-//! (`data-<uuid>-0.parquet`); the commit (the facade's `format_table`) renames it into place,
-//! so a write that fails leaves no file a reader lists.
+//! Rows into the data files of a format table (Java `FormatTableFileWriter`): the files of each
+//! partition written (`k=v/`, or `v/` with `format-table.partition-path-only-value`) hold the
+//! table's columns but the partition columns (Java reads a format table's files with the row
+//! type without them), in the table's `file.format`: Parquet, ORC (the data files' encoders),
+//! CSV or JSON lines ([`crate::text_file`]). Each partition's files are named as Java's
+//! per-partition `DataFilePathFactory` names them (`data-<uuid>-<n>.<format>`, one UUID per
+//! partition and write, `n` from 0) and rolled at `target-file-size` as Java's
+//! `FormatTableRollingFileWriter` rolls them (the size checked every 1,000 rows). Each file is
+//! written under the directory's `_temporary/`; the commit (the facade's `format_table`)
+//! renames it into place, so a write that fails leaves no file a reader lists.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,11 +23,12 @@ use paimon_spec::layout::{
 use paimon_spec::types::DataField;
 
 use crate::conform::conform_batch;
+use crate::data_file::{DataFile, FileFormat};
 use crate::error::{Error, Result};
-use crate::parquet_file::{
-    batch_arrow_schema, parquet_arrow_schema, writer_properties, ParquetFile, ParquetFormat,
-};
+use crate::parquet_file::batch_arrow_schema;
+use crate::rolling::{rows_to_write, CHECK_ROLLING_RECORD_CNT};
 use crate::stats::StatsMode;
+use crate::text_file::{TextFormat, TextKind};
 
 /// How a format table's files are laid out and encoded.
 #[derive(Debug, Clone)]
@@ -44,8 +48,11 @@ pub struct FormatTableLayout {
     pub legacy_name: bool,
     /// `file.format`.
     pub format: FormatTableFormat,
-    /// The Parquet codec (`file.compression`) and its zstd level.
+    /// The codec (Java `CoreOptions.formatTableFileCompression`) and its zstd level.
     pub compression: (String, i32),
+    /// `target-file-size` in bytes: a file is rolled once it holds this much (checked every
+    /// 1,000 rows).
+    pub target_file_size: u64,
 }
 
 /// A file written under `_temporary/` that the commit renames to `target`.
@@ -61,11 +68,14 @@ pub struct PendingFormatFile {
     pub rows: u64,
 }
 
-struct OpenFile {
-    file: ParquetFile,
-    temp: String,
-    target: String,
-    partition: Vec<Option<String>>,
+/// The file being written in one partition directory, and those it rolled before.
+struct Partition {
+    dir_path: String,
+    values: Vec<Option<String>>,
+    uuid: String,
+    next: u64,
+    open: Option<(DataFile, String, String)>,
+    done: Vec<PendingFormatFile>,
 }
 
 /// Writes rows into new files of a format table; nothing is visible until the files it
@@ -77,15 +87,15 @@ pub struct FormatTableWriter {
     file_schema: SchemaRef,
     file_fields: Vec<DataField>,
     names: DataFileNames,
-    parquet: ParquetFormat,
-    open: BTreeMap<String, OpenFile>,
+    format: FileFormat,
+    partitions: BTreeMap<String, Partition>,
 }
 
 impl std::fmt::Debug for FormatTableWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FormatTableWriter")
             .field("table", &self.layout.table_path)
-            .field("open", &self.open.keys().collect::<Vec<_>>())
+            .field("partitions", &self.partitions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -94,34 +104,50 @@ impl FormatTableWriter {
     /// A writer of `layout`'s table on `io`.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for formats other than Parquet and for column types Parquet
-    /// files are not written with here; [`Error::InvalidOption`] for an unknown codec.
+    /// [`Error::Unsupported`] for text format tables, for column types a format is not
+    /// written with here and for compressed CSV or JSON; [`Error::InvalidOption`] for an
+    /// unknown codec.
     pub fn new(io: FileIORef, layout: FormatTableLayout) -> Result<Self> {
         let table = layout.table_path.as_str();
-        if layout.format != FormatTableFormat::Parquet {
-            return Err(Error::Unsupported {
-                feature: format!(
-                    "writing {} format tables (table {table}); Parquet ones are written",
-                    layout.format.name()
-                ),
-            });
-        }
         let file_fields: Vec<DataField> = layout
             .fields
             .iter()
             .filter(|f| !layout.partition_keys.contains(&f.name))
             .cloned()
             .collect();
-        let file_schema = parquet_arrow_schema(table, &file_fields)?;
-        let props = writer_properties(&layout.compression.0, layout.compression.1)?;
+        let (codec, level) = (&layout.compression.0, layout.compression.1);
+        let text = |kind: TextKind| -> Result<(FileFormat, SchemaRef)> {
+            let format = TextFormat::try_new(table, kind, &file_fields, codec)?;
+            Ok((FileFormat::Text(format), batch_arrow_schema(&file_fields)))
+        };
+        let (format, file_schema) = match &layout.format {
+            FormatTableFormat::Parquet | FormatTableFormat::Orc => FileFormat::try_new(
+                table,
+                layout.format.name(),
+                codec,
+                level,
+                layout.target_file_size,
+                &file_fields,
+            )?,
+            FormatTableFormat::Csv(csv) => text(TextKind::Csv(csv.clone()))?,
+            FormatTableFormat::Json => text(TextKind::Json)?,
+            FormatTableFormat::Text => {
+                return Err(Error::Unsupported {
+                    feature: format!(
+                        "writing text format tables (table {table}); Parquet, ORC, CSV and \
+                         JSON ones are written"
+                    ),
+                })
+            }
+        };
         Ok(FormatTableWriter {
             io,
             input: batch_arrow_schema(&layout.fields),
             file_schema,
             file_fields,
             names: DataFileNames::new(format!(".{}", layout.format.name())),
-            parquet: ParquetFormat::new(props),
-            open: BTreeMap::new(),
+            format,
+            partitions: BTreeMap::new(),
             layout,
         })
     }
@@ -178,8 +204,27 @@ impl FormatTableWriter {
                 arrow_select::take::take_record_batch(&data, &UInt32Array::from(rows))
                     .map_err(|e| Error::Internal(format!("table {table}: {e}")))?
             };
-            let file = self.file_for(&dir, values)?;
-            file.file.write(&table, &part)?;
+            self.partition(&dir, values);
+            self.write_rolling(&dir, &part)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `part` into the partition `dir`'s files, closing a file once a size check
+    /// (every 1,000 rows of it) finds it at `target-file-size`.
+    fn write_rolling(&mut self, dir: &str, part: &RecordBatch) -> Result<()> {
+        let table = self.layout.table_path.clone();
+        let target = self.layout.target_file_size;
+        let mut offset = 0;
+        while offset < part.num_rows() {
+            let file = self.open_file(dir)?;
+            let size = file.estimated_length();
+            let take = rows_to_write(file.rows(), size, target, part.num_rows() - offset);
+            file.write(&table, &part.slice(offset, take))?;
+            offset += take;
+            if file.rows() % CHECK_ROLLING_RECORD_CNT == 0 && file.estimated_length() >= target {
+                self.close_file(dir)?;
+            }
         }
         Ok(())
     }
@@ -189,43 +234,29 @@ impl FormatTableWriter {
     /// # Errors
     /// Encoder and storage errors (every file written is then removed where possible).
     pub fn finish(mut self) -> Result<Vec<PendingFormatFile>> {
-        let table = self.layout.table_path.clone();
-        let modes = vec![StatsMode::None; self.file_fields.len()];
-        let mut done = Vec::new();
-        let open = std::mem::take(&mut self.open);
-        let mut failure = None;
-        for (_, f) in open {
-            if failure.is_some() {
-                f.file.abort();
-                continue;
-            }
-            let (temp, target, partition) = (f.temp, f.target, f.partition);
-            match f.file.finish(&table, &self.file_fields, &modes) {
-                Ok(finished) => done.push(PendingFormatFile {
-                    temp,
-                    target,
-                    partition,
-                    rows: finished.rows,
-                }),
-                Err(e) => failure = Some(e),
+        let dirs: Vec<String> = self.partitions.keys().cloned().collect();
+        for dir in &dirs {
+            if let Err(e) = self.close_file(dir) {
+                self.abort();
+                return Err(e);
             }
         }
-        if let Some(e) = failure {
-            for f in &done {
-                let _ = self.io.delete(&f.temp);
-            }
-            return Err(e);
-        }
-        Ok(done)
+        let partitions = std::mem::take(&mut self.partitions);
+        Ok(partitions.into_values().flat_map(|p| p.done).collect())
     }
 
     /// Abandons every file, and the `_temporary` directories they leave empty.
     pub fn abort(mut self) {
-        for (_, f) in std::mem::take(&mut self.open) {
-            f.file.abort();
-            if let Some((dir, _)) = f.temp.rsplit_once('/') {
-                let _ = self.io.delete_empty_dir(dir);
+        for (_, p) in std::mem::take(&mut self.partitions) {
+            if let Some((file, _, _)) = p.open {
+                file.abort();
             }
+            for f in &p.done {
+                let _ = self.io.delete(&f.temp);
+            }
+            let _ = self
+                .io
+                .delete_empty_dir(&join(&p.dir_path, FORMAT_TABLE_TEMP_DIR));
         }
     }
 
@@ -276,19 +307,42 @@ impl FormatTableWriter {
         Ok(levels.join("/"))
     }
 
-    fn file_for(&mut self, dir: &str, values: Vec<Option<String>>) -> Result<&mut OpenFile> {
-        if !self.open.contains_key(dir) {
-            let table = self.layout.table_path.as_str();
-            let dir_path = if dir.is_empty() {
-                table.to_string()
-            } else {
-                join(table, dir)
-            };
-            // Java names each partition's files by a writer of its own: a fresh UUID, from 0.
-            let name = self.names.data_file(&uuid::Uuid::new_v4().to_string(), 0);
-            let target = join(&dir_path, &name);
+    /// Registers the partition `dir` (its directory named, a UUID of its own) if new.
+    fn partition(&mut self, dir: &str, values: Vec<Option<String>>) {
+        if self.partitions.contains_key(dir) {
+            return;
+        }
+        let table = self.layout.table_path.as_str();
+        let dir_path = if dir.is_empty() {
+            table.to_string()
+        } else {
+            join(table, dir)
+        };
+        // Java names each partition's files by a path factory of its own: one UUID, 0, 1, ...
+        self.partitions.insert(
+            dir.to_string(),
+            Partition {
+                dir_path,
+                values,
+                uuid: uuid::Uuid::new_v4().to_string(),
+                next: 0,
+                open: None,
+                done: Vec::new(),
+            },
+        );
+    }
+
+    /// The open file of the partition `dir`, a new one when none is open.
+    fn open_file(&mut self, dir: &str) -> Result<&mut DataFile> {
+        let table = self.layout.table_path.as_str();
+        let p = self
+            .partitions
+            .get_mut(dir)
+            .ok_or_else(|| Error::Internal(format!("no partition {dir}")))?;
+        if p.open.is_none() {
+            let target = join(&p.dir_path, &self.names.data_file(&p.uuid, p.next));
             let temp = join(
-                &join(&dir_path, FORMAT_TABLE_TEMP_DIR),
+                &join(&p.dir_path, FORMAT_TABLE_TEMP_DIR),
                 &format!(".tmp.{}", uuid::Uuid::new_v4()),
             );
             let out = self.io.create(&temp).map_err(|source| Error::Io {
@@ -296,25 +350,39 @@ impl FormatTableWriter {
                 path: temp.clone(),
                 source,
             })?;
-            let file = ParquetFile::try_new(
+            let file = DataFile::open(
+                &self.format,
                 table,
                 &temp,
                 out,
                 Arc::clone(&self.file_schema),
-                &self.parquet,
             )?;
-            self.open.insert(
-                dir.to_string(),
-                OpenFile {
-                    file,
-                    temp,
-                    target,
-                    partition: values,
-                },
-            );
+            p.next += 1;
+            p.open = Some((file, temp, target));
         }
-        self.open
-            .get_mut(dir)
-            .ok_or_else(|| Error::Internal(format!("no open file for {dir}")))
+        match p.open.as_mut() {
+            Some((file, _, _)) => Ok(file),
+            None => Err(Error::Internal(format!("no open file in {dir}"))),
+        }
+    }
+
+    /// Finishes the open file of the partition `dir`, if any.
+    fn close_file(&mut self, dir: &str) -> Result<()> {
+        let table = self.layout.table_path.clone();
+        let modes = vec![StatsMode::None; self.file_fields.len()];
+        let Some(p) = self.partitions.get_mut(dir) else {
+            return Ok(());
+        };
+        let Some((file, temp, target)) = p.open.take() else {
+            return Ok(());
+        };
+        let finished = file.finish(&table, &self.file_fields, &modes)?;
+        p.done.push(PendingFormatFile {
+            temp,
+            target,
+            partition: p.values.clone(),
+            rows: finished.rows,
+        });
+        Ok(())
     }
 }

@@ -66,6 +66,7 @@ pub mod rolling;
 mod sink;
 pub mod stats;
 pub mod table_write;
+pub mod text_file;
 mod threads;
 
 pub use compact::TableCompact;

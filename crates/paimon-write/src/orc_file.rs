@@ -385,6 +385,13 @@ impl OrcFile {
         self.out.position()
     }
 
+    /// Java `OrcBulkWriter.length()`: the bytes written plus a fifth of the open stripe's
+    /// buffered values (what Java's format tables roll at).
+    pub fn estimated_length(&self) -> u64 {
+        let buffered = self.writer.as_ref().map_or(0, OrcWriter::buffered);
+        self.out.position() + buffered.div_ceil(5)
+    }
+
     fn error(&self, table: &str, reason: String) -> Error {
         Error::Orc {
             table: table.to_string(),

@@ -32,7 +32,7 @@ pub const CHECK_ROLLING_RECORD_CNT: u64 = 1000;
 /// the room left to `target`, so that a size check it skips could not have rolled it even
 /// with rows twice its average (the encoders take whole batches much faster than slices of
 /// 1,000 rows).
-fn rows_to_write(rows: u64, size: u64, target: u64, remaining: usize) -> usize {
+pub(crate) fn rows_to_write(rows: u64, size: u64, target: u64, remaining: usize) -> usize {
     let to_check = CHECK_ROLLING_RECORD_CNT - rows % CHECK_ROLLING_RECORD_CNT;
     let mut take = to_check;
     if rows > 0 && size < target {

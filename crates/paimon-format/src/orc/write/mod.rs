@@ -240,6 +240,11 @@ impl<W: Write> OrcWriter<W> {
         self.position
     }
 
+    /// Bytes of values buffered for the open stripe, before encoding and compression.
+    pub fn buffered(&self) -> u64 {
+        self.columns.iter().map(OrcColumn::buffered).sum::<usize>() as u64
+    }
+
     fn write(&mut self, bytes: &[u8]) -> Result<(), OrcWriteError> {
         self.out.write_all(bytes)?;
         self.position += bytes.len() as u64;
