@@ -279,7 +279,8 @@ fn hms_partitions(uri: &str, cp: &str, db: &str, table: &str, location: &str) ->
 
 /// `metastore.partitioned-table`: the table is registered with `dt` as its partition key (not
 /// among the columns), every commit adds the partitions its rows land in (a partition once,
-/// whatever the commits to it) at `<table>/dt=<value>/`, partition expiry removes the expired
+/// whatever the commits to it) at `<table>/dt=<value>/` (which the metastore keeps without
+/// the trailing `/`), partition expiry removes the expired
 /// ones from the metastore with their rows. The rows kept say which partitions there are.
 /// Without the option nothing is registered.
 #[test]
@@ -337,9 +338,9 @@ fn partitions_in_the_metastore_follow_commits_and_expiry() {
     assert_eq!(
         hms_partitions(&uri, &cp, &db, "p", &location),
         vec![
-            "partition=dt=20240101 location=<table>/dt=20240101/".to_string(),
-            "partition=dt=20240102 location=<table>/dt=20240102/".to_string(),
-            "partition=dt=20240103 location=<table>/dt=20240103/".to_string(),
+            "partition=dt=20240101 location=<table>/dt=20240101".to_string(),
+            "partition=dt=20240102 location=<table>/dt=20240102".to_string(),
+            "partition=dt=20240103 location=<table>/dt=20240103".to_string(),
         ]
     );
     // Each location is the partition's directory, holding its data.
@@ -368,8 +369,8 @@ fn partitions_in_the_metastore_follow_commits_and_expiry() {
     assert_eq!(
         hms_partitions(&uri, &cp, &db, "p", &location),
         vec![
-            "partition=dt=20240102 location=<table>/dt=20240102/".to_string(),
-            "partition=dt=20240103 location=<table>/dt=20240103/".to_string(),
+            "partition=dt=20240102 location=<table>/dt=20240102".to_string(),
+            "partition=dt=20240103 location=<table>/dt=20240103".to_string(),
         ]
     );
     let rows = catalog.table(&t).unwrap().scan().to_arrow().unwrap();
