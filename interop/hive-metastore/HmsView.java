@@ -1,7 +1,7 @@
 // The metastore's own view of a database or table, through Hive's Java client
 // (HiveMetaStoreClient of hive-standalone-metastore 4.0.1), for the Hive catalog tests: run as a
-// single-file program on the metastore's classpath (scripts/test-hive.sh puts it in
-// PAIMON_HIVE_TEST_CP):
+// single-file program on the metastore's classpath, or compiled (scripts/test-hive.sh compiles
+// it and puts it with that classpath in PAIMON_HIVE_TEST_CP: `java -cp "$CP" HmsView URI ...`):
 //   java -cp "$CP" interop/hive-metastore/HmsView.java URI table DB TABLE
 //   java -cp "$CP" interop/hive-metastore/HmsView.java URI database DB
 //   java -cp "$CP" interop/hive-metastore/HmsView.java URI tables DB

@@ -1,6 +1,7 @@
 //! The Hive catalog against a real Hive Metastore (Hive's standalone metastore 4.0.1 on
 //! embedded Derby, started by `scripts/test-hive.sh`, which passes it in
-//! `PAIMON_HIVE_TEST_URI` and its classpath in `PAIMON_HIVE_TEST_CP`): we create a database
+//! `PAIMON_HIVE_TEST_URI` and its classpath, with `interop/hive-metastore/HmsView.java`
+//! compiled, in `PAIMON_HIVE_TEST_CP`): we create a database
 //! and a table and write rows; the metastore's own Java client
 //! (`interop/hive-metastore/HmsView.java`) shows them registered as Java's `HiveCatalog`
 //! registers them (location, parameters, storage handler, formats, serde, Hive column types)
@@ -51,7 +52,7 @@ fn hms_view(uri: &str, cp: &str, args: &[&str]) -> Vec<String> {
     let out = Command::new("java")
         .arg("-cp")
         .arg(cp)
-        .arg(repo().join("interop/hive-metastore/HmsView.java"))
+        .arg("HmsView")
         .arg(uri)
         .args(args)
         .stdin(Stdio::null())
@@ -417,7 +418,7 @@ impl HeldLock {
         let mut child = Command::new("java")
             .arg("-cp")
             .arg(cp)
-            .arg(repo().join("interop/hive-metastore/HmsView.java"))
+            .arg("HmsView")
             .args([uri, "hold", db, table, "-"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

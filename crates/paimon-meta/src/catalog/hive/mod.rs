@@ -3,7 +3,9 @@
 //! `registration` module); a table's files live at the location the metastore holds for it
 //! (`<warehouse>/<db>.db/<table>` for the tables this catalog creates). Under `lock.enabled`
 //! (Java's default: only on an object store) schema changes and snapshot publishes hold the
-//! metastore's table lock, as Java's `HiveCatalogLock` takes it.
+//! metastore's table lock, as Java's `HiveCatalogLock` takes it. A partitioned table with the
+//! table option `metastore.partitioned-table` is registered with its partition keys, and its
+//! commits and partition expiry keep its partitions in the metastore (module `partitions`).
 //!
 //! Options (Java's names): `uri` (`thrift://host:port`, several comma-separated), `warehouse`,
 //! `lock.enabled`, `lock-acquire-timeout`, `lock-check-max-sleep`, and the FileIO options.

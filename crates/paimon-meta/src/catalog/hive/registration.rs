@@ -3,7 +3,9 @@
 //! owner, times, `MANAGED_TABLE` type, parameters (every table option as
 //! `sync-all-properties` does by default, with `primary-key`, `partition`, `bucket-key`,
 //! `table_type = PAIMON` and the `storage_handler`), and its storage descriptor (columns in
-//! Hive types, location, Paimon's input/output formats and serde).
+//! Hive types, location, Paimon's input/output formats and serde); under the table option
+//! `metastore.partitioned-table`, a partitioned table's partition fields are its partition
+//! keys instead of columns.
 
 use std::collections::BTreeMap;
 
