@@ -1,24 +1,42 @@
 #!/usr/bin/env bash
 # The Hive catalog's tests against a real Hive Metastore: resolves Hive's standalone metastore
-# 4.0.1 (embedded Derby) from Maven Central through interop/hive-metastore/pom.xml, starts it
-# on a free loopback port with its Derby database and warehouse in a temp dir, runs the Hive
-# tests of paimon-rs with the metastore in PAIMON_HIVE_TEST_URI (and its classpath in
-# PAIMON_HIVE_TEST_CP, for the metastore's own Java client in interop/hive-metastore/HmsView.java),
-# then stops it and removes the temp dir. PAIMON_HIVE_TEST_REQUIRED=1 makes a test without the
-# metastore fail instead of skipping.
+# 4.0.1 from Maven Central through interop/hive-metastore/pom.xml, makes its embedded Derby
+# database with Hive's own schematool (the schema scripts of the metastore's distribution,
+# transaction tables included, so the metastore grants table locks), starts it on a free
+# loopback port with its database and warehouse in a temp dir, runs the Hive tests of paimon-rs
+# with the metastore in PAIMON_HIVE_TEST_URI (and in PAIMON_HIVE_TEST_CP its classpath with
+# interop/hive-metastore/HmsView.java compiled, the metastore's own Java client), then stops it and
+# removes the temp dir. PAIMON_HIVE_TEST_REQUIRED=1 makes a test without the metastore fail
+# instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 
 dir="$(mktemp -d /tmp/paimon-hive-hms.XXXXXX)"
+hms=""
+cleanup() {
+    if [[ -n "$hms" ]]; then
+        kill "$hms" 2>/dev/null || true
+        wait "$hms" 2>/dev/null || true
+    fi
+    rm -rf "$dir"
+}
+trap cleanup EXIT
 mvn -B -q -f interop/hive-metastore/pom.xml dependency:build-classpath \
     -Dmdep.outputFile="$dir/classpath.txt" >"$dir/mvn.log" 2>&1 || {
     cat "$dir/mvn.log" >&2
     exit 1
 }
 echo "test-hive: metastore classpath resolved after $((SECONDS - start)) s"
-[[ "${1:-}" == --prepare ]] && { rm -rf "$dir"; echo "test-hive: prepared"; exit 0; }
+[[ "${1:-}" == --prepare ]] && { echo "test-hive: prepared"; exit 0; }
+# The classpath's jars; the distribution (its one tar.gz) only for its Derby schema scripts.
+dist=$(tr ':' '\n' <"$dir/classpath.txt" | grep '\.tar\.gz$') || {
+    echo "test-hive: no metastore distribution (tar.gz) in the resolved classpath" >&2
+    exit 1
+}
+tr ':' '\n' <"$dir/classpath.txt" | grep -v '\.tar\.gz$' | paste -sd: >"$dir/jars.txt"
+tar -xzf "$dist" -C "$dir" --wildcards '*/scripts/metastore/upgrade/derby/*'
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$dir/conf"
@@ -26,8 +44,8 @@ cat >"$dir/conf/metastore-site.xml" <<EOF
 <configuration>
   <property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName=$dir/metastore_db;create=true</value></property>
   <property><name>javax.jdo.option.ConnectionDriverName</name><value>org.apache.derby.jdbc.EmbeddedDriver</value></property>
-  <property><name>datanucleus.schema.autoCreateAll</name><value>true</value></property>
-  <property><name>metastore.schema.verification</name><value>false</value></property>
+  <property><name>datanucleus.schema.autoCreateAll</name><value>false</value></property>
+  <property><name>metastore.schema.verification</name><value>true</value></property>
   <!-- No Hive 4 metadata transformer: it turns a managed non-ACID table (what Java's
        HiveCatalog and we register) into an external one, whose drop keeps its files. -->
   <property><name>metastore.metadata.transformer.class</name><value> </value></property>
@@ -36,16 +54,20 @@ cat >"$dir/conf/metastore-site.xml" <<EOF
   <property><name>metastore.event.db.notification.api.auth</name><value>false</value></property>
 </configuration>
 EOF
-java -Dderby.stream.error.file="$dir/derby.log" -cp "$dir/conf:$(cat "$dir/classpath.txt")" \
+cp_jars="$dir/conf:$(cat "$dir/jars.txt")"
+# Hive's schema, transaction tables included, made by Hive's schematool from the scripts of the
+# distribution (METASTORE_HOME is where it looks for them).
+METASTORE_HOME="$(echo "$dir"/apache-hive-metastore-*-bin)" java -Dderby.stream.error.file="$dir/derby.log" \
+    -cp "$cp_jars" org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool \
+    -dbType derby -initSchema >"$dir/schematool.log" 2>&1 || {
+    tail -50 "$dir/schematool.log" >&2
+    exit 1
+}
+echo "test-hive: metastore schema made after $((SECONDS - start)) s"
+java -Dderby.stream.error.file="$dir/derby.log" -cp "$cp_jars" \
     org.apache.hadoop.hive.metastore.HiveMetaStore \
     -p "$port" </dev/null >"$dir/metastore.log" 2>&1 &
 hms=$!
-cleanup() {
-    kill "$hms" 2>/dev/null || true
-    wait "$hms" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
 up=""
 for _ in $(seq 1 600); do
     if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
@@ -63,7 +85,12 @@ fi
 echo "test-hive: metastore on 127.0.0.1:$port after $((SECONDS - start)) s"
 
 export PAIMON_HIVE_TEST_URI="thrift://127.0.0.1:$port"
-export PAIMON_HIVE_TEST_CP="$(cat "$dir/classpath.txt")"
+# HmsView compiled once (the tests run it a dozen times), ahead of the metastore's jars.
+javac -nowarn -d "$dir/hmsview" -cp "$(cat "$dir/jars.txt")" interop/hive-metastore/HmsView.java 2>"$dir/javac.log" || {
+    cat "$dir/javac.log" >&2
+    exit 1
+}
+export PAIMON_HIVE_TEST_CP="$dir/hmsview:$(cat "$dir/jars.txt")"
 export PAIMON_HIVE_TEST_REQUIRED=1
 rc=0
 # The catalog alone (paimon-meta), then through the facade with writes, the metastore's own

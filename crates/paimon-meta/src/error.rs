@@ -47,6 +47,23 @@ pub enum Error {
         /// The failed publish.
         source: Box<Error>,
     },
+    /// A commit whose snapshots landed, after which the catalog's bookkeeping failed (Java's
+    /// commit callbacks: the partitions the Hive metastore keeps under
+    /// `metastore.partitioned-table`). The commit stands and references its files: never
+    /// abort them; committing the same messages again with the same user and identifier makes
+    /// no snapshot and retries the bookkeeping.
+    #[error(
+        "commit to table {table} landed (snapshots {snapshots:?}; its files are kept), but \
+         then: {source} (commit it again with the same user and identifier to retry this)"
+    )]
+    CommitCallbackFailed {
+        /// The table root.
+        table: String,
+        /// The snapshots the commit made (empty when it had landed before).
+        snapshots: Vec<i64>,
+        /// The catalog's error.
+        source: Box<Error>,
+    },
     /// A commit message or schema the committer refuses (bad bucket, invalid schema...).
     #[error("invalid commit on table {table}: {reason}")]
     InvalidCommit {
@@ -208,6 +225,15 @@ impl std::fmt::Display for CatalogFailure {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// Whether a commit that failed with this error may reference its files (its outcome is
+    /// unknown, or it landed and only what followed failed): they must be kept, never aborted.
+    pub fn keeps_commit_files(&self) -> bool {
+        matches!(
+            self,
+            Error::CommitOutcomeUnknown { .. } | Error::CommitCallbackFailed { .. }
+        )
+    }
+
     /// [`Error::CatalogObjectNotFound`]: the `kind` (`database`, `table`) `name` is not in
     /// `catalog`.
     pub(crate) fn not_found_in(catalog: &str, kind: &'static str, name: impl Into<String>) -> Self {

@@ -7,7 +7,7 @@ use paimon_spec::layout::{self, TableLayout};
 use paimon_spec::options::CoreOptions;
 use paimon_spec::schema::TableSchemaRef;
 
-use crate::catalog::{RenamingSnapshotCommit, SnapshotCommit};
+use crate::catalog::{PartitionModification, RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
 use crate::query_auth::QueryAuthSource;
 use crate::scan::{LiveFile, ScanBuilder};
@@ -27,6 +27,9 @@ pub struct Table {
     snapshot_commit: Arc<dyn SnapshotCommit>,
     /// Where the caller's query-auth rules come from (the catalog's), if anywhere.
     query_auth: Option<Arc<dyn QueryAuthSource>>,
+    /// The catalog's record of the partitions, kept in step by commits and drops (the Hive
+    /// catalog's under `metastore.partitioned-table`), if any.
+    partition_modification: Option<Arc<dyn PartitionModification>>,
 }
 
 #[derive(Debug)]
@@ -133,6 +136,7 @@ impl Table {
             }),
             snapshot_commit: Arc::new(RenamingSnapshotCommit),
             query_auth: None,
+            partition_modification: None,
         })
     }
 
@@ -140,10 +144,57 @@ impl Table {
     /// instead of writing `snapshot-N` on the file system.
     pub fn with_snapshot_commit(&self, commit: Arc<dyn SnapshotCommit>) -> Table {
         Table {
-            inner: self.inner.clone(),
             snapshot_commit: commit,
-            query_auth: self.query_auth.clone(),
+            ..self.clone()
         }
+    }
+
+    /// This table with its partitions kept in a catalog's record by `modification`: commits
+    /// add the partitions they write to, drops remove them (Java `CatalogEnvironment`'s
+    /// `PartitionModification`).
+    pub fn with_partition_modification(
+        &self,
+        modification: Arc<dyn PartitionModification>,
+    ) -> Table {
+        Table {
+            partition_modification: Some(modification),
+            ..self.clone()
+        }
+    }
+
+    /// The catalog's record of this table's partitions, when its catalog keeps one and the
+    /// table asks for it (`metastore.partitioned-table` on a partitioned table, as Java's
+    /// `AbstractFileStore` checks before adding its partition callback).
+    pub fn partition_modification(&self) -> Option<&Arc<dyn PartitionModification>> {
+        let wanted = self.inner.options.metastore_partitioned_table
+            && !self.inner.schema.partition_keys.is_empty();
+        self.partition_modification.as_ref().filter(|_| wanted)
+    }
+
+    /// `(key, value text)` pairs of a partition's values, as a catalog names the partition
+    /// ([`paimon_spec::layout::partition_spec_text`] with this table's default partition name
+    /// and `partition.legacy-name`).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a value this crate cannot print as Java does.
+    pub fn partition_values_text(
+        &self,
+        values: &[paimon_spec::binary::Datum],
+    ) -> Result<crate::catalog::PartitionValues> {
+        let fields = self.inner.schema.partition_fields();
+        let o = &self.inner.options;
+        layout::partition_spec_text(
+            &fields,
+            values,
+            &o.partition_default_name,
+            o.partition_legacy_name,
+        )
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "partition {values:?} of {}: a value that cannot be named as Java names it",
+                self.inner.path
+            ))
+        })
     }
 
     /// This table with its query-auth rules coming from `source` (the catalog's, which
@@ -176,6 +227,7 @@ impl Table {
             .with_snapshot_commit(self.snapshot_commit.clone());
         Ok(Table {
             query_auth: self.query_auth.clone(),
+            partition_modification: self.partition_modification.clone(),
             ..table
         })
     }

@@ -110,6 +110,13 @@ impl Error {
         self.meta_in_chain(|m| matches!(m, paimon_meta::Error::CommitOutcomeUnknown { .. }))
     }
 
+    /// Whether a failed commit in the chain may reference its files (its outcome is unknown,
+    /// or it landed and only the catalog's bookkeeping after it failed): they must be kept,
+    /// never aborted ([`paimon_meta::Error::keeps_commit_files`]).
+    pub fn keeps_commit_files(&self) -> bool {
+        self.meta_in_chain(paimon_meta::Error::keeps_commit_files)
+    }
+
     /// Whether some paimon-meta error in the chain satisfies `test`.
     fn meta_in_chain(&self, test: impl Fn(&paimon_meta::Error) -> bool) -> bool {
         let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);

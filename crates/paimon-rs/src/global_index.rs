@@ -350,7 +350,7 @@ impl CreateGlobalIndex {
             }
             Err(e) => {
                 // A snapshot that may have landed references the files: keep them.
-                if !e.is_commit_outcome_unknown() {
+                if !e.keeps_commit_files() {
                     let _ = commit.abort(&messages);
                 }
                 Err(e)

@@ -170,7 +170,7 @@ pub fn change_append_rows(
         Ok(ids) => report.snapshots = ids,
         Err(e) => {
             // A snapshot that may have landed references the files: keep them.
-            if !matches!(e, paimon_meta::Error::CommitOutcomeUnknown { .. }) {
+            if !e.keeps_commit_files() {
                 let _ = commit.abort(&messages);
             }
             return Err(e.into());

@@ -236,7 +236,7 @@ impl PendingWrite {
             Ok(ids) => ids,
             Err(e) => {
                 // A snapshot that may have landed references the files: keep them.
-                if !matches!(e, paimon_meta::Error::CommitOutcomeUnknown { .. }) {
+                if !e.keeps_commit_files() {
                     let _ = commit.abort(&messages);
                 }
                 return Err(e.into());

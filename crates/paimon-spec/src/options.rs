@@ -140,6 +140,9 @@ pub struct CoreOptions {
     /// `write-only`: writers neither compact nor expire snapshots after committing. Default
     /// false.
     pub write_only: bool,
+    /// `metastore.partitioned-table`: a catalog with a metastore (Hive) registers the table
+    /// as partitioned there and adds each partition a commit writes to. Default false.
+    pub metastore_partitioned_table: bool,
     /// `force-lookup`: compact and merge as a lookup table whatever the other options say.
     /// Default false.
     pub force_lookup: bool,
@@ -298,6 +301,7 @@ impl CoreOptions {
             },
             dynamic_partition_overwrite: r.bool("dynamic-partition-overwrite", true)?,
             write_only: r.bool("write-only", false)?,
+            metastore_partitioned_table: r.bool("metastore.partitioned-table", false)?,
             force_lookup: r.bool("force-lookup", false)?,
             changelog_row_deduplicate: r.bool("changelog-producer.row-deduplicate", false)?,
             changelog_row_deduplicate_ignore_fields: r

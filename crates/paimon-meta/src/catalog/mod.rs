@@ -21,6 +21,7 @@ mod identifier;
 #[cfg(feature = "jdbc")]
 pub mod jdbc;
 mod options;
+mod partition_modification;
 #[cfg(feature = "rest")]
 pub mod rest;
 mod snapshot_commit;
@@ -33,6 +34,7 @@ use paimon_spec::schema::TableSchema;
 pub use filesystem::FileSystemCatalog;
 pub use identifier::Identifier;
 pub use options::{file_io_options, keys, open_catalog, CatalogOptions, Metastore};
+pub use partition_modification::{PartitionModification, PartitionValues};
 pub use snapshot_commit::{Published, RenamingSnapshotCommit, SnapshotCommit};
 
 pub use crate::branch::BranchStart;

@@ -19,6 +19,7 @@ mod conflict;
 mod create;
 mod index_combine;
 mod manifests;
+mod metastore_partitions;
 mod row_id_check;
 mod schema_options;
 mod touched;
@@ -182,6 +183,10 @@ impl TableCommit {
         // found by the attempts (they look at every snapshot after `base`).
         let base = self.table.snapshot_manager().latest_id()?;
         if self.already_committed(identifier)? {
+            if self.table.partition_modification().is_some() {
+                let (append, compact) = self.collect(messages)?;
+                self.add_metastore_partitions(&[&append, &compact], &[])?;
+            }
             return Ok(Vec::new());
         }
         let (append, compact) = self.collect(messages)?;
@@ -199,6 +204,8 @@ impl TableCommit {
         if !compact.is_empty() {
             ids.push(self.try_commit(identifier, CommitKind::Compact, &compact, None, base)?);
         }
+        // Java's commit callbacks run before its maintenance (`TableCommitImpl`).
+        self.add_metastore_partitions(&[&append, &compact], &ids)?;
         if !ids.is_empty() {
             self.expire_after_commit(identifier);
         }
@@ -272,10 +279,13 @@ impl TableCommit {
     }
 
     /// Deletes the live files of the partitions matching any of `partitions` (Java
-    /// `dropPartitions`).
+    /// `dropPartitions`). A table whose catalog keeps its partitions (the Hive metastore's
+    /// under `metastore.partitioned-table`) has them removed there first, as Java's
+    /// `HiveCatalog.dropPartitions` does; a spec naming every partition key names one there.
     ///
     /// # Errors
-    /// As [`TableCommit::overwrite`]; `InvalidCommit` for an empty list.
+    /// As [`TableCommit::overwrite`]; `InvalidCommit` for an empty list; the catalog's errors
+    /// (nothing dropped then).
     pub fn drop_partitions(
         &self,
         identifier: i64,
@@ -284,7 +294,35 @@ impl TableCommit {
         if partitions.is_empty() || partitions.iter().any(Vec::is_empty) {
             return Err(self.invalid("drop partitions needs at least one non-empty partition spec"));
         }
+        if let Some(modification) = self.table.partition_modification() {
+            let mut named = Vec::new();
+            for spec in &partitions {
+                if let Some(values) = self.full_partition(spec)? {
+                    named.push(self.table.partition_values_text(&values)?);
+                }
+            }
+            if !named.is_empty() {
+                modification.drop_partitions(&named)?;
+            }
+        }
         self.overwrite_scope(identifier, OverwriteScope::Static(partitions), &[])
+    }
+
+    /// The values of `spec` in partition-key order when it names every partition key once,
+    /// else `None` (a spec of some keys matches several partitions).
+    fn full_partition(&self, spec: &PartitionSpec) -> Result<Option<Vec<Datum>>> {
+        let keys = &self.table.schema().partition_keys;
+        if spec.len() != keys.len() {
+            return Ok(None);
+        }
+        let mut values = Vec::with_capacity(keys.len());
+        for k in keys {
+            match spec.iter().find(|(name, _)| name == k) {
+                Some((_, v)) => values.push(v.clone()),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(values))
     }
 
     fn overwrite_scope(
@@ -295,6 +333,10 @@ impl TableCommit {
     ) -> Result<Vec<i64>> {
         let base = self.table.snapshot_manager().latest_id()?;
         if self.already_committed(identifier)? {
+            if self.table.partition_modification().is_some() {
+                let (append, _) = self.collect(messages)?;
+                self.add_metastore_partitions(&[&append], &[])?;
+            }
             return Ok(Vec::new());
         }
         let (append, compact) = self.collect(messages)?;
@@ -313,6 +355,7 @@ impl TableCommit {
             Some(&scope),
             base,
         )?;
+        self.add_metastore_partitions(&[&append], &[id])?;
         self.expire_after_commit(identifier);
         Ok(vec![id])
     }

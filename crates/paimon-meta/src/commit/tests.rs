@@ -523,3 +523,110 @@ fn a_new_vector_file_replaces_its_buckets_old_one() {
     assert!(reason.contains(&old.index_file.file_name), "{reason}");
     assert_eq!(t.snapshot_manager().latest_id().unwrap(), latest);
 }
+
+/// Records what a catalog would be asked to add and drop; refuses to add while `fail` is set.
+#[derive(Debug, Default)]
+struct RecordedPartitions {
+    fail: std::sync::atomic::AtomicBool,
+    created: std::sync::Mutex<Vec<crate::catalog::PartitionValues>>,
+    dropped: std::sync::Mutex<Vec<crate::catalog::PartitionValues>>,
+}
+
+impl crate::catalog::PartitionModification for RecordedPartitions {
+    fn create_partitions(&self, partitions: &[crate::catalog::PartitionValues]) -> Result<()> {
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::unsupported("the catalog is down"));
+        }
+        self.created.lock().unwrap().extend_from_slice(partitions);
+        Ok(())
+    }
+
+    fn drop_partitions(&self, partitions: &[crate::catalog::PartitionValues]) -> Result<()> {
+        self.dropped.lock().unwrap().extend_from_slice(partitions);
+        Ok(())
+    }
+}
+
+/// Java's `AddPartitionCommitCallback` under `metastore.partitioned-table`: a commit adds the
+/// partitions of the files it adds, named as the Java-written directories of the fixture name
+/// them (`region=us/yr=2023/dt=19783`: legacy names, a date as its day number). A catalog
+/// failure after the snapshot landed is `CommitCallbackFailed` (files kept); committing the
+/// same identifier again makes no snapshot and adds the partitions. A drop of a whole partition
+/// removes it from the catalog. Without the option the table offers no catalog record.
+#[test]
+fn commits_add_their_partitions_to_the_catalog() {
+    let (_d, p) = copy_fixture("append.db/part_multi");
+    let rel = "region=us/yr=2023/dt=19783/bucket-0";
+    let name = std::fs::read_dir(p.join(rel))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|n| n.starts_with("data-"))
+        .unwrap();
+    let plain = open(&p);
+    let live = plain.live_files(None).unwrap();
+    let f = live.iter().find(|f| f.file.file_name == name).unwrap();
+    // A copy of the file under a new name, added by the commit.
+    let copy = format!("data-{}-0.parquet", random_uuid());
+    std::fs::copy(p.join(rel).join(&name), p.join(rel).join(&copy)).unwrap();
+    let mut file = f.file.clone();
+    file.file_name = copy.clone();
+    let mut m = CommitMessage::new(partition_bytes(&plain, f), f.bucket)
+        .with_total_buckets(Some(f.total_buckets));
+    m.data_increment.new_files.push(file);
+    let messages = vec![m];
+    let recorded = Arc::new(RecordedPartitions::default());
+
+    // Without the option: no catalog call.
+    let latest = plain.snapshot_manager().latest_id().unwrap().unwrap();
+    let t = plain.with_partition_modification(recorded.clone());
+    assert!(t.partition_modification().is_none());
+
+    plain
+        .alter(&[SchemaChange::SetOption {
+            key: "metastore.partitioned-table".into(),
+            value: "true".into(),
+        }])
+        .unwrap();
+    let t = open(&p).with_partition_modification(recorded.clone());
+    recorded
+        .fail
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let e = t.new_commit("u").commit(7, &messages).unwrap_err();
+    assert!(
+        matches!(&e, Error::CommitCallbackFailed { snapshots, .. } if snapshots == &vec![latest + 1]),
+        "{e}"
+    );
+    assert!(e.keeps_commit_files());
+    assert!(e.to_string().contains("the catalog is down"), "{e}");
+    let t = open(&p).with_partition_modification(recorded.clone());
+    assert!(t
+        .live_files(None)
+        .unwrap()
+        .iter()
+        .any(|l| l.file.file_name == copy));
+    assert!(recorded.created.lock().unwrap().is_empty());
+
+    recorded
+        .fail
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        t.new_commit("u").commit(7, &messages).unwrap(),
+        Vec::<i64>::new()
+    );
+    assert_eq!(t.snapshot_manager().latest_id().unwrap(), Some(latest + 1));
+    let us: crate::catalog::PartitionValues = rel
+        .split('/')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(*recorded.created.lock().unwrap(), vec![us.clone()]);
+
+    let spec = f
+        .partition
+        .iter()
+        .zip(["region", "yr", "dt"])
+        .map(|(v, k)| (k.to_string(), v.clone()))
+        .collect();
+    t.new_commit("u").drop_partitions(8, vec![spec]).unwrap();
+    assert_eq!(*recorded.dropped.lock().unwrap(), vec![us]);
+}

@@ -233,6 +233,20 @@ impl Table {
         let commit = self.new_commit(commit_user).without_partition_expiry();
         let batch = config.batch_size.unwrap_or(specs.len()).max(1);
         for chunk in specs.chunks(batch) {
+            // The drop removes the partitions from the catalog's record too; Java's expiry
+            // also removes their `.done` partitions (the last value with `.done`) there.
+            if let Some(modification) = self.partition_modification() {
+                let mut done = Vec::with_capacity(chunk.len());
+                for spec in chunk {
+                    let values: Vec<Datum> = spec.iter().map(|(_, v)| v.clone()).collect();
+                    let mut named = self.partition_values_text(&values)?;
+                    if let Some((_, last)) = named.last_mut() {
+                        last.push_str(".done");
+                    }
+                    done.push(named);
+                }
+                modification.drop_partitions(&done)?;
+            }
             report
                 .snapshots
                 .extend(commit.drop_partitions(BATCH_COMMIT_IDENTIFIER, chunk.to_vec())?);

@@ -32,7 +32,9 @@ pub use names::{
     index_manifest_file_name, manifest_file_name, manifest_list_file_name, statistics_file_name,
     DataFileNames,
 };
-pub use partition::{escape_path_name, local_date_time, partition_path, partition_value_text};
+pub use partition::{
+    escape_path_name, local_date_time, partition_path, partition_spec_text, partition_value_text,
+};
 
 /// `schema` directory of a branch.
 pub const SCHEMA_DIR: &str = "schema";

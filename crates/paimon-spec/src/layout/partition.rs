@@ -13,10 +13,29 @@ pub fn partition_path(
     default_name: &str,
     legacy_name: bool,
 ) -> Option<String> {
+    let mut out = String::new();
+    for (k, v) in partition_spec_text(fields, values, default_name, legacy_name)? {
+        out.push_str(&escape_path_name(&k));
+        out.push('=');
+        out.push_str(&escape_path_name(&v));
+        out.push('/');
+    }
+    Some(out)
+}
+
+/// A partition's `(key, value text)` pairs in partition-key order, unescaped (Java
+/// `InternalRowPartitionComputer.generatePartValues`: what Hive holds as a partition's
+/// values); a null or blank value is `default_name`. `None` as for [`partition_path`].
+pub fn partition_spec_text(
+    fields: &[DataField],
+    values: &[Datum],
+    default_name: &str,
+    legacy_name: bool,
+) -> Option<Vec<(String, String)>> {
     if fields.len() != values.len() {
         return None;
     }
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(fields.len());
     for (f, v) in fields.iter().zip(values) {
         if f.name.is_empty() {
             return None;
@@ -25,10 +44,7 @@ pub fn partition_path(
             Some(t) if !t.chars().all(java_is_whitespace) => t,
             _ => default_name.to_string(),
         };
-        out.push_str(&escape_path_name(&f.name));
-        out.push('=');
-        out.push_str(&escape_path_name(&text));
-        out.push('/');
+        out.push((f.name.clone(), text));
     }
     Some(out)
 }

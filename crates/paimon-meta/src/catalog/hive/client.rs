@@ -245,9 +245,12 @@ fn classify(method: &str, id: i16, v: &Value) -> Thrown {
     let m = message(v);
     match (method, id) {
         ("get_database", 1) | ("drop_database", 1) | ("create_table", 4) => Thrown::NoSuchObject(m),
-        ("get_table_req", 2) | ("drop_table", 1) => Thrown::NoSuchObject(m),
-        ("create_database", 1) | ("create_table", 1) => Thrown::AlreadyExists(m),
+        ("get_table_req", 2) | ("drop_table", 1) | ("drop_partition", 1) => Thrown::NoSuchObject(m),
+        ("create_database", 1) | ("create_table", 1) | ("add_partitions_req", 2) => {
+            Thrown::AlreadyExists(m)
+        }
         ("create_database", 2) | ("create_table", 2) | ("drop_database", 2) => Thrown::Invalid(m),
+        ("add_partitions_req", 1) => Thrown::Invalid(m),
         ("alter_table", 1) => Thrown::Invalid(m),
         _ => Thrown::Meta(m),
     }

@@ -3,7 +3,9 @@
 //! `registration` module); a table's files live at the location the metastore holds for it
 //! (`<warehouse>/<db>.db/<table>` for the tables this catalog creates). Under `lock.enabled`
 //! (Java's default: only on an object store) schema changes and snapshot publishes hold the
-//! metastore's table lock, as Java's `HiveCatalogLock` takes it.
+//! metastore's table lock, as Java's `HiveCatalogLock` takes it. A partitioned table with the
+//! table option `metastore.partitioned-table` is registered with its partition keys, and its
+//! commits and partition expiry keep its partitions in the metastore (module `partitions`).
 //!
 //! Options (Java's names): `uri` (`thrift://host:port`, several comma-separated), `warehouse`,
 //! `lock.enabled`, `lock-acquire-timeout`, `lock-check-max-sleep`, and the FileIO options.
@@ -13,6 +15,7 @@
 
 mod client;
 mod lock;
+mod partitions;
 mod registration;
 mod thrift;
 
@@ -26,7 +29,10 @@ use paimon_spec::schema::TableSchema;
 use self::client::{string_field, string_list, string_map_field, Client, Thrown};
 use self::lock::HiveLock;
 pub use self::lock::HiveSnapshotCommit;
-use self::registration::{columns, table_parameters, write_database, HmsTable};
+use self::partitions::HivePartitions;
+use self::registration::{
+    columns, columns_value, partition_keys, table_parameters, write_database, HmsTable,
+};
 use self::thrift::{ttype, Value};
 use super::options::{file_io_options, keys, lock_enabled, CatalogOptions};
 use super::{Catalog, Database, FileSystemCatalog, Identifier};
@@ -119,43 +125,7 @@ impl HiveCatalog {
 
     /// The metastore's table, or `None` when it does not exist.
     fn hms_table(&self, database: &str, table: &str) -> Result<Option<HmsTableInfo>> {
-        let reply = self.client.call("get_table_req", true, |w| {
-            w.field(ttype::STRUCT, 1);
-            w.string_field(1, database);
-            w.string_field(2, table);
-            w.string_field(4, registration::DEFAULT_CATALOG);
-            w.stop();
-        })?;
-        let result = match reply {
-            Ok(Some(v)) => v,
-            Ok(None) => {
-                return Err(self.malformed(format!("table {database}.{table}"), "no result"))
-            }
-            Err(Thrown::NoSuchObject(_)) => return Ok(None),
-            Err(t) => {
-                return Err(self.refused(format!("table {database}.{table}"), format!("{t:?}")))
-            }
-        };
-        let raw = match result.field(1) {
-            Some(t @ Value::Struct(_)) => t.clone(),
-            _ => {
-                return Err(self.malformed(
-                    format!("table {database}.{table}"),
-                    "GetTableResult without a table",
-                ))
-            }
-        };
-        let sd = raw.field(7);
-        let format = |id| sd.and_then(|sd| string_field(sd, id));
-        let paimon = format(3).as_deref() == Some(registration::INPUT_FORMAT)
-            && format(4).as_deref() == Some(registration::OUTPUT_FORMAT);
-        let external = string_field(&raw, 12).as_deref() == Some("EXTERNAL_TABLE");
-        Ok(Some(HmsTableInfo {
-            location: format(2),
-            paimon,
-            external,
-            raw,
-        }))
+        hms_table(&self.client, database, table)
     }
 
     /// A table's location as the metastore holds it (else where this catalog puts it),
@@ -196,14 +166,22 @@ impl HiveCatalog {
             location,
             id.branch().unwrap_or(MAIN_BRANCH),
         )?;
-        Ok(match &self.lock {
+        let table = match &self.lock {
             Some(lock) => table.with_snapshot_commit(Arc::new(HiveSnapshotCommit {
                 lock: lock.clone(),
                 database: id.database.clone(),
                 table: id.table_name().to_string(),
             })),
             None => table,
-        })
+        };
+        // Used only under `metastore.partitioned-table` (see `Table::partition_modification`).
+        Ok(
+            table.with_partition_modification(Arc::new(HivePartitions::new(
+                self.client.clone(),
+                &id.database,
+                id.table_name(),
+            ))),
+        )
     }
 
     fn owner() -> String {
@@ -211,6 +189,55 @@ impl HiveCatalog {
             .or_else(|_| std::env::var("LOGNAME"))
             .unwrap_or_else(|_| "paimon".to_string())
     }
+}
+
+/// The metastore's table `database.table` (`get_table_req`), or `None` when it does not
+/// exist.
+fn hms_table(client: &Client, database: &str, table: &str) -> Result<Option<HmsTableInfo>> {
+    let what = || format!("table {database}.{table}");
+    let malformed = |reason: &str| {
+        Error::catalog(
+            client.uri(),
+            CatalogFailure::MalformedResponse,
+            what(),
+            reason.to_string(),
+        )
+    };
+    let reply = client.call("get_table_req", true, |w| {
+        w.field(ttype::STRUCT, 1);
+        w.string_field(1, database);
+        w.string_field(2, table);
+        w.string_field(4, registration::DEFAULT_CATALOG);
+        w.stop();
+    })?;
+    let result = match reply {
+        Ok(Some(v)) => v,
+        Ok(None) => return Err(malformed("no result")),
+        Err(Thrown::NoSuchObject(_)) => return Ok(None),
+        Err(t) => {
+            return Err(Error::catalog(
+                client.uri(),
+                CatalogFailure::Refused,
+                what(),
+                format!("{t:?}"),
+            ))
+        }
+    };
+    let raw = match result.field(1) {
+        Some(t @ Value::Struct(_)) => t.clone(),
+        _ => return Err(malformed("GetTableResult without a table")),
+    };
+    let sd = raw.field(7);
+    let format = |id| sd.and_then(|sd| string_field(sd, id));
+    let paimon = format(3).as_deref() == Some(registration::INPUT_FORMAT)
+        && format(4).as_deref() == Some(registration::OUTPUT_FORMAT);
+    let external = string_field(&raw, 12).as_deref() == Some("EXTERNAL_TABLE");
+    Ok(Some(HmsTableInfo {
+        location: format(2),
+        paimon,
+        external,
+        raw,
+    }))
 }
 
 /// A location as the metastore stores it, as storage takes it: a local `file:/x` or
@@ -389,12 +416,14 @@ impl Catalog for HiveCatalog {
             create_table_at(self.files.file_io().clone(), &location, schema, false)
         })?;
         let schema = table.schema();
-        let cols = columns(schema).map_err(|field| {
-            Error::unsupported(format!(
-                "field {field} of {id}: its type has no Hive form (Java refuses it too)"
-            ))
-        });
-        let registered = cols.and_then(|columns| {
+        let cols = columns(schema)
+            .and_then(|c| Ok((c, partition_keys(schema)?)))
+            .map_err(|field| {
+                Error::unsupported(format!(
+                    "field {field} of {id}: its type has no Hive form (Java refuses it too)"
+                ))
+            });
+        let registered = cols.and_then(|(columns, partition_keys)| {
             let owner = Self::owner();
             let hms = HmsTable {
                 database: &id.database,
@@ -403,6 +432,7 @@ impl Catalog for HiveCatalog {
                 now_secs: now_secs(),
                 location: &location,
                 columns,
+                partition_keys,
                 parameters: table_parameters(schema),
             };
             match self
@@ -552,30 +582,16 @@ impl Catalog for HiveCatalog {
                     .collect(),
             ),
         );
-        let cols = columns(&schema).map_err(|field| {
-            Error::unsupported(format!("field {field} of {id}: its type has no Hive form"))
-        })?;
+        // As Java's updateHmsTable: the columns, and the partition keys when registered
+        // partitioned.
+        let unsupported =
+            |field| Error::unsupported(format!("field {field} of {id}: its type has no Hive form"));
+        let cols = columns(&schema).map_err(unsupported)?;
+        let keys = partition_keys(&schema).map_err(unsupported)?;
         if let Some(sd) = raw.field_mut(7) {
-            sd.set_field(
-                1,
-                Value::List(
-                    ttype::LIST,
-                    ttype::STRUCT,
-                    cols.into_iter()
-                        .map(|c| {
-                            let mut f = vec![
-                                (1, Value::Bytes(c.name.into_bytes())),
-                                (2, Value::Bytes(c.hive_type.into_bytes())),
-                            ];
-                            if let Some(comment) = c.comment {
-                                f.push((3, Value::Bytes(comment.into_bytes())));
-                            }
-                            Value::Struct(f)
-                        })
-                        .collect(),
-                ),
-            );
+            sd.set_field(1, columns_value(cols));
         }
+        raw.set_field(8, columns_value(keys));
         self.alter(&id.database, id.table_name(), &raw)
     }
 }

@@ -3,14 +3,16 @@
 //! owner, times, `MANAGED_TABLE` type, parameters (every table option as
 //! `sync-all-properties` does by default, with `primary-key`, `partition`, `bucket-key`,
 //! `table_type = PAIMON` and the `storage_handler`), and its storage descriptor (columns in
-//! Hive types, location, Paimon's input/output formats and serde).
+//! Hive types, location, Paimon's input/output formats and serde); under the table option
+//! `metastore.partitioned-table`, a partitioned table's partition fields are its partition
+//! keys instead of columns.
 
 use std::collections::BTreeMap;
 
 use paimon_spec::schema::TableSchema;
 use paimon_spec::types::{DataType, TypeKind};
 
-use super::thrift::{ttype, Writer};
+use super::thrift::{ttype, Value, Writer};
 
 /// `table_type`: marks a Paimon table.
 pub(super) const TABLE_TYPE_PROP: &str = "table_type";
@@ -100,23 +102,85 @@ pub(super) struct Column {
     pub(super) comment: Option<String>,
 }
 
-/// The columns of `schema` (all fields: Java keeps partition fields among the columns unless
-/// `metastore.partitioned-table`, which this catalog does not do).
+/// The columns of `schema`: all fields (Java keeps partition fields among the columns),
+/// unless the table is registered partitioned ([`partitioned_in_metastore`]): then the
+/// non-partition fields, the partition fields being the partition keys ([`partition_keys`]).
 ///
 /// # Errors
 /// The name of a field whose type Hive cannot hold.
 pub(super) fn columns(schema: &TableSchema) -> std::result::Result<Vec<Column>, String> {
+    let partitioned = partitioned_in_metastore(schema);
     schema
         .fields
         .iter()
-        .map(|f| {
-            Ok(Column {
-                name: f.name.clone(),
-                hive_type: hive_type_name(&f.data_type).ok_or_else(|| f.name.clone())?,
-                comment: f.description.clone(),
-            })
-        })
+        .filter(|f| !(partitioned && schema.partition_keys.contains(&f.name)))
+        .map(column)
         .collect()
+}
+
+/// The partition keys the metastore holds for `schema`: its partition fields in partition-key
+/// order when it is registered partitioned ([`partitioned_in_metastore`]), else none.
+///
+/// # Errors
+/// The name of a field whose type Hive cannot hold.
+pub(super) fn partition_keys(schema: &TableSchema) -> std::result::Result<Vec<Column>, String> {
+    if !partitioned_in_metastore(schema) {
+        return Ok(Vec::new());
+    }
+    schema.partition_fields().iter().map(column).collect()
+}
+
+/// Whether Java registers the table as partitioned in the metastore: it has partition keys
+/// and the table option `metastore.partitioned-table` is true (Java `updateHmsTable`).
+pub(super) fn partitioned_in_metastore(schema: &TableSchema) -> bool {
+    !schema.partition_keys.is_empty()
+        && schema
+            .options
+            .get(METASTORE_PARTITIONED_TABLE)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// The table option that registers a partitioned table with its partitions.
+pub(super) const METASTORE_PARTITIONED_TABLE: &str = "metastore.partitioned-table";
+
+fn column(f: &paimon_spec::types::DataField) -> std::result::Result<Column, String> {
+    Ok(Column {
+        name: f.name.clone(),
+        hive_type: hive_type_name(&f.data_type).ok_or_else(|| f.name.clone())?,
+        comment: f.description.clone(),
+    })
+}
+
+/// Writes `columns` as the `list<FieldSchema>` field `id`.
+pub(super) fn write_columns(w: &mut Writer, id: i16, columns: &[Column]) {
+    w.list_header(id, ttype::STRUCT, columns.len());
+    for c in columns {
+        w.string_field(1, &c.name);
+        w.string_field(2, &c.hive_type);
+        w.opt_string_field(3, c.comment.as_deref());
+        w.stop();
+    }
+}
+
+/// `columns` as a decoded `list<FieldSchema>`, to put into a table the metastore returned.
+pub(super) fn columns_value(columns: Vec<Column>) -> Value {
+    Value::List(
+        ttype::LIST,
+        ttype::STRUCT,
+        columns
+            .into_iter()
+            .map(|c| {
+                let mut f = vec![
+                    (1, Value::Bytes(c.name.into_bytes())),
+                    (2, Value::Bytes(c.hive_type.into_bytes())),
+                ];
+                if let Some(comment) = c.comment {
+                    f.push((3, Value::Bytes(comment.into_bytes())));
+                }
+                Value::Struct(f)
+            })
+            .collect(),
+    )
 }
 
 /// A new table's registration.
@@ -128,6 +192,7 @@ pub(super) struct HmsTable<'a> {
     pub(super) now_secs: i32,
     pub(super) location: &'a str,
     pub(super) columns: Vec<Column>,
+    pub(super) partition_keys: Vec<Column>,
     pub(super) parameters: BTreeMap<String, String>,
 }
 
@@ -143,13 +208,7 @@ impl HmsTable<'_> {
         w.i32_field(6, i32::MAX);
         // 7: the storage descriptor.
         w.field(ttype::STRUCT, 7);
-        w.list_header(1, ttype::STRUCT, self.columns.len());
-        for c in &self.columns {
-            w.string_field(1, &c.name);
-            w.string_field(2, &c.hive_type);
-            w.opt_string_field(3, c.comment.as_deref());
-            w.stop();
-        }
+        write_columns(w, 1, &self.columns);
         w.string_field(2, self.location);
         w.string_field(3, INPUT_FORMAT);
         w.string_field(4, OUTPUT_FORMAT);
@@ -163,8 +222,8 @@ impl HmsTable<'_> {
         w.list_header(9, ttype::STRUCT, 0);
         w.string_map_field(10, std::iter::empty());
         w.stop();
-        // 8: no partition keys; 9: the parameters; 12: the type.
-        w.list_header(8, ttype::STRUCT, 0);
+        // 8: the partition keys; 9: the parameters; 12: the type.
+        write_columns(w, 8, &self.partition_keys);
         w.string_map_field(9, self.parameters.iter());
         w.string_field(12, "MANAGED_TABLE");
         w.bool_field(14, false);
