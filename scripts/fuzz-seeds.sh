@@ -8,16 +8,16 @@
 #
 #   scripts/fuzz-seeds.sh [TARGET...]      default: every target
 #
-# FUZZ_FEATURES picks the fuzz crate's features (default `meta,data`; `engine` adds
-# scan_node_decode, a DataFusion build); targets needing a feature left out are skipped with a
-# line saying so. Builds into fuzz/target (git-ignored). Prints one line per target and
+# FUZZ_FEATURES picks the fuzz crate's features (default `meta,data,catalogs`; `engine` adds
+# scan_node_decode, a DataFusion build; `serve` adds split_ticket and rest_request, paimon-serve
+# over DataFusion); targets needing a feature left out are skipped with a line saying so. Builds into fuzz/target (git-ignored). Prints one line per target and
 # `N passed, M failed` last; exits non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 source "$ROOT/scripts/test-lib.sh"
 
-FEATURES=${FUZZ_FEATURES:-meta,data}
+FEATURES=${FUZZ_FEATURES:-meta,data,catalogs}
 export CARGO_TARGET_DIR=$ROOT/fuzz/target
 mkdir -p "$CARGO_TARGET_DIR"
 
@@ -28,11 +28,19 @@ features_of() {
     deletion_vector | data_file) echo data ;;
     table_dir) echo meta data ;;
     scan_node_decode) echo engine ;;
+    hive_thrift | dlf_token) echo catalogs ;;
+    split_ticket | rest_request) echo serve ;;
   esac
 }
-# Whether the build has feature $1 (`engine` turns on `meta` and `data`).
+# Whether the build has feature $1 (`engine` turns on `meta` and `data`; `catalogs` turns on
+# `meta`; `serve` turns on all the others).
 have() {
-  [[ ",$FEATURES," == *",$1,"* ]] || { [ "$1" != engine ] && [[ ",$FEATURES," == *",engine,"* ]]; }
+  [[ ",$FEATURES," == *",$1,"* || ",$FEATURES," == *",serve,"* ]] && return 0
+  case $1 in
+    meta) [[ ",$FEATURES," == *",engine,"* || ",$FEATURES," == *",catalogs,"* ]] ;;
+    data) [[ ",$FEATURES," == *",engine,"* ]] ;;
+    *) return 1 ;;
+  esac
 }
 
 targets=("$@")

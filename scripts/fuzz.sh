@@ -47,6 +47,8 @@ feature_of() {
         deletion_vector | data_file) echo data ;;
         table_dir) echo meta,data ;;
         scan_node_decode) echo engine ;;
+        hive_thrift | dlf_token) echo catalogs ;;
+        split_ticket | rest_request) echo serve ;;
     esac
 }
 needed=""
@@ -66,19 +68,23 @@ build() {
         cargo +nightly fuzz build --fuzz-dir fuzz "$@"
     fi
 }
-# `engine` (paimon-datafusion, so DataFusion) only when a chosen target needs it; if it does
-# not build, its targets are dropped and the others still run.
+# `engine` (paimon-datafusion, so DataFusion) and `serve` (paimon-serve over it) only when a
+# chosen target needs them; if that does not build, their targets are dropped and the others
+# still run.
 built=""
-if [[ ",$needed," == *",engine,"* ]]; then
-    if build --features meta,data,engine; then
+for big in serve engine; do
+    [[ -n $built || ",$needed," != *",$big,"* ]] && continue
+    extra=engine
+    [[ $big == serve ]] && extra=engine,serve
+    if build --features meta,data,catalogs,$extra; then
         built=1
     else
-        echo "build with feature 'engine' failed; dropping the targets that need it" >&2
-        mapfile -t targets < <(for t in "${targets[@]}"; do [[ $(feature_of "$t") != engine ]] && echo "$t"; done)
-        needed=$(echo "$needed" | tr ',' '\n' | { grep -vx engine || true; } | paste -sd, -)
+        echo "build with feature '$big' failed; dropping the targets that need it" >&2
+        mapfile -t targets < <(for t in "${targets[@]}"; do [[ $(feature_of "$t") != "$big" ]] && echo "$t"; done)
+        needed=$(echo "$needed" | tr ',' '\n' | { grep -vx "$big" || true; } | paste -sd, -)
     fi
-fi
-if [[ -z $built ]] && ! build --features meta,data; then
+done
+if [[ -z $built ]] && ! build --features meta,data,catalogs; then
     if [[ $# -gt 0 && -n $needed ]]; then
         echo "build with features '$needed' failed; the targets that need them cannot run" >&2
         exit 2

@@ -4,9 +4,9 @@
 use std::sync::OnceLock;
 
 use paimon_spec::binary::Datum;
-use paimon_spec::types::{DataField, DataType, TypeKind};
 use paimon_spec::index_file::IndexFileMeta;
 use paimon_spec::layout::{check_file_name, TableRoots};
+use paimon_spec::types::{DataField, DataType, TypeKind};
 use paimon_split::frame::IndexedSplit;
 use paimon_split::{CompactTask, DataSplit, Split};
 
@@ -253,7 +253,10 @@ pub fn judge_split_paths(s: &DataSplit) {
     }
     let deletion = s.data_deletion_files.iter().chain(&s.before_deletion_files);
     for d in deletion.flatten().flatten() {
-        judged("DeletionFile.path", roots.check("DeletionFile.path", &d.path));
+        judged(
+            "DeletionFile.path",
+            roots.check("DeletionFile.path", &d.path),
+        );
     }
 }
 
@@ -280,5 +283,50 @@ pub fn judge_task_paths(t: &CompactTask) {
     if let Some(l) = &t.lookup {
         judge_split_paths(&l.higher_levels);
         index(&l.index_files);
+    }
+}
+
+/// The REST server target's warehouse (`rest_request`, and make_seeds' requests).
+#[cfg(feature = "serve")]
+pub mod rest {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use paimon_rs::meta::catalog::Identifier;
+    use paimon_spec::schema::TableSchema;
+
+    /// The warehouse's name: what requests put after `/v1/`.
+    pub const WAREHOUSE: &str = "wh";
+
+    /// The table `db.t` of every fresh warehouse.
+    pub fn table_schema() -> TableSchema {
+        TableSchema::from_json_str(
+            r#"{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT NOT NULL"},
+                {"id":1,"name":"v","type":"STRING"},{"id":2,"name":"dt","type":"STRING NOT NULL"}],
+                "highestFieldId":2,"partitionKeys":["dt"],"primaryKeys":["dt","id"],
+                "options":{"bucket":"1"},"timeMillis":0}"#,
+        )
+        .expect("a valid schema")
+    }
+
+    /// A directory holding only a new warehouse `wh` with database `db` and table `t`
+    /// (under `$FUZZ_TABLE_DIR`, else the temporary directory; one per process, emptied
+    /// first), and the filesystem catalog over it.
+    pub fn fresh_warehouse() -> (PathBuf, paimon_rs::Catalog) {
+        let base = std::env::var_os("FUZZ_TABLE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
+        let root = base.join(format!("paimon-fuzz-rest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let wh = root.join("wh");
+        std::fs::create_dir_all(&wh).expect("make the warehouse");
+        let catalog = paimon_rs::Catalog::filesystem(wh.to_str().expect("a UTF-8 path"))
+            .expect("open the warehouse");
+        let c = catalog.catalog();
+        c.create_database("db", false, &BTreeMap::new())
+            .expect("create the database");
+        c.create_table(&Identifier::new("db", "t"), table_schema(), false)
+            .expect("create the table");
+        (root, catalog)
     }
 }

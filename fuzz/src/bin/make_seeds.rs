@@ -38,6 +38,10 @@ fn main() -> Res {
     dv_seeds(&root.join("deletion_vector"))?;
     #[cfg(all(feature = "meta", feature = "data"))]
     fixture_seeds::seeds(&root)?;
+    #[cfg(feature = "catalogs")]
+    catalog_seeds::seeds(&root)?;
+    #[cfg(feature = "serve")]
+    serve_seeds::seeds(&root)?;
     println!("seeds written under {}", root.display());
     Ok(())
 }
@@ -218,7 +222,8 @@ fn split_seeds(dir: &Path) -> Res {
             h.bucket_path = "/t/../other/bucket-0".into()
         }),
         ("paths-other-bucket-external", |h| {
-            h.data_files[0].external_path = Some("s3://other-bucket/t/bucket-0/data-1.parquet".into())
+            h.data_files[0].external_path =
+                Some("s3://other-bucket/t/bucket-0/data-1.parquet".into())
         }),
         ("paths-file-scheme-external", |h| {
             h.data_files[0].external_path = Some("file:///etc/passwd".into())
@@ -1012,7 +1017,11 @@ mod fixture_seeds {
             let (_, t, _) = open(db, table)?;
             let plan = t.compact_planner().with_full(true).plan()?;
             for (i, task) in plan.tasks.iter().take(2).enumerate() {
-                write(out, &format!("{table}-{i}"), &paimon_split::encode_compact_task(task)?)?;
+                write(
+                    out,
+                    &format!("{table}-{i}"),
+                    &paimon_split::encode_compact_task(task)?,
+                )?;
                 if table == "dv32" && i == 0 {
                     let mut lookup = task.clone();
                     lookup.lookup = Some(paimon_split::CompactLookup {
@@ -1025,17 +1034,29 @@ mod fixture_seeds {
                     // an input's `..` external path, an index file's absolute external path.
                     let mut h = task.clone();
                     h.split.bucket_path = "s3://other-bucket/t/bucket-0".into();
-                    write(out, "paths-other-bucket-dir", &paimon_split::encode_compact_task(&h)?)?;
+                    write(
+                        out,
+                        "paths-other-bucket-dir",
+                        &paimon_split::encode_compact_task(&h)?,
+                    )?;
                     let mut h = task.clone();
                     if let Some(f) = h.split.data_files.first_mut() {
                         f.external_path = Some(format!("{}/../../x.parquet", h.split.bucket_path));
                     }
-                    write(out, "paths-dotdot-external", &paimon_split::encode_compact_task(&h)?)?;
+                    write(
+                        out,
+                        "paths-dotdot-external",
+                        &paimon_split::encode_compact_task(&h)?,
+                    )?;
                     let mut h = lookup.clone();
                     for f in &mut h.deleted_index_files {
                         f.external_path = Some("/elsewhere/index-0".into());
                     }
-                    write(out, "paths-absolute-index", &paimon_split::encode_compact_task(&h)?)?;
+                    write(
+                        out,
+                        "paths-absolute-index",
+                        &paimon_split::encode_compact_task(&h)?,
+                    )?;
                 }
             }
         }
@@ -1390,5 +1411,152 @@ mod fixture_seeds {
             out.extend_from_slice(&sync);
         }
         Ok(out)
+    }
+}
+
+/// The catalogs' decoders: Hive Metastore replies written with the catalog's own Thrift writer
+/// and registration code; DLF token files as Java's `DLFToken` reads them.
+#[cfg(feature = "catalogs")]
+mod catalog_seeds {
+    use super::{write, Res};
+    use std::path::Path;
+
+    pub fn seeds(root: &Path) -> Res {
+        for (name, bytes) in paimon_meta::catalog::hive::fuzzing::seed_replies() {
+            write(&root.join("hive_thrift"), name, &bytes)?;
+        }
+        // The token files of paimon-meta's DLF tests (Java's `DLFToken` fields; the
+        // expiring one is the token Java reads as 1744775086000), and the ECS metadata
+        // service's answer shape (`Code`, `LastUpdated` beside the token).
+        let dir = root.join("dlf_token");
+        write(
+            &dir,
+            "sts-expiring",
+            br#"{"AccessKeyId":"a","AccessKeySecret":"s","SecurityToken":"st","Expiration":"2025-04-16T03:44:46Z","Code":"Success"}"#,
+        )?;
+        write(
+            &dir,
+            "static",
+            br#"{"AccessKeyId":"a","AccessKeySecret":"s"}"#,
+        )?;
+        write(
+            &dir,
+            "ecs",
+            br#"{"AccessKeyId":"STS.x","AccessKeySecret":"y","Expiration":"2025-04-16T03:44:46Z","SecurityToken":"z","LastUpdated":"2025-04-16T02:44:46Z","Code":"Success"}"#,
+        )?;
+        Ok(())
+    }
+}
+
+/// `paimon serve`: split tickets carrying Java's `SPLIT_V1` split bytes and read options
+/// written by our encoder; REST requests whose bodies our REST client's encoders write.
+#[cfg(feature = "serve")]
+mod serve_seeds {
+    use super::{write, Res};
+    use paimon_fuzz::rest::{table_schema, WAREHOUSE};
+    use paimon_rs::meta::catalog::rest::messages;
+    use paimon_rs::meta::catalog::Identifier;
+    use paimon_rs::meta::commit::SchemaChange;
+    use paimon_serve::flight::split_ticket::SplitTicket;
+    use paimon_split::{encode_read_options, SplitReadOptions};
+    use serde_json::json;
+    use std::path::Path;
+
+    fn shared(rel: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/testdata")
+            .join(rel)
+    }
+
+    pub fn seeds(root: &Path) -> Res {
+        let dir = root.join("split_ticket");
+        let schema = table_schema();
+        let splits = ["split-v1-data", "split-v1-indexed"]
+            .iter()
+            .map(|f| std::fs::read(shared(&format!("java-compat/{f}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let options = SplitReadOptions {
+            schema_id: Some(0),
+            projection: Some(vec!["id".into(), "v".into()]),
+            limit: Some(10),
+            ..SplitReadOptions::default()
+        };
+        let ticket = SplitTicket {
+            database: "db".into(),
+            table: "t".into(),
+            options: encode_read_options(&options, &schema.fields)?,
+            splits,
+        };
+        write(&dir, "two-java-splits", &ticket.encode()?.ticket)?;
+        let plain = SplitTicket {
+            splits: Vec::new(),
+            options: encode_read_options(&SplitReadOptions::default(), &schema.fields)?,
+            ..ticket
+        };
+        write(&dir, "no-splits", &plain.encode()?.ticket)?;
+
+        let dir = root.join("rest_request");
+        let id = Identifier::new("db", "t2");
+        let snapshot: serde_json::Value = serde_json::from_slice(&std::fs::read(shared(
+            "paimon-cpp/append_table_with_multiple_file_format.db/append_table_with_multiple_file_format/snapshot/snapshot-1",
+        ))?)?;
+        let table = format!("{WAREHOUSE}/databases/db/tables/t");
+        let requests: Vec<(&str, u8, String, serde_json::Value)> = vec![
+            ("config", 0, "config?warehouse=wh".into(), json!(null)),
+            (
+                "list-databases-page",
+                0,
+                format!(
+                    "{WAREHOUSE}/databases?maxResults=1&pageToken=n:6462&databaseNamePattern=d%25"
+                ),
+                json!(null),
+            ),
+            (
+                "list-tables-pattern",
+                0,
+                format!("{WAREHOUSE}/databases/db/tables?tableNamePattern=_&maxResults=5"),
+                json!(null),
+            ),
+            (
+                "create-database",
+                1,
+                format!("{WAREHOUSE}/databases"),
+                json!({"name": "db2", "options": {"comment": "c"}}),
+            ),
+            (
+                "create-table",
+                1,
+                format!("{WAREHOUSE}/databases/db/tables"),
+                json!({"identifier": messages::identifier(&id), "schema": messages::schema(&schema)}),
+            ),
+            (
+                "alter-table",
+                1,
+                table.clone(),
+                json!({"changes": [
+                    messages::schema_change(&SchemaChange::SetOption { key: "k".into(), value: "v".into() }),
+                    messages::schema_change(&SchemaChange::RemoveOption { key: "bucket".into() }),
+                    messages::schema_change(&SchemaChange::DropColumn { name: "v".into() }),
+                ]}),
+            ),
+            (
+                "commit",
+                1,
+                format!("{table}/commit"),
+                json!({"tableId": null, "snapshot": snapshot, "statistics": []}),
+            ),
+            ("load-table", 0, table.clone(), json!(null)),
+            ("drop-table", 2, table.clone(), json!(null)),
+        ];
+        for (name, method, line, body) in requests {
+            let mut bytes = vec![method];
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            if !body.is_null() {
+                bytes.extend_from_slice(body.to_string().as_bytes());
+            }
+            write(&dir, name, &bytes)?;
+        }
+        Ok(())
     }
 }

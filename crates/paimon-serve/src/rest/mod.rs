@@ -228,19 +228,53 @@ fn request(
             .ok_or_else(|| ApiError::new(401, "unknown bearer token"))?;
         Some(user.clone())
     };
-    let Some(rest) = uri.path().strip_prefix("/v1/") else {
-        return Err(ApiError::new(404, format!("no resource {}", uri.path())));
+    parts(
+        method.as_str(),
+        uri.path(),
+        uri.query(),
+        user,
+        body.to_vec(),
+    )
+}
+
+/// A request from its parts as they arrive: the path (`/v1/...`) and query still
+/// percent-encoded.
+fn parts(
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    user: Option<crate::auth::User>,
+    body: Vec<u8>,
+) -> Result<Request, ApiError> {
+    let Some(rest) = path.strip_prefix("/v1/") else {
+        return Err(ApiError::new(404, format!("no resource {path}")));
     };
     Ok(Request {
-        method: method.as_str().to_string(),
+        method: method.to_string(),
         segments: rest
             .split('/')
             .map(request::decode)
             .collect::<Result<_, _>>()?,
-        query: request::parse_query(uri.query())?,
+        query: request::parse_query(query)?,
         user,
-        body: body.to_vec(),
+        body,
     })
+}
+
+/// Answers one request given as its parts (the path `/v1/...` and the query still
+/// percent-encoded, the body's bytes) as the server answers it without `--auth`: the JSON of
+/// a 200, or the error. What the fuzz crate (`fuzz/fuzz_targets/rest_request.rs`) drives.
+///
+/// # Errors
+/// The error the server would answer with.
+pub fn answer(
+    service: &Service,
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    body: Vec<u8>,
+) -> Result<serde_json::Value, ApiError> {
+    service.handle(&parts(method, path, query, None, body)?)
 }
 
 #[cfg(test)]

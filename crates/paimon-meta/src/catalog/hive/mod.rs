@@ -14,6 +14,8 @@
 //! for the calls the catalog makes; every reply is decoded with bounds.
 
 mod client;
+#[doc(hidden)]
+pub mod fuzzing;
 mod lock;
 mod partitions;
 mod registration;

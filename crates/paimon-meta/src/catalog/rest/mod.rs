@@ -11,7 +11,8 @@
 
 mod client;
 mod commit;
-mod dlf;
+#[doc(hidden)]
+pub mod dlf;
 pub mod messages;
 mod paths;
 mod query_auth;

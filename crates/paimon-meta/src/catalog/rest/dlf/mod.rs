@@ -20,6 +20,17 @@ pub(crate) use signer::SignRequest;
 use signer::{header, Signer};
 use token::{DlfToken, Loaded, TokenSource};
 
+/// A DLF token file's text read as the catalog reads it (`dlf.token-path`, the ECS metadata
+/// service's answer): the access key id and the expiry in epoch millis. What the fuzz crate
+/// (`fuzz/fuzz_targets/dlf_token.rs`) drives; not an API.
+///
+/// # Errors
+/// Why the text is not a token.
+#[doc(hidden)]
+pub fn fuzz_token_json(text: &str) -> std::result::Result<(String, Option<i64>), String> {
+    DlfToken::from_json(text).map(|t| (t.access_key_id, t.expires_at_millis))
+}
+
 /// A token that expires within this is loaded again (Java
 /// `RESTApi.TOKEN_EXPIRATION_SAFE_TIME_MILLIS`, one hour).
 const REFRESH_BEFORE_EXPIRY_MILLIS: i64 = 3_600_000;
