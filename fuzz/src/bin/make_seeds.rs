@@ -1422,7 +1422,7 @@ mod catalog_seeds {
     use std::path::Path;
 
     pub fn seeds(root: &Path) -> Res {
-        for (name, bytes) in paimon_meta::catalog::hive::fuzzing::seed_replies() {
+        for (name, bytes) in paimon_meta::catalog::hive::fuzzing::seed_replies()? {
             write(&root.join("hive_thrift"), name, &bytes)?;
         }
         // The token files of paimon-meta's DLF tests (Java's `DLFToken` fields; the
