@@ -71,6 +71,9 @@ build() {
 # `engine` (paimon-datafusion, so DataFusion) and `serve` (paimon-serve over it) only when a
 # chosen target needs them; if that does not build, their targets are dropped and the others
 # still run.
+# `catalogs` (paimon-meta's Hive and REST clients) only when a chosen target needs it.
+base=meta,data
+[[ ",$needed," == *",catalogs,"* ]] && base=meta,data,catalogs
 built=""
 for big in serve engine; do
     [[ -n $built || ",$needed," != *",$big,"* ]] && continue
@@ -84,7 +87,7 @@ for big in serve engine; do
         needed=$(echo "$needed" | tr ',' '\n' | { grep -vx "$big" || true; } | paste -sd, -)
     fi
 done
-if [[ -z $built ]] && ! build --features meta,data,catalogs; then
+if [[ -z $built ]] && ! build --features "$base"; then
     if [[ $# -gt 0 && -n $needed ]]; then
         echo "build with features '$needed' failed; the targets that need them cannot run" >&2
         exit 2
