@@ -12,7 +12,10 @@
 # Environment: FUZZ_SKIP_KNOWN=1 makes targets skip the input classes of open findings (see
 # fuzz/README.md) so a long run looks for new ones; FUZZ_KEEP_GOING=1 keeps fuzzing after a
 # crash (libFuzzer fork mode, -ignore_crashes) to collect every distinct crash in one run;
-# FUZZ_ARGS adds libFuzzer flags.
+# FUZZ_ARGS adds libFuzzer flags. FUZZ_FEATURES replaces the fuzz crate's features the script
+# picks (e.g. `catalogs` alone for hive_thrift and dlf_token); FUZZ_BUILD_ARGS adds
+# `cargo fuzz build` flags (e.g. `-s none`: no sanitizer, still coverage-guided, for the long
+# DataFusion build of the `serve` targets; `--dev` builds and runs the debug profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,12 +28,14 @@ shift
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     echo "installing cargo-fuzz" >&2
-    cargo install cargo-fuzz
+    cargo install cargo-fuzz --locked
 fi
 
 all_targets=$(cargo +nightly fuzz list --fuzz-dir fuzz | grep -v '^make_seeds$')
 targets=("$@")
+named=1
 if [[ ${#targets[@]} -eq 0 ]]; then
+    named=0
     mapfile -t targets <<<"$all_targets"
 fi
 for t in "${targets[@]}"; do
@@ -61,11 +66,15 @@ needed=$(echo $needed | tr ' ' ',')
 # Release build with debug assertions and overflow checks, AddressSanitizer (cargo-fuzz defaults).
 # Built with every feature so the build is the same whichever targets run; when paimon-meta or
 # paimon-data does not compile, targets that do not need them still run.
+# Targets named on the command line are built one by one (not every binary of the crate).
 build() {
-    if [[ ${#targets[@]} -eq 1 ]]; then
-        cargo +nightly fuzz build --fuzz-dir fuzz "$@" "${targets[0]}"
+    # shellcheck disable=SC2086
+    if [[ $named -eq 1 ]]; then
+        for t in "${targets[@]}"; do
+            cargo +nightly fuzz build --fuzz-dir fuzz ${FUZZ_BUILD_ARGS:-} "$@" "$t" || return 1
+        done
     else
-        cargo +nightly fuzz build --fuzz-dir fuzz "$@"
+        cargo +nightly fuzz build --fuzz-dir fuzz ${FUZZ_BUILD_ARGS:-} "$@"
     fi
 }
 # `engine` (paimon-datafusion, so DataFusion) and `serve` (paimon-serve over it) only when a
@@ -75,6 +84,10 @@ build() {
 base=meta,data
 [[ ",$needed," == *",catalogs,"* ]] && base=meta,data,catalogs
 built=""
+if [[ -n ${FUZZ_FEATURES:-} ]]; then
+    build --features "$FUZZ_FEATURES" || exit 2
+    built=1
+fi
 for big in serve engine; do
     [[ -n $built || ",$needed," != *",$big,"* ]] && continue
     extra=engine
@@ -97,6 +110,8 @@ if [[ -z $built ]] && ! build --features "$base"; then
     build
 fi
 bin_dir=fuzz/target/x86_64-unknown-linux-gnu/release
+[[ " ${FUZZ_BUILD_ARGS:-} " == *" --dev "* || " ${FUZZ_BUILD_ARGS:-} " == *" -D "* ]] &&
+    bin_dir=fuzz/target/x86_64-unknown-linux-gnu/debug
 
 shared=../shared/testdata
 extra_root=$(mktemp -d "${TMPDIR:-/tmp}/paimon-fuzz-extra.XXXXXX")

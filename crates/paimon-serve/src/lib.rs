@@ -14,6 +14,8 @@
 
 pub mod auth;
 pub mod flight;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod policy;
 pub mod rest;
 pub mod tls;

@@ -16,7 +16,7 @@ pub mod rows;
 pub use java_rest::JavaRestServer;
 pub use oracle::{oracle, oracle_output};
 pub use paths::{
-    assert_same_tree, copy_dir, cpp_testdata, fixtures, java_compat, repo, shared_testdata,
-    tree_files,
+    assert_same_tree, copy_dir, cpp_testdata, fixtures, fuzz_inputs, java_compat, repo,
+    shared_testdata, tree_files,
 };
 pub use rows::{batch_row_list, batch_rows, id_v_batch, json_row_list, json_rows, row_list, rows};

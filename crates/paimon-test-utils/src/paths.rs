@@ -41,6 +41,35 @@ pub fn fixtures() -> PathBuf {
     repo().join("fixtures")
 }
 
+/// The committed inputs of the fuzz target `target`: every file of `fuzz/seeds/<target>/`
+/// and `fuzz/regressions/<target>/` (either may be missing), with its path, sorted by path.
+/// A crate's test replays them through the entry point the target drives, so the seeds stay
+/// exercised by `cargo test` without a build of the fuzz crate.
+///
+/// # Panics
+/// On an I/O error reading a file, naming it.
+pub fn fuzz_inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for kind in ["seeds", "regressions"] {
+        let dir = repo().join("fuzz").join(kind).join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries {
+            let path = e
+                .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
+                .path();
+            if path.is_file() {
+                let bytes =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Copies the directory tree `from` to `to` (a table, to change it in a test).
 ///
 /// # Panics

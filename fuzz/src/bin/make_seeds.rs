@@ -1453,11 +1453,11 @@ mod catalog_seeds {
 #[cfg(feature = "serve")]
 mod serve_seeds {
     use super::{write, Res};
-    use paimon_fuzz::rest::{table_schema, WAREHOUSE};
     use paimon_rs::meta::catalog::rest::messages;
     use paimon_rs::meta::catalog::Identifier;
     use paimon_rs::meta::commit::SchemaChange;
     use paimon_serve::flight::split_ticket::SplitTicket;
+    use paimon_serve::fuzzing::{table_schema, WAREHOUSE};
     use paimon_split::{encode_read_options, SplitReadOptions};
     use serde_json::json;
     use std::path::Path;
@@ -1470,7 +1470,7 @@ mod serve_seeds {
 
     pub fn seeds(root: &Path) -> Res {
         let dir = root.join("split_ticket");
-        let schema = table_schema();
+        let schema = table_schema()?;
         let splits = ["split-v1-data", "split-v1-indexed"]
             .iter()
             .map(|f| std::fs::read(shared(&format!("java-compat/{f}"))))

@@ -11,8 +11,7 @@
 
 mod client;
 mod commit;
-#[doc(hidden)]
-pub mod dlf;
+mod dlf;
 pub mod messages;
 mod paths;
 mod query_auth;
@@ -35,6 +34,9 @@ use crate::schema_manager::Tag;
 use crate::table::{Table, MAIN_BRANCH};
 use client::{Object, RestClient};
 pub use commit::RestSnapshotCommit;
+/// The DLF token reader's fuzzing entry points (`fuzz/fuzz_targets/dlf_token.rs`); not an API.
+#[doc(hidden)]
+pub use dlf::{fuzz_check_token, fuzz_token_json};
 use messages::Response;
 use paths::Paths;
 pub use query_auth::RestQueryAuth;

@@ -31,6 +31,23 @@ pub fn fuzz_token_json(text: &str) -> std::result::Result<(String, Option<i64>),
     DlfToken::from_json(text).map(|t| (t.access_key_id, t.expires_at_millis))
 }
 
+/// The `dlf_token` fuzz target's checks on one input (bytes that are not UTF-8 pass): a token
+/// read has an access key id, a refusal says why. Not an API.
+///
+/// # Errors
+/// Which check failed (a defect of the reader, not a refusal of the text).
+#[doc(hidden)]
+pub fn fuzz_check_token(bytes: &[u8]) -> std::result::Result<(), String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(());
+    };
+    match fuzz_token_json(text) {
+        Ok((id, _)) if id.is_empty() => Err("a token without an access key id".into()),
+        Err(why) if why.is_empty() => Err("a refusal without a reason".into()),
+        _ => Ok(()),
+    }
+}
+
 /// A token that expires within this is loaded again (Java
 /// `RESTApi.TOKEN_EXPIRATION_SAFE_TIME_MILLIS`, one hour).
 const REFRESH_BEFORE_EXPIRY_MILLIS: i64 = 3_600_000;

@@ -305,6 +305,27 @@ fn url_decoding_is_javas() {
     assert_eq!(url_decode("%zz%4"), "%zz%4");
 }
 
+/// The `dlf_token` fuzz target's committed inputs (`fuzz/seeds/dlf_token`,
+/// `fuzz/regressions/dlf_token`) pass its checks, and the seeds read as Java's `DLFToken`
+/// reads them (the expiration Java gives for `2025-04-16T03:44:46Z`: 1744775086000).
+#[test]
+fn committed_fuzz_inputs_pass() {
+    let inputs = paimon_test_utils::fuzz_inputs("dlf_token");
+    for (path, bytes) in &inputs {
+        fuzz_check_token(bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    let seed = |name: &str| {
+        let (_, bytes) = inputs
+            .iter()
+            .find(|(p, _)| p.ends_with(format!("seeds/dlf_token/{name}")))
+            .unwrap_or_else(|| panic!("seed {name} under fuzz/seeds/dlf_token"));
+        fuzz_token_json(std::str::from_utf8(bytes).unwrap()).unwrap()
+    };
+    assert_eq!(seed("sts-expiring"), ("a".into(), Some(1_744_775_086_000)));
+    assert_eq!(seed("static"), ("a".into(), None));
+    assert_eq!(seed("ecs"), ("STS.x".into(), Some(1_744_775_086_000)));
+}
+
 /// Java `DLFToken`: the JSON fields, `Expiration` as UTC (Java gives 1744775086000 for this
 /// one), unknown fields ignored; what is not a token is an error saying why.
 #[test]
