@@ -59,8 +59,8 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
             bytes.len()
         ));
     }
-    let again =
-        decode_message(&once).map_err(|e| format!("a written-back message does not decode: {e}"))?;
+    let again = decode_message(&once)
+        .map_err(|e| format!("a written-back message does not decode: {e}"))?;
     if again != once {
         return Err("a message changed in a round trip".into());
     }
@@ -161,15 +161,27 @@ mod tests {
     #[test]
     fn committed_fuzz_inputs_pass() {
         let inputs = paimon_test_utils::fuzz_inputs("hive_thrift");
-        let seeds: Vec<Vec<u8>> = seed_replies().unwrap().into_iter().map(|(_, b)| b).collect();
+        let seeds: Vec<Vec<u8>> = seed_replies()
+            .unwrap()
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect();
         let mut seen = 0;
         for (path, bytes) in &inputs {
             check(bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            if path.parent().and_then(|p| p.parent()).is_some_and(|p| p.ends_with("seeds")) {
+            if path
+                .parent()
+                .and_then(|p| p.parent())
+                .is_some_and(|p| p.ends_with("seeds"))
+            {
                 assert!(seeds.contains(bytes), "{} is no seed reply", path.display());
                 seen += 1;
             }
         }
-        assert_eq!(seen, seeds.len(), "seeds committed under fuzz/seeds/hive_thrift");
+        assert_eq!(
+            seen,
+            seeds.len(),
+            "seeds committed under fuzz/seeds/hive_thrift"
+        );
     }
 }
