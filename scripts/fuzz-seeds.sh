@@ -8,7 +8,7 @@
 #
 #   scripts/fuzz-seeds.sh [TARGET...]      default: every target
 #
-# FUZZ_FEATURES picks the fuzz crate's features (default `meta,data`; `catalogs` adds hive_thrift and dlf_token; `engine` adds
+# FUZZ_FEATURES picks the fuzz crate's features (default `meta,data,catalogs`: hive_thrift and dlf_token too; `engine` adds
 # scan_node_decode, a DataFusion build; `serve` adds split_ticket and rest_request, paimon-serve
 # over DataFusion); targets needing a feature left out are skipped with a line saying so. Builds into fuzz/target (git-ignored). Prints one line per target and
 # `N passed, M failed` last; exits non-zero when anything failed.
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 source "$ROOT/scripts/test-lib.sh"
 
-FEATURES=${FUZZ_FEATURES:-meta,data}
+FEATURES=${FUZZ_FEATURES:-meta,data,catalogs}
 export CARGO_TARGET_DIR=$ROOT/fuzz/target
 mkdir -p "$CARGO_TARGET_DIR"
 
