@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use paimon_spec::schema::TableSchema;
 
 use super::client::{decode_reply, string_field, string_list, string_map_field};
-use super::registration::{columns, table_parameters, write_database, HmsTable};
+use super::registration::{columns, partition_keys, table_parameters, write_database, HmsTable};
 use super::thrift::{self, ttype, Reader, Writer};
 
 /// Decodes `bytes` as one Thrift message (header, then the body struct) as the client reads
@@ -97,6 +97,7 @@ pub fn seed_replies() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
         now_secs: 1_700_000_000,
         location: "file:/w/db.db/t",
         columns: columns(&schema)?,
+        partition_keys: partition_keys(&schema)?,
         parameters: table_parameters(&schema),
     };
     let options: BTreeMap<String, String> = [("comment", "sales"), ("owner", "ann"), ("k", "v")]
