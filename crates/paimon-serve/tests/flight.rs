@@ -616,24 +616,35 @@ async fn a_query_over_its_memory_limit_is_resource_exhausted_and_the_server_serv
     );
 }
 
-#[tokio::test]
-async fn queries_beyond_the_slots_and_the_queue_are_refused_until_a_slot_frees() {
-    let limits = QueryLimits {
+/// A server with one query slot and `queued` places in its queue, whose slot a client
+/// holds with an open, unread stream of [`LARGE`]; and the ticket of [`SORTED`], planned.
+async fn one_slot_held(
+    queued: usize,
+) -> (
+    SocketAddr,
+    arrow_flight::decode::FlightRecordBatchStream,
+    Ticket,
+) {
+    let addr = start_limited(QueryLimits {
         memory_per_query: None,
         concurrent: 1,
-        queued: 0,
-    };
-    let addr = start_limited(limits).await;
+        queued,
+    })
+    .await;
     let mut a = client(addr, None).await;
-    let mut b = client(addr, None).await;
     let large = a.execute(LARGE.to_string(), None).await.unwrap();
-    // A's result stream, open and unread, holds the only slot.
     let held = a
         .do_get(large.endpoint[0].ticket.clone().unwrap())
         .await
         .unwrap();
-    let info = b.execute(SORTED.to_string(), None).await.unwrap();
-    let ticket = info.endpoint[0].ticket.clone().unwrap();
+    let info = a.execute(SORTED.to_string(), None).await.unwrap();
+    (addr, held, info.endpoint[0].ticket.clone().unwrap())
+}
+
+#[tokio::test]
+async fn queries_beyond_the_slots_and_the_queue_are_refused_until_a_slot_frees() {
+    let (addr, held, ticket) = one_slot_held(0).await;
+    let mut b = client(addr, None).await;
     let err = read(&mut b, &ticket).await.unwrap_err();
     assert!(
         err.contains("resource has been exhausted") && err.contains("busy"),
@@ -666,20 +677,7 @@ async fn queries_beyond_the_slots_and_the_queue_are_refused_until_a_slot_frees()
 
 #[tokio::test]
 async fn a_queued_query_runs_when_the_slot_frees() {
-    let limits = QueryLimits {
-        memory_per_query: None,
-        concurrent: 1,
-        queued: 1,
-    };
-    let addr = start_limited(limits).await;
-    let mut a = client(addr, None).await;
-    let large = a.execute(LARGE.to_string(), None).await.unwrap();
-    let held = a
-        .do_get(large.endpoint[0].ticket.clone().unwrap())
-        .await
-        .unwrap();
-    let info = a.execute(SORTED.to_string(), None).await.unwrap();
-    let ticket = info.endpoint[0].ticket.clone().unwrap();
+    let (addr, held, ticket) = one_slot_held(1).await;
     let waiting = {
         let mut b = client(addr, None).await;
         let ticket = ticket.clone();
