@@ -24,6 +24,9 @@ const MAGIC: &[u8] = b"\xffPRS-PARAMS1";
 /// The largest handle taken (the SQL and its parameters).
 const MAX_HANDLE: usize = 16 << 20;
 
+/// The most IPC messages of a parameter batch (its schema, dictionaries, the batch).
+const MAX_MESSAGES: usize = 16;
+
 /// The most parameters one statement binds.
 const MAX_PARAMETERS: usize = 4096;
 
@@ -109,37 +112,36 @@ fn one_batch(batches: Vec<RecordBatch>) -> Result<RecordBatch, String> {
 /// Walks the messages of an IPC stream (`[0xFFFFFFFF] length metadata body`, ended by a
 /// zero length or the end), checking each with [`check_message`].
 fn check_stream(ipc: &[u8]) -> Result<(), String> {
-    let mut rest = ipc;
-    let take = |n: usize, rest: &mut &[u8], what: &str| -> Result<Vec<u8>, String> {
+    /// The next `n` bytes of `rest`, which then starts after them.
+    fn take<'a>(rest: &mut &'a [u8], n: usize, what: &str) -> Result<&'a [u8], String> {
         if n > rest.len() {
             return Err(format!("truncated in a message's {what}"));
         }
         let (head, tail) = rest.split_at(n);
         *rest = tail;
-        Ok(head.to_vec())
-    };
+        Ok(head)
+    }
+    fn length(rest: &mut &[u8]) -> Result<i32, String> {
+        let bytes = take(rest, 4, "length")?;
+        Ok(i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+    let mut rest = ipc;
     let mut messages = 0usize;
     while !rest.is_empty() {
-        let mut len = i32::from_le_bytes(
-            <[u8; 4]>::try_from(take(4, &mut rest, "length")?.as_slice())
-                .map_err(|_| "truncated length".to_string())?,
-        );
+        let mut len = length(&mut rest)?;
         if len == -1 {
-            len = i32::from_le_bytes(
-                <[u8; 4]>::try_from(take(4, &mut rest, "length")?.as_slice())
-                    .map_err(|_| "truncated length".to_string())?,
-            );
+            len = length(&mut rest)?;
         }
         if len == 0 {
             return Ok(());
         }
         let len = usize::try_from(len).map_err(|_| format!("a negative length {len}"))?;
-        let meta = take(len, &mut rest, "metadata")?;
-        let body = check_message(&meta, rest.len())?;
-        take(body, &mut rest, "body")?;
+        let meta = take(&mut rest, len, "metadata")?;
+        let body = check_message(meta, rest.len())?;
+        take(&mut rest, body, "body")?;
         messages += 1;
-        if messages > 16 {
-            return Err("more than 16 messages".into());
+        if messages > MAX_MESSAGES {
+            return Err(format!("more than {MAX_MESSAGES} messages"));
         }
     }
     Ok(())
@@ -184,8 +186,8 @@ pub(crate) fn check_message(meta: &[u8], available: usize) -> Result<usize, Stri
     Ok(body)
 }
 
-/// The one-row parameter batch of a `DoPut`: at most [`MAX_HANDLE`] bytes in at most 16
-/// messages, each checked ([`check_message`]) before arrow-flight decodes them (a panic in
+/// The one-row parameter batch of a `DoPut`: at most [`MAX_HANDLE`] bytes in at most
+/// [`MAX_MESSAGES`] messages, each checked ([`check_message`]) before arrow-flight decodes them (a panic in
 /// it is caught and refused).
 ///
 /// # Errors
@@ -199,9 +201,9 @@ pub(crate) async fn read_parameters(
     while let Some(m) = data.next().await {
         let m = m?;
         size = size.saturating_add(m.data_header.len() + m.data_body.len());
-        if size > MAX_HANDLE || messages.len() >= 16 {
+        if size > MAX_HANDLE || messages.len() >= MAX_MESSAGES {
             return Err(invalid(format!(
-                "the parameters: over {MAX_HANDLE} bytes or 16 messages"
+                "the parameters: over {MAX_HANDLE} bytes or {MAX_MESSAGES} messages"
             )));
         }
         if !m.data_header.is_empty() {

@@ -33,7 +33,8 @@ pub use names::{
     DataFileNames,
 };
 pub use partition::{
-    escape_path_name, local_date_time, partition_path, partition_spec_text, partition_value_text,
+    escape_path_name, local_date_time, partition_path, partition_path_of_text, partition_spec_text,
+    partition_value_text,
 };
 
 /// `schema` directory of a branch.

@@ -13,14 +13,21 @@ pub fn partition_path(
     default_name: &str,
     legacy_name: bool,
 ) -> Option<String> {
+    let pairs = partition_spec_text(fields, values, default_name, legacy_name)?;
+    Some(partition_path_of_text(&pairs))
+}
+
+/// `k1=v1/k2=v2/` of a partition's `(key, value text)` pairs ([`partition_spec_text`]), each
+/// escaped as Java's `PartitionPathUtils.generatePartitionPath` escapes it.
+pub fn partition_path_of_text(pairs: &[(String, String)]) -> String {
     let mut out = String::new();
-    for (k, v) in partition_spec_text(fields, values, default_name, legacy_name)? {
-        out.push_str(&escape_path_name(&k));
+    for (k, v) in pairs {
+        out.push_str(&escape_path_name(k));
         out.push('=');
-        out.push_str(&escape_path_name(&v));
+        out.push_str(&escape_path_name(v));
         out.push('/');
     }
-    Some(out)
+    out
 }
 
 /// A partition's `(key, value text)` pairs in partition-key order, unescaped (Java

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use paimon_spec::layout::escape_path_name;
+use paimon_spec::layout::partition_path_of_text;
 
 use super::client::{string_map_field, Client, Thrown};
 use super::registration::DEFAULT_CATALOG;
@@ -58,15 +58,11 @@ impl HivePartitions {
 /// A partition's location: `<data path>/<k1>=<v1>/.../` with keys and values escaped (Java
 /// `PartitionPathUtils.generatePartitionPathUtil`, trailing `/` included).
 pub(super) fn partition_location(data_path: &str, partition: &PartitionValues) -> String {
-    let mut out = data_path.trim_end_matches('/').to_string();
-    for (k, v) in partition {
-        out.push('/');
-        out.push_str(&escape_path_name(k));
-        out.push('=');
-        out.push_str(&escape_path_name(v));
-    }
-    out.push('/');
-    out
+    format!(
+        "{}/{}",
+        data_path.trim_end_matches('/'),
+        partition_path_of_text(partition)
+    )
 }
 
 impl PartitionModification for HivePartitions {
