@@ -32,6 +32,12 @@ fi
 
 # paimon-cli's `ballista` feature: paimon-ballista's cluster test runs `paimon sql --scheduler`
 # with the `paimon` binary this build makes (nothing depends on paimon-cli to build it so).
+# Many tests wait on the Java oracle, on the `paimon` binary or on a server they started: with
+# two test threads on 2 cores the acceptance suite used one core's worth (269 s of CPU, JVM
+# included, for a 267 s run), so each test binary runs twice as many tests as there are cores
+# at once unless RUST_TEST_THREADS says otherwise. The binaries that measure memory hold one
+# test each.
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-$(( $(nproc) * 2 ))}"
 source scripts/workspace-build.sh
 part "cargo test ${WS_CARGO_ARGS[*]}"
 cargo test "${WS_CARGO_ARGS[@]}"
