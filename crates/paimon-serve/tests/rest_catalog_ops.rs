@@ -53,7 +53,15 @@ fn partitions_are_dropped_marked_and_listed_by_filter() {
     java_write(
         &rest,
         &[
-            "ops.parts", "--from", "0", "--to", "30", "--commits", "2", "--parts", "4",
+            "ops.parts",
+            "--from",
+            "0",
+            "--to",
+            "30",
+            "--commits",
+            "2",
+            "--parts",
+            "4",
         ],
     );
     let all = java_partitions(&server, "ops.parts");
@@ -232,10 +240,16 @@ fn consumers_are_listed_and_reset() {
             r#"[{"consumerId":"c2","nextSnapshot":3}]"#
         ]
     );
-    let err = meta_fails(&reader, &["ops.t", "reset-consumer", "c1", "--snapshot", "1"]);
+    let err = meta_fails(
+        &reader,
+        &["ops.t", "reset-consumer", "c1", "--snapshot", "1"],
+    );
     assert!(err.contains("TableNoPermissionException"), "{err}");
     // A snapshot the table does not have: refused, the consumer unchanged.
-    let err = meta_fails(&rest, &["ops.t", "reset-consumer", "c1", "--snapshot", "99"]);
+    let err = meta_fails(
+        &rest,
+        &["ops.t", "reset-consumer", "c1", "--snapshot", "99"],
+    );
     assert!(err.contains("TableNotExistException"), "{err}");
     assert_eq!(java_consumers(), vec!["c1=2", "c2=3"]);
     // Reset back, then delete (no snapshot).

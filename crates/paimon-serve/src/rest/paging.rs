@@ -87,11 +87,7 @@ pub fn page_by<T>(
 
 /// Whether `name` passes `filter` with its pattern looked up by `param` (an absent or empty
 /// pattern passes every name).
-pub fn matches(
-    param: &dyn Fn(&str) -> Option<String>,
-    filter: NameFilter,
-    name: &str,
-) -> bool {
+pub fn matches(param: &dyn Fn(&str) -> Option<String>, filter: NameFilter, name: &str) -> bool {
     match filter {
         NameFilter::None => true,
         NameFilter::Like(key) => param(key).filter(|p| !p.is_empty()).is_none_or(|p| {

@@ -243,7 +243,9 @@ impl Service {
                 .map(|v| v.as_str().map(str::to_string))
                 .collect::<Option<_>>()
                 .ok_or_else(|| {
-                    ApiError::bad_request("AlterDatabaseRequest: \"removals\" is not a list of strings")
+                    ApiError::bad_request(
+                        "AlterDatabaseRequest: \"removals\" is not a list of strings",
+                    )
                 })?,
             Some(_) => {
                 return Err(ApiError::bad_request(

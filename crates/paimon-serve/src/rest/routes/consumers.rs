@@ -36,7 +36,9 @@ impl Service {
         let consumer = body
             .get("consumerId")
             .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("ResetConsumerRequest: no string \"consumerId\""))?;
+            .ok_or_else(|| {
+                ApiError::bad_request("ResetConsumerRequest: no string \"consumerId\"")
+            })?;
         let next = match body.get("nextSnapshotId") {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.as_i64().ok_or_else(|| {

@@ -351,9 +351,11 @@ final class CatalogOracle {
                 case "reset-consumer":
                     DelegateCatalog.rootCatalog(catalog)
                             .resetConsumer(
-                            id,
-                            a.positional(2),
-                            a.get("--snapshot") == null ? null : Long.valueOf(a.get("--snapshot")));
+                                    id,
+                                    a.positional(2),
+                                    a.get("--snapshot") == null
+                                            ? null
+                                            : Long.valueOf(a.get("--snapshot")));
                     break;
                 case "tables-globally":
                     pages(
