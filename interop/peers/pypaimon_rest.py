@@ -17,6 +17,7 @@
     python pypaimon_rest.py drop-partitions URI WAREHOUSE TOKEN DB.TABLE K=V[/K=V][;...]
         Drops the partitions through the REST catalog's drop_partitions (pypaimon 2.1 commits
         a truncation of them through the commit endpoint), prints {"dropped": N specs}.
+        Values of digits are passed as ints.
     python pypaimon_rest.py alter-database URI WAREHOUSE TOKEN DB K=V
         Sets option K of database DB through alter_database (POST .../databases/DB); prints
         {"altered": true}, or {"error": <exception class>, "message": ...} when refused.
@@ -126,7 +127,11 @@ def versions(uri, warehouse, token, name):
 
 
 def drop_partitions(uri, warehouse, token, name, specs):
-    parts = [dict(kv.split("=", 1) for kv in spec.split("/")) for spec in specs.split(";")]
+    # pypaimon 2.1 compares the spec's values with the partition statistics as they are
+    # typed: an INT partition's value must be an int ("1" fails with a TypeError).
+    parts = [{k: (int(v) if v.lstrip("-").isdigit() else v)
+              for k, v in (kv.split("=", 1) for kv in spec.split("/"))}
+             for spec in specs.split(";")]
     catalog(uri, warehouse, token).drop_partitions(name, parts)
     print(json.dumps({"dropped": len(parts)}))
 
