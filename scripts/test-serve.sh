@@ -13,7 +13,10 @@
 #      a tag and a branch from it through us and reads them back, and Java sees them on the
 #      files; Java's RESTCatalog lists the snapshots in pages (the snapshot files), lists
 #      partitions by names (as its FileSystemCatalog does on the files) and renames the branch
-#      (seen on the files);
+#      (seen on the files); pypaimon drops a partition of another table Java wrote (its
+#      truncating commit through us) and Java's FileSystemCatalog lists the others only;
+#      pypaimon's alter_database is refused (501: a filesystem warehouse keeps no database
+#      options);
 #   5. over TLS (`--tls-cert`/`--tls-key`, a self-signed certificate made here with openssl):
 #      pypaimon (the certificate as REQUESTS_CA_BUNDLE) and Java's RESTCatalog (a PKCS12
 #      trust store made with keytool) write and read at https://; without the certificate they
@@ -201,6 +204,18 @@ check "Java renames pypaimon's branch through us; its FileSystemCatalog sees the
 check "renaming a branch that does not exist is refused" bash -c \
     '! "$1/scripts/java-oracle.sh" catalog-meta "${@:3}" parts_db.t rename-branch py_b --to other 2>"$2" &&
      grep -q "py_b" "$2"' _ "$ROOT" "$WORK/rename.err" "${JREST[@]}"
+check "Java writes a second partitioned table through paimon serve" \
+    "$ROOT/scripts/java-oracle.sh" catalog-write "${JREST[@]}" parts_db.d --from 0 --to 9 \
+    --parts 3
+check "pypaimon drops partition p=1 through us; Java's FileSystemCatalog lists p=0 and p=2" bash -c \
+    '"$1" "$2" drop-partitions "$3" "$4" "$5" parts_db.d "p=1" &&
+     "$6/scripts/java-oracle.sh" catalog-meta --catalog-option "warehouse=$7" parts_db.d partitions >"$8" &&
+     cat "$8" && "$1" -c "import json, sys; sys.exit([json.loads(l)[\"spec\"][\"p\"] for l in open(sys.argv[1])] != [\"0\", \"2\"])" "$8"' \
+    _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" "$ROOT" "$WH" "$WORK/dropped.parts"
+check "pypaimon's alter_database is refused: the filesystem warehouse keeps no database options" bash -c \
+    '"$1" "$2" alter-database "$3" "$4" "$5" parts_db k=v >"$6"; cat "$6";
+     grep -q "\"error\": \"NotImplementedException\"" "$6" && grep -q "keeps no database options" "$6"' \
+    _ "$PY" "$PYREST" "$URL" "$NAME" "$TOKEN" "$WORK/alter.out"
 
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"

@@ -14,6 +14,13 @@
         Creates tag py_t on snapshot 1 and branch py_b from it, then prints
         {"tags": [...], "tag_snapshot": N, "branches": [...]} as pypaimon reads them back
         (tags in pages of 1).
+    python pypaimon_rest.py drop-partitions URI WAREHOUSE TOKEN DB.TABLE K=V[/K=V][;...]
+        Drops the partitions through the REST catalog's drop_partitions (pypaimon 2.1 commits
+        a truncation of them through the commit endpoint), prints {"dropped": N specs}.
+        Values of digits are passed as ints.
+    python pypaimon_rest.py alter-database URI WAREHOUSE TOKEN DB K=V
+        Sets option K of database DB through alter_database (POST .../databases/DB); prints
+        {"altered": true}, or {"error": <exception class>, "message": ...} when refused.
 
 With CLIENT_CERT and CLIENT_KEY set (PEM files), every HTTP session pypaimon opens presents
 that client certificate (mutual TLS): pypaimon 2.1 has no option of its own for one, so this
@@ -119,6 +126,27 @@ def versions(uri, warehouse, token, name):
     }, separators=(",", ":")))
 
 
+def drop_partitions(uri, warehouse, token, name, specs):
+    # pypaimon 2.1 compares the spec's values with the partition statistics as they are
+    # typed: an INT partition's value must be an int ("1" fails with a TypeError).
+    parts = [{k: (int(v) if v.lstrip("-").isdigit() else v)
+              for k, v in (kv.split("=", 1) for kv in spec.split("/"))}
+             for spec in specs.split(";")]
+    catalog(uri, warehouse, token).drop_partitions(name, parts)
+    print(json.dumps({"dropped": len(parts)}))
+
+
+def alter_database(uri, warehouse, token, db, kv):
+    from pypaimon.catalog.rest.property_change import PropertyChange
+    k, v = kv.split("=", 1)
+    try:
+        catalog(uri, warehouse, token).alter_database(db, [PropertyChange.set_property(k, v)])
+    except Exception as e:  # the refusal is the answer printed
+        print(json.dumps({"error": type(e).__name__, "message": str(e)}))
+        return
+    print(json.dumps({"altered": True}))
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "write":
@@ -129,6 +157,10 @@ def main(argv):
         partitions(argv[2], argv[3], argv[4], argv[5])
     elif cmd == "versions":
         versions(argv[2], argv[3], argv[4], argv[5])
+    elif cmd == "drop-partitions":
+        drop_partitions(argv[2], argv[3], argv[4], argv[5], argv[6])
+    elif cmd == "alter-database":
+        alter_database(argv[2], argv[3], argv[4], argv[5], argv[6])
     else:
         sys.exit(f"unknown command {cmd}")
 

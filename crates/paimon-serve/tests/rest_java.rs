@@ -174,50 +174,6 @@ fn two_java_writers_commit_at_once_and_every_commit_lands_once() {
     assert_eq!(json_rows(&dumped), expected);
 }
 
-/// Java's catalog options for our server (`--catalog-option` pairs of `catalog-meta`).
-fn java_rest(url: &str) -> Vec<String> {
-    [
-        "metastore=rest".to_string(),
-        format!("uri={url}"),
-        "token.provider=bear".to_string(),
-        format!("token={TOKEN}"),
-        format!("warehouse={WAREHOUSE}"),
-    ]
-    .into_iter()
-    .flat_map(|o| ["--catalog-option".to_string(), o])
-    .collect()
-}
-
-/// Java's own `FileSystemCatalog` over the warehouse our server serves.
-fn java_fs(warehouse: &std::path::Path) -> Vec<String> {
-    vec![
-        "--catalog-option".to_string(),
-        format!("warehouse={}", warehouse.display()),
-    ]
-}
-
-/// `catalog-meta` of the oracle through `catalog` (its options), its output lines.
-fn meta(catalog: &[String], args: &[&str]) -> Vec<String> {
-    let mut all: Vec<&str> = vec!["catalog-meta"];
-    all.extend(catalog.iter().map(String::as_str));
-    all.extend(args);
-    oracle(&all).lines().map(str::to_string).collect()
-}
-
-/// `catalog-meta` expected to fail: its stderr.
-fn meta_fails(catalog: &[String], args: &[&str]) -> String {
-    let mut all: Vec<&str> = vec!["catalog-meta"];
-    all.extend(catalog.iter().map(String::as_str));
-    all.extend(args);
-    let out = oracle_output(&all);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
-
-fn json(line: &str) -> serde_json::Value {
-    serde_json::from_str(line).unwrap()
-}
-
 /// Java 1.4.2's `RESTCatalog` lists partitions (paged too), tags and branches through our
 /// server, and what it sees equals what Java's own `FileSystemCatalog` sees on the same
 /// warehouse; tags and branches it creates through us are the table's own (our library and
@@ -226,7 +182,7 @@ fn json(line: &str) -> serde_json::Value {
 #[test]
 fn java_lists_partitions_tags_and_branches_through_our_server() {
     let server = start(Some(AUTH));
-    let rest = java_rest(&server.url);
+    let rest = java_rest(&server.url, TOKEN);
     let fs = java_fs(&server.warehouse);
     // 20 rows in 2 commits (ids 0..10, 10..20), partitioned by id % 3.
     let mut write: Vec<&str> = vec!["catalog-write"];

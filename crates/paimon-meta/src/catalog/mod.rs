@@ -139,6 +139,26 @@ pub trait Catalog: Debug + Send + Sync {
     /// with tables without `cascade`.
     fn drop_database(&self, name: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()>;
 
+    /// Sets `updates` and removes `removals` among a database's options (Java
+    /// `alterDatabase`). Catalogs that keep no database options (the filesystem catalog, as
+    /// Java's) refuse it, which is the default.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] where database options are not kept;
+    /// [`crate::Error::CatalogObjectNotFound`] when the database does not exist.
+    fn alter_database(
+        &self,
+        name: &str,
+        removals: &[String],
+        updates: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let _ = (removals, updates);
+        Err(crate::Error::unsupported(format!(
+            "altering database {name}: the catalog at {} keeps no database options",
+            self.location()
+        )))
+    }
+
     /// Table names of a database, sorted.
     ///
     /// # Errors

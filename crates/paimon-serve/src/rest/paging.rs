@@ -33,11 +33,25 @@ pub enum NameFilter {
 /// 400 for a malformed `maxResults` or `pageToken`.
 pub fn page<T>(
     r: &Request,
+    items: Vec<T>,
+    name: impl Fn(&T) -> &str,
+    filter: NameFilter,
+) -> Result<(Vec<T>, Option<String>), ApiError> {
+    page_by(&|k| r.param(k).map(str::to_string), items, name, filter)
+}
+
+/// [`page`] with the paging parameters looked up by `param` (a request body's fields, as
+/// `list-by-filter` sends them, instead of the query).
+///
+/// # Errors
+/// As [`page`].
+pub fn page_by<T>(
+    param: &dyn Fn(&str) -> Option<String>,
     mut items: Vec<T>,
     name: impl Fn(&T) -> &str,
     filter: NameFilter,
 ) -> Result<(Vec<T>, Option<String>), ApiError> {
-    let max = match r.param("maxResults").filter(|v| !v.is_empty()) {
+    let max = match param("maxResults").filter(|v| !v.is_empty()).as_deref() {
         None => DEFAULT_PAGE,
         Some(v) => match v.parse::<usize>() {
             Ok(0) => DEFAULT_PAGE,
@@ -49,7 +63,7 @@ pub fn page<T>(
             }
         },
     };
-    let after = match r.param("pageToken").filter(|t| !t.is_empty()) {
+    let after = match param("pageToken").filter(|t| !t.is_empty()).as_deref() {
         None => None,
         Some(t) => Some(decode_token(t).ok_or_else(|| {
             ApiError::bad_request(format!(
@@ -57,20 +71,7 @@ pub fn page<T>(
             ))
         })?),
     };
-    match filter {
-        NameFilter::None => {}
-        NameFilter::Like(key) => {
-            if let Some(p) = r.param(key).filter(|p| !p.is_empty()) {
-                let p: Vec<char> = p.chars().collect();
-                items.retain(|i| like(&name(i).chars().collect::<Vec<_>>(), &p));
-            }
-        }
-        NameFilter::Prefix(key) => {
-            if let Some(p) = r.param(key).filter(|p| !p.is_empty()) {
-                items.retain(|i| name(i).starts_with(p));
-            }
-        }
-    }
+    items.retain(|i| matches(param, filter, name(i)));
     items.sort_by(|a, b| name(a).cmp(name(b)));
     if let Some(after) = &after {
         items.retain(|i| name(i) > after.as_str());
@@ -82,6 +83,23 @@ pub fn page<T>(
         None
     };
     Ok((items, next))
+}
+
+/// Whether `name` passes `filter` with its pattern looked up by `param` (an absent or empty
+/// pattern passes every name).
+pub fn matches(param: &dyn Fn(&str) -> Option<String>, filter: NameFilter, name: &str) -> bool {
+    match filter {
+        NameFilter::None => true,
+        NameFilter::Like(key) => param(key).filter(|p| !p.is_empty()).is_none_or(|p| {
+            like(
+                &name.chars().collect::<Vec<_>>(),
+                &p.chars().collect::<Vec<_>>(),
+            )
+        }),
+        NameFilter::Prefix(key) => param(key)
+            .filter(|p| !p.is_empty())
+            .is_none_or(|p| name.starts_with(&p)),
+    }
 }
 
 fn encode_token(name: &str) -> String {

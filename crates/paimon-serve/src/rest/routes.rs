@@ -15,10 +15,12 @@ use paimon_rs::meta::snapshot::Snapshot;
 use paimon_rs::meta::table::Table;
 use serde_json::{json, Value};
 
+mod consumers;
+mod partitions;
 mod table_meta;
 
 use super::error::ApiError;
-use super::paging::{page, NameFilter};
+use super::paging::{matches, page, NameFilter};
 use super::request::Request;
 use crate::auth::Access;
 use crate::policy::Policies;
@@ -83,6 +85,7 @@ impl Service {
                 ("GET", ["databases"]) => self.list_databases(r),
                 ("POST", ["databases"]) => self.create_database(r),
                 ("GET", ["databases", db]) => self.get_database(r, db),
+                ("POST", ["databases", db]) => self.alter_database(r, db),
                 ("DELETE", ["databases", db]) => self.drop_database(r, db),
                 ("GET", ["databases", db, "tables"]) => self.list_tables(r, db),
                 ("POST", ["databases", db, "tables"]) => self.create_table(r, db),
@@ -107,6 +110,21 @@ impl Service {
                 }
                 ("GET", ["databases", db, "tables", t, "partitions"]) => {
                     self.list_partitions(r, db, t)
+                }
+                ("POST", ["databases", db, "tables", t, "partitions", "drop"]) => {
+                    self.drop_partitions(r, db, t)
+                }
+                ("POST", ["databases", db, "tables", t, "partitions", "mark"]) => {
+                    self.mark_done_partitions(r, db, t)
+                }
+                ("POST", ["databases", db, "tables", t, "partitions", "list-by-filter"]) => {
+                    self.list_partitions_by_filter(r, db, t)
+                }
+                ("GET", ["databases", db, "tables", t, "consumers"]) => {
+                    self.list_consumers(r, db, t)
+                }
+                ("POST", ["databases", db, "tables", t, "consumers", "reset"]) => {
+                    self.reset_consumer(r, db, t)
                 }
                 ("GET", ["databases", db, "tables", t, "tags"]) => self.list_tags(r, db, t),
                 ("POST", ["databases", db, "tables", t, "tags"]) => self.create_tag(r, db, t),
@@ -134,6 +152,7 @@ impl Service {
                 ("GET", ["databases", db, "function-details"]) => {
                     self.list_none(r, db, "functionDetails")
                 }
+                ("GET", ["tables"]) => self.list_tables_globally(r),
                 ("POST", ["tables", "rename"]) => self.rename_table(r),
                 _ => Err(not_found(r)),
             },
@@ -209,6 +228,44 @@ impl Service {
         }))
     }
 
+    /// `POST .../databases/{db}` (Java `AlterDatabaseRequest` / `AlterDatabaseResponse`):
+    /// `updates` set and `removals` removed among the database's options, where the catalog
+    /// keeps them (the filesystem catalog does not: 501, as Java's refuses it). `removed`
+    /// lists the removals the database had, `missing` those it did not, `updated` the keys
+    /// set.
+    fn alter_database(&self, r: &Request, db: &str) -> Answer {
+        r.require_database(Access::Admin, db)?;
+        let body = r.json()?;
+        let removals: Vec<String> = match body.get("removals") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "AlterDatabaseRequest: \"removals\" is not a list of strings",
+                    )
+                })?,
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "AlterDatabaseRequest: \"removals\" is not a list of strings",
+                ))
+            }
+        };
+        let updates = string_map(body.get("updates"), "updates")?;
+        let before = self.catalog.get_database(db)?;
+        self.catalog.alter_database(db, &removals, &updates)?;
+        let (removed, missing): (Vec<&String>, Vec<&String>) = removals
+            .iter()
+            .partition(|k| before.options.contains_key(k.as_str()));
+        Ok(json!({
+            "removed": removed,
+            "updated": updates.keys().collect::<Vec<_>>(),
+            "missing": missing,
+        }))
+    }
+
     fn drop_database(&self, r: &Request, db: &str) -> Answer {
         r.require_database(Access::Admin, db)?;
         self.catalog.drop_database(db, false, true)?;
@@ -231,6 +288,41 @@ impl Service {
             String::as_str,
             NameFilter::Like("tableNamePattern"),
         )?;
+        Ok(json!({"tables": tables, "nextPageToken": next}))
+    }
+
+    /// `GET /v1/{prefix}/tables` (Java `ListTablesGloballyResponse`): the tables of every
+    /// database the caller may read, as identifiers, filtered by `databaseNamePattern` and
+    /// `tableNamePattern` (SQL `LIKE`), paged by database then table name.
+    fn list_tables_globally(&self, r: &Request) -> Answer {
+        let param = |k: &str| r.param(k).map(str::to_string);
+        let mut ids: Vec<(String, String, String)> = Vec::new();
+        for db in self.catalog.list_databases()? {
+            if !r.sees_database(&db)
+                || !matches(&param, NameFilter::Like("databaseNamePattern"), &db)
+            {
+                continue;
+            }
+            let tables = match self.catalog.list_tables(&db).map_err(ApiError::from) {
+                Ok(t) => t,
+                // Dropped since the listing.
+                Err(e) if e.status == 404 => continue,
+                Err(e) => return Err(e),
+            };
+            for t in tables {
+                if r.may(Access::Read, &db, Some(&t))
+                    && matches(&param, NameFilter::Like("tableNamePattern"), &t)
+                {
+                    // Names hold no `/`: `db/table` sorts by database, then table.
+                    ids.push((format!("{db}/{t}"), db.clone(), t));
+                }
+            }
+        }
+        let (items, next) = page(r, ids, |(n, _, _)| n.as_str(), NameFilter::None)?;
+        let tables: Vec<Value> = items
+            .iter()
+            .map(|(_, db, t)| json!({"database": db, "object": t}))
+            .collect();
         Ok(json!({"tables": tables, "nextPageToken": next}))
     }
 
@@ -358,13 +450,7 @@ impl Service {
                 )));
             }
         }
-        let lock = {
-            let mut locks = self
-                .commit_locks
-                .lock()
-                .map_err(|_| ApiError::new(500, "commit lock poisoned"))?;
-            Arc::clone(locks.entry(id.full_table_name()).or_default())
-        };
+        let lock = self.commit_lock(&id)?;
         let _held = lock
             .lock()
             .map_err(|_| ApiError::new(500, "commit lock poisoned"))?;
@@ -389,6 +475,15 @@ impl Service {
             Published::Lost => Ok(json!({"success": false})),
             Published::Unknown(e) => Err(e.into()),
         }
+    }
+
+    /// The lock every commit to table `id` through this server holds.
+    fn commit_lock(&self, id: &Identifier) -> Result<Arc<Mutex<()>>, ApiError> {
+        let mut locks = self
+            .commit_locks
+            .lock()
+            .map_err(|_| ApiError::new(500, "commit lock poisoned"))?;
+        Ok(Arc::clone(locks.entry(id.full_table_name()).or_default()))
     }
 
     /// `GET .../snapshot` (Java `GetTableSnapshotResponse`): the latest snapshot; 404 with
@@ -579,7 +674,7 @@ fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>,
     }
 }
 
-fn now_millis() -> i64 {
+pub(super) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

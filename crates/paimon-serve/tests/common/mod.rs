@@ -137,3 +137,49 @@ pub fn java_rows(file: &str) -> BTreeSet<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Java's catalog options for our server with bearer `token` (`--catalog-option` pairs of
+/// `catalog-meta`).
+pub fn java_rest(url: &str, token: &str) -> Vec<String> {
+    [
+        "metastore=rest".to_string(),
+        format!("uri={url}"),
+        "token.provider=bear".to_string(),
+        format!("token={token}"),
+        format!("warehouse={WAREHOUSE}"),
+    ]
+    .into_iter()
+    .flat_map(|o| ["--catalog-option".to_string(), o])
+    .collect()
+}
+
+/// Java's own `FileSystemCatalog` over the warehouse our server serves.
+pub fn java_fs(warehouse: &std::path::Path) -> Vec<String> {
+    vec![
+        "--catalog-option".to_string(),
+        format!("warehouse={}", warehouse.display()),
+    ]
+}
+
+/// `catalog-meta` of the oracle through `catalog` (its options), its output lines.
+pub fn meta(catalog: &[String], args: &[&str]) -> Vec<String> {
+    let mut all: Vec<&str> = vec!["catalog-meta"];
+    all.extend(catalog.iter().map(String::as_str));
+    all.extend(args);
+    oracle(&all).lines().map(str::to_string).collect()
+}
+
+/// `catalog-meta` expected to fail: its stderr.
+pub fn meta_fails(catalog: &[String], args: &[&str]) -> String {
+    let mut all: Vec<&str> = vec!["catalog-meta"];
+    all.extend(catalog.iter().map(String::as_str));
+    all.extend(args);
+    let out = oracle_output(&all);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// One line of JSON.
+pub fn json(line: &str) -> serde_json::Value {
+    serde_json::from_str(line).unwrap()
+}

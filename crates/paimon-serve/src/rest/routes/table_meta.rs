@@ -22,10 +22,10 @@ use paimon_rs::meta::catalog::rest::messages;
 
 /// The most partition specs one `list-by-names` request may name (Java's client sends at most
 /// as many).
-const MAX_SPECS: usize = 1000;
+pub(super) const MAX_SPECS: usize = 1000;
 
 /// A partition's name for `partitionNamePattern`: `k1=v1/k2=v2` in the table's key order.
-fn partition_name(p: &Partition, keys: &[String]) -> String {
+pub(super) fn partition_name(p: &Partition, keys: &[String]) -> String {
     keys.iter()
         .map(|k| format!("{k}={}", p.spec.get(k).map_or("", String::as_str)))
         .collect::<Vec<_>>()

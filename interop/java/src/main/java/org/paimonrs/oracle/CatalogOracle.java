@@ -3,7 +3,9 @@ package org.paimonrs.oracle;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.DelegateCatalog;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.catalog.PropertyChange;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.options.Options;
@@ -167,7 +169,14 @@ final class CatalogOracle {
      * of N over the table's database: one line per page), {@code table-details} (the names
      * {@code listTableDetails} loads); {@code table-tags}, {@code table-tag N} and
      * {@code table-branches} ask the table's own tag and branch managers (what a catalog
-     * without version management, such as the filesystem catalog, answers from).
+     * without version management, such as the filesystem catalog, answers from);
+     * {@code drop-partitions} and {@code mark-done} ({@code dropPartitions} /
+     * {@code markDonePartitions} of {@code --specs}), {@code consumers}
+     * ({@code listConsumersPaged} pages of N: one line of {consumerId, nextSnapshot} per page),
+     * {@code reset-consumer ID [--snapshot N]} (without N: delete), {@code tables-globally}
+     * ({@code listTablesPagedGlobally} pages of N with {@code --db-pattern} and
+     * {@code --pattern}: one line of full names per page), {@code alter-database
+     * [--set K=V]... [--remove K]...} (the table's database; prints its options after).
      */
     static void meta(Args a, PrintStream out) throws Exception {
         Identifier id = Identifier.fromString(a.positional(0));
@@ -200,18 +209,8 @@ final class CatalogOracle {
                     break;
                 case "partitions-by-names":
                     {
-                        // --specs "k=v/k=v;k=v/k=v": the specs asked for, in that order.
-                        List<Map<String, String>> specs = new ArrayList<>();
-                        for (String spec : a.get("--specs").split(";")) {
-                            Map<String, String> m = new LinkedHashMap<>();
-                            for (String kv : spec.split("/")) {
-                                int eq = kv.indexOf('=');
-                                m.put(kv.substring(0, eq), kv.substring(eq + 1));
-                            }
-                            specs.add(m);
-                        }
                         List<Map<String, Object>> rows = new ArrayList<>();
-                        for (Partition p : catalog.listPartitionsByNames(id, specs)) {
+                        for (Partition p : catalog.listPartitionsByNames(id, specs(a))) {
                             rows.add(partition(p));
                         }
                         rows.sort(Comparator.comparing(r -> r.get("spec").toString()));
@@ -328,10 +327,82 @@ final class CatalogOracle {
                         out.println(JsonSerdeUtil.toFlatJson(names));
                         break;
                     }
+                case "drop-partitions":
+                    catalog.dropPartitions(id, specs(a));
+                    break;
+                case "mark-done":
+                    catalog.markDonePartitions(id, specs(a));
+                    break;
+                case "consumers":
+                    pages(
+                            // 1.4.2's DelegateCatalog (the caching wrapper) does not forward
+                            // the consumer calls: ask the catalog it wraps.
+                            token ->
+                                    DelegateCatalog.rootCatalog(catalog)
+                                            .listConsumersPaged(id, max, token),
+                            c -> {
+                                Map<String, Object> r = new LinkedHashMap<>();
+                                r.put("consumerId", c.getConsumerId());
+                                r.put("nextSnapshot", c.getNextSnapshot());
+                                return r;
+                            },
+                            out);
+                    break;
+                case "reset-consumer":
+                    DelegateCatalog.rootCatalog(catalog)
+                            .resetConsumer(
+                                    id,
+                                    a.positional(2),
+                                    a.get("--snapshot") == null
+                                            ? null
+                                            : Long.valueOf(a.get("--snapshot")));
+                    break;
+                case "tables-globally":
+                    pages(
+                            token ->
+                                    catalog.listTablesPagedGlobally(
+                                            a.get("--db-pattern"), a.get("--pattern"), max, token),
+                            Identifier::getFullName,
+                            out);
+                    break;
+                case "alter-database":
+                    {
+                        List<PropertyChange> changes = new ArrayList<>();
+                        for (String kv : a.getAll("--set")) {
+                            int eq = kv.indexOf('=');
+                            changes.add(
+                                    PropertyChange.setProperty(
+                                            kv.substring(0, eq), kv.substring(eq + 1)));
+                        }
+                        for (String k : a.getAll("--remove")) {
+                            changes.add(PropertyChange.removeProperty(k));
+                        }
+                        catalog.alterDatabase(id.getDatabaseName(), changes, false);
+                        out.println(
+                                JsonSerdeUtil.toFlatJson(
+                                        new TreeMap<>(
+                                                catalog.getDatabase(id.getDatabaseName())
+                                                        .options())));
+                        break;
+                    }
                 default:
                     throw new IllegalArgumentException("unknown catalog-meta op " + op);
             }
         }
+    }
+
+    /** {@code --specs "k=v/k=v;k=v/k=v"}: partition specs, in that order. */
+    private static List<Map<String, String>> specs(Args a) {
+        List<Map<String, String>> specs = new ArrayList<>();
+        for (String spec : a.get("--specs").split(";")) {
+            Map<String, String> m = new LinkedHashMap<>();
+            for (String kv : spec.split("/")) {
+                int eq = kv.indexOf('=');
+                m.put(kv.substring(0, eq), kv.substring(eq + 1));
+            }
+            specs.add(m);
+        }
+        return specs;
     }
 
     private static Map<String, Object> partition(Partition p) {
