@@ -221,7 +221,7 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
     let provider = ctx
         .table_provider(table_name.as_str())
         .await
-        .map_err(|e| args.fail(&format!("no such table ({})", first_line(&e))))?;
+        .map_err(|e| args.fail(&first_line(&e)))?;
     let Some(provider) = provider.downcast_ref::<PaimonTableProvider>() else {
         return Err(args.fail(&format!("'{table_name}' is not a Paimon table")));
     };

@@ -53,7 +53,7 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
     let provider = ctx
         .table_provider(table_name.as_str())
         .await
-        .map_err(|e| fail(format!("no such table ({})", crate::call::first_line(&e))))?;
+        .map_err(|e| fail(crate::call::first_line(&e)))?;
     let Some(provider) = provider.downcast_ref::<PaimonTableProvider>() else {
         return Err(fail("not a Paimon table".into()));
     };

@@ -77,7 +77,7 @@ fn consumers_reset_and_cleared_by_sql_are_read_by_java() {
         ),
         (
             "CALL sys.reset_consumer('db.nope', 'job-1', 1)",
-            "no such table",
+            "No table named 'nope'",
         ),
         (
             "CALL sys.clear_consumers('db.kv', 'job-(')",

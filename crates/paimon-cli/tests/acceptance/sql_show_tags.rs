@@ -43,7 +43,10 @@ fn show_tags_lists_the_tags_java_created_in_java_order() {
     );
 
     for (statement, cause) in [
-        ("SHOW TAGS db.nope", "SHOW TAGS db.nope: no such table"),
+        (
+            "SHOW TAGS db.nope",
+            "SHOW TAGS db.nope: No table named 'nope'",
+        ),
         ("SHOW TAGS db kv", "SHOW TAGS takes one table name"),
         ("SHOW TAGS", "SHOW TAGS takes one table name"),
         ("SHOW TAGS db.kv.x.y", "SHOW TAGS db.kv.x.y"),
