@@ -20,7 +20,11 @@
 //! | `compact` | `table, partitions, compact_strategy` (`full` / `minor`) | `result` true |
 //! | `create_global_index` | `table, index_column, index_type` (`btree` / `bitmap`), `options` (`k=v,k2=v2`) | `result` true (Java's), then ours: `files, rows, row_ranges, snapshot` |
 //! | `drop_global_index` | `table, index_column, index_type` | `result` true, then ours: `files, snapshot` |
+//! | `reset_consumer` | `table, consumer_id, next_snapshot_id` (an existing snapshot, as Flink's checks; without it the consumer is deleted, and one that does not exist is an error) | `result` true |
+//! | `clear_consumers` | `table, including_consumers, excluding_consumers` (regular expressions matching whole ids; every consumer when none) | `result` true |
 //!
+//! Argument names are Flink's (`consumer_id`); Spark's camel-case spellings of the same
+//! names (`consumerId`) are taken too, as names are matched without case and underscores.
 //! `table` is `db.t` (or `t` in database `default`; `t$branch_b` for a branch). The
 //! session's policy needs the `write` grant for `compact` and `admin` for the others.
 //! Paimon's Spark tag statements (`ALTER TABLE t CREATE TAG ..`, `DELETE TAG`, `RENAME TAG`)
@@ -144,6 +148,14 @@ const PROCEDURES: &[Procedure] = &[
         args: &["table", "index_column", "index_type", "partitions"],
     },
     Procedure {
+        name: "reset_consumer",
+        args: &["table", "consumer_id", "next_snapshot_id"],
+    },
+    Procedure {
+        name: "clear_consumers",
+        args: &["table", "including_consumers", "excluding_consumers"],
+    },
+    Procedure {
         name: "compact",
         args: &[
             "table",
@@ -206,7 +218,10 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
     let table_name = args
         .text("table")?
         .ok_or_else(|| args.fail("table is required"))?;
-    let provider = ctx.table_provider(table_name.as_str()).await?;
+    let provider = ctx
+        .table_provider(table_name.as_str())
+        .await
+        .map_err(|e| args.fail(&first_line(&e)))?;
     let Some(provider) = provider.downcast_ref::<PaimonTableProvider>() else {
         return Err(args.fail(&format!("'{table_name}' is not a Paimon table")));
     };
@@ -550,6 +565,53 @@ pub(crate) async fn run(ctx: &SessionContext, statement: &Statement) -> Result<O
                 ],
             )?
         }
+        "reset_consumer" => {
+            let id = args.required("consumer_id")?;
+            let next = args.int_of(&["next_snapshot_id"])?;
+            // What the call refuses once it has looked: a snapshot that is not there (Flink's
+            // procedure reads it first), a consumer that is not there to delete.
+            let refused = blocking(&path, move || match next {
+                Some(n) => match table.meta().snapshot_manager().snapshot(n) {
+                    Ok(_) => refusal(table.reset_consumer(&id, n)),
+                    Err(
+                        e @ (paimon_meta::Error::SnapshotNotFound { .. }
+                        | paimon_meta::Error::SnapshotExpired { .. }),
+                    ) => Ok(Some(format!(
+                        "next_snapshot_id {n}: {e}; consumer '{id}' left as it was"
+                    ))),
+                    Err(e) => Err(e.into()),
+                },
+                None => match table.delete_consumer(&id) {
+                    Ok(true) => Ok(None),
+                    Ok(false) => Ok(Some(format!(
+                        "consumer '{id}' does not exist, nothing deleted"
+                    ))),
+                    Err(e) => refusal(Err(e)),
+                },
+            })
+            .await?;
+            if let Some(why) = refused {
+                return Err(args.fail(&why));
+            }
+            done()?
+        }
+        "clear_consumers" => {
+            let including = args.text("including_consumers")?;
+            let excluding = args.text("excluding_consumers")?;
+            // A pattern that does not compile is refused before any consumer goes.
+            let refused = blocking(&path, move || {
+                refusal(
+                    table
+                        .clear_consumers(including.as_deref(), excluding.as_deref())
+                        .map(|_| ()),
+                )
+            })
+            .await?;
+            if let Some(why) = refused {
+                return Err(args.fail(&why));
+            }
+            done()?
+        }
         other => return Err(plan(format!("CALL sys.{other}: not implemented"))),
     };
     Ok(Some(ctx.read_batch(batch)?))
@@ -588,7 +650,7 @@ impl Args {
                     .args
                     .iter()
                     .copied()
-                    .find(|a| *a == n)
+                    .find(|a| same_name(a, &n))
                     .ok_or_else(|| {
                         fail(format!(
                             "no argument '{n}' (arguments: {})",
@@ -618,9 +680,12 @@ impl Args {
         })
     }
 
-    /// An error of this call.
+    /// An error of this call, naming its table when one was given.
     fn fail(&self, why: &str) -> DataFusionError {
-        plan(format!("CALL sys.{}: {why}", self.procedure))
+        match self.text("table") {
+            Ok(Some(t)) => plan(format!("CALL sys.{} on {t}: {why}", self.procedure)),
+            _ => plan(format!("CALL sys.{}: {why}", self.procedure)),
+        }
     }
 
     /// Whether `name` was given.
@@ -669,6 +734,32 @@ impl Args {
         }
         Ok(None)
     }
+}
+
+/// Whether argument name `given` (lower-cased) is `name`: Spark's `consumerid` is Flink's
+/// `consumer_id`.
+fn same_name(name: &str, given: &str) -> bool {
+    name.bytes()
+        .filter(|b| *b != b'_')
+        .eq(given.bytes().filter(|b| *b != b'_'))
+}
+
+/// What the library refused as an invalid request (a consumer id that is not a plain name,
+/// a pattern that does not compile), as the reason; other errors stay errors.
+fn refusal(result: paimon_rs::Result<()>) -> paimon_rs::Result<Option<String>> {
+    match result {
+        Ok(()) => Ok(None),
+        Err(paimon_rs::Error::Meta(m)) => match *m {
+            paimon_meta::Error::InvalidArgument { reason, .. } => Ok(Some(reason)),
+            other => Err(other.into()),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// The first line of `e`'s message, without the kind DataFusion prefixes it with.
+pub(crate) fn first_line(e: &DataFusionError) -> String {
+    e.message().lines().next().unwrap_or_default().to_string()
 }
 
 /// `e` when it is a literal value (a negative number too).

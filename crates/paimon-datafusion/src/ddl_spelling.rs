@@ -20,7 +20,10 @@
 //!   ([`crate::call`]): `ALTER TABLE t CREATE TAG [IF NOT EXISTS] n [AS OF VERSION s]
 //!   [RETAIN k DAYS|HOURS|MINUTES]` is `sys.create_tag`, `ALTER TABLE t DELETE TAG [IF EXISTS]
 //!   n[,m..]` is `sys.delete_tag`, `ALTER TABLE t RENAME TAG a TO b` is `sys.rename_tag`
-//!   (`REPLACE TAG` is refused).
+//!   (`REPLACE TAG` is refused);
+//! - `SHOW TAGS` is left as typed once it is checked to name one table (`db.t`): the parser
+//!   drops the dots of the words after `SHOW`, so [`crate::show_tags`] could not tell
+//!   `SHOW TAGS db.t` from `SHOW TAGS db t`.
 //!
 //! Everything else is left byte for byte as typed; only the spans rewritten change.
 
@@ -39,6 +42,7 @@ pub(crate) fn rewrite(sql: &str) -> Result<String> {
         match (word_at(statement, 0), word_at(statement, 1)) {
             (Some("CREATE"), _) => create_table(sql, statement, &mut edits)?,
             (Some("ALTER"), Some("TABLE")) => alter_table(sql, statement, &mut edits)?,
+            (Some("SHOW"), Some("TAGS")) => show_tags(sql, statement)?,
             _ => {}
         }
     }
@@ -100,7 +104,7 @@ fn tokens(sql: &str) -> Result<Vec<Spanned>> {
 
 /// The unquoted word at `i`, upper-cased.
 fn word_at(ts: &[Spanned], i: usize) -> Option<&'static str> {
-    const WORDS: [&str; 17] = [
+    const WORDS: [&str; 19] = [
         "CREATE",
         "ALTER",
         "TABLE",
@@ -118,6 +122,8 @@ fn word_at(ts: &[Spanned], i: usize) -> Option<&'static str> {
         "TBLPROPERTIES",
         "ADD",
         "COLUMNS",
+        "SHOW",
+        "TAGS",
     ];
     match &ts.get(i)?.token {
         Token::Word(w) if w.quote_style.is_none() => WORDS
@@ -126,6 +132,30 @@ fn word_at(ts: &[Spanned], i: usize) -> Option<&'static str> {
             .copied(),
         _ => None,
     }
+}
+
+/// Checks that `SHOW TAGS` (the first two of `ts`) is followed by one table name, words
+/// joined by dots, and nothing else.
+fn show_tags(sql: &str, ts: &[Spanned]) -> Result<()> {
+    let name = ts.get(2..).unwrap_or_default();
+    let well_formed = name.len() % 2 == 1
+        && name.iter().enumerate().all(|(i, t)| {
+            if i % 2 == 0 {
+                matches!(t.token, Token::Word(_))
+            } else {
+                t.token == Token::Period
+            }
+        });
+    if well_formed {
+        return Ok(());
+    }
+    let text = match (ts.first(), ts.last()) {
+        (Some(a), Some(z)) => sql.get(a.start..z.end).unwrap_or_default(),
+        _ => "",
+    };
+    Err(DataFusionError::Plan(format!(
+        "SHOW TAGS takes one table name (SHOW TAGS db.t), not '{text}'"
+    )))
 }
 
 /// The index of the token closing the bracket opened at `open` (`(`/`)` or `<`/`>`, where a

@@ -50,6 +50,7 @@ pub mod pushdown;
 pub mod row_level;
 pub mod scan_spec;
 mod show_create;
+mod show_tags;
 pub mod sql;
 mod stats;
 pub mod system;

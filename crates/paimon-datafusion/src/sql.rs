@@ -32,7 +32,8 @@
 //! warehouse's tables as they are.
 //!
 //! `CALL sys.<procedure>(..)` runs the library's maintenance under Java Paimon's procedure
-//! names (`create_tag`, `rollback_to`, `expire_snapshots`, `compact`, ...: [`crate::call`]).
+//! names (`create_tag`, `rollback_to`, `expire_snapshots`, `compact`, `reset_consumer`, ...:
+//! [`crate::call`]). `SHOW TAGS t` lists a table's tags (`crate::show_tags`).
 //!
 //! What the statements may do is the session's [`SqlPolicy`] ([`set_policy`], [`run`]).
 //!
@@ -171,6 +172,9 @@ pub async fn run(ctx: &SessionContext, statement: Statement) -> Result<DataFrame
     let policy = policy_of(ctx);
     policy.check_statement(ctx, &statement)?;
     if let Some(done) = crate::show_create::run(ctx, &statement).await? {
+        return Ok(done);
+    }
+    if let Some(done) = crate::show_tags::run(ctx, &statement).await? {
         return Ok(done);
     }
     if let Some(done) = crate::ddl::run(ctx, &statement).await? {

@@ -99,6 +99,55 @@ impl ConsumerManager {
     /// # Errors
     /// Storage errors.
     pub fn expire(&self, before_millis: i64) -> Result<Vec<String>> {
+        self.remove_where(|_, e| e.modified_ms.is_some_and(|m| m < before_millis))
+    }
+
+    /// Removes the consumers whose id matches `including` (every consumer when `None`) and
+    /// does not match `excluding` (Java `clearConsumers`, each pattern matching the whole id;
+    /// a blank pattern is none, as Java's `clear_consumers` procedures take it); returns the
+    /// ids removed, sorted. Patterns are Rust `regex` syntax, which is Java's for classes,
+    /// alternations and repetitions but has no look-around or back-references.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a pattern that does not compile (checked before anything
+    /// is removed); storage errors.
+    pub fn clear_consumers(
+        &self,
+        including: Option<&str>,
+        excluding: Option<&str>,
+    ) -> Result<Vec<String>> {
+        let including = self.whole_match("including", including)?;
+        let excluding = self.whole_match("excluding", excluding)?;
+        let mut gone = self.remove_where(|id, _| {
+            including.as_ref().is_none_or(|p| p.is_match(id))
+                && !excluding.as_ref().is_some_and(|p| p.is_match(id))
+        })?;
+        gone.sort();
+        Ok(gone)
+    }
+
+    /// `pattern` compiled to match a whole id, `None` when it is absent or blank.
+    fn whole_match(&self, which: &str, pattern: Option<&str>) -> Result<Option<regex::Regex>> {
+        let Some(p) = pattern.filter(|p| !p.trim().is_empty()) else {
+            return Ok(None);
+        };
+        regex::Regex::new(&format!("^(?:{p})$"))
+            .map(Some)
+            .map_err(|e| Error::InvalidArgument {
+                table: self.layout.root().to_string(),
+                reason: format!(
+                    "{which} consumers pattern '{p}' is not a regular expression: {}",
+                    e.to_string().lines().last().unwrap_or_default().trim()
+                ),
+            })
+    }
+
+    /// Deletes each consumer file for which `remove(id, file)` holds; returns their ids (a
+    /// file gone since the listing is skipped).
+    fn remove_where(
+        &self,
+        remove: impl Fn(&str, &paimon_io::FileStatus) -> bool,
+    ) -> Result<Vec<String>> {
         let entries = match self.file_io.list(&self.layout.consumer_dir()) {
             Ok(e) => e,
             Err(e) if e.is_not_found() => return Ok(Vec::new()),
@@ -109,7 +158,7 @@ impl ConsumerManager {
             let Some(id) = e.name().strip_prefix(CONSUMER_PREFIX) else {
                 continue;
             };
-            if e.modified_ms.is_some_and(|m| m < before_millis) {
+            if remove(id, e) {
                 match self.file_io.delete(&e.path) {
                     Ok(_) => out.push(id.to_string()),
                     Err(err) if err.is_not_found() => {}
@@ -195,5 +244,43 @@ mod tests {
         assert_eq!(gone, vec!["job".to_string(), "other".to_string()]);
         assert_eq!(m.min_next_snapshot().unwrap(), None);
         assert!(!m.delete_consumer("job").unwrap());
+    }
+
+    /// Java's `clearConsumers`: the whole id must match `including` and not `excluding`.
+    #[test]
+    fn clears_consumers_by_whole_id_patterns() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let io: FileIORef = Arc::new(paimon_io::LocalFileIO::new());
+        let m = ConsumerManager::new(io, root);
+        assert!(m.clear_consumers(None, None).unwrap().is_empty());
+        for id in ["job-1", "job-2", "job", "other"] {
+            m.reset_consumer(id, 3).unwrap();
+        }
+        // A pattern that does not compile removes nothing.
+        let err = m
+            .clear_consumers(Some("job-("), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("'job-('") && err.contains(root), "{err}");
+        assert_eq!(m.consumers().unwrap().len(), 4);
+        // `job` matches only the id `job`, not `job-1`.
+        assert_eq!(
+            m.clear_consumers(Some("jo"), None).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            m.clear_consumers(Some("job-.*"), Some("job-2")).unwrap(),
+            vec!["job-1".to_string()]
+        );
+        // Blank patterns are none: everything but the excluded ids goes.
+        assert_eq!(
+            m.clear_consumers(Some(" "), Some("oth.r|job")).unwrap(),
+            vec!["job-2".to_string()]
+        );
+        let left: Vec<String> = m.consumers().unwrap().into_keys().collect();
+        assert_eq!(left, vec!["job".to_string(), "other".to_string()]);
+        assert_eq!(m.clear_consumers(None, None).unwrap().len(), 2);
+        assert_eq!(m.min_next_snapshot().unwrap(), None);
     }
 }

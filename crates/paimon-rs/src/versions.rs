@@ -173,4 +173,21 @@ impl Table {
     pub fn delete_consumer(&self, id: &str) -> Result<bool> {
         Ok(self.meta().consumer_manager().delete_consumer(id)?)
     }
+
+    /// Removes the consumers whose whole id matches the regular expression `including` (every
+    /// consumer when `None`) and not `excluding`, as Java's `clear_consumers`; returns the ids
+    /// removed, sorted.
+    ///
+    /// # Errors
+    /// A pattern that does not compile (nothing is removed then); storage errors.
+    pub fn clear_consumers(
+        &self,
+        including: Option<&str>,
+        excluding: Option<&str>,
+    ) -> Result<Vec<String>> {
+        Ok(self
+            .meta()
+            .consumer_manager()
+            .clear_consumers(including, excluding)?)
+    }
 }

@@ -14,7 +14,7 @@ const KV: &str = r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"v","
 
 /// Creates `db.kv` in `warehouse` (`id INT NOT NULL` primary key, `v STRING`, one bucket,
 /// and `options`) with `paimon create-table`; its directory.
-fn kv_table(warehouse: &Path, options: &[&str]) -> PathBuf {
+pub(crate) fn kv_table(warehouse: &Path, options: &[&str]) -> PathBuf {
     let t = warehouse.join("db.db").join("kv");
     let mut args = vec![
         "create-table",
@@ -35,7 +35,7 @@ fn kv_table(warehouse: &Path, options: &[&str]) -> PathBuf {
 }
 
 /// Runs `sql` with `paimon sql WAREHOUSE SQL --format csv`; returns stdout.
-fn sql(warehouse: &Path, sql: &str) -> String {
+pub(crate) fn sql(warehouse: &Path, sql: &str) -> String {
     ok(&["sql", s(warehouse), sql, "--format", "csv"])
 }
 

@@ -29,7 +29,7 @@ public final class Main {
                     "  system-table TABLE_PATH NAME... [--branch B]   (rows of Java's TABLE$NAME)",
                     "  prepare-messages TABLE OUT_DIR --from A --to B  (write (id, 'java-<id>') rows, commit nothing)",
                     "  predicate-json TABLE_PATH --filter EXPR   (Java's JSON of the filter, then read-back: ok|error)",
-                    "  table-op TABLE_PATH create-tag|delete-tag|rename-tag|create-branch|delete-branch|fast-forward|rollback-to|consumers ARGS...",
+                    "  table-op TABLE_PATH create-tag|delete-tag|rename-tag|create-branch|delete-branch|fast-forward|rollback-to|consumers|reset-consumer ARGS...",
                     "  rest-server DATA_DIR URL_FILE [--token T | --dlf-access-key-id ID --dlf-access-key-secret S [--dlf-security-token ST] [--dlf-region R] [--dlf-signing-algorithm A]]   (Java's RESTCatalogServer on loopback until stdin closes)",
                     "  rest-write URI DB.TABLE --from A --to B [--token T]   (create if missing, write (id, 'java-<id>'))",
                     "  rest-dump URI DB.TABLE [--token T]   (rows through the REST catalog, sorted)",

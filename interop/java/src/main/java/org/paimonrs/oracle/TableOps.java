@@ -1,5 +1,6 @@
 package org.paimonrs.oracle;
 
+import org.apache.paimon.consumer.Consumer;
 import org.apache.paimon.consumer.ConsumerManager;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -53,6 +54,19 @@ final class TableOps {
                     t.rollbackTo(Long.parseLong(args[2]));
                 } else {
                     t.rollbackTo(args[2]);
+                }
+                break;
+            case "reset-consumer":
+                // reset-consumer ID [NEXT_SNAPSHOT]: Java's ConsumerManager writes the consumer,
+                // or deletes it without a snapshot.
+                {
+                    ConsumerManager consumers = new ConsumerManager(t.fileIO(), t.location());
+                    if (args.length > 3) {
+                        consumers.resetConsumer(
+                                args[2], new Consumer(Long.parseLong(args[3])));
+                    } else {
+                        consumers.deleteConsumer(args[2]);
+                    }
                 }
                 break;
             case "consumers":
