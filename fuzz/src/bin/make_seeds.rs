@@ -1535,7 +1535,7 @@ mod serve_seeds {
                 "create-database",
                 1,
                 format!("{WAREHOUSE}/databases"),
-                json!({"name": "db2", "options": {"comment": "c"}}),
+                json!({"name": "db2", "options": {}}),
             ),
             (
                 "create-table",
@@ -1549,7 +1549,7 @@ mod serve_seeds {
                 table.clone(),
                 json!({"changes": [
                     messages::schema_change(&SchemaChange::SetOption { key: "k".into(), value: "v".into() }),
-                    messages::schema_change(&SchemaChange::RemoveOption { key: "bucket".into() }),
+                    messages::schema_change(&SchemaChange::RemoveOption { key: "k".into() }),
                     messages::schema_change(&SchemaChange::DropColumn { name: "v".into() }),
                 ]}),
             ),
