@@ -9,7 +9,7 @@
 #   scripts/fuzz-seeds.sh [TARGET...]      default: every target
 #
 # FUZZ_FEATURES picks the fuzz crate's features (default `meta,data,catalogs`: hive_thrift and dlf_token too; `engine` adds
-# scan_node_decode, a DataFusion build; `serve` adds split_ticket and rest_request, paimon-serve
+# scan_node_decode, a DataFusion build; `serve` adds split_ticket, rest_request and statement_handle, paimon-serve
 # over DataFusion); targets needing a feature left out are skipped with a line saying so. Builds into fuzz/target (git-ignored). Prints one line per target and
 # `N passed, M failed` last; exits non-zero when anything failed.
 set -uo pipefail
@@ -29,7 +29,7 @@ features_of() {
     table_dir) echo meta data ;;
     scan_node_decode) echo engine ;;
     hive_thrift | dlf_token) echo catalogs ;;
-    split_ticket | rest_request) echo serve ;;
+    split_ticket | rest_request | statement_handle) echo serve ;;
   esac
 }
 # Whether the build has feature $1 (`engine` turns on `meta` and `data`; `catalogs` turns on

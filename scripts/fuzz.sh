@@ -53,7 +53,7 @@ feature_of() {
         table_dir) echo meta,data ;;
         scan_node_decode) echo engine ;;
         hive_thrift | dlf_token) echo catalogs ;;
-        split_ticket | rest_request) echo serve ;;
+        split_ticket | rest_request | statement_handle) echo serve ;;
     esac
 }
 needed=""

@@ -5,10 +5,15 @@
 //! cargo +nightly run --manifest-path fuzz/Cargo.toml --all-features --bin make_seeds
 //! ```
 //!
-//! Without `--all-features` only the paimon-spec / paimon-split seeds are written.
+//! Without `--all-features` only the paimon-spec / paimon-split seeds are written. Arguments:
+//! `[DIR] [TARGET...]`: the seeds directory (default `fuzz/seeds`) and, when targets are named,
+//! only those targets' seeds are written (the others' files are left as they are, so a seed's
+//! bytes change only when its target's inputs are meant to), e.g.
+//! `-- fuzz/seeds split_ticket rest_request statement_handle`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use paimon_fuzz::{element_type_menu, row_type_menu};
 use paimon_spec::binary::{encode_array, encode_map, encode_row, Datum, RowKind};
@@ -46,7 +51,15 @@ fn main() -> Res {
     Ok(())
 }
 
+/// The targets named on the command line (after the directory); empty: every target.
+static ONLY: OnceLock<Vec<String>> = OnceLock::new();
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> Res {
+    let only = ONLY.get_or_init(|| std::env::args().skip(2).collect());
+    let target = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if !only.is_empty() && !only.iter().any(|t| t == target) {
+        return Ok(());
+    }
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(name), bytes)?;
     Ok(())
@@ -1449,7 +1462,8 @@ mod catalog_seeds {
 }
 
 /// `paimon serve`: split tickets carrying Java's `SPLIT_V1` split bytes and read options
-/// written by our encoder; REST requests whose bodies our REST client's encoders write.
+/// written by our encoder; REST requests whose bodies our REST client's encoders write;
+/// Flight SQL statement handles as the server's encoder writes them.
 #[cfg(feature = "serve")]
 mod serve_seeds {
     use super::{write, Res};
@@ -1521,7 +1535,7 @@ mod serve_seeds {
                 "create-database",
                 1,
                 format!("{WAREHOUSE}/databases"),
-                json!({"name": "db2", "options": {"comment": "c"}}),
+                json!({"name": "db2", "options": {}}),
             ),
             (
                 "create-table",
@@ -1535,7 +1549,7 @@ mod serve_seeds {
                 table.clone(),
                 json!({"changes": [
                     messages::schema_change(&SchemaChange::SetOption { key: "k".into(), value: "v".into() }),
-                    messages::schema_change(&SchemaChange::RemoveOption { key: "bucket".into() }),
+                    messages::schema_change(&SchemaChange::RemoveOption { key: "k".into() }),
                     messages::schema_change(&SchemaChange::DropColumn { name: "v".into() }),
                 ]}),
             ),
@@ -1555,6 +1569,11 @@ mod serve_seeds {
             if !body.is_null() {
                 bytes.extend_from_slice(body.to_string().as_bytes());
             }
+            write(&dir, name, &bytes)?;
+        }
+
+        let dir = root.join("statement_handle");
+        for (name, bytes) in paimon_serve::fuzzing::statement_handle_seeds()? {
             write(&dir, name, &bytes)?;
         }
         Ok(())

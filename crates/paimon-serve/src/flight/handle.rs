@@ -48,6 +48,27 @@ fn invalid(what: impl std::fmt::Display) -> Status {
 /// `INVALID_ARGUMENT` for a handle over [`MAX_HANDLE`], SQL that is not UTF-8, a truncated or
 /// damaged parameter batch, or one that is not one row.
 pub(crate) fn decode(bytes: &[u8]) -> Result<StatementHandle, Status> {
+    let (sql, ipc) = split(bytes)?;
+    let parameters = match ipc {
+        Some(ipc) => Some(parameter_values(&read_batch(ipc)?)?),
+        None => None,
+    };
+    Ok(StatementHandle {
+        sql: sql.to_string(),
+        parameters,
+    })
+}
+
+/// The SQL of a handle and, when it has bound parameters, the bytes of their IPC stream
+/// (not yet read).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a handle over [`MAX_HANDLE`], SQL that is not UTF-8 or a length
+/// past the handle's end.
+pub(crate) fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), Status> {
+    fn utf8(b: &[u8]) -> Result<&str, Status> {
+        std::str::from_utf8(b).map_err(|_| invalid("the SQL is not UTF-8"))
+    }
     if bytes.len() > MAX_HANDLE {
         return Err(invalid(format!(
             "{} bytes, over the {MAX_HANDLE} taken",
@@ -55,11 +76,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<StatementHandle, Status> {
         )));
     }
     let Some(rest) = bytes.strip_prefix(MAGIC) else {
-        let sql = String::from_utf8(bytes.to_vec()).map_err(|_| invalid("the SQL is not UTF-8"))?;
-        return Ok(StatementHandle {
-            sql,
-            parameters: None,
-        });
+        return Ok((utf8(bytes)?, None));
     };
     let (len, rest) = rest
         .split_first_chunk::<4>()
@@ -71,19 +88,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<StatementHandle, Status> {
         )));
     }
     let (sql, ipc) = rest.split_at(len);
-    let sql = String::from_utf8(sql.to_vec()).map_err(|_| invalid("the SQL is not UTF-8"))?;
-    let batch = read_batch(ipc)?;
-    Ok(StatementHandle {
-        sql,
-        parameters: Some(parameter_values(&batch)?),
-    })
+    Ok((utf8(sql)?, Some(ipc)))
 }
 
 /// The one batch of an IPC stream a client wrote (a handle's parameters). Every message is
 /// checked first ([`check_message`]), so arrow-ipc never allocates what a header claims
 /// beyond the bytes there are; a panic in it on hostile bytes is caught and refused as well.
-fn read_batch(ipc: &[u8]) -> Result<RecordBatch, Status> {
-    check_stream(ipc).map_err(|e| invalid(format!("the parameters: {e}")))?;
+pub(crate) fn read_batch(ipc: &[u8]) -> Result<RecordBatch, Status> {
+    stream_messages(ipc).map_err(|e| invalid(format!("the parameters: {e}")))?;
     let read = std::panic::catch_unwind(|| -> Result<Vec<RecordBatch>, String> {
         let reader = StreamReader::try_new(Cursor::new(ipc), None).map_err(|e| e.to_string())?;
         reader
@@ -109,9 +121,13 @@ fn one_batch(batches: Vec<RecordBatch>) -> Result<RecordBatch, String> {
     }
 }
 
+/// One message of an IPC stream: its metadata (flatbuffer header) and its body.
+pub(crate) type IpcMessage<'a> = (&'a [u8], &'a [u8]);
+
 /// Walks the messages of an IPC stream (`[0xFFFFFFFF] length metadata body`, ended by a
-/// zero length or the end), checking each with [`check_message`].
-fn check_stream(ipc: &[u8]) -> Result<(), String> {
+/// zero length or the end), checking each with [`check_message`]: each message's metadata and
+/// body.
+pub(crate) fn stream_messages(ipc: &[u8]) -> Result<Vec<IpcMessage<'_>>, String> {
     /// The next `n` bytes of `rest`, which then starts after them.
     fn take<'a>(rest: &mut &'a [u8], n: usize, what: &str) -> Result<&'a [u8], String> {
         if n > rest.len() {
@@ -126,25 +142,24 @@ fn check_stream(ipc: &[u8]) -> Result<(), String> {
         Ok(i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
     let mut rest = ipc;
-    let mut messages = 0usize;
+    let mut messages = Vec::new();
     while !rest.is_empty() {
         let mut len = length(&mut rest)?;
         if len == -1 {
             len = length(&mut rest)?;
         }
         if len == 0 {
-            return Ok(());
+            break;
         }
         let len = usize::try_from(len).map_err(|_| format!("a negative length {len}"))?;
         let meta = take(&mut rest, len, "metadata")?;
         let body = check_message(meta, rest.len())?;
-        take(&mut rest, body, "body")?;
-        messages += 1;
-        if messages > MAX_MESSAGES {
+        messages.push((meta, take(&mut rest, body, "body")?));
+        if messages.len() > MAX_MESSAGES {
             return Err(format!("more than {MAX_MESSAGES} messages"));
         }
     }
-    Ok(())
+    Ok(messages)
 }
 
 /// Checks one IPC message's metadata against the `available` bytes of its body: its body

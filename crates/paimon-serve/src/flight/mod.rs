@@ -38,7 +38,7 @@
 //! a bad ticket is an error for that call only.
 
 mod caller;
-mod handle;
+pub(crate) mod handle;
 mod limits;
 mod metadata;
 mod query;
