@@ -27,17 +27,7 @@ fn java_write(catalog: &[String], args: &[&str]) {
 
 /// Java's partitions of a table on the files: (p, recordCount, fileCount) per partition.
 fn java_partitions(server: &Running, table: &str) -> Vec<(String, i64, i64)> {
-    meta(&java_fs(&server.warehouse), &[table, "partitions"])
-        .iter()
-        .map(|l| {
-            let v = json(l);
-            (
-                v["spec"]["p"].as_str().unwrap().to_string(),
-                v["recordCount"].as_i64().unwrap(),
-                v["fileCount"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    partition_counts(&meta(&java_fs(&server.warehouse), &[table, "partitions"]))
 }
 
 /// `partitions/drop` (raw HTTP, Java `DropPartitionsRequest`) removes the rows Java's

@@ -204,17 +204,7 @@ fn java_lists_partitions_tags_and_branches_through_our_server() {
     let through_us = meta(&rest, &["java_db.parts", "partitions"]);
     let on_files = meta(&fs, &["java_db.parts", "partitions"]);
     assert_eq!(through_us, on_files);
-    let counts: Vec<(String, i64, i64)> = through_us
-        .iter()
-        .map(|l| {
-            let v = json(l);
-            (
-                v["spec"]["p"].as_str().unwrap().to_string(),
-                v["recordCount"].as_i64().unwrap(),
-                v["fileCount"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let counts = partition_counts(&through_us);
     // p=0: ids 0,3,..,18 (7); p=1: 1,..,19 (7); p=2: 2,..,17 (6); one file per commit each.
     assert_eq!(
         counts,

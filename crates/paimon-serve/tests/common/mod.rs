@@ -183,3 +183,19 @@ pub fn meta_fails(catalog: &[String], args: &[&str]) -> String {
 pub fn json(line: &str) -> serde_json::Value {
     serde_json::from_str(line).unwrap()
 }
+
+/// `(p, recordCount, fileCount)` of each partition line Java's `meta ... partitions` printed
+/// (a table partitioned by `p`).
+pub fn partition_counts(lines: &[String]) -> Vec<(String, i64, i64)> {
+    lines
+        .iter()
+        .map(|l| {
+            let v = json(l);
+            (
+                v["spec"]["p"].as_str().unwrap().to_string(),
+                v["recordCount"].as_i64().unwrap(),
+                v["fileCount"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}

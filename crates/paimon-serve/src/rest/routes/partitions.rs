@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use super::super::error::ApiError;
 use super::super::paging::{page_by, NameFilter};
 use super::super::request::Request;
-use super::table_meta::{partition_name, MAX_SPECS};
+use super::table_meta::{partition_name, specs_of};
 use super::{Answer, Service};
 use crate::auth::Access;
 
@@ -47,7 +47,7 @@ impl Service {
     pub(super) fn drop_partitions(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let specs = specs_of(&body, "partitionSpecs", "DropPartitionsRequest")?;
+        let specs = specs_of(&body, "partitionSpecs", "DropPartitionsRequest", true)?;
         let ignore_missing = match body.get("ignoreIfNotExists") {
             None | Some(Value::Null) => true,
             Some(Value::Bool(b)) => *b,
@@ -124,7 +124,7 @@ impl Service {
     pub(super) fn mark_done_partitions(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let specs = specs_of(&body, "specs", "MarkDonePartitionsRequest")?;
+        let specs = specs_of(&body, "specs", "MarkDonePartitionsRequest", true)?;
         let (id, table) = self.table(db, t)?;
         let keys = &table.schema().partition_keys;
         for spec in &specs {
@@ -202,40 +202,4 @@ impl Service {
         let partitions: Vec<Value> = items.iter().map(|(_, p)| messages::partition(p)).collect();
         Ok(json!({"partitions": partitions, "nextPageToken": next}))
     }
-}
-
-/// The list of partition specs under `key` (each an object of strings), at most
-/// [`MAX_SPECS`].
-fn specs_of(
-    body: &Value,
-    key: &str,
-    request: &str,
-) -> Result<Vec<BTreeMap<String, String>>, ApiError> {
-    let specs = body
-        .get(key)
-        .and_then(Value::as_array)
-        .ok_or_else(|| ApiError::bad_request(format!("{request}: no array \"{key}\"")))?;
-    if specs.len() > MAX_SPECS {
-        return Err(ApiError::bad_request(format!(
-            "{request}: {} specs, at most {MAX_SPECS}",
-            specs.len()
-        )));
-    }
-    specs
-        .iter()
-        .map(|s| {
-            s.as_object()
-                .filter(|o| !o.is_empty())
-                .and_then(|o| {
-                    o.iter()
-                        .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                        .collect::<Option<BTreeMap<_, _>>>()
-                })
-                .ok_or_else(|| {
-                    ApiError::bad_request(format!(
-                        "{request}: spec {s} is not a non-empty object of strings"
-                    ))
-                })
-        })
-        .collect()
 }

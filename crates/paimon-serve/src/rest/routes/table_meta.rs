@@ -63,31 +63,9 @@ impl Service {
     pub(super) fn list_partitions_by_names(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Read, db, t)?;
         let body = r.json()?;
-        let specs = body.get("specs").and_then(Value::as_array).ok_or_else(|| {
-            ApiError::bad_request("ListPartitionsByNamesRequest: no array \"specs\"")
-        })?;
-        if specs.len() > MAX_SPECS {
-            return Err(ApiError::bad_request(format!(
-                "ListPartitionsByNamesRequest: {} specs, at most {MAX_SPECS}",
-                specs.len()
-            )));
-        }
-        let wanted = specs
-            .iter()
-            .map(|s| {
-                s.as_object()
-                    .and_then(|o| {
-                        o.iter()
-                            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                            .collect::<Option<BTreeMap<_, _>>>()
-                    })
-                    .ok_or_else(|| {
-                        ApiError::bad_request(format!(
-                            "ListPartitionsByNamesRequest: spec {s} is not an object of strings"
-                        ))
-                    })
-            })
-            .collect::<Result<BTreeSet<_>, _>>()?;
+        let wanted: BTreeSet<_> = specs_of(&body, "specs", "ListPartitionsByNamesRequest", false)?
+            .into_iter()
+            .collect();
         let (id, table) = self.table(db, t)?;
         let keys = table.schema().partition_keys.clone();
         let mut found: Vec<(String, Partition)> = self
@@ -315,4 +293,41 @@ fn tag_error(e: MetaError, tag: &str) -> ApiError {
         }
         e => e.into(),
     }
+}
+
+/// The partition specs under `key` of a `request` body: each an object of strings (with at
+/// least one key when `non_empty`), at most [`MAX_SPECS`]. Anything else is a 400 naming the
+/// request.
+pub(super) fn specs_of(
+    body: &Value,
+    key: &str,
+    request: &str,
+    non_empty: bool,
+) -> Result<Vec<BTreeMap<String, String>>, ApiError> {
+    let specs = body
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| ApiError::bad_request(format!("{request}: no array \"{key}\"")))?;
+    if specs.len() > MAX_SPECS {
+        return Err(ApiError::bad_request(format!(
+            "{request}: {} specs, at most {MAX_SPECS}",
+            specs.len()
+        )));
+    }
+    let what = if non_empty { "a non-empty object" } else { "an object" };
+    specs
+        .iter()
+        .map(|s| {
+            s.as_object()
+                .filter(|o| !(non_empty && o.is_empty()))
+                .and_then(|o| {
+                    o.iter()
+                        .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                        .collect::<Option<BTreeMap<_, _>>>()
+                })
+                .ok_or_else(|| {
+                    ApiError::bad_request(format!("{request}: spec {s} is not {what} of strings"))
+                })
+        })
+        .collect()
 }
