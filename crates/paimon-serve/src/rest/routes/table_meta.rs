@@ -314,7 +314,11 @@ pub(super) fn specs_of(
             specs.len()
         )));
     }
-    let what = if non_empty { "a non-empty object" } else { "an object" };
+    let what = if non_empty {
+        "a non-empty object"
+    } else {
+        "an object"
+    };
     specs
         .iter()
         .map(|s| {
