@@ -21,6 +21,15 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
+/// The string `key` of a JSON object from a `request` body (Java's request class name, for
+/// the message): a 400 naming both when it is absent or not a string.
+pub fn str_field<'a>(object: &'a Value, request: &str, key: &str) -> Result<&'a str, ApiError> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request(format!("{request}: no string \"{key}\"")))
+}
+
 impl Request {
     /// The body as JSON.
     ///

@@ -21,7 +21,7 @@ mod table_meta;
 
 use super::error::ApiError;
 use super::paging::{matches, page, NameFilter};
-use super::request::Request;
+use super::request::{str_field, Request};
 use crate::auth::Access;
 use crate::policy::Policies;
 
@@ -208,10 +208,7 @@ impl Service {
     fn create_database(&self, r: &Request) -> Answer {
         r.require_catalog(Access::Admin)?;
         let body = r.json()?;
-        let name = body
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("CreateDatabaseRequest: no string \"name\""))?;
+        let name = str_field(&body, "CreateDatabaseRequest", "name")?;
         let options = string_map(body.get("options"), "options")?;
         self.catalog.create_database(name, false, &options)?;
         Ok(json!({}))
@@ -573,10 +570,7 @@ impl Service {
                 table.rollback_to_snapshot(n)?;
             }
             Some("tag") => {
-                let tag = instant
-                    .get("tagName")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| ApiError::bad_request("rollback: no string \"tagName\""))?;
+                let tag = str_field(instant, "rollback", "tagName")?;
                 table.rollback_to_tag(tag)?;
             }
             _ => {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::super::error::ApiError;
 use super::super::paging::{page, NameFilter};
-use super::super::request::Request;
+use super::super::request::{str_field, Request};
 use super::{Answer, Service};
 use crate::auth::Access;
 
@@ -33,12 +33,7 @@ impl Service {
     pub(super) fn reset_consumer(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let consumer = body
-            .get("consumerId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                ApiError::bad_request("ResetConsumerRequest: no string \"consumerId\"")
-            })?;
+        let consumer = str_field(&body, "ResetConsumerRequest", "consumerId")?;
         let next = match body.get("nextSnapshotId") {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.as_i64().ok_or_else(|| {

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::super::error::ApiError;
 use super::super::paging::{page, NameFilter};
-use super::super::request::Request;
+use super::super::request::{str_field, Request};
 use super::{Answer, Service};
 use crate::auth::Access;
 use paimon_rs::meta::catalog::rest::messages;
@@ -105,10 +105,7 @@ impl Service {
     pub(super) fn create_tag(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let name = body
-            .get("tagName")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("CreateTagRequest: no string \"tagName\""))?;
+        let name = str_field(&body, "CreateTagRequest", "tagName")?;
         let snapshot_id = match body.get("snapshotId") {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.as_i64().ok_or_else(|| {
@@ -158,10 +155,7 @@ impl Service {
     pub(super) fn create_branch(&self, r: &Request, db: &str, t: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let name = body
-            .get("branch")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("CreateBranchRequest: no string \"branch\""))?;
+        let name = str_field(&body, "CreateBranchRequest", "branch")?;
         let start = match body.get("fromTag") {
             None | Some(Value::Null) => BranchStart::Empty,
             Some(Value::String(tag)) => BranchStart::Tag(tag.clone()),
@@ -213,10 +207,7 @@ impl Service {
     pub(super) fn rename_branch(&self, r: &Request, db: &str, t: &str, branch: &str) -> Answer {
         r.require_table(Access::Write, db, t)?;
         let body = r.json()?;
-        let to = body
-            .get("toBranch")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("RenameBranchRequest: no string \"toBranch\""))?;
+        let to = str_field(&body, "RenameBranchRequest", "toBranch")?;
         let id = Identifier::new(db, t);
         self.require_branch(&id, branch)?;
         if self.catalog.list_branches(&id)?.iter().any(|b| b == to) {
